@@ -1,0 +1,5 @@
+package main
+
+import "syscall"
+
+func dupTo(oldfd, newfd int) error { return syscall.Dup3(oldfd, newfd, 0) }

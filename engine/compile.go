@@ -1,0 +1,318 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+	"github.com/fxamacker/cbor/v2"
+)
+
+// ProgramFormat names the program artifact format; bumping the version
+// makes older artifacts fail closed.
+const (
+	programMagic   = "mustard-program"
+	programVersion = 1
+)
+
+// MaxSourceBytes bounds guest source; requests are limited to 1 MiB anyway.
+const MaxSourceBytes = 1 << 20
+
+// MaxSourceNesting bounds bracket nesting in guest source. The parser and
+// compiler recurse per level, so this keeps them far from the Go stack limit.
+const MaxSourceNesting = 1000
+
+// Program is a validated, instrumented guest program ready to run in any
+// number of executions at once.
+type Program struct {
+	ID       string // lowercase hex SHA-256 of Bytes
+	Bytes    []byte // the program artifact
+	Source   string // the guest's own text
+	compiled *goja.Program
+	lines    lineMap
+}
+
+type programArtifact struct {
+	_       struct{} `cbor:",toarray"`
+	Magic   string
+	Version uint64
+	Source  string
+}
+
+var (
+	artifactEnc cbor.EncMode
+	artifactDec cbor.DecMode
+)
+
+func init() {
+	var err error
+	if artifactEnc, err = cbor.CoreDetEncOptions().EncMode(); err != nil {
+		panic(err)
+	}
+	if artifactDec, err = (cbor.DecOptions{MaxArrayElements: 16, MaxNestedLevels: 4}).DecMode(); err != nil {
+		panic(err)
+	}
+}
+
+// Compile validates and instruments guest source. The artifact is
+// deterministic for the same source and sidecar version.
+func Compile(source string) (*Program, error) {
+	b, err := artifactEnc.Marshal(programArtifact{Magic: programMagic, Version: programVersion, Source: source})
+	if err != nil {
+		return nil, &Error{Kind: KindSerialization, Message: "program could not be encoded"}
+	}
+	return build(source, b)
+}
+
+// LoadProgram decodes and re-validates program bytes, which are untrusted.
+func LoadProgram(b []byte) (*Program, error) {
+	var a programArtifact
+	if err := artifactDec.Unmarshal(b, &a); err != nil || a.Magic != programMagic {
+		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not a mustard-sidecar program"}
+	}
+	if a.Version != programVersion {
+		return nil, &Error{Kind: KindSerialization, Message: fmt.Sprintf("unsupported program format version %d; expected %d", a.Version, programVersion)}
+	}
+	// Re-encoding must give the same bytes, so one program has one id.
+	canon, err := artifactEnc.Marshal(a)
+	if err != nil || string(canon) != string(b) {
+		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not in canonical form"}
+	}
+	return build(a.Source, b)
+}
+
+func build(source string, artifact []byte) (*Program, error) {
+	if len(source) > MaxSourceBytes {
+		return nil, &Error{Kind: KindParse, Message: "source exceeds maximum size"}
+	}
+	if !utf8Valid(source) {
+		return nil, &Error{Kind: KindParse, Message: "source is not valid UTF-8"}
+	}
+	if line, col, ok := checkNesting(source); !ok {
+		return nil, &Error{Kind: KindParse, Message: fmt.Sprintf("source nesting exceeds %d levels (%d:%d)", MaxSourceNesting, line, col)}
+	}
+	text, ins, spans, err := instrument(source)
+	if err != nil {
+		return nil, err
+	}
+	prg, perr := goja.Parse("", text, parser.WithDisableSourceMaps)
+	if perr != nil {
+		// The instrumented text failed although the original parsed: an
+		// instrumentation defect, reported without internals.
+		return nil, &Error{Kind: KindValidation, Message: "program could not be prepared for metering"}
+	}
+	compiled, cerr := goja.CompileAST(prg, false)
+	if cerr != nil {
+		return nil, &Error{Kind: KindParse, Message: sanitizeCompileError(cerr.Error())}
+	}
+	sum := sha256.Sum256(artifact)
+	return &Program{
+		ID:       hex.EncodeToString(sum[:]),
+		Bytes:    artifact,
+		Source:   source,
+		compiled: compiled,
+		lines:    newLineMap(source, ins, spans),
+	}, nil
+}
+
+// Top-level await: a classic script cannot await, so such a program runs
+// as the body of an async function whose result is the completion value.
+const (
+	tlaPrefix = "(async function(){var " + completionName + ";"
+	tlaSuffix = "\nreturn " + completionName + ";})()"
+)
+
+func instrument(source string) (string, []insertion, []span, error) {
+	prg, err := parser.ParseFile(nil, "", source, 0, parser.WithDisableSourceMaps)
+	if err == nil {
+		in := &instrumenter{src: source, seen: map[visitKey]bool{}}
+		in.walk(reflect.ValueOf(prg))
+		if len(in.errs) > 0 {
+			return "", nil, nil, reservedError(in.errs)
+		}
+		text, ins := in.apply("")
+		return text, ins, in.spans, nil
+	}
+	if strings.Contains(source, "await") {
+		if text, ins, spans, ok, verr := instrumentTopLevelAwait(source); ok || verr != nil {
+			return text, ins, spans, verr
+		}
+	}
+	return "", nil, nil, parseError(err)
+}
+
+func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, error) {
+	wrapped := tlaPrefix + source + tlaSuffix
+	prg, err := parser.ParseFile(nil, "", wrapped, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		return "", nil, nil, false, nil
+	}
+	start, end := len(tlaPrefix), len(tlaPrefix)+len(source)
+	in := &instrumenter{src: wrapped, seen: map[visitKey]bool{}}
+	in.walk(reflect.ValueOf(prg))
+	// The reserved names in the wrapper are ours; only the guest's count.
+	in.errs = in.errs[:0]
+	in.checkReserved(reflect.ValueOf(prg), start, end)
+	if len(in.errs) > 0 {
+		return "", nil, nil, false, reservedError(in.errs)
+	}
+	fn := prg.Body[0].(*ast.ExpressionStatement).Expression.(*ast.CallExpression).Callee.(*ast.FunctionLiteral)
+	for _, s := range fn.Body.List {
+		es, ok := s.(*ast.ExpressionStatement)
+		if !ok || off(es.Idx0()) < start {
+			continue
+		}
+		in.add(off(es.Expression.Idx0()), completionName+"=(", false)
+		in.add(off(es.Expression.Idx1()), ")", true)
+	}
+	// Re-base the insertions onto the guest's own text; the wrapper is an
+	// insertion at each end.
+	var ins []insertion
+	for _, x := range in.ins {
+		if x.at < start || x.at > end {
+			continue
+		}
+		x.at -= start
+		ins = append(ins, x)
+	}
+	in.ins = append(ins,
+		insertion{at: 0, text: tlaPrefix, seq: -1},
+		insertion{at: len(source), text: tlaSuffix, close: true, seq: 1 << 30})
+	var spans []span
+	for _, sp := range in.spans {
+		if sp.start >= start {
+			spans = append(spans, span{sp.start - start, sp.end - start})
+		}
+	}
+	in.src = source
+	text, sorted := in.apply("")
+	return text, sorted, spans, true, nil
+}
+
+// checkReserved records reserved identifiers inside [start, end).
+func (in *instrumenter) checkReserved(v reflect.Value, start, end int) {
+	sub := &instrumenter{src: in.src, seen: map[visitKey]bool{}}
+	sub.walkIdents(v, func(id *ast.Identifier) {
+		at := off(id.Idx)
+		if at >= start && at < end && strings.HasPrefix(string(id.Name), ReservedPrefix) {
+			in.errs = append(in.errs, string(id.Name))
+		}
+	})
+}
+
+func (in *instrumenter) walkIdents(v reflect.Value, f func(*ast.Identifier)) {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if !v.IsNil() {
+			in.walkIdents(v.Elem(), f)
+		}
+	case reflect.Struct:
+		if v.Type() == fileType {
+			return
+		}
+		if v.CanAddr() {
+			key := visitKey{v.Type(), v.Addr().Pointer()}
+			if in.seen[key] {
+				return
+			}
+			in.seen[key] = true
+			if id, ok := v.Addr().Interface().(*ast.Identifier); ok {
+				f(id)
+			}
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				in.walkIdents(v.Field(i), f)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			in.walkIdents(v.Index(i), f)
+		}
+	}
+}
+
+func reservedError(names []string) error {
+	sort.Strings(names)
+	return &Error{Kind: KindValidation, Message: fmt.Sprintf("identifier %q uses the reserved prefix %s", names[0], ReservedPrefix)}
+}
+
+// parseError renders parser errors as "message (line:column)".
+func parseError(err error) error {
+	var list parser.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		e := list[0]
+		return &Error{Kind: KindParse, Message: fmt.Sprintf("%s (%d:%d)", e.Message, e.Position.Line, e.Position.Column)}
+	}
+	var one *parser.Error
+	if errors.As(err, &one) {
+		return &Error{Kind: KindParse, Message: fmt.Sprintf("%s (%d:%d)", one.Message, one.Position.Line, one.Position.Column)}
+	}
+	return &Error{Kind: KindParse, Message: "source could not be parsed"}
+}
+
+func sanitizeCompileError(msg string) string {
+	// goja's compiler errors look like "SyntaxError: ... at <file>:line:col";
+	// keep the message, which names only guest constructs.
+	msg = strings.TrimPrefix(msg, "SyntaxError: ")
+	if i := strings.Index(msg, " at "); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+// checkNesting scans brackets outside strings, templates and comments. It is
+// conservative (a bracket inside a regular expression literal counts), which
+// only matters for source close to the limit.
+func checkNesting(src string) (line, col int, ok bool) {
+	depth := 0
+	line, lineStart := 1, 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '\n':
+			line++
+			lineStart = i + 1
+		case '(', '[', '{':
+			depth++
+			if depth > MaxSourceNesting {
+				return line, i - lineStart + 1, false
+			}
+		case ')', ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		case '"', '\'', '`':
+			for i++; i < len(src) && src[i] != c; i++ {
+				if src[i] == '\\' {
+					i++
+				} else if src[i] == '\n' {
+					line++
+					lineStart = i + 1
+				}
+			}
+		case '/':
+			if i+1 < len(src) && src[i+1] == '/' {
+				for i < len(src) && src[i] != '\n' {
+					i++
+				}
+				i--
+			} else if i+1 < len(src) && src[i+1] == '*' {
+				end := strings.Index(src[i+2:], "*/")
+				if end < 0 {
+					return line, 0, true
+				}
+				line += strings.Count(src[i:i+2+end], "\n")
+				i += end + 3
+			}
+		}
+	}
+	return line, 0, true
+}

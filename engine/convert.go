@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"math/big"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// boundaryError is a value that may not cross the structured host boundary.
+type boundaryError struct{ msg string }
+
+func (e *boundaryError) Error() string { return e.msg }
+
+var (
+	proxyType  = reflect.TypeOf(goja.Proxy{})
+	bigIntType = reflect.TypeOf((*big.Int)(nil))
+)
+
+// exporter converts one guest value to a structured value. A guest array
+// or object may appear only once in a value (trees, not graphs), and
+// accessors are never invoked.
+type exporter struct {
+	r    *realm
+	seen map[*goja.Object]bool // true while on the current path
+}
+
+func (r *realm) export(v goja.Value) (value.Value, error) {
+	e := exporter{r: r, seen: map[*goja.Object]bool{}}
+	return e.value(v, 0)
+}
+
+func (e *exporter) value(v goja.Value, depth int) (value.Value, error) {
+	if v == nil || goja.IsUndefined(v) {
+		return value.Undefined(), nil
+	}
+	if goja.IsNull(v) {
+		return value.Null(), nil
+	}
+	switch v := v.(type) {
+	case *goja.Object:
+		return e.object(v, depth)
+	case *goja.Symbol:
+		return value.Value{}, &boundaryError{"symbols cannot cross the structured host boundary"}
+	case goja.String:
+		return value.String(guestString(v)), nil
+	}
+	t := v.ExportType()
+	if t == nil {
+		return value.Value{}, &boundaryError{"value cannot cross the structured host boundary"}
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return value.Bool(v.ToBoolean()), nil
+	case reflect.Int64, reflect.Float64, reflect.Int, reflect.Int32, reflect.Uint32:
+		return value.Number(v.ToFloat()), nil
+	case reflect.String:
+		return value.String(v.String()), nil
+	}
+	if t == bigIntType {
+		return value.Value{}, &boundaryError{"BigInt values cannot cross the structured host boundary"}
+	}
+	return value.Value{}, &boundaryError{"value cannot cross the structured host boundary"}
+}
+
+func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
+	if depth >= value.MaxDepth {
+		return value.Value{}, &boundaryError{"structured host boundary nesting limit exceeded"}
+	}
+	if onPath, ok := e.seen[o]; ok {
+		if onPath {
+			return value.Value{}, &boundaryError{"cyclic values cannot cross the structured host boundary"}
+		}
+		return value.Value{}, &boundaryError{"a value reachable twice (shared reference) cannot cross the structured host boundary"}
+	}
+	if o.ExportType() == proxyType {
+		return value.Value{}, &boundaryError{"proxies cannot cross the structured host boundary"}
+	}
+	class := o.ClassName()
+	proto := o.Prototype()
+	switch {
+	case class == "Array" && proto == e.r.arrProto:
+		e.seen[o] = true
+		defer func() { e.seen[o] = false }()
+		return e.array(o, depth)
+	case class == "Object" && (proto == nil || proto == e.r.objProto):
+		e.seen[o] = true
+		defer func() { e.seen[o] = false }()
+		return e.plain(o, depth)
+	case class == "Function":
+		return value.Value{}, &boundaryError{"functions cannot cross the structured host boundary"}
+	case class == "Object" || class == "Array":
+		return value.Value{}, &boundaryError{"class instances cannot cross the structured host boundary"}
+	}
+	return value.Value{}, &boundaryError{class + " objects cannot cross the structured host boundary"}
+}
+
+// ownData reads an own data property without running any accessor.
+func (e *exporter) ownData(o *goja.Object, key string) (v goja.Value, present bool, err error) {
+	d, err := e.r.gopd(goja.Undefined(), o, e.r.rt.ToValue(key))
+	if err != nil {
+		return nil, false, &boundaryError{"value cannot cross the structured host boundary"}
+	}
+	if goja.IsUndefined(d) {
+		return nil, false, nil
+	}
+	desc := d.(*goja.Object)
+	if isSet(desc.Get("get")) || isSet(desc.Get("set")) {
+		return nil, true, &boundaryError{"accessor properties cannot cross the structured host boundary"}
+	}
+	return desc.Get("value"), true, nil
+}
+
+func (e *exporter) array(o *goja.Object, depth int) (value.Value, error) {
+	n := o.Get("length").ToInteger()
+	if n > value.MaxArrayLength {
+		return value.Value{}, &boundaryError{"arrays longer than 1000000 elements cannot cross the structured host boundary"}
+	}
+	if len(o.Symbols()) > 0 {
+		return value.Value{}, &boundaryError{"symbol-keyed properties cannot cross the structured host boundary"}
+	}
+	if int64(len(o.Keys())) > n {
+		return value.Value{}, &boundaryError{"arrays with extra properties cannot cross the structured host boundary"}
+	}
+	elems := make([]value.Value, n)
+	for i := range elems {
+		ev, present, err := e.ownData(o, strconv.Itoa(i))
+		if err != nil {
+			return value.Value{}, err
+		}
+		if !present {
+			elems[i] = value.Hole()
+			continue
+		}
+		if elems[i], err = e.value(ev, depth+1); err != nil {
+			return value.Value{}, err
+		}
+	}
+	return value.Array(elems...), nil
+}
+
+func (e *exporter) plain(o *goja.Object, depth int) (value.Value, error) {
+	if len(o.Symbols()) > 0 {
+		return value.Value{}, &boundaryError{"symbol-keyed properties cannot cross the structured host boundary"}
+	}
+	keys := o.Keys()
+	members := make([]value.Member, 0, len(keys))
+	for _, k := range keys {
+		pv, present, err := e.ownData(o, k)
+		if err != nil {
+			return value.Value{}, err
+		}
+		if !present {
+			continue
+		}
+		mv, err := e.value(pv, depth+1)
+		if err != nil {
+			return value.Value{}, err
+		}
+		members = append(members, value.Member{Key: k, Value: mv})
+	}
+	return value.Object(members...), nil
+}
+
+// guestString converts a guest string to WTF-8 without losing unpaired
+// surrogates.
+func guestString(s goja.String) string {
+	str := s.String()
+	ascii := true
+	for i := 0; i < len(str); i++ {
+		if str[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return str
+	}
+	u := make([]uint16, s.Length())
+	for i := range u {
+		u[i] = s.CharAt(i)
+	}
+	return value.FromUTF16(u)
+}
+
+// importValue builds a guest value from a structured value.
+func (r *realm) importValue(v value.Value) goja.Value {
+	rt := r.rt
+	switch v.Kind {
+	case value.KindNull:
+		return goja.Null()
+	case value.KindBool:
+		return rt.ToValue(v.Bool)
+	case value.KindNumber:
+		return rt.ToValue(v.Num)
+	case value.KindString:
+		return r.importString(v.Str)
+	case value.KindArray:
+		dense := true
+		for _, el := range v.Elems {
+			if el.Kind == value.KindHole {
+				dense = false
+				break
+			}
+		}
+		if dense {
+			items := make([]interface{}, len(v.Elems))
+			for i, el := range v.Elems {
+				items[i] = r.importValue(el)
+			}
+			return rt.NewArray(items...)
+		}
+		arr := rt.NewArray()
+		_ = arr.Set("length", len(v.Elems))
+		for i, el := range v.Elems {
+			if el.Kind != value.KindHole {
+				_ = arr.Set(strconv.Itoa(i), r.importValue(el))
+			}
+		}
+		return arr
+	case value.KindObject:
+		o := rt.NewObject()
+		for _, m := range v.Members {
+			// Define, not Set: a "__proto__" key is an own property.
+			_ = o.DefineDataProperty(m.Key, r.importValue(m.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		}
+		return o
+	}
+	return goja.Undefined()
+}
+
+func (r *realm) importString(s string) goja.Value {
+	if utf8.ValidString(s) {
+		return r.rt.ToValue(s)
+	}
+	return goja.StringFromUTF16(value.ToUTF16(s))
+}
+
+// isSet reports whether a descriptor field holds something other than
+// undefined; an absent field reads as nil.
+func isSet(v goja.Value) bool { return v != nil && !goja.IsUndefined(v) }

@@ -1,0 +1,444 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// Config describes one run of a program: a fresh start, or a replay of a
+// snapshot's journal followed by the answer to its pending call.
+type Config struct {
+	Program *Program
+	Header  snapshot.Header // Program bytes in it are not re-read: Program is used
+	Limits  policy.Limits
+
+	// Replay, for a resume from snapshot bytes.
+	Replay  []snapshot.Call
+	Pending *snapshot.Pending
+	Answer  Payload
+}
+
+// Payload is how the host answers a suspended capability call.
+type Payload struct {
+	Cancelled bool
+	Outcome   snapshot.Outcome
+}
+
+// Step is what an execution did: suspended on a call, completed, or failed.
+type Step struct {
+	Err error // non-nil: the execution failed and is over
+
+	Done  bool
+	Value value.Value // the completion value when Done
+
+	// Suspension.
+	Capability string
+	Args       []value.Value
+	ArgsDigest [32]byte
+	Meter      snapshot.Meter
+}
+
+// Suspended reports whether the step is a suspension.
+func (s Step) Suspended() bool { return s.Err == nil && !s.Done }
+
+// Stats count an execution's work; Replayed is the number of journal calls
+// answered from a snapshot rather than by the host.
+type Stats struct {
+	Replayed int
+}
+
+type message struct {
+	payload Payload
+	limits  policy.Limits
+	abandon bool
+}
+
+// Execution is a running program parked at a capability call. Its
+// goroutine is blocked until Resume or Abandon.
+type Execution struct {
+	cfg    Config
+	realm  *realm
+	limits policy.Limits
+	meter  snapshot.Meter
+	calls  int // capability calls made so far, including replayed ones
+	stats  Stats
+	steps  chan Step
+	inbox  chan message
+	over   bool
+}
+
+// errAbandoned ends an evicted execution's goroutine.
+var errAbandoned = errors.New("execution abandoned")
+
+// Start runs cfg until its first suspension, completion or failure. The
+// returned Execution is nil unless the step is a suspension.
+func Start(cfg Config) (*Execution, Step) {
+	x := &Execution{
+		cfg:    cfg,
+		limits: cfg.Limits,
+		steps:  make(chan Step),
+		inbox:  make(chan message),
+	}
+	if cfg.Pending != nil && cfg.Pending.Meter.Instructions > cfg.Limits.InstructionBudget {
+		return nil, Step{Err: ErrInstructionBudget}
+	}
+	go x.run()
+	return x.next()
+}
+
+func (x *Execution) next() (*Execution, Step) {
+	s := <-x.steps
+	if !s.Suspended() {
+		x.over = true
+		return nil, s
+	}
+	return x, s
+}
+
+// Resume answers the pending call under limits and runs to the next step.
+// The Execution must not be used again unless the step is a suspension
+// (then Resume returns x itself).
+func (x *Execution) Resume(p Payload, limits policy.Limits) (*Execution, Step) {
+	if x.meter.Instructions > limits.InstructionBudget {
+		return x, Step{Err: ErrInstructionBudget}
+	}
+	x.inbox <- message{payload: p, limits: limits}
+	return x.next()
+}
+
+// Abandon ends a parked execution and waits for its goroutine to exit.
+func (x *Execution) Abandon() {
+	if x.over {
+		return
+	}
+	x.over = true
+	x.inbox <- message{abandon: true}
+	<-x.steps
+}
+
+// Stats reports the execution's counters.
+func (x *Execution) Stats() Stats { return x.stats }
+
+// Meter reports the cumulative metering so far.
+func (x *Execution) Meter() snapshot.Meter { return x.meter }
+
+func (x *Execution) run() {
+	var final Step
+	defer func() {
+		if p := recover(); p != nil {
+			final = Step{Err: &Error{Kind: KindRuntime, Message: "internal error"}}
+		}
+		x.steps <- final
+	}()
+	final = x.execute()
+}
+
+func (x *Execution) execute() Step {
+	h := x.cfg.Header
+	r, err := newRealm(h.Seed, h.ClockMillis)
+	if err != nil {
+		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
+	}
+	x.realm = r
+	rt := r.rt
+	rt.SetMaxCallStackSize(int(min(x.limits.CallDepthLimit, 1<<30)))
+	global := rt.GlobalObject()
+	meter := r.newFunction(meterName, 0, x.tick)
+	if err := global.DefineDataProperty(meterName, meter, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
+	}
+	for _, name := range h.Capabilities {
+		if err := checkGlobalName(global, name); err != nil {
+			return Step{Err: err}
+		}
+		fn := r.newFunction(name, 0, x.capability(name))
+		_ = global.DefineDataProperty(name, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	}
+	for _, in := range h.Inputs {
+		if err := checkGlobalName(global, in.Key); err != nil {
+			return Step{Err: err}
+		}
+		_ = global.DefineDataProperty(in.Key, r.importValue(in.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+
+	result, err := rt.RunProgram(x.cfg.Program.compiled)
+	if err != nil {
+		return Step{Err: x.failure(err)}
+	}
+	if p, ok := result.Export().(*goja.Promise); ok {
+		switch p.State() {
+		case goja.PromiseStateFulfilled:
+			result = p.Result()
+		case goja.PromiseStateRejected:
+			return Step{Err: x.renderThrown(p.Result(), nil)}
+		default:
+			return Step{Err: &Error{Kind: KindRuntime, Message: "the program's result is a promise that never settled"}}
+		}
+	}
+	if x.cfg.Pending != nil {
+		return Step{Err: divergence("the program completed before reaching the suspended call")}
+	}
+	v, err := r.export(result)
+	if err != nil {
+		return Step{Err: &Error{Kind: KindSerialization, Message: "result " + err.Error()}}
+	}
+	return Step{Done: true, Value: v}
+}
+
+// checkGlobalName rejects an input or capability that would replace a
+// built-in or another binding.
+func checkGlobalName(global *goja.Object, name string) error {
+	if strings.HasPrefix(name, ReservedPrefix) {
+		return &Error{Kind: KindValidation, Message: fmt.Sprintf("global name %q uses the reserved prefix %s", name, ReservedPrefix)}
+	}
+	if !isIdentifier(name) {
+		return &Error{Kind: KindValidation, Message: fmt.Sprintf("global name %q is not a valid identifier", name)}
+	}
+	if global.Get(name) != nil {
+		return &Error{Kind: KindValidation, Message: fmt.Sprintf("global name %q is already defined", name)}
+	}
+	return nil
+}
+
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// tick is the meter: one instruction per function entry and loop iteration.
+func (x *Execution) tick(goja.FunctionCall) goja.Value {
+	x.meter.Instructions++
+	if x.meter.Instructions > x.limits.InstructionBudget {
+		x.realm.rt.Interrupt(ErrInstructionBudget)
+	}
+	return goja.Undefined()
+}
+
+func divergence(detail string) error {
+	return &Error{Kind: KindSerialization, Message: "snapshot replay diverged: " + detail}
+}
+
+// capability returns the guest function for one granted capability. A call
+// suspends the whole execution until the host answers; replayed calls are
+// answered from the journal after checking they are the same call.
+func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		rt := x.realm.rt
+		args := make([]value.Value, len(call.Arguments))
+		for i, a := range call.Arguments {
+			v, err := x.realm.export(a)
+			if err != nil {
+				panic(rt.NewTypeError(fmt.Sprintf("argument %d of %s: %s", i+1, name, err.Error())))
+			}
+			args[i] = v
+		}
+		if x.limits.MaxOutstandingHostCalls == 0 {
+			rt.Interrupt(ErrOutstandingCalls)
+			return goja.Undefined()
+		}
+		digest := ArgsDigest(args)
+		k := x.calls
+		x.calls++
+		if k < len(x.cfg.Replay) {
+			rec := &x.cfg.Replay[k]
+			if rec.Capability != name || rec.ArgsDigest != digest || rec.Meter != x.meter {
+				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the journal", k+1)))
+				return goja.Undefined()
+			}
+			x.stats.Replayed++
+			return x.answer(rec.Outcome)
+		}
+		if p := x.cfg.Pending; p != nil {
+			x.cfg.Pending = nil
+			if p.Capability != name || ArgsDigest(p.Args) != digest || p.Meter != x.meter {
+				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the suspended call", k+1)))
+				return goja.Undefined()
+			}
+			return x.deliver(x.cfg.Answer)
+		}
+		x.steps <- Step{Capability: name, Args: args, ArgsDigest: digest, Meter: x.meter}
+		m := <-x.inbox
+		if m.abandon {
+			rt.Interrupt(errAbandoned)
+			return goja.Undefined()
+		}
+		x.limits = m.limits
+		rt.SetMaxCallStackSize(int(min(m.limits.CallDepthLimit, 1<<30)))
+		return x.deliver(m.payload)
+	}
+}
+
+func (x *Execution) deliver(p Payload) goja.Value {
+	if p.Cancelled {
+		x.realm.rt.Interrupt(ErrCancelled)
+		return goja.Undefined()
+	}
+	return x.answer(p.Outcome)
+}
+
+// answer returns a host outcome to the guest: a value, or a thrown Error
+// carrying the host's name, message, code and details.
+func (x *Execution) answer(o snapshot.Outcome) goja.Value {
+	r := x.realm
+	if o.Error == nil {
+		return r.importValue(o.Value)
+	}
+	e := o.Error
+	obj, err := r.rt.New(r.errorCtor, r.importString(e.Message))
+	if err != nil {
+		panic(err)
+	}
+	name := e.Name
+	if name == "" {
+		name = "Error"
+	}
+	_ = obj.DefineDataProperty("name", r.importString(name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	if e.Code != nil {
+		_ = obj.DefineDataProperty("code", r.importString(*e.Code), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+	if e.Details != nil {
+		_ = obj.DefineDataProperty("details", r.importValue(*e.Details), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	}
+	panic(obj)
+}
+
+// ArgsDigest is the SHA-256 of the CBOR encoding of a call's arguments.
+func ArgsDigest(args []value.Value) [32]byte {
+	return sha256.Sum256(value.Array(args...).AppendCBOR(nil))
+}
+
+// failure turns a goja error into a guest-side Error.
+func (x *Execution) failure(err error) error {
+	var interrupted *goja.InterruptedError
+	if errors.As(err, &interrupted) {
+		if e, ok := interrupted.Value().(*Error); ok {
+			return e
+		}
+		return ErrCancelled
+	}
+	var overflow *goja.StackOverflowError
+	if errors.As(err, &overflow) {
+		return ErrCallDepth
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		return x.renderThrown(ex.Value(), ex.Stack())
+	}
+	return &Error{Kind: KindRuntime, Message: "execution failed"}
+}
+
+// renderThrown formats an uncaught guest exception as
+// "Runtime: <Name>: <message>" plus traceback lines into the guest source.
+func (x *Execution) renderThrown(v goja.Value, stack []goja.StackFrame) error {
+	name, msg := "Error", ""
+	if o, ok := v.(*goja.Object); ok && o.ExportType() != proxyType && x.isError(o) {
+		name = x.safeString(o, "name", "Error")
+		msg = x.safeString(o, "message", "")
+	} else if v != nil {
+		msg = x.safeDisplay(v)
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteString(": ")
+	b.WriteString(msg)
+	for _, f := range stack {
+		if f.SrcName() == "<native>" {
+			continue
+		}
+		pos := f.Position()
+		if pos.Line == 0 {
+			continue
+		}
+		line, col := x.cfg.Program.lines.original(pos.Line, pos.Column)
+		fn := f.FuncName()
+		if fn == "" || fn == "<anonymous>" {
+			fn = "<anonymous>"
+			if !x.cfg.Program.lines.inFunction(line, col) {
+				fn = "<script>"
+			}
+		}
+		fmt.Fprintf(&b, "\n  at %s (%d:%d)", fn, line, col)
+	}
+	return &Error{Kind: KindRuntime, Message: b.String()}
+}
+
+func (x *Execution) isError(o *goja.Object) bool {
+	for p := o; p != nil; p = p.Prototype() {
+		if p.ExportType() == proxyType {
+			return false
+		}
+		if p.ClassName() == "Error" {
+			return true
+		}
+	}
+	return false
+}
+
+// safeString reads a string-valued data property from an object or its
+// prototype chain without running guest code.
+func (x *Execution) safeString(o *goja.Object, key, fallback string) string {
+	e := exporter{r: x.realm, seen: map[*goja.Object]bool{}}
+	for p := o; p != nil; p = p.Prototype() {
+		if p.ExportType() == proxyType {
+			return fallback
+		}
+		v, present, err := e.ownData(p, key)
+		if err != nil {
+			return fallback
+		}
+		if present {
+			if s, ok := v.(goja.String); ok {
+				return guestString(s)
+			}
+			return fallback
+		}
+	}
+	return fallback
+}
+
+// safeDisplay renders a thrown non-Error value without running guest code.
+func (x *Execution) safeDisplay(v goja.Value) string {
+	switch v.(type) {
+	case *goja.Object:
+		return "uncaught " + strings.ToLower(objectKind(v.(*goja.Object)))
+	case *goja.Symbol:
+		return "uncaught symbol"
+	}
+	if s, ok := v.(goja.String); ok {
+		return guestString(s)
+	}
+	return v.String()
+}
+
+func objectKind(o *goja.Object) string {
+	if o.ExportType() == proxyType {
+		return "proxy"
+	}
+	return o.ClassName()
+}
+
+// sortedMembers returns inputs in the canonical (sorted) order snapshots use.
+func SortedMembers(m []value.Member) []value.Member {
+	out := append([]value.Member(nil), m...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}

@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
+)
+
+// Reserved global names used by instrumented code. Guest source may not use
+// any identifier that starts with ReservedPrefix, so it cannot shadow them.
+const (
+	ReservedPrefix = "__mustard"
+	meterName      = "__mustard_m"
+	completionName = "__mustard_cv"
+)
+
+// meterCall is inserted at every function entry and loop iteration.
+const meterCall = meterName + "();"
+
+// insertion is text added to the guest source at a byte offset of the
+// original text. Insertions never contain line breaks, so line numbers are
+// unchanged and only columns need mapping back.
+type insertion struct {
+	at    int // byte offset in the original source
+	text  string
+	close bool // closers sort before openers at the same offset
+	seq   int
+}
+
+type visitKey struct {
+	t reflect.Type
+	p uintptr
+}
+
+// span is a function's source range, in original byte offsets.
+type span struct{ start, end int }
+
+type instrumenter struct {
+	spans []span
+	seen  map[visitKey]bool
+	src   string
+	ins   []insertion
+	seq   int
+	errs  []string
+}
+
+func (in *instrumenter) add(at int, text string, close bool) {
+	in.seq++
+	in.ins = append(in.ins, insertion{at: at, text: text, close: close, seq: in.seq})
+}
+
+// off converts a parser index (1-based) to a byte offset.
+func off(i file.Idx) int { return int(i) - 1 }
+
+// bodyStart returns the offset just after the opening brace of a block and
+// after any directive prologue ("use strict"), which must stay first.
+func (in *instrumenter) bodyStart(b *ast.BlockStatement) int {
+	at := off(b.LeftBrace) + 1
+	for _, s := range b.List {
+		es, ok := s.(*ast.ExpressionStatement)
+		if !ok {
+			break
+		}
+		if _, ok := es.Expression.(*ast.StringLiteral); !ok {
+			break
+		}
+		at = in.statementEnd(s)
+	}
+	return at
+}
+
+// statementEnd returns the end offset of a statement including a trailing
+// semicolon, which the parser leaves out of some statements' ranges.
+func (in *instrumenter) statementEnd(s ast.Statement) int {
+	end := off(s.Idx1())
+	if _, isBlock := s.(*ast.BlockStatement); isBlock {
+		return end
+	}
+	i := end
+	for i < len(in.src) {
+		switch in.src[i] {
+		case ' ', '\t':
+			i++
+			continue
+		case ';':
+			return i + 1
+		}
+		break
+	}
+	return end
+}
+
+// meterLoopBody charges one tick per loop iteration.
+func (in *instrumenter) meterLoopBody(body ast.Statement) {
+	if b, ok := body.(*ast.BlockStatement); ok {
+		in.add(off(b.LeftBrace)+1, meterCall, false)
+		return
+	}
+	in.add(off(body.Idx0()), "{"+meterCall, false)
+	in.add(in.statementEnd(body), "}", true)
+}
+
+// visit instruments one node; walk calls it for every node in the tree.
+func (in *instrumenter) visit(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.FunctionLiteral:
+		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
+		if n.Body != nil {
+			in.add(in.bodyStart(n.Body), meterCall, false)
+		}
+	case *ast.ArrowFunctionLiteral:
+		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
+		switch b := n.Body.(type) {
+		case *ast.BlockStatement:
+			in.add(in.bodyStart(b), meterCall, false)
+		case *ast.ExpressionBody:
+			in.add(off(b.Expression.Idx0()), "("+meterName+"(),", false)
+			in.add(off(b.Expression.Idx1()), ")", true)
+		}
+	case *ast.ClassStaticBlock:
+		if n.Block != nil {
+			in.add(off(n.Block.LeftBrace)+1, meterCall, false)
+		}
+	case *ast.ForStatement:
+		in.meterLoopBody(n.Body)
+	case *ast.ForInStatement:
+		in.meterLoopBody(n.Body)
+	case *ast.ForOfStatement:
+		in.meterLoopBody(n.Body)
+	case *ast.WhileStatement:
+		in.meterLoopBody(n.Body)
+	case *ast.DoWhileStatement:
+		in.meterLoopBody(n.Body)
+	case *ast.Identifier:
+		if strings.HasPrefix(string(n.Name), ReservedPrefix) {
+			in.errs = append(in.errs, string(n.Name))
+		}
+	}
+}
+
+var (
+	nodeType = reflect.TypeOf((*ast.Node)(nil)).Elem()
+	fileType = reflect.TypeOf(file.File{})
+)
+
+// walk visits every ast.Node reachable from v. goja's ast package has no
+// walker, so this follows struct fields by reflection; the tree depth is
+// bounded by the pre-parse nesting check.
+func (in *instrumenter) walk(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if !v.IsNil() {
+			in.walk(v.Elem())
+		}
+	case reflect.Struct:
+		if v.Type() == fileType {
+			return
+		}
+		// Nodes are pointers in goja's tree (or structs embedded by value in
+		// one), so every node is reached here as an addressable struct.
+		if v.CanAddr() {
+			// The tree shares nodes (declaration lists repeat bindings), so
+			// each node is instrumented once.
+			key := visitKey{v.Type(), v.Addr().Pointer()}
+			if in.seen[key] {
+				return
+			}
+			in.seen[key] = true
+			if v.Addr().Type().Implements(nodeType) {
+				in.visit(v.Addr().Interface().(ast.Node))
+			}
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				in.walk(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			in.walk(v.Index(i))
+		}
+	}
+}
+
+// apply returns the instrumented source and the insertions in order.
+func (in *instrumenter) apply(prefix string) (string, []insertion) {
+	sort.SliceStable(in.ins, func(i, j int) bool {
+		a, b := in.ins[i], in.ins[j]
+		if a.at != b.at {
+			return a.at < b.at
+		}
+		if a.close != b.close {
+			return a.close
+		}
+		return a.seq < b.seq
+	})
+	var sb strings.Builder
+	sb.Grow(len(prefix) + len(in.src) + len(in.ins)*len(meterCall))
+	sb.WriteString(prefix)
+	last := 0
+	for _, x := range in.ins {
+		sb.WriteString(in.src[last:x.at])
+		sb.WriteString(x.text)
+		last = x.at
+	}
+	sb.WriteString(in.src[last:])
+	return sb.String(), in.ins
+}

@@ -1,0 +1,197 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// Defaults applied to limits a host leaves out or sets to null.
+const (
+	DefaultInstructionBudget       uint64 = 1_000_000
+	DefaultHeapLimitBytes          uint64 = 8 << 20 // 8 MiB
+	DefaultAllocationBudget        uint64 = 250_000
+	DefaultCallDepthLimit          uint64 = 256
+	DefaultMaxOutstandingHostCalls uint64 = 128
+)
+
+// Limits are fully resolved execution limits. Zero is a real value meaning
+// "none allowed", never "use the default".
+type Limits struct {
+	InstructionBudget       uint64 `json:"instruction_budget"`
+	HeapLimitBytes          uint64 `json:"heap_limit_bytes"`
+	AllocationBudget        uint64 `json:"allocation_budget"`
+	CallDepthLimit          uint64 `json:"call_depth_limit"`
+	MaxOutstandingHostCalls uint64 `json:"max_outstanding_host_calls"`
+}
+
+// DefaultLimits returns the limits used when a host specifies none.
+func DefaultLimits() Limits {
+	return Limits{
+		InstructionBudget:       DefaultInstructionBudget,
+		HeapLimitBytes:          DefaultHeapLimitBytes,
+		AllocationBudget:        DefaultAllocationBudget,
+		CallDepthLimit:          DefaultCallDepthLimit,
+		MaxOutstandingHostCalls: DefaultMaxOutstandingHostCalls,
+	}
+}
+
+// LimitsSpec is the wire form of Limits: a nil field means "default", which
+// keeps an explicit zero distinguishable from an omitted value.
+type LimitsSpec struct {
+	InstructionBudget       *uint64 `json:"instruction_budget,omitempty"`
+	HeapLimitBytes          *uint64 `json:"heap_limit_bytes,omitempty"`
+	AllocationBudget        *uint64 `json:"allocation_budget,omitempty"`
+	CallDepthLimit          *uint64 `json:"call_depth_limit,omitempty"`
+	MaxOutstandingHostCalls *uint64 `json:"max_outstanding_host_calls,omitempty"`
+}
+
+// Resolve fills every unset field with its default.
+func (s LimitsSpec) Resolve() Limits {
+	return Limits{
+		InstructionBudget:       orDefault(s.InstructionBudget, DefaultInstructionBudget),
+		HeapLimitBytes:          orDefault(s.HeapLimitBytes, DefaultHeapLimitBytes),
+		AllocationBudget:        orDefault(s.AllocationBudget, DefaultAllocationBudget),
+		CallDepthLimit:          orDefault(s.CallDepthLimit, DefaultCallDepthLimit),
+		MaxOutstandingHostCalls: orDefault(s.MaxOutstandingHostCalls, DefaultMaxOutstandingHostCalls),
+	}
+}
+
+func orDefault(p *uint64, def uint64) uint64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// limitKeys are the wire names, in the order used by slot and by the
+// policy_id encoding.
+var limitKeys = [5]string{
+	"instruction_budget",
+	"heap_limit_bytes",
+	"allocation_budget",
+	"call_depth_limit",
+	"max_outstanding_host_calls",
+}
+
+func (s *LimitsSpec) slot(i int) **uint64 {
+	switch i {
+	case 0:
+		return &s.InstructionBudget
+	case 1:
+		return &s.HeapLimitBytes
+	case 2:
+		return &s.AllocationBudget
+	case 3:
+		return &s.CallDepthLimit
+	default:
+		return &s.MaxOutstandingHostCalls
+	}
+}
+
+// UnmarshalJSON decodes limits strictly. Each known field must be absent,
+// null, or a plain non-negative JSON integer that fits in 64 bits; floats,
+// exponents, signs, strings and booleans are rejected rather than coerced,
+// because a silently rounded budget is a security bug. A whole-value null
+// means all defaults. Unknown keys are ignored; a known key given twice is
+// rejected, since JSON parsers disagree on which occurrence wins.
+//
+// Error messages reach hosts, so they name wire fields, not Go types.
+func (s *LimitsSpec) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
+		*s = LimitsSpec{}
+		return nil
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return errors.New("limits must be a JSON object")
+	}
+
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // the opening '{'
+		return malformed(err)
+	}
+	var out LimitsSpec
+	var seen [5]bool
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return malformed(err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return errors.New("limits must be a JSON object")
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return malformed(err)
+		}
+		idx := slices.Index(limitKeys[:], key)
+		if idx < 0 {
+			continue // unknown keys are ignored so hosts may be newer
+		}
+		if seen[idx] {
+			return fmt.Errorf("limits.%s appears more than once", key)
+		}
+		seen[idx] = true
+		v, err := parseUint(key, raw)
+		if err != nil {
+			return err
+		}
+		*out.slot(idx) = v
+	}
+	if _, err := dec.Token(); err != nil { // the closing '}'
+		return malformed(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("limits: unexpected data after the JSON object")
+	}
+	*s = out
+	return nil
+}
+
+// parseUint accepts null or the JSON grammar's integer form restricted to
+// non-negative values: "0" or a non-zero digit followed by digits.
+func parseUint(key string, raw json.RawMessage) (*uint64, error) {
+	raw = bytes.TrimSpace(raw)
+	if bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	if !isPlainDigits(raw) {
+		return nil, fmt.Errorf("limits.%s must be an unsigned integer", key)
+	}
+	v, err := strconv.ParseUint(string(raw), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("limits.%s must be an unsigned integer no greater than 18446744073709551615", key)
+	}
+	return &v, nil
+}
+
+func isPlainDigits(b []byte) bool {
+	if len(b) == 0 || (b[0] == '0' && len(b) > 1) {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// malformed turns a decoder error into a host-facing message. Syntax errors
+// from encoding/json describe the input, not Go types, so they are kept.
+func malformed(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("limits: malformed JSON: %s", se.Error())
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("limits: malformed JSON: unexpected end of input")
+	}
+	return errors.New("limits must be a JSON object")
+}

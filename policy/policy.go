@@ -1,0 +1,214 @@
+// Package policy holds what a guest program is allowed to do: the set of
+// capabilities (host tools) it may call and the resource limits it runs
+// under, plus the canonical policy_id that identifies a policy.
+package policy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// ReservedPrefix starts names kept for the implementation's own globals, so
+// no capability can shadow or impersonate them.
+const ReservedPrefix = "__mustard"
+
+// MaxCapabilities is the largest number of distinct capabilities a policy
+// may hold.
+const MaxCapabilities = 1024
+
+// MaxCapabilityNameLen is the longest capability name, in bytes.
+const MaxCapabilityNameLen = 128
+
+// IDVersion tags the policy_id encoding; any change to the encoding must
+// change this tag.
+const IDVersion = "mustard-policy/1"
+
+// Policy is a validated policy. Capabilities is sorted and free of
+// duplicates; build policies with New so that holds (Allows and ID rely
+// on it).
+type Policy struct {
+	Capabilities []string
+	Limits       Limits
+}
+
+// New validates the capability names and returns a policy whose capability
+// list is a sorted, de-duplicated copy of capabilities. The input slice is
+// not modified.
+func New(capabilities []string, limits Limits) (Policy, error) {
+	for _, name := range capabilities {
+		if err := ValidateCapabilityName(name); err != nil {
+			return Policy{}, err
+		}
+	}
+	caps := slices.Clone(capabilities)
+	if caps == nil {
+		caps = []string{}
+	}
+	slices.Sort(caps)
+	caps = slices.Compact(caps)
+	if len(caps) > MaxCapabilities {
+		return Policy{}, fmt.Errorf("too many capabilities: %d (maximum %d)", len(caps), MaxCapabilities)
+	}
+	return Policy{Capabilities: caps, Limits: limits}, nil
+}
+
+// ValidateCapabilityName reports whether name can be used as a capability:
+// it must be usable as a plain JavaScript identifier binding (ASCII only,
+// so there are no Unicode confusables or normalization questions), must not
+// be a reserved word or a well-known global the guest relies on, and must
+// not use the implementation's reserved prefix.
+func ValidateCapabilityName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("invalid capability name %q: must not be empty", name)
+	case len(name) > MaxCapabilityNameLen:
+		return fmt.Errorf("invalid capability name %s: longer than %d bytes", quoteTruncated(name), MaxCapabilityNameLen)
+	case name[0] >= '0' && name[0] <= '9':
+		return fmt.Errorf("invalid capability name %q: must not start with a digit", name)
+	}
+	for i := 0; i < len(name); i++ {
+		if !isIdentByte(name[i]) {
+			return fmt.Errorf("invalid capability name %q: only ASCII letters, digits, _ and $ are allowed", name)
+		}
+	}
+	if reservedWords[name] {
+		return fmt.Errorf("invalid capability name %q: reserved word", name)
+	}
+	if len(name) >= len(ReservedPrefix) && name[:len(ReservedPrefix)] == ReservedPrefix {
+		return fmt.Errorf("invalid capability name %q: the prefix %s is reserved", name, ReservedPrefix)
+	}
+	return nil
+}
+
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$'
+}
+
+// quoteTruncated keeps errors for oversized names short.
+func quoteTruncated(s string) string {
+	const keep = 32
+	if len(s) <= keep {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:keep]+"...") + " (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// reservedWords are the ES2023 ReservedWord productions, the words reserved
+// in strict mode code, and globals whose shadowing would change the meaning
+// of ordinary guest code.
+var reservedWords = map[string]bool{
+	// ES2023 ReservedWord.
+	"await": true, "break": true, "case": true, "catch": true, "class": true,
+	"const": true, "continue": true, "debugger": true, "default": true,
+	"delete": true, "do": true, "else": true, "enum": true, "export": true,
+	"extends": true, "false": true, "finally": true, "for": true,
+	"function": true, "if": true, "import": true, "in": true,
+	"instanceof": true, "new": true, "null": true, "return": true,
+	"super": true, "switch": true, "this": true, "throw": true, "true": true,
+	"try": true, "typeof": true, "var": true, "void": true, "while": true,
+	"with": true, "yield": true,
+	// Reserved in strict mode code.
+	"implements": true, "interface": true, "let": true, "package": true,
+	"private": true, "protected": true, "public": true, "static": true,
+	// Restricted or well-known names.
+	"eval": true, "arguments": true, "undefined": true, "NaN": true,
+	"Infinity": true, "globalThis": true,
+}
+
+// Allows reports whether capability is in the policy.
+func (p Policy) Allows(capability string) bool {
+	_, found := slices.BinarySearch(p.Capabilities, capability)
+	return found
+}
+
+// UnauthorizedCapabilityError is returned by Reassert; its message is part
+// of the host contract.
+type UnauthorizedCapabilityError struct {
+	Capability string
+}
+
+func (e *UnauthorizedCapabilityError) Error() string {
+	return "snapshot policy rejected unauthorized capability `" + e.Capability + "`"
+}
+
+// Reassert checks, on resume, that the capability a snapshot was suspended
+// at is still granted, so a snapshot cannot be resumed under a policy that
+// does not allow the call it is waiting on.
+func (p Policy) Reassert(capability string) error {
+	if p.Allows(capability) {
+		return nil
+	}
+	return &UnauthorizedCapabilityError{Capability: capability}
+}
+
+// ID returns the policy_id: the lowercase hex SHA-256 of the policy's
+// canonical encoding, so equal policies always have equal ids.
+//
+// The encoding (version "mustard-policy/1") is the RFC 8949 core
+// deterministic CBOR encoding (definite lengths, shortest-form heads) of
+//
+//	[ "mustard-policy/1",
+//	  [ capability, ... ],          // text strings, sorted bytewise, no duplicates
+//	  [ instruction_budget, heap_limit_bytes, allocation_budget,
+//	    call_depth_limit, max_outstanding_host_calls ] ]  // unsigned integers
+//
+// with the limits fully resolved (defaults applied). For example the default
+// policy with no capabilities encodes as
+//
+//	83 70 "mustard-policy/1" 80 85 1a000f4240 1a00800000 1a0003d090 190100 1880
+//
+// Any change to this layout must change IDVersion.
+func (p Policy) ID() string {
+	var stack [512]byte // typical policies encode without a heap buffer
+	sum := sha256.Sum256(p.AppendCanonical(stack[:0]))
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
+}
+
+// AppendCanonical appends the canonical encoding hashed by ID to b.
+func (p Policy) AppendCanonical(b []byte) []byte {
+	b = append(b, 0x83) // array(3)
+	b = appendHead(b, majorText, uint64(len(IDVersion)))
+	b = append(b, IDVersion...)
+	b = appendHead(b, majorArray, uint64(len(p.Capabilities)))
+	for _, c := range p.Capabilities {
+		b = appendHead(b, majorText, uint64(len(c)))
+		b = append(b, c...)
+	}
+	l := p.Limits
+	b = append(b, 0x85) // array(5)
+	b = appendHead(b, majorUint, l.InstructionBudget)
+	b = appendHead(b, majorUint, l.HeapLimitBytes)
+	b = appendHead(b, majorUint, l.AllocationBudget)
+	b = appendHead(b, majorUint, l.CallDepthLimit)
+	b = appendHead(b, majorUint, l.MaxOutstandingHostCalls)
+	return b
+}
+
+const (
+	majorUint  = 0 << 5
+	majorText  = 3 << 5
+	majorArray = 4 << 5
+)
+
+// appendHead writes a CBOR item head in its shortest form, as deterministic
+// encoding requires.
+func appendHead(b []byte, major byte, n uint64) []byte {
+	switch {
+	case n < 24:
+		return append(b, major|byte(n))
+	case n <= 0xff:
+		return append(b, major|24, byte(n))
+	case n <= 0xffff:
+		return append(b, major|25, byte(n>>8), byte(n))
+	case n <= 0xffffffff:
+		return append(b, major|26, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	default:
+		return append(b, major|27, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32),
+			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+}

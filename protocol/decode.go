@@ -1,0 +1,249 @@
+package protocol
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// Version is the protocol version this sidecar speaks.
+const Version = 2
+
+// FatalError ends the session: nothing in the request can be correlated.
+type FatalError struct{ Msg string }
+
+func (e *FatalError) Error() string { return e.Msg }
+
+// requestError fails one request; the session goes on.
+type requestError string
+
+func (e requestError) Error() string { return string(e) }
+
+func errorf(format string, args ...any) error { return requestError(fmt.Sprintf(format, args...)) }
+
+// envelope reads id and method, which every request must carry for its
+// response to be correlated.
+func envelope(header []byte, binary bool) (fields, uint64, string, error) {
+	prefix := "invalid request"
+	if binary {
+		prefix = "invalid request header"
+	}
+	if !utf8.Valid(header) {
+		return nil, 0, "", &FatalError{prefix + ": not valid UTF-8"}
+	}
+	if !json.Valid(header) {
+		return nil, 0, "", &FatalError{prefix + ": not valid JSON"}
+	}
+	f, err := splitObject(header)
+	if err != nil {
+		return nil, 0, "", &FatalError{prefix + ": not a JSON object"}
+	}
+	id, ok := parseUint(f["id"])
+	if !ok {
+		return nil, 0, "", &FatalError{prefix + ": id must be an unsigned integer"}
+	}
+	var method string
+	if raw, ok := f["method"]; !ok || json.Unmarshal(raw, &method) != nil {
+		return nil, 0, "", &FatalError{prefix + ": method must be a string"}
+	}
+	return f, id, method, nil
+}
+
+// parseUint accepts a plain JSON integer in [0, 2^64-1].
+func parseUint(raw json.RawMessage) (uint64, bool) {
+	if len(raw) == 0 || len(raw) > 20 {
+		return 0, false
+	}
+	if raw[0] == '0' && len(raw) > 1 {
+		return 0, false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseUint(string(raw), 10, 64)
+	return n, err == nil
+}
+
+func checkVersion(f fields) error {
+	raw, ok := f["protocol_version"]
+	if !ok {
+		return errorf("unsupported sidecar protocol version missing; expected %d", Version)
+	}
+	if v, ok := parseUint(raw); !ok || v != Version {
+		return errorf("unsupported sidecar protocol version %s; expected %d", raw, Version)
+	}
+	return nil
+}
+
+func (f fields) string(key string) (string, bool, error) {
+	if !f.present(key) {
+		return "", false, nil
+	}
+	var s string
+	if err := json.Unmarshal(f[key], &s); err != nil {
+		return "", false, errorf("%s must be a string", key)
+	}
+	return s, true, nil
+}
+
+func (f fields) base64(key string) ([]byte, bool, error) {
+	s, ok, err := f.string(key)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false, errorf("%s is not valid base64", key)
+	}
+	return b, true, nil
+}
+
+func (f fields) object(key string) (fields, bool, error) {
+	if !f.present(key) {
+		return nil, false, nil
+	}
+	sub, err := splitObject(f[key])
+	if err != nil {
+		return nil, false, errorf("%s must be an object", key)
+	}
+	return sub, true, nil
+}
+
+func (f fields) bool(key string) (bool, error) {
+	if !f.present(key) {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(f[key], &b); err != nil {
+		return false, errorf("%s must be a boolean", key)
+	}
+	return b, nil
+}
+
+func (f fields) capabilities(key string) ([]string, error) {
+	if !f.present(key) {
+		return nil, nil
+	}
+	var caps []string
+	if err := json.Unmarshal(f[key], &caps); err != nil {
+		return nil, errorf("%s must be an array of strings", key)
+	}
+	return caps, nil
+}
+
+func (f fields) limits(key string) (policy.Limits, error) {
+	var spec policy.LimitsSpec
+	if f.present(key) {
+		if err := json.Unmarshal(f[key], &spec); err != nil {
+			return policy.Limits{}, requestError(unwrapJSONError(err))
+		}
+	}
+	return spec.Resolve(), nil
+}
+
+// unwrapJSONError keeps a custom decoder's message and hides encoding/json's
+// own, which names Go types.
+func unwrapJSONError(err error) string {
+	switch err.(type) {
+	case *json.SyntaxError, *json.UnmarshalTypeError:
+		return "limits must be an object"
+	}
+	return err.Error()
+}
+
+func (f fields) inputs(key string) ([]value.Member, error) {
+	if !f.present(key) {
+		return nil, nil
+	}
+	obj, err := splitObject(f[key])
+	if err != nil {
+		return nil, errorf("%s must be an object of StructuredValues", key)
+	}
+	members := make([]value.Member, 0, len(obj))
+	for k, raw := range obj {
+		iv, err := value.ParseJSON(raw)
+		if err != nil {
+			return nil, errorf("invalid input %q: %s", k, err.Error())
+		}
+		if err := iv.Validate(); err != nil {
+			return nil, errorf("invalid input %q: %s", k, err.Error())
+		}
+		members = append(members, value.Member{Key: k, Value: iv})
+	}
+	return members, nil
+}
+
+// resumePayload decodes the host's answer to a suspended call.
+type resumePayload struct {
+	cancelled bool
+	outcome   snapshot.Outcome
+}
+
+func (f fields) payload(key string) (resumePayload, error) {
+	p, ok, err := f.object(key)
+	if err != nil {
+		return resumePayload{}, err
+	}
+	if !ok {
+		return resumePayload{}, errorf("resume requires payload")
+	}
+	kind, _, err := p.string("type")
+	if err != nil {
+		return resumePayload{}, errorf("payload.type must be a string")
+	}
+	switch kind {
+	case "value":
+		if _, ok := p["value"]; !ok {
+			return resumePayload{}, errorf("payload.value is required")
+		}
+		v, err := value.ParseJSON(p["value"])
+		if err == nil {
+			err = v.Validate()
+		}
+		if err != nil {
+			return resumePayload{}, errorf("invalid payload.value: %s", err.Error())
+		}
+		return resumePayload{outcome: snapshot.Outcome{Value: v}}, nil
+	case "error":
+		e, ok, err := p.object("error")
+		if err != nil || !ok {
+			return resumePayload{}, errorf("payload.error must be an object")
+		}
+		he := &snapshot.HostError{}
+		if he.Name, _, err = e.string("name"); err != nil {
+			return resumePayload{}, errorf("payload.error.name must be a string")
+		}
+		if he.Message, _, err = e.string("message"); err != nil {
+			return resumePayload{}, errorf("payload.error.message must be a string")
+		}
+		code, ok, err := e.string("code")
+		if err != nil {
+			return resumePayload{}, errorf("payload.error.code must be a string")
+		}
+		if ok {
+			he.Code = &code
+		}
+		if raw, ok := e["details"]; ok {
+			d, err := value.ParseJSON(raw)
+			if err == nil {
+				err = d.Validate()
+			}
+			if err != nil {
+				return resumePayload{}, errorf("invalid payload.error.details: %s", err.Error())
+			}
+			he.Details = &d
+		}
+		return resumePayload{outcome: snapshot.Outcome{Error: he}}, nil
+	case "cancelled":
+		return resumePayload{cancelled: true}, nil
+	}
+	return resumePayload{}, errorf("payload.type must be \"value\", \"error\" or \"cancelled\"")
+}

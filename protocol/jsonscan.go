@@ -1,0 +1,103 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// fields maps the exact top-level keys of a JSON object to their raw
+// values. encoding/json matches struct keys case-insensitively; the wire
+// contract's keys are exact, so requests are split by hand and each field is
+// decoded on its own.
+type fields map[string]json.RawMessage
+
+var errNotObject = errors.New("not a JSON object")
+
+// splitObject splits a JSON object that json.Valid already accepted. For a
+// repeated key the last occurrence wins, as with encoding/json.
+func splitObject(b []byte) (fields, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, errNotObject
+	}
+	f := fields{}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return f, nil
+	}
+	for i < len(b) {
+		end := skipString(b, i)
+		key := b[i:end]
+		var k string
+		if err := json.Unmarshal(key, &k); err != nil {
+			return nil, errNotObject
+		}
+		i = skipSpace(b, end)
+		i = skipSpace(b, i+1) // ':'
+		vend := skipValue(b, i)
+		f[k] = json.RawMessage(b[i:vend])
+		i = skipSpace(b, vend)
+		if i < len(b) && b[i] == '}' {
+			return f, nil
+		}
+		i = skipSpace(b, i+1) // ','
+	}
+	return nil, errNotObject
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// present reports whether a field is given and not null.
+func (f fields) present(key string) bool {
+	v, ok := f[key]
+	return ok && string(v) != "null"
+}

@@ -1,0 +1,526 @@
+// Package protocol implements the wire contract: request decoding, the
+// compile/start/resume dispatch of a Session, and response encoding.
+package protocol
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/cache"
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+)
+
+// Transport selects how raw bytes travel: binary payloads or base64 fields.
+type Transport int
+
+const (
+	Binary Transport = iota
+	JSONL
+)
+
+// Options configure a Session. Zero values mean the documented defaults.
+type Options struct {
+	Transport Transport
+
+	MaxPrograms      int   // default 256
+	MaxProgramBytes  int64 // default 64 MiB
+	MaxSnapshots     int   // default 4096
+	MaxSnapshotBytes int64 // default 128 MiB
+	MaxContinuations int   // parked live executions; default 64
+	MaxPolicies      int   // default 1024
+	Entropy          func() (seed uint64, clockMillis int64)
+}
+
+// Session serves one host connection. It is not safe for concurrent use:
+// requests are handled strictly in order.
+type Session struct {
+	opts      Options
+	programs  *cache.LRU[string, *engine.Program]
+	snapshots *cache.LRU[string, *snapshotEntry]
+	conts     *cache.LRU[string, *continuation]
+	policies  *cache.LRU[string, policy.Policy]
+}
+
+// snapshotEntry is a snapshot this session produced or was given.
+type snapshotEntry struct {
+	bytes   []byte
+	pending string // the capability it is suspended on
+}
+
+// continuation is a parked live execution: the fast path for resuming the
+// snapshot it produced.
+type continuation struct {
+	exec    *engine.Execution
+	builder *snapshot.Builder
+	entry   *snapshotEntry
+}
+
+// NewSession returns a session with empty caches.
+func NewSession(opts Options) *Session {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def64 := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&opts.MaxPrograms, 256)
+	def64(&opts.MaxProgramBytes, 64<<20)
+	def(&opts.MaxSnapshots, 4096)
+	def64(&opts.MaxSnapshotBytes, 128<<20)
+	def(&opts.MaxContinuations, 64)
+	def(&opts.MaxPolicies, 1024)
+	if opts.Entropy == nil {
+		opts.Entropy = defaultEntropy
+	}
+	s := &Session{opts: opts}
+	s.programs = cache.New[string, *engine.Program](opts.MaxPrograms, opts.MaxProgramBytes, nil)
+	s.snapshots = cache.New[string, *snapshotEntry](opts.MaxSnapshots, opts.MaxSnapshotBytes, nil)
+	s.conts = cache.New[string, *continuation](opts.MaxContinuations, 1<<62, func(_ string, c *continuation) {
+		c.exec.Abandon()
+	})
+	s.policies = cache.New[string, policy.Policy](opts.MaxPolicies, 1<<62, nil)
+	return s
+}
+
+func defaultEntropy() (uint64, int64) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]), time.Now().UnixMilli()
+}
+
+// Close ends every parked execution.
+func (s *Session) Close() { s.conts.Clear() }
+
+// Parked reports how many live executions are parked.
+func (s *Session) Parked() int { return s.conts.Len() }
+
+// Response is one encoded response.
+type Response struct {
+	Header  []byte
+	Payload []byte
+}
+
+// Handle serves one request. A non-nil error is a *FatalError: the session
+// must end.
+func (s *Session) Handle(header, payload []byte) (Response, error) {
+	binary := s.opts.Transport == Binary
+	f, id, method, err := envelope(header, binary)
+	if err != nil {
+		return Response{}, err
+	}
+	res, err := s.dispatch(f, method, payload)
+	if err != nil {
+		return s.failure(id, err), nil
+	}
+	return s.success(id, res), nil
+}
+
+// outcome is a successful result before encoding.
+type outcome struct {
+	program *engine.Program // compile
+	step    engine.Step     // start/resume
+	snap    []byte
+	snapID  string
+	policy  string
+	profile bool
+	execNS  int64
+	instr   uint64
+	started time.Time
+}
+
+func (s *Session) dispatch(f fields, method string, payload []byte) (*outcome, error) {
+	if err := checkVersion(f); err != nil {
+		return nil, err
+	}
+	switch method {
+	case "compile":
+		return s.compile(f, payload)
+	case "start":
+		return s.start(f, payload)
+	case "resume":
+		return s.resume(f, payload)
+	}
+	return nil, errorf("unknown method %q", method)
+}
+
+// rawBytes returns the request's bytes: the binary payload, or the named
+// base64 field in JSONL.
+func (s *Session) rawBytes(f fields, payload []byte, field string) ([]byte, bool, error) {
+	if s.opts.Transport == Binary {
+		if f.present(field) {
+			return nil, false, errorf("%s is not used by the binary transport; send the bytes as the frame payload", field)
+		}
+		return payload, len(payload) > 0, nil
+	}
+	return f.base64(field)
+}
+
+func (s *Session) compile(f fields, payload []byte) (*outcome, error) {
+	if s.opts.Transport == Binary && len(payload) > 0 {
+		return nil, errorf("compile requests must not include a binary payload")
+	}
+	src, ok, err := f.string("source")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf("compile requires source")
+	}
+	p, err := engine.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	s.programs.Add(p.ID, p, int64(len(p.Bytes)+2*len(p.Source)))
+	return &outcome{program: p}, nil
+}
+
+func (s *Session) program(f fields, payload []byte) (*engine.Program, error) {
+	id, hasID, err := f.string("program_id")
+	if err != nil {
+		return nil, err
+	}
+	b, hasBytes, err := s.rawBytes(f, payload, "program_base64")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case hasBytes:
+		got := snapshot.ID(b)
+		if hasID && id != got {
+			return nil, errorf("program_id did not match program bytes")
+		}
+		return s.loadProgram(got, b)
+	case hasID:
+		if p, ok := s.programs.Get(id); ok {
+			return p, nil
+		}
+		return nil, errorf("unknown program_id `%s`", id)
+	}
+	return nil, errorf("start requires program bytes or program_id")
+}
+
+// loadProgram returns the cached program with this id or validates bytes.
+func (s *Session) loadProgram(id string, b []byte) (*engine.Program, error) {
+	if p, ok := s.programs.Get(id); ok {
+		return p, nil
+	}
+	p, err := engine.LoadProgram(append([]byte(nil), b...))
+	if err != nil {
+		return nil, err
+	}
+	s.programs.Add(p.ID, p, int64(len(p.Bytes)+2*len(p.Source)))
+	return p, nil
+}
+
+func (s *Session) start(f fields, payload []byte) (*outcome, error) {
+	profile, err := f.bool("profile")
+	if err != nil {
+		return nil, err
+	}
+	opts, ok, err := f.object("options")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf("start requires options")
+	}
+	inputs, err := opts.inputs("inputs")
+	if err != nil {
+		return nil, err
+	}
+	caps, err := opts.capabilities("capabilities")
+	if err != nil {
+		return nil, errorf("options.capabilities must be an array of strings")
+	}
+	limits, err := opts.limits("limits")
+	if err != nil {
+		return nil, err
+	}
+	pol, err := policy.New(caps, limits)
+	if err != nil {
+		return nil, requestError(err.Error())
+	}
+	prog, err := s.program(f, payload)
+	if err != nil {
+		return nil, err
+	}
+	policyID := pol.ID()
+	s.policies.Add(policyID, pol, 1)
+	seed, clock := s.opts.Entropy()
+	header := snapshot.Header{
+		Program:      prog.Bytes,
+		Inputs:       engine.SortedMembers(inputs),
+		Capabilities: pol.Capabilities,
+		Seed:         seed,
+		ClockMillis:  clock,
+	}
+	began := time.Now()
+	exec, step := engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits})
+	out := &outcome{step: step, policy: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began}
+	if step.Err != nil {
+		return nil, step.Err
+	}
+	if exec != nil {
+		s.park(out, exec, snapshot.NewBuilder(header))
+	}
+	return out, nil
+}
+
+// park records a suspension: its snapshot bytes and the live execution.
+func (s *Session) park(out *outcome, exec *engine.Execution, b *snapshot.Builder) {
+	st := out.step
+	bytes, id := b.Suspend(snapshot.Pending{Capability: st.Capability, Args: st.Args, Meter: st.Meter})
+	entry := &snapshotEntry{bytes: bytes, pending: st.Capability}
+	out.snap, out.snapID = bytes, id
+	out.instr = st.Meter.Instructions
+	s.snapshots.Add(id, entry, int64(len(bytes)))
+	if old, ok := s.conts.Take(id); ok {
+		// Same snapshot parked twice (deterministic replays): keep one.
+		old.exec.Abandon()
+	}
+	s.conts.Add(id, &continuation{exec: exec, builder: b, entry: entry}, 1)
+}
+
+// authFields are the four authentication fields of a resume.
+type authFields struct {
+	snapshotID, keyB64, digest, token  string
+	hasID, hasKey, hasDigest, hasToken bool
+}
+
+func readAuth(f fields) (authFields, error) {
+	var a authFields
+	var err error
+	if a.snapshotID, a.hasID, err = f.string("snapshot_id"); err != nil {
+		return a, err
+	}
+	if a.keyB64, a.hasKey, err = f.string("snapshot_key_base64"); err != nil {
+		return a, err
+	}
+	if a.digest, a.hasDigest, err = f.string("snapshot_key_digest"); err != nil {
+		return a, err
+	}
+	if a.token, a.hasToken, err = f.string("snapshot_token"); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
+	profile, err := f.bool("profile")
+	if err != nil {
+		return nil, err
+	}
+	answer, err := f.payload("payload")
+	if err != nil {
+		return nil, err
+	}
+
+	// 1. Snapshot.
+	givenID, hasGivenID, err := f.string("snapshot_id")
+	if err != nil {
+		return nil, err
+	}
+	raw, hasRaw, err := s.rawBytes(f, payload, "snapshot_base64")
+	if err != nil {
+		return nil, err
+	}
+	var snapID string
+	var entry *snapshotEntry
+	switch {
+	case hasRaw:
+		snapID = snapshot.ID(raw)
+		if hasGivenID && givenID != snapID {
+			return nil, errorf("snapshot_id did not match snapshot bytes")
+		}
+	case hasGivenID:
+		snapID = givenID
+		if c, ok := s.conts.Peek(snapID); ok {
+			entry = c.entry
+		} else if e, ok := s.snapshots.Get(snapID); ok {
+			entry = e
+		} else {
+			return nil, errorf("unknown snapshot_id `%s`", snapID)
+		}
+	default:
+		return nil, errorf("resume requires snapshot bytes or snapshot_id")
+	}
+
+	// 2. Policy.
+	policyID, hasPolicyID, err := f.string("policy_id")
+	if err != nil {
+		return nil, err
+	}
+	polFields, hasPolicy, err := f.object("policy")
+	if err != nil {
+		return nil, err
+	}
+	var pol policy.Policy
+	var auth authFields
+	switch {
+	case hasPolicy:
+		if !polFields.present("limits") {
+			return nil, errorf("raw snapshot restore requires explicit limits")
+		}
+		caps, err := polFields.capabilities("capabilities")
+		if err != nil {
+			return nil, errorf("policy.capabilities must be an array of strings")
+		}
+		limits, err := polFields.limits("limits")
+		if err != nil {
+			return nil, err
+		}
+		if pol, err = policy.New(caps, limits); err != nil {
+			return nil, requestError(err.Error())
+		}
+		if hasPolicyID && policyID != pol.ID() {
+			return nil, errorf("policy_id did not match policy")
+		}
+		if auth, err = readAuth(polFields); err != nil {
+			return nil, err
+		}
+	case hasPolicyID:
+		var ok bool
+		if pol, ok = s.policies.Get(policyID); !ok {
+			return nil, errorf("unknown policy_id `%s`", policyID)
+		}
+		authObj, ok, err := f.object("auth")
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errorf("resume with policy_id requires auth metadata")
+		}
+		if auth, err = readAuth(authObj); err != nil {
+			return nil, err
+		}
+		auth.snapshotID, auth.hasID = snapID, true
+	default:
+		return nil, errorf("resume requires policy or policy_id")
+	}
+
+	// 3. Authentication.
+	if err := authenticate(auth, snapID); err != nil {
+		return nil, err
+	}
+
+	// 4 and 5. Decode (now trusted), reassert the policy, resume.
+	var snap *snapshot.Snapshot
+	if entry == nil {
+		if snap, err = snapshot.Decode(raw); err != nil {
+			return nil, &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
+		}
+		if err := pol.Reassert(snap.Pending.Capability); err != nil {
+			return nil, requestError(err.Error())
+		}
+	} else if err := pol.Reassert(entry.pending); err != nil {
+		return nil, requestError(err.Error())
+	}
+	policyID = pol.ID()
+	s.policies.Add(policyID, pol, 1)
+
+	out := &outcome{policy: policyID, profile: profile}
+	began := time.Now()
+	out.started = began
+	if c, ok := s.conts.Take(snapID); ok {
+		exec, step := c.exec.Resume(engine.Payload{Cancelled: answer.cancelled, Outcome: answer.outcome}, pol.Limits)
+		out.step, out.execNS = step, time.Since(began).Nanoseconds()
+		if step.Err != nil {
+			if exec != nil {
+				// Refused before running (already over the new limits):
+				// the execution stays parked.
+				s.conts.Add(snapID, c, 1)
+			}
+			return nil, step.Err
+		}
+		if exec != nil {
+			if !answer.cancelled {
+				c.builder.Answer(answer.outcome)
+			}
+			s.park(out, exec, c.builder)
+		}
+		return out, nil
+	}
+
+	if snap == nil {
+		if snap, err = snapshot.Decode(entry.bytes); err != nil {
+			return nil, &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
+		}
+		raw = entry.bytes
+	}
+	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program)
+	if err != nil {
+		return nil, err
+	}
+	pending := snap.Pending
+	exec, step := engine.Start(engine.Config{
+		Program: prog,
+		Header:  snap.Header,
+		Limits:  pol.Limits,
+		Replay:  snap.Calls,
+		Pending: &pending,
+		Answer:  engine.Payload{Cancelled: answer.cancelled, Outcome: answer.outcome},
+	})
+	out.step, out.execNS = step, time.Since(began).Nanoseconds()
+	if step.Err != nil {
+		return nil, step.Err
+	}
+	if exec != nil {
+		b := snapshot.ContinueBuilder(raw)
+		b.Answer(answer.outcome)
+		s.park(out, exec, b)
+	}
+	if entry == nil {
+		// Raw bytes a host sent are cached like ones this session produced.
+		s.snapshots.Add(snapID, &snapshotEntry{bytes: append([]byte(nil), raw...), pending: snap.Pending.Capability}, int64(len(raw)))
+	}
+	return out, nil
+}
+
+func authenticate(a authFields, snapID string) error {
+	switch {
+	case !a.hasID:
+		return errorf("raw snapshot restore requires snapshot_id")
+	case !a.hasKey:
+		return errorf("raw snapshot restore requires snapshot_key_base64")
+	case !a.hasToken:
+		return errorf("raw snapshot restore requires snapshot_token")
+	case !a.hasDigest:
+		return errorf("raw snapshot restore requires snapshot_key_digest")
+	}
+	if a.snapshotID != snapID {
+		return errorf("snapshot_id did not match snapshot bytes")
+	}
+	key, err := decodeBase64(a.keyB64)
+	if err != nil {
+		return errorf("snapshot_key_base64 is not valid base64")
+	}
+	if !snapshot.VerifyKeyDigest(key, a.digest) {
+		return errorf("raw snapshot restore rejected a mismatched snapshot key digest")
+	}
+	if !snapshot.VerifyToken(key, snapID, a.token) {
+		return errorf("raw snapshot restore rejected a tampered or unauthenticated snapshot")
+	}
+	return nil
+}
+
+// errorText renders a failure for the host.
+func errorText(err error) string {
+	var ee *engine.Error
+	if errors.As(err, &ee) {
+		return ee.Error()
+	}
+	var re requestError
+	if errors.As(err, &re) {
+		return string(re)
+	}
+	return fmt.Sprint("request failed")
+}

@@ -1,0 +1,264 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"unicode/utf8"
+
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// Format: a CBOR sequence (RFC 8742) of items:
+//
+//	header  ["mustard-snapshot", Version, program: bytes, inputs: Object,
+//	         capabilities: [text...], seed: uint, clock_ms: int]
+//	then, per completed call, its pending item followed by its outcome item,
+//	then the pending item the execution is suspended on:
+//	pending [1, capability: text, args: Array, instructions: uint, allocations: uint]
+//	outcome [2, value] | [3, name: text, message: text, code: text|null, details: [] or [value]]
+//
+// Each snapshot of an execution is therefore a prefix of the next one plus
+// new items, so producing snapshot k+1 appends and hashes only the new call.
+const (
+	Magic   = "mustard-snapshot"
+	Version = 1
+
+	tagPending      = 1
+	tagValue        = 2
+	tagError        = 3
+	maxCapabilities = 1024
+)
+
+// ID is the snapshot id: lowercase hex SHA-256 of the bytes.
+func ID(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func appendHeader(b []byte, h Header) []byte {
+	b = appendHead(b, majorArray, 7)
+	b = appendText(b, Magic)
+	b = appendHead(b, majorUint, Version)
+	b = appendBytes(b, h.Program)
+	b = value.Object(h.Inputs...).AppendCBOR(b)
+	b = appendHead(b, majorArray, uint64(len(h.Capabilities)))
+	for _, c := range h.Capabilities {
+		b = appendText(b, c)
+	}
+	b = appendHead(b, majorUint, h.Seed)
+	return appendInt(b, h.ClockMillis)
+}
+
+func appendPending(b []byte, p Pending) []byte {
+	b = appendHead(b, majorArray, 5)
+	b = appendHead(b, majorUint, tagPending)
+	b = appendText(b, p.Capability)
+	b = value.Array(p.Args...).AppendCBOR(b)
+	b = appendHead(b, majorUint, p.Meter.Instructions)
+	return appendHead(b, majorUint, p.Meter.Allocations)
+}
+
+func appendOutcome(b []byte, o Outcome) []byte {
+	if o.Error == nil {
+		b = appendHead(b, majorArray, 2)
+		b = appendHead(b, majorUint, tagValue)
+		return o.Value.AppendCBOR(b)
+	}
+	e := o.Error
+	b = appendHead(b, majorArray, 5)
+	b = appendHead(b, majorUint, tagError)
+	b = appendText(b, e.Name)
+	b = appendText(b, e.Message)
+	if e.Code != nil {
+		b = appendText(b, *e.Code)
+	} else {
+		b = append(b, cborNull)
+	}
+	if e.Details != nil {
+		b = appendHead(b, majorArray, 1)
+		return e.Details.AppendCBOR(b)
+	}
+	return appendHead(b, majorArray, 0)
+}
+
+// Builder produces the snapshots of one live execution incrementally: its
+// buffer only grows, and the running hash always covers all of it.
+type Builder struct {
+	buf []byte
+	h   hash.Hash
+}
+
+// NewBuilder starts the journal of a fresh execution.
+func NewBuilder(h Header) *Builder {
+	b := &Builder{buf: appendHeader(make([]byte, 0, 256+len(h.Program)), h), h: sha256.New()}
+	b.h.Write(b.buf)
+	return b
+}
+
+// ContinueBuilder continues the journal of snapshot bytes already decoded.
+func ContinueBuilder(raw []byte) *Builder {
+	b := &Builder{buf: append([]byte(nil), raw...), h: sha256.New()}
+	b.h.Write(b.buf)
+	return b
+}
+
+// Suspend appends the pending call and returns the snapshot bytes and id.
+// The bytes are never modified afterwards.
+func (b *Builder) Suspend(p Pending) ([]byte, string) {
+	start := len(b.buf)
+	b.buf = appendPending(b.buf, p)
+	b.h.Write(b.buf[start:])
+	n := len(b.buf)
+	return b.buf[:n:n], hex.EncodeToString(b.h.Sum(nil))
+}
+
+// Answer appends the outcome of the pending call.
+func (b *Builder) Answer(o Outcome) {
+	start := len(b.buf)
+	b.buf = appendOutcome(b.buf, o)
+	b.h.Write(b.buf[start:])
+}
+
+// Decode parses snapshot bytes. It must only be called after the bytes were
+// authenticated; it still fails closed on anything malformed.
+func Decode(b []byte) (*Snapshot, error) {
+	r := &reader{b: b}
+	s := &Snapshot{}
+	if err := r.array(7); err != nil {
+		return nil, fail("not a snapshot")
+	}
+	if magic, err := r.text(); err != nil || magic != Magic {
+		return nil, fail("not a snapshot")
+	}
+	if v, err := r.uint(); err != nil || v != Version {
+		return nil, fail(fmt.Sprintf("unsupported snapshot format version (expected %d)", Version))
+	}
+	prog, err := r.raw(majorBytes)
+	if err != nil {
+		return nil, fail("malformed header")
+	}
+	s.Header.Program = prog
+	inputs, rest, err := value.DecodeCBOR(r.b)
+	if err != nil || inputs.Kind != value.KindObject {
+		return nil, fail("malformed inputs")
+	}
+	r.b = rest
+	s.Header.Inputs = inputs.Members
+	n, err := r.expect(majorArray)
+	if err != nil || n > maxCapabilities {
+		return nil, fail("malformed capabilities")
+	}
+	for i := uint64(0); i < n; i++ {
+		c, err := r.text()
+		if err != nil || !utf8.ValidString(c) {
+			return nil, fail("malformed capabilities")
+		}
+		s.Header.Capabilities = append(s.Header.Capabilities, c)
+	}
+	if s.Header.Seed, err = r.uint(); err != nil {
+		return nil, fail("malformed header")
+	}
+	if s.Header.ClockMillis, err = r.int(); err != nil {
+		return nil, fail("malformed header")
+	}
+	for {
+		p, digest, err := r.pending()
+		if err != nil {
+			return nil, err
+		}
+		if len(r.b) == 0 {
+			s.Pending = p
+			return s, nil
+		}
+		o, err := r.outcome()
+		if err != nil {
+			return nil, err
+		}
+		s.Calls = append(s.Calls, Call{Capability: p.Capability, ArgsDigest: digest, Meter: p.Meter, Outcome: o})
+	}
+}
+
+func fail(msg string) error { return fmt.Errorf("snapshot %s", msg) }
+
+func (r *reader) pending() (Pending, [32]byte, error) {
+	var p Pending
+	if err := r.array(5); err != nil {
+		return p, [32]byte{}, fail("malformed call")
+	}
+	if tag, err := r.uint(); err != nil || tag != tagPending {
+		return p, [32]byte{}, fail("malformed call")
+	}
+	var err error
+	if p.Capability, err = r.text(); err != nil || !utf8.ValidString(p.Capability) {
+		return p, [32]byte{}, fail("malformed call")
+	}
+	before := r.b
+	args, rest, err := value.DecodeCBOR(r.b)
+	if err != nil || args.Kind != value.KindArray {
+		return p, [32]byte{}, fail("malformed call arguments")
+	}
+	digest := sha256.Sum256(before[:len(before)-len(rest)])
+	r.b = rest
+	p.Args = args.Elems
+	if p.Meter.Instructions, err = r.uint(); err != nil {
+		return p, digest, fail("malformed call")
+	}
+	if p.Meter.Allocations, err = r.uint(); err != nil {
+		return p, digest, fail("malformed call")
+	}
+	return p, digest, nil
+}
+
+func (r *reader) outcome() (Outcome, error) {
+	var o Outcome
+	_, n, err := r.head()
+	if err != nil {
+		return o, fail("malformed outcome")
+	}
+	tag, err := r.uint()
+	if err != nil {
+		return o, fail("malformed outcome")
+	}
+	switch {
+	case tag == tagValue && n == 2:
+		v, rest, err := value.DecodeCBOR(r.b)
+		if err != nil {
+			return o, fail("malformed outcome value")
+		}
+		r.b = rest
+		o.Value = v
+		return o, nil
+	case tag == tagError && n == 5:
+		e := &HostError{}
+		if e.Name, err = r.text(); err != nil || !utf8.ValidString(e.Name) {
+			return o, fail("malformed outcome")
+		}
+		if e.Message, err = r.text(); err != nil || !utf8.ValidString(e.Message) {
+			return o, fail("malformed outcome")
+		}
+		if !r.isNull() {
+			code, err := r.text()
+			if err != nil || !utf8.ValidString(code) {
+				return o, fail("malformed outcome")
+			}
+			e.Code = &code
+		}
+		k, err := r.expect(majorArray)
+		if err != nil || k > 1 {
+			return o, fail("malformed outcome")
+		}
+		if k == 1 {
+			d, rest, err := value.DecodeCBOR(r.b)
+			if err != nil {
+				return o, fail("malformed outcome details")
+			}
+			r.b = rest
+			e.Details = &d
+		}
+		o.Error = e
+		return o, nil
+	}
+	return o, fail("malformed outcome")
+}
