@@ -1,0 +1,124 @@
+package frame
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// BinaryReader reads length-prefixed binary frames.
+type BinaryReader struct {
+	br     *bufio.Reader
+	limit  int
+	prefix [prefixLen]byte
+	buf    []byte // holds header and payload back to back; reused across frames
+	err    error  // sticky: once framing is lost nothing later can be trusted
+}
+
+// NewBinaryReader returns a reader of binary frames from r.
+func NewBinaryReader(r io.Reader) *BinaryReader {
+	return newBinaryReader(r, defaultBufSize, MaxRequestSize)
+}
+
+// newBinaryReader lets tests shrink the buffer and the limit so that fuzzing
+// can reach the size checks with small inputs.
+func newBinaryReader(r io.Reader, bufSize, limit int) *BinaryReader {
+	return &BinaryReader{br: bufio.NewReaderSize(r, bufSize), limit: limit}
+}
+
+// Next returns the next frame.
+//
+// Header and Payload alias an internal buffer and are only valid until the
+// next call to Next; copy them to keep them. Header has its capacity clipped,
+// so appending to it does not overwrite Payload.
+//
+// Next returns io.EOF when the stream ends exactly at a frame boundary, an
+// error wrapping ErrTruncated when it ends inside a frame, and one wrapping
+// ErrFrameTooLarge when the declared sizes exceed the limit; the bodies of
+// an oversized frame are not read. After any error, Next returns the same
+// error again.
+func (r *BinaryReader) Next() (Frame, error) {
+	if r.err != nil {
+		return Frame{}, r.err
+	}
+	f, err := r.next()
+	if err != nil {
+		r.err = err
+		return Frame{}, err
+	}
+	return f, nil
+}
+
+func (r *BinaryReader) next() (Frame, error) {
+	n, err := io.ReadFull(r.br, r.prefix[:])
+	if err != nil {
+		if err == io.EOF {
+			return Frame{}, io.EOF
+		}
+		return Frame{}, readErr(err, "prefix", n, prefixLen)
+	}
+	hl := binary.LittleEndian.Uint32(r.prefix[0:4])
+	pl := binary.LittleEndian.Uint32(r.prefix[4:8])
+	// 64-bit sum: two u32 values cannot overflow it, on any platform.
+	total := uint64(hl) + uint64(pl)
+	if total > uint64(r.limit) {
+		return Frame{}, fmt.Errorf("%w: header %d + payload %d bytes > %d",
+			ErrFrameTooLarge, hl, pl, r.limit)
+	}
+	r.buf = grow(r.buf[:0], int(total), r.limit)
+	if n, err := io.ReadFull(r.br, r.buf); err != nil {
+		return Frame{}, readErr(err, "body", n, int(total))
+	}
+	h := int(hl)
+	return Frame{Header: r.buf[:h:h], Payload: r.buf[h:]}, nil
+}
+
+// readErr maps an EOF inside a frame to ErrTruncated and wraps other I/O
+// errors.
+func readErr(err error, part string, got, want int) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("%w: EOF after %d of %d %s bytes", ErrTruncated, got, want, part)
+	}
+	return fmt.Errorf("read request: %w", err)
+}
+
+// BinaryWriter writes length-prefixed binary frames. It is safe for
+// concurrent use: each Write emits one whole frame.
+type BinaryWriter struct {
+	mu     sync.Mutex
+	bw     *bufio.Writer
+	prefix [prefixLen]byte
+}
+
+// NewBinaryWriter returns a writer of binary frames to w.
+func NewBinaryWriter(w io.Writer) *BinaryWriter {
+	return &BinaryWriter{bw: bufio.NewWriterSize(w, defaultBufSize)}
+}
+
+// Write writes one frame and flushes it, so the host sees the response
+// without waiting for more output. Parts longer than a u32 can describe are
+// rejected with ErrResponseTooLarge rather than sent with a wrapped length.
+func (w *BinaryWriter) Write(header, payload []byte) error {
+	hl, err := partLen("header", len(header))
+	if err != nil {
+		return err
+	}
+	pl, err := partLen("payload", len(payload))
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	binary.LittleEndian.PutUint32(w.prefix[0:4], hl)
+	binary.LittleEndian.PutUint32(w.prefix[4:8], pl)
+	// bufio.Writer errors are sticky, so checking after Flush is enough.
+	_, _ = w.bw.Write(w.prefix[:])
+	_, _ = w.bw.Write(header)
+	_, _ = w.bw.Write(payload)
+	if err := w.bw.Flush(); err != nil {
+		return fmt.Errorf("write response: %w", err)
+	}
+	return nil
+}

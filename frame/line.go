@@ -1,0 +1,140 @@
+package frame
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// LineReader reads '\n'-terminated lines (JSONL).
+type LineReader struct {
+	br    *bufio.Reader
+	limit int
+	buf   []byte // accumulates lines longer than the bufio buffer; reused
+	err   error  // sticky, as for BinaryReader
+}
+
+// NewLineReader returns a reader of lines from r.
+func NewLineReader(r io.Reader) *LineReader {
+	return newLineReader(r, defaultBufSize, MaxRequestSize)
+}
+
+// newLineReader lets tests shrink the buffer and the limit so that fuzzing
+// can reach the size checks with small inputs.
+func newLineReader(r io.Reader, bufSize, limit int) *LineReader {
+	return &LineReader{br: bufio.NewReaderSize(r, bufSize), limit: limit}
+}
+
+// Next returns the next non-blank line, without its '\n' and without one
+// trailing '\r'. Lines made only of ASCII whitespace (space, \t, \r, \v, \f)
+// are skipped. A final line not terminated by '\n' is returned as a line.
+//
+// The returned slice may alias internal buffers and is only valid until the
+// next call to Next.
+//
+// The limit applies to the bytes before '\n', including any '\r'. A longer
+// line yields an error wrapping ErrLineTooLarge as soon as the excess is
+// seen, without reading the rest of it, so at most the limit plus the bufio
+// buffer is ever held. Next returns io.EOF once the input is exhausted.
+// After any error, Next returns the same error again.
+func (r *LineReader) Next() ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		if !isBlank(line) {
+			return line, nil
+		}
+	}
+}
+
+// readLine returns one line with '\n' and a trailing '\r' removed.
+func (r *LineReader) readLine() ([]byte, error) {
+	r.buf = r.buf[:0]
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		switch err {
+		case nil:
+			chunk = chunk[:len(chunk)-1]
+		case bufio.ErrBufferFull, io.EOF:
+			// chunk holds line bytes only.
+		default:
+			return nil, fmt.Errorf("read request: %w", err)
+		}
+		if len(r.buf)+len(chunk) > r.limit {
+			return nil, fmt.Errorf("%w: more than %d bytes", ErrLineTooLarge, r.limit)
+		}
+		if err == bufio.ErrBufferFull {
+			n := len(r.buf)
+			r.buf = grow(r.buf, n+len(chunk), r.limit)
+			copy(r.buf[n:], chunk)
+			continue
+		}
+		if err == io.EOF && len(r.buf) == 0 && len(chunk) == 0 {
+			return nil, io.EOF
+		}
+		// Complete line: '\n' found, or EOF after a partial last line.
+		if len(r.buf) == 0 {
+			// Common case: the line fit in bufio's buffer; no copy.
+			return trimCR(chunk), nil
+		}
+		n := len(r.buf)
+		r.buf = grow(r.buf, n+len(chunk), r.limit)
+		copy(r.buf[n:], chunk)
+		return trimCR(r.buf), nil
+	}
+}
+
+func trimCR(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		return b[:n-1]
+	}
+	return b
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\v', '\f':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// LineWriter writes '\n'-terminated lines (JSONL). It is safe for concurrent
+// use: each Write emits one whole line.
+type LineWriter struct {
+	mu sync.Mutex
+	bw *bufio.Writer
+}
+
+// NewLineWriter returns a writer of lines to w.
+func NewLineWriter(w io.Writer) *LineWriter {
+	return &LineWriter{bw: bufio.NewWriterSize(w, defaultBufSize)}
+}
+
+// Write writes line followed by '\n' and flushes. A line containing '\n' is
+// rejected with ErrNewlineInLine because the reader would see several lines.
+func (w *LineWriter) Write(line []byte) error {
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return ErrNewlineInLine
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	// bufio.Writer errors are sticky, so checking after Flush is enough.
+	_, _ = w.bw.Write(line)
+	_ = w.bw.WriteByte('\n')
+	if err := w.bw.Flush(); err != nil {
+		return fmt.Errorf("write response: %w", err)
+	}
+	return nil
+}
