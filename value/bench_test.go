@@ -1,0 +1,55 @@
+package value
+
+import "testing"
+
+func BenchmarkAppendJSON(b *testing.B) {
+	v := realisticValue()
+	buf := v.AppendJSON(nil)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = v.AppendJSON(buf[:0])
+	}
+}
+
+func BenchmarkParseJSON(b *testing.B) {
+	in := realisticValue().AppendJSON(nil)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseJSON(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppendCBOR(b *testing.B) {
+	v := realisticValue()
+	buf := v.AppendCBOR(nil)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = v.AppendCBOR(buf[:0])
+	}
+}
+
+func BenchmarkDecodeCBOR(b *testing.B) {
+	in := realisticValue().AppendCBOR(nil)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := DecodeCBOR(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	v := realisticValue()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := v.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,714 @@
+package value
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The JSON wire form is an externally tagged enum:
+//
+//	"Undefined"  "Null"  "Hole"  {"Bool":true}  {"String":"text"}
+//	{"Number":{"Finite":1.5}}  {"Number":"NaN"}  {"Number":"Infinity"}
+//	{"Number":"NegInfinity"}  {"Number":"NegZero"}
+//	{"Array":[...]}  {"Object":{"key":...}}
+//
+// Decoding also accepts {"Undefined":null}, {"Null":null} and {"Hole":null};
+// encoding always writes the string spelling.
+
+// AppendJSON appends the JSON wire form of v to dst. It writes whatever v
+// holds, even a value that Validate rejects; an unknown kind is written as
+// null, which no decoder accepts. Strings are written as UTF-8 with an
+// unpaired surrogate as its \u escape and any other invalid byte as U+FFFD.
+func (v Value) AppendJSON(dst []byte) []byte {
+	return appendJSON(dst, &v)
+}
+
+// MarshalJSON returns the JSON wire form of v, or the Validate error if v
+// cannot cross the boundary.
+func (v Value) MarshalJSON() ([]byte, error) {
+	if err := v.Validate(); err != nil {
+		return nil, err
+	}
+	return appendJSON(nil, &v), nil
+}
+
+// UnmarshalJSON decodes the JSON wire form into v. The JSON literal null is
+// not a StructuredValue and is rejected; use a *Value field for an optional
+// value.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	x, err := ParseJSON(b)
+	if err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+func appendJSON(dst []byte, v *Value) []byte {
+	switch v.Kind {
+	case KindUndefined:
+		return append(dst, `"Undefined"`...)
+	case KindNull:
+		return append(dst, `"Null"`...)
+	case KindHole:
+		return append(dst, `"Hole"`...)
+	case KindBool:
+		if v.Bool {
+			return append(dst, `{"Bool":true}`...)
+		}
+		return append(dst, `{"Bool":false}`...)
+	case KindString:
+		dst = append(dst, `{"String":`...)
+		dst = appendJSONString(dst, v.Str)
+		return append(dst, '}')
+	case KindNumber:
+		return appendJSONNumber(dst, v.Num)
+	case KindArray:
+		dst = append(dst, `{"Array":[`...)
+		for i := range v.Elems {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSON(dst, &v.Elems[i])
+		}
+		return append(dst, "]}"...)
+	case KindObject:
+		dst = append(dst, `{"Object":{`...)
+		for i := range v.Members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, v.Members[i].Key)
+			dst = append(dst, ':')
+			dst = appendJSON(dst, &v.Members[i].Value)
+		}
+		return append(dst, "}}"...)
+	}
+	return append(dst, "null"...)
+}
+
+func appendJSONNumber(dst []byte, f float64) []byte {
+	switch {
+	case f != f:
+		return append(dst, `{"Number":"NaN"}`...)
+	case math.IsInf(f, 1):
+		return append(dst, `{"Number":"Infinity"}`...)
+	case math.IsInf(f, -1):
+		return append(dst, `{"Number":"NegInfinity"}`...)
+	case f == 0 && math.Signbit(f):
+		return append(dst, `{"Number":"NegZero"}`...)
+	}
+	dst = append(dst, `{"Number":{"Finite":`...)
+	dst = appendFinite(dst, f)
+	return append(dst, "}}"...)
+}
+
+// appendFinite writes the shortest decimal that parses back to f, laid out
+// as Rust's ryu/serde_json does (6.0, 0.001, 1e21, 1.5e-7) so the host and
+// the sidecar spell numbers identically. f must be finite.
+func appendFinite(dst []byte, f float64) []byte {
+	if f == 0 {
+		if math.Signbit(f) {
+			return append(dst, "-0.0"...)
+		}
+		return append(dst, "0.0"...)
+	}
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // -d.ddde±dd
+	if s[0] == '-' {
+		dst = append(dst, '-')
+		s = s[1:]
+	}
+	var digits [24]byte
+	n, i := 0, 0
+	for ; s[i] != 'e'; i++ {
+		if s[i] != '.' {
+			digits[n] = s[i]
+			n++
+		}
+	}
+	i++ // 'e'
+	negExp := s[i] == '-'
+	exp := 0
+	for i++; i < len(s); i++ {
+		exp = exp*10 + int(s[i]-'0')
+	}
+	if negExp {
+		exp = -exp
+	}
+	// The value is 0.digits × 10^kk.
+	kk := exp + 1
+	switch {
+	case kk >= n && kk <= 16:
+		dst = append(dst, digits[:n]...)
+		for j := n; j < kk; j++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, '.', '0')
+	case kk > 0 && kk <= 16:
+		dst = append(dst, digits[:kk]...)
+		dst = append(dst, '.')
+		return append(dst, digits[kk:n]...)
+	case kk > -5 && kk <= 0:
+		dst = append(dst, '0', '.')
+		for j := kk; j < 0; j++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits[:n]...)
+	}
+	dst = append(dst, digits[0])
+	if n > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, digits[1:n]...)
+	}
+	dst = append(dst, 'e')
+	return strconv.AppendInt(dst, int64(kk-1), 10)
+}
+
+// jsonSafe marks the ASCII bytes a JSON string may hold unescaped.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError || size > 1 {
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		if u, ok := surrogateAt(s, i); ok {
+			dst = append(dst, '\\', 'u', hexDigits[u>>12], hexDigits[u>>8&0xF], hexDigits[u>>4&0xF], hexDigits[u&0xF])
+			i += 3
+		} else {
+			dst = append(dst, `\ufffd`...)
+			i++
+		}
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// ParseJSON decodes one StructuredValue from its JSON wire form, with
+// optional surrounding whitespace and nothing else.
+//
+// Object members keep their order. An object with a repeated key is
+// rejected: a JavaScript object cannot have one, and accepting it would mean
+// silently choosing between the copies. Text must be valid UTF-8; \u escapes
+// of unpaired surrogates are kept (as WTF-8), never replaced.
+//
+// The decoder is built for hostile input: recursion stops at MaxDepth,
+// memory use is linear in the input size and errors never panic.
+func ParseJSON(b []byte) (Value, error) {
+	d := jsonDecoder{b: b, scratch: getScratch()}
+	defer d.release()
+	v, err := d.value(0, posTop)
+	if err != nil {
+		return Value{}, err
+	}
+	d.skipWS()
+	if d.i < len(d.b) {
+		return Value{}, invalidf("unexpected data after the value at offset %d", d.i)
+	}
+	return v, nil
+}
+
+type jsonDecoder struct {
+	b []byte
+	i int
+	*scratch
+}
+
+func (d *jsonDecoder) skipWS() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek skips whitespace and returns the next byte, or 0 at the end.
+func (d *jsonDecoder) peek() byte {
+	d.skipWS()
+	if d.i < len(d.b) {
+		return d.b[d.i]
+	}
+	return 0
+}
+
+func (d *jsonDecoder) expected(what string) error {
+	if d.i >= len(d.b) {
+		return invalidf("expected %s, found end of input", what)
+	}
+	c := d.b[d.i]
+	if c > 0x20 && c < 0x7F {
+		return invalidf("expected %s, found %q at offset %d", what, c, d.i)
+	}
+	return invalidf("expected %s, found byte 0x%02x at offset %d", what, c, d.i)
+}
+
+func (d *jsonDecoder) expect(c byte, what string) error {
+	if d.peek() != c {
+		return d.expected(what)
+	}
+	d.i++
+	return nil
+}
+
+// literal consumes the JSON literal lit (null, true or false).
+func (d *jsonDecoder) literal(lit string) bool {
+	d.skipWS()
+	if len(d.b)-d.i < len(lit) || string(d.b[d.i:d.i+len(lit)]) != lit {
+		return false
+	}
+	d.i += len(lit)
+	return true
+}
+
+// value decodes a StructuredValue inside depth arrays and objects.
+func (d *jsonDecoder) value(depth int, pos position) (Value, error) {
+	switch d.peek() {
+	case '"':
+		name, err := d.str()
+		if err != nil {
+			return Value{}, err
+		}
+		switch string(name) {
+		case "Undefined":
+			return Value{}, nil
+		case "Null":
+			return Value{Kind: KindNull}, nil
+		case "Hole":
+			if pos != posElem {
+				return Value{}, errHolePlacement
+			}
+			return Value{Kind: KindHole}, nil
+		case "Bool", "String", "Number", "Array", "Object":
+			return Value{}, invalidf("variant %q requires content", name)
+		}
+		return Value{}, invalidf("unknown variant %s", quoteSnippet(string(name)))
+	case '{':
+		d.i++
+		return d.variant(depth, pos)
+	}
+	return Value{}, d.expected("a StructuredValue")
+}
+
+// variant decodes the single-key object form, after its '{'.
+func (d *jsonDecoder) variant(depth int, pos position) (Value, error) {
+	if d.peek() != '"' {
+		if d.i < len(d.b) && d.b[d.i] == '}' {
+			return Value{}, invalidf("a variant object must have exactly one key")
+		}
+		return Value{}, d.expected("a variant name")
+	}
+	name, err := d.str()
+	if err != nil {
+		return Value{}, err
+	}
+	if err := d.expect(':', "':'"); err != nil {
+		return Value{}, err
+	}
+	var v Value
+	switch string(name) {
+	case "Undefined", "Null", "Hole":
+		switch string(name) {
+		case "Null":
+			v.Kind = KindNull
+		case "Hole":
+			if pos != posElem {
+				return Value{}, errHolePlacement
+			}
+			v.Kind = KindHole
+		}
+		if !d.literal("null") {
+			return Value{}, invalidf("variant %q takes no content, expected null", name)
+		}
+	case "Bool":
+		switch {
+		case d.literal("true"):
+			v = Value{Kind: KindBool, Bool: true}
+		case d.literal("false"):
+			v = Value{Kind: KindBool}
+		default:
+			return Value{}, invalidf("Bool must be true or false")
+		}
+	case "String":
+		if d.peek() != '"' {
+			return Value{}, invalidf("String must be a JSON string")
+		}
+		s, err := d.str()
+		if err != nil {
+			return Value{}, err
+		}
+		v = Value{Kind: KindString, Str: string(s)}
+	case "Number":
+		if v, err = d.number(); err != nil {
+			return Value{}, err
+		}
+	case "Array":
+		if d.peek() != '[' {
+			return Value{}, invalidf("Array must be a JSON array")
+		}
+		if depth >= MaxDepth {
+			return Value{}, errNesting
+		}
+		if v, err = d.array(depth + 1); err != nil {
+			return Value{}, err
+		}
+	case "Object":
+		if d.peek() != '{' {
+			return Value{}, invalidf("Object must be a JSON object")
+		}
+		if depth >= MaxDepth {
+			return Value{}, errNesting
+		}
+		if v, err = d.object(depth + 1); err != nil {
+			return Value{}, err
+		}
+	default:
+		return Value{}, invalidf("unknown variant %s", quoteSnippet(string(name)))
+	}
+	switch d.peek() {
+	case '}':
+		d.i++
+		return v, nil
+	case ',':
+		return Value{}, invalidf("a variant object must have exactly one key")
+	}
+	return Value{}, d.expected("'}'")
+}
+
+const numberShapes = `Number must be "NaN", "Infinity", "NegInfinity", "NegZero" or {"Finite":number}`
+
+func (d *jsonDecoder) number() (Value, error) {
+	switch d.peek() {
+	case '"':
+		name, err := d.str()
+		if err != nil {
+			return Value{}, err
+		}
+		switch string(name) {
+		case "NaN":
+			return Value{Kind: KindNumber, Num: math.NaN()}, nil
+		case "Infinity":
+			return Value{Kind: KindNumber, Num: math.Inf(1)}, nil
+		case "NegInfinity":
+			return Value{Kind: KindNumber, Num: math.Inf(-1)}, nil
+		case "NegZero":
+			return Value{Kind: KindNumber, Num: math.Copysign(0, -1)}, nil
+		}
+		return Value{}, invalidf("unknown Number variant %s", quoteSnippet(string(name)))
+	case '{':
+		d.i++
+		if d.peek() != '"' {
+			return Value{}, invalidf(numberShapes)
+		}
+		name, err := d.str()
+		if err != nil {
+			return Value{}, err
+		}
+		if string(name) != "Finite" {
+			return Value{}, invalidf("unknown Number variant %s", quoteSnippet(string(name)))
+		}
+		if err := d.expect(':', "':'"); err != nil {
+			return Value{}, err
+		}
+		f, err := d.finite()
+		if err != nil {
+			return Value{}, err
+		}
+		switch d.peek() {
+		case '}':
+			d.i++
+			return Value{Kind: KindNumber, Num: f}, nil
+		case ',':
+			return Value{}, invalidf(numberShapes)
+		}
+		return Value{}, d.expected("'}'")
+	}
+	return Value{}, invalidf(numberShapes)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// finite decodes a JSON number.
+func (d *jsonDecoder) finite() (float64, error) {
+	d.skipWS()
+	b, start := d.b, d.i
+	i := start
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return 0, invalidf("Finite must be a JSON number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			d.i = i
+			return 0, d.expected("a digit")
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			d.i = i
+			return 0, d.expected("a digit")
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	d.i = i
+	f, err := strconv.ParseFloat(string(b[start:i]), 64)
+	if err != nil {
+		return 0, invalidf("number out of range at offset %d", start)
+	}
+	return f, nil
+}
+
+// array decodes the elements of an array at nesting depth, after checking
+// that d.b[d.i] is '['.
+func (d *jsonDecoder) array(depth int) (Value, error) {
+	d.i++
+	if d.peek() == ']' {
+		d.i++
+		return Value{Kind: KindArray}, nil
+	}
+	base := len(d.elems)
+	for {
+		if len(d.elems)-base == MaxArrayLength {
+			return Value{}, errArrayTooLong
+		}
+		v, err := d.value(depth, posElem)
+		if err != nil {
+			return Value{}, err
+		}
+		d.elems = append(d.elems, v)
+		switch d.peek() {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return Value{Kind: KindArray, Elems: d.takeElems(base)}, nil
+		default:
+			return Value{}, d.expected("',' or ']'")
+		}
+	}
+}
+
+// object decodes the members of an object at nesting depth, after checking
+// that d.b[d.i] is '{'.
+func (d *jsonDecoder) object(depth int) (Value, error) {
+	d.i++
+	if d.peek() == '}' {
+		d.i++
+		return Value{Kind: KindObject}, nil
+	}
+	base := len(d.members)
+	var keys keySet
+	for {
+		if d.peek() != '"' {
+			return Value{}, d.expected("an object key")
+		}
+		kb, err := d.str()
+		if err != nil {
+			return Value{}, err
+		}
+		key := string(kb)
+		if !keys.add(d.members[base:], key) {
+			return Value{}, errDuplicateKey(key)
+		}
+		if err := d.expect(':', "':'"); err != nil {
+			return Value{}, err
+		}
+		v, err := d.value(depth, posMember)
+		if err != nil {
+			return Value{}, err
+		}
+		d.members = append(d.members, Member{Key: key, Value: v})
+		switch d.peek() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return Value{Kind: KindObject, Members: d.takeMembers(base)}, nil
+		default:
+			return Value{}, d.expected("',' or '}'")
+		}
+	}
+}
+
+// str decodes the JSON string starting at d.b[d.i] == '"' to WTF-8. The
+// result aliases the input or the scratch buffer, so it is valid only until
+// the next call.
+func (d *jsonDecoder) str() ([]byte, error) {
+	b := d.b
+	start := d.i + 1
+	for i := start; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			return b[start:i], nil
+		case c == '\\' || c < 0x20:
+			return d.strSlow(start, i)
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return nil, invalidf("invalid UTF-8 in string at offset %d", i)
+			}
+			i += size
+		}
+	}
+	return nil, invalidf("unterminated string at offset %d", d.i)
+}
+
+// strSlow continues str from b[i], the first escape or control character.
+func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
+	b := d.b
+	buf := append(d.buf[:0], b[start:i]...)
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			d.i = i + 1
+			d.buf = buf
+			return buf, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return nil, invalidf("unterminated string at offset %d", d.i)
+			}
+			switch e := b[i+1]; e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				u, ok := hex4(b, i+2)
+				if !ok {
+					return nil, invalidf("invalid \\u escape at offset %d", i)
+				}
+				i += 6
+				if u >= surrHighMin && u < surrLowMin && len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
+					if lo, ok := hex4(b, i+2); ok && lo >= surrLowMin && lo <= surrMax {
+						buf = utf8.AppendRune(buf, 0x10000+(rune(u-surrHighMin)<<10|rune(lo-surrLowMin)))
+						i += 6
+						continue
+					}
+				}
+				buf = appendUnit(buf, u)
+				continue
+			default:
+				return nil, invalidf("invalid escape in string at offset %d", i)
+			}
+			i += 2
+		case c < 0x20:
+			return nil, invalidf("unescaped control character in string at offset %d", i)
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return nil, invalidf("invalid UTF-8 in string at offset %d", i)
+			}
+			buf = append(buf, b[i:i+size]...)
+			i += size
+		}
+	}
+	return nil, invalidf("unterminated string at offset %d", d.i)
+}
+
+func hex4(b []byte, i int) (uint16, bool) {
+	if len(b)-i < 4 {
+		return 0, false
+	}
+	var u uint16
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		u = u<<4 | uint16(c)
+	}
+	return u, true
+}
+
+// appendUnit appends a BMP code unit as UTF-8, an unpaired surrogate as
+// its 3-byte generalized form.
+func appendUnit(buf []byte, u uint16) []byte {
+	switch {
+	case u < 0x80:
+		return append(buf, byte(u))
+	case u < 0x800:
+		return append(buf, 0xC0|byte(u>>6), 0x80|byte(u)&0x3F)
+	}
+	return append(buf, 0xE0|byte(u>>12), 0x80|byte(u>>6)&0x3F, 0x80|byte(u)&0x3F)
+}

@@ -1,0 +1,51 @@
+package value
+
+import "sync"
+
+// scratch holds the stacks on which a decoder collects the elements and
+// members of the arrays and objects it is inside; each finished one is
+// copied out at its exact size. Pooling the stacks leaves the final slices,
+// strings and keys as the only garbage a decode makes.
+type scratch struct {
+	elems   []Value
+	members []Member
+	buf     []byte // a string being unescaped
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// Stacks larger than this are dropped rather than pooled, so one huge
+// input does not keep its memory alive.
+const maxPooledEntries = 1 << 12
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+func (s *scratch) release() {
+	// Entries above the lengths were cleared when popped; these are left
+	// over by an error and must not keep the input's values alive.
+	clear(s.elems)
+	clear(s.members)
+	if cap(s.elems) > maxPooledEntries || cap(s.members) > maxPooledEntries || cap(s.buf) > 64<<10 {
+		return
+	}
+	s.elems, s.members, s.buf = s.elems[:0], s.members[:0], s.buf[:0]
+	scratchPool.Put(s)
+}
+
+// takeElems pops the elements above base into a new slice.
+func (s *scratch) takeElems(base int) []Value {
+	out := make([]Value, len(s.elems)-base)
+	copy(out, s.elems[base:])
+	clear(s.elems[base:])
+	s.elems = s.elems[:base]
+	return out
+}
+
+// takeMembers pops the members above base into a new slice.
+func (s *scratch) takeMembers(base int) []Member {
+	out := make([]Member, len(s.members)-base)
+	copy(out, s.members[base:])
+	clear(s.members[base:])
+	s.members = s.members[:base]
+	return out
+}
