@@ -132,7 +132,7 @@ const (
 func instrument(source string) (string, []insertion, []span, error) {
 	prg, err := parser.ParseFile(nil, "", source, 0, parser.WithDisableSourceMaps)
 	if err == nil {
-		in := &instrumenter{src: source, seen: map[visitKey]bool{}}
+		in := newInstrumenter(source)
 		in.walk(reflect.ValueOf(prg))
 		if len(in.errs) > 0 {
 			return "", nil, nil, reservedError(in.errs)
@@ -155,7 +155,7 @@ func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, 
 		return "", nil, nil, false, nil
 	}
 	start, end := len(tlaPrefix), len(tlaPrefix)+len(source)
-	in := &instrumenter{src: wrapped, seen: map[visitKey]bool{}}
+	in := newInstrumenter(wrapped)
 	in.walk(reflect.ValueOf(prg))
 	// The reserved names in the wrapper are ours; only the guest's count.
 	in.errs = in.errs[:0]
@@ -169,8 +169,10 @@ func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, 
 		if !ok || off(es.Idx0()) < start {
 			continue
 		}
-		in.add(off(es.Expression.Idx0()), completionName+"=(", false)
-		in.add(off(es.Expression.Idx1()), ")", true)
+		// Outermost of all insertions at these offsets.
+		in.ins = append(in.ins,
+			insertion{at: off(es.Expression.Idx0()), text: completionName + "=(", seq: -1},
+			insertion{at: off(es.Expression.Idx1()), text: ")", close: true, seq: -1})
 	}
 	// Re-base the insertions onto the guest's own text; the wrapper is an
 	// insertion at each end.
@@ -183,8 +185,8 @@ func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, 
 		ins = append(ins, x)
 	}
 	in.ins = append(ins,
-		insertion{at: 0, text: tlaPrefix, seq: -1},
-		insertion{at: len(source), text: tlaSuffix, close: true, seq: 1 << 30})
+		insertion{at: 0, text: tlaPrefix, seq: -2},
+		insertion{at: len(source), text: tlaSuffix, close: true, seq: -2})
 	var spans []span
 	for _, sp := range in.spans {
 		if sp.start >= start {

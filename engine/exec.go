@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
@@ -73,6 +74,9 @@ type Execution struct {
 	steps  chan Step
 	inbox  chan message
 	over   bool
+
+	nativeDepth int           // nesting of guarded recursive built-ins
+	heapLimit   atomic.Uint64 // read by the heap watchdog
 }
 
 // errAbandoned ends an evicted execution's goroutine.
@@ -87,8 +91,10 @@ func Start(cfg Config) (*Execution, Step) {
 		steps:  make(chan Step),
 		inbox:  make(chan message),
 	}
-	if cfg.Pending != nil && cfg.Pending.Meter.Instructions > cfg.Limits.InstructionBudget {
-		return nil, Step{Err: ErrInstructionBudget}
+	if cfg.Pending != nil {
+		if err := overBudget(cfg.Pending.Meter, cfg.Limits); err != nil {
+			return nil, Step{Err: err}
+		}
 	}
 	go x.run()
 	return x.next()
@@ -107,8 +113,8 @@ func (x *Execution) next() (*Execution, Step) {
 // The Execution must not be used again unless the step is a suspension
 // (then Resume returns x itself).
 func (x *Execution) Resume(p Payload, limits policy.Limits) (*Execution, Step) {
-	if x.meter.Instructions > limits.InstructionBudget {
-		return x, Step{Err: ErrInstructionBudget}
+	if err := overBudget(x.meter, limits); err != nil {
+		return x, Step{Err: err}
 	}
 	x.inbox <- message{payload: p, limits: limits}
 	return x.next()
@@ -124,6 +130,18 @@ func (x *Execution) Abandon() {
 	<-x.steps
 }
 
+// overBudget refuses at once to resume an execution that has already used
+// more than a (stricter) policy's cumulative budgets allow.
+func overBudget(m snapshot.Meter, l policy.Limits) error {
+	switch {
+	case m.Instructions > l.InstructionBudget:
+		return ErrInstructionBudget
+	case m.Allocations > l.AllocationBudget:
+		return ErrAllocationBudget
+	}
+	return nil
+}
+
 // Stats reports the execution's counters.
 func (x *Execution) Stats() Stats { return x.stats }
 
@@ -136,8 +154,10 @@ func (x *Execution) run() {
 		if p := recover(); p != nil {
 			final = Step{Err: &Error{Kind: KindRuntime, Message: "internal error"}}
 		}
+		watch.leave(x)
 		x.steps <- final
 	}()
+	x.heapLimit.Store(x.limits.HeapLimitBytes)
 	final = x.execute()
 }
 
@@ -149,10 +169,20 @@ func (x *Execution) execute() Step {
 	}
 	x.realm = r
 	rt := r.rt
+	x.installGuards()
+	watch.enter(x)
 	rt.SetMaxCallStackSize(int(min(x.limits.CallDepthLimit, 1<<30)))
 	global := rt.GlobalObject()
 	meter := r.newFunction(meterName, 0, x.tick)
 	if err := global.DefineDataProperty(meterName, meter, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
+	}
+	jobMeter := r.newFunction(jobMeterName, 0, x.tickJob)
+	if err := global.DefineDataProperty(jobMeterName, jobMeter, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
+	}
+	alloc := r.newFunction(allocName, 1, x.allocate)
+	if err := global.DefineDataProperty(allocName, alloc, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
 		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
 	}
 	for _, name := range h.Capabilities {
@@ -233,6 +263,28 @@ func (x *Execution) tick(goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
+// JobWeight is what scheduling one promise job (an await, a then) costs
+// in instructions.
+const JobWeight = 16
+
+func (x *Execution) tickJob(goja.FunctionCall) goja.Value {
+	x.meter.Instructions += JobWeight
+	if x.meter.Instructions > x.limits.InstructionBudget {
+		x.realm.rt.Interrupt(ErrInstructionBudget)
+	}
+	return goja.Undefined()
+}
+
+// allocate counts one allocation at an instrumented site and returns the
+// allocated value.
+func (x *Execution) allocate(c goja.FunctionCall) goja.Value {
+	x.meter.Allocations++
+	if x.meter.Allocations > x.limits.AllocationBudget {
+		x.realm.rt.Interrupt(ErrAllocationBudget)
+	}
+	return c.Argument(0)
+}
+
 func divergence(detail string) error {
 	return &Error{Kind: KindSerialization, Message: "snapshot replay diverged: " + detail}
 }
@@ -275,6 +327,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return x.deliver(x.cfg.Answer)
 		}
+		watch.leave(x)
 		x.steps <- Step{Capability: name, Args: args, ArgsDigest: digest, Meter: x.meter}
 		m := <-x.inbox
 		if m.abandon {
@@ -282,6 +335,8 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			return goja.Undefined()
 		}
 		x.limits = m.limits
+		x.heapLimit.Store(m.limits.HeapLimitBytes)
+		watch.enter(x)
 		rt.SetMaxCallStackSize(int(min(m.limits.CallDepthLimit, 1<<30)))
 		return x.deliver(m.payload)
 	}

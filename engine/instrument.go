@@ -14,6 +14,8 @@ import (
 const (
 	ReservedPrefix = "__mustard"
 	meterName      = "__mustard_m"
+	allocName      = "__mustard_a"
+	jobMeterName   = "__mustard_j"
 	completionName = "__mustard_cv"
 )
 
@@ -39,12 +41,17 @@ type visitKey struct {
 type span struct{ start, end int }
 
 type instrumenter struct {
-	spans []span
-	seen  map[visitKey]bool
-	src   string
-	ins   []insertion
-	seq   int
-	errs  []string
+	declared map[*ast.FunctionLiteral]bool
+	spans    []span
+	seen     map[visitKey]bool
+	src      string
+	ins      []insertion
+	seq      int
+	errs     []string
+}
+
+func newInstrumenter(src string) *instrumenter {
+	return &instrumenter{src: src, seen: map[visitKey]bool{}, declared: map[*ast.FunctionLiteral]bool{}}
 }
 
 func (in *instrumenter) add(at int, text string, close bool) {
@@ -108,11 +115,15 @@ func (in *instrumenter) visit(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.FunctionLiteral:
 		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
+		if !in.declared[n] && isFunctionKeyword(in.src[off(n.Idx0()):]) {
+			in.counted(n)
+		}
 		if n.Body != nil {
 			in.add(in.bodyStart(n.Body), meterCall, false)
 		}
 	case *ast.ArrowFunctionLiteral:
 		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
+		in.counted(n)
 		switch b := n.Body.(type) {
 		case *ast.BlockStatement:
 			in.add(in.bodyStart(b), meterCall, false)
@@ -120,6 +131,15 @@ func (in *instrumenter) visit(n ast.Node) {
 			in.add(off(b.Expression.Idx0()), "("+meterName+"(),", false)
 			in.add(off(b.Expression.Idx1()), ")", true)
 		}
+	case *ast.FunctionDeclaration:
+		in.declared[n.Function] = true
+	case *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.NewExpression:
+		in.counted(n)
+	case *ast.AwaitExpression:
+		// Each await schedules a promise job, which costs far more than a
+		// loop iteration.
+		in.add(off(n.Argument.Idx0()), "("+jobMeterName+"(),", false)
+		in.add(off(n.Argument.Idx1()), ")", true)
 	case *ast.ClassStaticBlock:
 		if n.Block != nil {
 			in.add(off(n.Block.LeftBrace)+1, meterCall, false)
@@ -195,6 +215,11 @@ func (in *instrumenter) apply(prefix string) (string, []insertion) {
 		if a.close != b.close {
 			return a.close
 		}
+		// Openers outermost first (parents are visited first); closers
+		// innermost first.
+		if a.close {
+			return a.seq > b.seq
+		}
 		return a.seq < b.seq
 	})
 	var sb strings.Builder
@@ -208,4 +233,26 @@ func (in *instrumenter) apply(prefix string) (string, []insertion) {
 	}
 	sb.WriteString(in.src[last:])
 	return sb.String(), in.ins
+}
+
+// counted wraps an expression that allocates (object and array literals,
+// new, function expressions) in the allocation meter, which returns its
+// argument.
+func (in *instrumenter) counted(n ast.Node) {
+	end := off(n.Idx1())
+	if ne, ok := n.(*ast.NewExpression); ok && ne.RightParenthesis > 0 {
+		// goja ends `new X()` (no arguments) at the callee.
+		end = off(ne.RightParenthesis) + 1
+	}
+	in.add(off(n.Idx0()), allocName+"(", false)
+	in.add(end, ")", true)
+}
+
+// isFunctionKeyword tells a function expression from a method, getter or
+// setter, whose text cannot be wrapped.
+func isFunctionKeyword(s string) bool {
+	if strings.HasPrefix(s, "async") {
+		s = strings.TrimLeft(s[5:], " \t\n\r")
+	}
+	return strings.HasPrefix(s, "function")
 }

@@ -1,0 +1,452 @@
+package engine
+
+import (
+	"math"
+	"math/bits"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
+	"github.com/dop251/goja"
+)
+
+// Built-ins that can do a lot of work, allocate a lot, or recurse inside Go
+// in one call are wrapped, so that no single call can escape the limits:
+//   - size pre-checks refuse a result larger than the heap limit before any
+//     memory is allocated (deterministic);
+//   - the work of a call is charged to the instruction budget by size
+//     (deterministic), one instruction per workUnit elements or bytes;
+//   - built-ins that recurse in Go over nested values (join, toString,
+//     JSON) are bounded to MaxNativeDepth nesting levels;
+//   - a backtracking regular expression runs at most RegexpTimeout per call.
+
+// MaxNativeDepth bounds the nesting a recursive built-in may walk.
+const MaxNativeDepth = 1000
+
+// RegexpTimeout bounds one backtracking regular-expression match.
+const RegexpTimeout = 100 * time.Millisecond
+
+// workUnit is how many elements or bytes one instruction pays for in a
+// built-in's own loop.
+const workUnit = 64
+
+func init() {
+	// goja compiles patterns that RE2 cannot run with regexp2, which
+	// backtracks; without a timeout one pattern could run for hours.
+	regexp2.DefaultMatchTimeout = RegexpTimeout
+}
+
+type wrapper func(orig goja.Callable) func(goja.FunctionCall) goja.Value
+
+// installGuards replaces the risky built-ins of the realm with guarded ones.
+func (x *Execution) installGuards() {
+	r := x.realm
+	rt := r.rt
+	proto := func(ctor string) *goja.Object {
+		return rt.Get(ctor).ToObject(rt).Get("prototype").ToObject(rt)
+	}
+	str, arr, re := proto("String"), proto("Array"), proto("RegExp")
+	json := rt.Get("JSON").ToObject(rt)
+
+	x.wrap(str, "repeat", x.guardRepeat)
+	x.wrap(str, "padStart", x.guardPad)
+	x.wrap(str, "padEnd", x.guardPad)
+	for _, m := range []string{"split", "replace", "replaceAll", "match", "matchAll", "search"} {
+		x.wrap(str, m, x.guardStringScan)
+	}
+	for _, m := range []string{"exec", "test"} {
+		x.wrap(re, m, x.guardRegexp)
+	}
+	x.wrap(arr, "join", x.guardRecursive(x.chargeLength))
+	x.wrap(arr, "toString", x.guardRecursive(nil))
+	x.wrap(arr, "toLocaleString", x.guardRecursive(x.chargeLength))
+	x.wrap(arr, "fill", x.guardFill)
+	x.wrap(arr, "sort", x.guardSort)
+	promise := proto("Promise")
+	for _, m := range []string{"then", "catch", "finally"} {
+		x.wrap(promise, m, x.guardJob)
+	}
+	x.wrap(json, "stringify", x.guardStringify)
+	x.wrap(json, "parse", x.guardParse)
+	for _, name := range []string{"ArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"} {
+		x.guardConstructor(name)
+	}
+}
+
+// wrap replaces obj[name] with a Go function of the same name and length.
+func (x *Execution) wrap(obj *goja.Object, name string, w wrapper) {
+	orig, ok := goja.AssertFunction(obj.Get(name))
+	if !ok {
+		return
+	}
+	length := int(obj.Get(name).ToObject(x.realm.rt).Get("length").ToInteger())
+	fn := x.realm.newFunction(name, length, w(orig))
+	_ = obj.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// call invokes a wrapped original, re-throwing its exception unchanged.
+func call(orig goja.Callable, this goja.Value, args ...goja.Value) goja.Value {
+	v, err := orig(this, args...)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// fail ends the execution with a limit error once the native call returns.
+func (x *Execution) fail(e *Error) goja.Value {
+	x.realm.rt.Interrupt(e)
+	return goja.Undefined()
+}
+
+// charge adds the work of a built-in call to the instruction count.
+func (x *Execution) charge(units uint64) bool {
+	x.meter.Instructions += units / workUnit
+	if x.meter.Instructions > x.limits.InstructionBudget {
+		x.fail(ErrInstructionBudget)
+		return false
+	}
+	return true
+}
+
+// stringBytes estimates the memory of a string of n UTF-16 units.
+func stringBytes(n int64) float64 { return float64(n) * 2 }
+
+func (x *Execution) overHeap(bytes float64) bool {
+	return bytes > float64(x.limits.HeapLimitBytes)
+}
+
+func isPrimitiveString(v goja.Value) bool {
+	_, ok := v.(goja.String)
+	return ok
+}
+
+// coerceThis converts a string method's receiver once, so a guest
+// toString is not run twice (once here, once by the original).
+func (x *Execution) coerceThis(this goja.Value) (goja.String, bool) {
+	if this == nil || goja.IsUndefined(this) || goja.IsNull(this) {
+		return nil, false
+	}
+	if s, ok := this.(goja.String); ok {
+		return s, true
+	}
+	s, _ := this.ToString().(goja.String)
+	return s, s != nil
+}
+
+func (x *Execution) guardRepeat(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		s, ok := x.coerceThis(c.This)
+		if !ok {
+			return call(orig, c.This, c.Arguments...)
+		}
+		n := c.Argument(0).ToNumber()
+		count := n.ToFloat()
+		if size := stringBytes(int64(s.Length())) * count; !math.IsNaN(size) && count > 0 {
+			if x.overHeap(size) {
+				return x.fail(ErrHeapLimit)
+			}
+			if !x.charge(uint64(size)) {
+				return goja.Undefined()
+			}
+		}
+		return call(orig, s, n)
+	}
+}
+
+func (x *Execution) guardPad(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		s, ok := x.coerceThis(c.This)
+		if !ok {
+			return call(orig, c.This, c.Arguments...)
+		}
+		n := c.Argument(0).ToNumber()
+		if max := n.ToFloat(); max > float64(s.Length()) {
+			if x.overHeap(stringBytes(int64(math.Min(max, 1<<62)))) {
+				return x.fail(ErrHeapLimit)
+			}
+			if !x.charge(uint64(max)) {
+				return goja.Undefined()
+			}
+		}
+		args := append([]goja.Value{n}, c.Arguments[min(1, len(c.Arguments)):]...)
+		return call(orig, s, args...)
+	}
+}
+
+// timed runs a call that may reach a backtracking regular expression and
+// turns a regexp2 timeout, which goja reports as "no match", into a limit
+// failure instead of a silently wrong answer.
+func (x *Execution) timed(orig goja.Callable, this goja.Value, args []goja.Value) goja.Value {
+	start := time.Now()
+	v := call(orig, this, args...)
+	if time.Since(start) >= RegexpTimeout {
+		return x.fail(ErrInstructionBudget)
+	}
+	return v
+}
+
+func (x *Execution) guardStringScan(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		s, ok := x.coerceThis(c.This)
+		if !ok {
+			return call(orig, c.This, c.Arguments...)
+		}
+		if !x.charge(uint64(s.Length())) {
+			return goja.Undefined()
+		}
+		return x.timed(orig, s, c.Arguments)
+	}
+}
+
+func (x *Execution) guardRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		if s, ok := c.Argument(0).(goja.String); ok && !x.charge(uint64(s.Length())) {
+			return goja.Undefined()
+		}
+		return x.timed(orig, c.This, c.Arguments)
+	}
+}
+
+// arrayLength reads an array-like's length without coercing twice.
+func arrayLength(rt *goja.Runtime, this goja.Value) int64 {
+	o, ok := this.(*goja.Object)
+	if !ok {
+		return 0
+	}
+	if o.ExportType() == proxyType {
+		return 0
+	}
+	l := o.Get("length")
+	if l == nil {
+		return 0
+	}
+	if _, isNum := l.Export().(int64); isNum {
+		return l.ToInteger()
+	}
+	if f, isFloat := l.Export().(float64); isFloat && f > 0 {
+		return int64(math.Min(f, 1<<53))
+	}
+	return 0
+}
+
+func (x *Execution) chargeLength(c goja.FunctionCall) bool {
+	return x.charge(uint64(arrayLength(x.realm.rt, c.This)))
+}
+
+// guardRecursive bounds built-ins that recurse into nested arrays inside Go.
+func (x *Execution) guardRecursive(pre func(goja.FunctionCall) bool) wrapper {
+	return func(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			if x.nativeDepth >= MaxNativeDepth {
+				x.fail(ErrCallDepth)
+				return goja.Undefined()
+			}
+			if pre != nil && !pre(c) {
+				return goja.Undefined()
+			}
+			x.nativeDepth++
+			defer func() { x.nativeDepth-- }()
+			return call(orig, c.This, c.Arguments...)
+		}
+	}
+}
+
+func (x *Execution) guardJob(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		if !x.charge(JobWeight * workUnit) {
+			return goja.Undefined()
+		}
+		return call(orig, c.This, c.Arguments...)
+	}
+}
+
+func (x *Execution) guardFill(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		n := arrayLength(x.realm.rt, c.This)
+		// A Value slot is 16 bytes; lazily sized arrays allocate on fill.
+		if x.overHeap(float64(n) * 16) {
+			return x.fail(ErrHeapLimit)
+		}
+		if !x.charge(uint64(n)) {
+			return goja.Undefined()
+		}
+		return call(orig, c.This, c.Arguments...)
+	}
+}
+
+func (x *Execution) guardSort(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		n := uint64(arrayLength(x.realm.rt, c.This))
+		if !x.charge(n * uint64(bits.Len64(n))) {
+			return goja.Undefined()
+		}
+		return call(orig, c.This, c.Arguments...)
+	}
+}
+
+// guardStringify bounds JSON.stringify's recursion: a replacer of ours
+// sees every value before it is serialized, tracks its depth, and charges
+// the work. A guest replacer still runs, first.
+func (x *Execution) guardStringify(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		rt := x.realm.rt
+		depth := map[*goja.Object]int{}
+		var guestFn goja.Callable
+		var allow map[string]bool
+		if fn, ok := goja.AssertFunction(c.Argument(1)); ok {
+			guestFn = fn
+		} else if list, ok := c.Argument(1).(*goja.Object); ok && list.ClassName() == "Array" {
+			allow = map[string]bool{}
+			n := arrayLength(rt, list)
+			for i := int64(0); i < n && i < 1<<20; i++ {
+				item := list.Get(itoa(i))
+				if item == nil {
+					continue
+				}
+				switch item.Export().(type) {
+				case string, int64, float64:
+					allow[item.String()] = true
+				}
+			}
+		}
+		visited := uint64(0)
+		replacer := x.realm.newFunction("", 2, func(rc goja.FunctionCall) goja.Value {
+			key, val := rc.Argument(0), rc.Argument(1)
+			holder, _ := rc.This.(*goja.Object)
+			d := 0
+			if holder != nil {
+				d = depth[holder]
+				if allow != nil && holder.ClassName() != "Array" && d > 0 && !allow[key.String()] {
+					return goja.Undefined()
+				}
+			}
+			if guestFn != nil {
+				val = call(guestFn, rc.This, key, val)
+			}
+			visited++
+			if visited%workUnit == 0 && !x.charge(workUnit) {
+				return goja.Undefined()
+			}
+			if o, ok := val.(*goja.Object); ok {
+				if d+1 > MaxNativeDepth {
+					x.fail(ErrCallDepth)
+					return goja.Undefined()
+				}
+				if _, seen := depth[o]; !seen {
+					depth[o] = d + 1
+				}
+			}
+			return val
+		})
+		// The holder of the top-level value is a fresh object at depth 0.
+		return call(orig, goja.Undefined(), c.Argument(0), replacer, c.Argument(2))
+	}
+}
+
+// guardParse refuses JSON text nested deeper than MaxNativeDepth before
+// goja's recursive parser sees it.
+func (x *Execution) guardParse(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		text := c.Argument(0)
+		if o, ok := text.(*goja.Object); ok {
+			text = o.ToString()
+		}
+		s, ok := text.(goja.String)
+		if ok {
+			if !x.charge(uint64(s.Length())) {
+				return goja.Undefined()
+			}
+			if jsonNesting(s.String()) > MaxNativeDepth {
+				return x.fail(ErrCallDepth)
+			}
+		}
+		args := append([]goja.Value{text}, c.Arguments[min(1, len(c.Arguments)):]...)
+		return call(orig, goja.Undefined(), args...)
+	}
+}
+
+func jsonNesting(s string) int {
+	depth, max := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '{':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case ']', '}':
+			depth--
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return max
+}
+
+// guardConstructor refuses typed arrays and buffers larger than the heap
+// limit; they allocate eagerly.
+func (x *Execution) guardConstructor(name string) {
+	rt := x.realm.rt
+	global := rt.GlobalObject()
+	ctor, ok := global.Get(name).(*goja.Object)
+	if !ok {
+		return
+	}
+	elem := float64(1)
+	switch name {
+	case "Int16Array", "Uint16Array":
+		elem = 2
+	case "Int32Array", "Uint32Array", "Float32Array":
+		elem = 4
+	case "Float64Array", "BigInt64Array", "BigUint64Array":
+		elem = 8
+	}
+	proxyHandler := rt.NewObject()
+	check := func(args goja.Value) bool {
+		list, ok := args.(*goja.Object)
+		if !ok {
+			return true
+		}
+		first := list.Get("0")
+		if first == nil {
+			return true
+		}
+		switch v := first.Export().(type) {
+		case int64:
+			if x.overHeap(float64(v) * elem) {
+				x.fail(ErrHeapLimit)
+				return false
+			}
+		case float64:
+			if x.overHeap(v * elem) {
+				x.fail(ErrHeapLimit)
+				return false
+			}
+		}
+		return true
+	}
+	reflect := rt.Get("Reflect").ToObject(rt)
+	construct, _ := goja.AssertFunction(reflect.Get("construct"))
+	_ = proxyHandler.Set("construct", x.realm.newFunction("construct", 3, func(c goja.FunctionCall) goja.Value {
+		if !check(c.Argument(1)) {
+			return rt.NewObject()
+		}
+		return call(construct, goja.Undefined(), c.Arguments...)
+	}))
+	guarded, err := rt.New(rt.Get("Proxy"), ctor, proxyHandler)
+	if err != nil {
+		return
+	}
+	_ = global.DefineDataProperty(name, guarded, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+func itoa(i int64) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runLimits runs src under limits with no capabilities.
+func runLimits(t *testing.T, src string, limits policy.Limits) Step {
+	t.Helper()
+	p, err := Compile(src)
+	require.NoError(t, err)
+	h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
+	x, step := Start(Config{Program: p, Header: h, Limits: limits})
+	require.Nil(t, x)
+	return step
+}
+
+func TestHostileProgramsEndWithLimit(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"while", "while(true){}", "Limit: instruction budget exhausted"},
+		{"for", "for(;;){}", "Limit: instruction budget exhausted"},
+		{"do-while", "do{}while(1)", "Limit: instruction budget exhausted"},
+		{"recursion", "function f(){ return f() } f()", "Limit: call depth limit exceeded"},
+		{"async recursion", "async function f(){ await null; return f() } f()", "Limit:"},
+		{"await loop", "(async () => { for(;;) await null })()", "Limit: instruction budget exhausted"},
+		{"promise job loop", "function loop(){ Promise.resolve().then(loop) } loop(); 1", "Limit: instruction budget exhausted"},
+		{"infinite generator", "function* g(){ let i=0; while(true) yield i++ } for (const v of g()) {}", "Limit: instruction budget exhausted"},
+		{"catch cannot swallow", "for(;;){ try { while(true){} } catch (e) {} finally { continue } }", "Limit: instruction budget exhausted"},
+		{"string doubling", "let s='x'; for(;;) s += s;", "Limit: heap limit exceeded"},
+		{"array push", "const a=[]; for(;;) a.push({x: a.length})", "Limit:"},
+		{"Array(1e9).fill", "Array(1e9).fill(0)", "Limit: heap limit exceeded"},
+		{"repeat 2**30", "'x'.repeat(2**30)", "Limit: heap limit exceeded"},
+		{"repeat 2**40", "'x'.repeat(2**40)", "Limit: heap limit exceeded"},
+		{"padEnd 2**40", "'ab'.padEnd(2**40)", "Limit: heap limit exceeded"},
+		{"nested objects", "let o={}; for(;;) o={o, a:[1,2,3]}", "Limit:"},
+		{"huge stringify", "const a=[]; for(let i=0;i<20000;i++) a.push('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'+i); let s=''; for(;;) s += JSON.stringify(a)", "Limit:"},
+		{"map growth", "const m=new Map(); for(let i=0;;i++) m.set(i, 'v'+i)", "Limit:"},
+		{"closures", "const fs=[]; for(let i=0;;i++) fs.push(() => i)", "Limit:"},
+		{"typed array", "new Float64Array(1e9)", "Limit: heap limit exceeded"},
+		{"array buffer", "new ArrayBuffer(2**31)", "Limit: heap limit exceeded"},
+		{"regex backtracking", "/^(a+)+(?=b)/.test('a'.repeat(40) + '!')", "Limit: instruction budget exhausted"},
+		{"deep stringify", "let a=[]; for(let i=0;i<200000;i++) a=[a]; JSON.stringify(a)", "Limit: call depth limit exceeded"},
+		{"deep String", "let a=[]; for(let i=0;i<200000;i++) a=[a]; String(a)", "Limit: call depth limit exceeded"},
+		{"deep join", "let a=[]; for(let i=0;i<200000;i++) a=[a]; a.join()", "Limit: call depth limit exceeded"},
+		{"deep template", "let a=[]; for(let i=0;i<200000;i++) a=[a]; `${a}`", "Limit: call depth limit exceeded"},
+		{"deep parse", "JSON.parse('['.repeat(200000) + ']'.repeat(200000))", "Limit: call depth limit exceeded"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			step := runLimits(t, c.src, policy.DefaultLimits())
+			require.Error(t, step.Err)
+			assert.True(t, strings.HasPrefix(step.Err.Error(), c.want), step.Err.Error())
+			if !raceEnabled {
+				assert.Less(t, time.Since(start), 2*time.Second)
+			}
+		})
+	}
+}
+
+func TestDeepSourceIsParseError(t *testing.T) {
+	for _, src := range []string{strings.Repeat("[", 200000) + strings.Repeat("]", 200000), strings.Repeat("{a:", 200000) + "1" + strings.Repeat("}", 200000)} {
+		_, err := Compile("(" + src + ")")
+		require.Error(t, err)
+		assert.True(t, strings.HasPrefix(err.Error(), "Parse: "), err.Error())
+	}
+}
+
+func TestZeroLimits(t *testing.T) {
+	l := policy.DefaultLimits()
+	l.InstructionBudget = 0
+	assert.Equal(t, ErrInstructionBudget, runLimits(t, "function f(){} f()", l).Err)
+	assert.NoError(t, runLimits(t, "1 + 1", l).Err, "straight-line code has no metered step")
+	l = policy.DefaultLimits()
+	l.AllocationBudget = 0
+	assert.Equal(t, ErrAllocationBudget, runLimits(t, "({})", l).Err)
+	l = policy.DefaultLimits()
+	l.CallDepthLimit = 0
+	assert.Equal(t, ErrCallDepth, runLimits(t, "function f(){} f()", l).Err)
+	l = policy.DefaultLimits()
+	l.HeapLimitBytes = 0
+	assert.Equal(t, ErrHeapLimit, runLimits(t, "'x'.repeat(10)", l).Err)
+}
