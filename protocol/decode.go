@@ -48,8 +48,9 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 	if !ok {
 		return nil, 0, "", &FatalError{prefix + ": id must be an unsigned integer"}
 	}
+	// Unmarshal accepts null into a string; a method must be a real string.
 	var method string
-	if raw, ok := f["method"]; !ok || json.Unmarshal(raw, &method) != nil {
+	if raw, ok := f["method"]; !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &method) != nil {
 		return nil, 0, "", &FatalError{prefix + ": method must be a string"}
 	}
 	return f, id, method, nil
@@ -86,6 +87,9 @@ func checkVersion(f fields) error {
 func (f fields) string(key string) (string, bool, error) {
 	if !f.present(key) {
 		return "", false, nil
+	}
+	if s, ok := plainString(f[key]); ok {
+		return s, true, nil
 	}
 	var s string
 	if err := json.Unmarshal(f[key], &s); err != nil {

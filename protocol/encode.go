@@ -29,7 +29,11 @@ func (s *Session) failure(id uint64, err error) Response {
 
 func (s *Session) success(id uint64, o *outcome) Response {
 	jsonl := s.opts.Transport == JSONL
-	b := appendEnvelope(make([]byte, 0, 256+len(o.snap)/2), id, true)
+	size := 256
+	if jsonl {
+		size += base64.StdEncoding.EncodedLen(len(o.snap))
+	}
+	b := appendEnvelope(make([]byte, 0, size), id, true)
 	var payload []byte
 	b = append(b, `,"result":{"kind":`...)
 	if p := o.program; p != nil {

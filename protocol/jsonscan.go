@@ -28,8 +28,8 @@ func splitObject(b []byte) (fields, error) {
 	for i < len(b) {
 		end := skipString(b, i)
 		key := b[i:end]
-		var k string
-		if err := json.Unmarshal(key, &k); err != nil {
+		k, ok := plainString(key)
+		if !ok && json.Unmarshal(key, &k) != nil {
 			return nil, errNotObject
 		}
 		i = skipSpace(b, end)
@@ -100,4 +100,19 @@ func skipValue(b []byte, i int) int {
 func (f fields) present(key string) bool {
 	v, ok := f[key]
 	return ok && string(v) != "null"
+}
+
+// plainString returns the contents of a JSON string literal that needs no
+// unescaping; ok is false when it must go through the full decoder.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	return string(body), true
 }

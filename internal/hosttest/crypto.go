@@ -16,3 +16,6 @@ func hmacHex(key []byte, msg string) string {
 	m.Write([]byte(msg))
 	return hex.EncodeToString(m.Sum(nil))
 }
+
+// Token is the snapshot token for id under key.
+func Token(key []byte, snapshotID string) string { return hmacHex(key, snapshotID) }

@@ -1,0 +1,69 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/protocol"
+)
+
+// hostKey is the benchmark host's snapshot key.
+var hostKey = []byte("0123456789abcdef0123456789abcdef")
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func handle(b *testing.B, s *protocol.Session, req map[string]any, payload []byte) map[string]any {
+	resp, err := s.Handle(mustJSON(req), payload)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var h map[string]any
+	if err := json.Unmarshal(resp.Header, &h); err != nil {
+		b.Fatal(err)
+	}
+	if h["ok"] != true {
+		b.Fatalf("request failed: %v", h["error"])
+	}
+	return h
+}
+
+// BenchmarkHotResume measures one suspend/resume round trip through the
+// session (no IPC): resume a parked execution, which runs to the next
+// capability call and suspends again.
+func BenchmarkHotResume(b *testing.B) {
+	s := protocol.NewSession(protocol.Options{})
+	defer s.Close()
+	src := "let n = 0; for (;;) { n += cap(n); }"
+	h := handle(b, s, map[string]any{"protocol_version": 2, "id": 1, "method": "compile", "source": src}, nil)
+	pid := h["result"].(map[string]any)["program_id"]
+	h = handle(b, s, map[string]any{"protocol_version": 2, "id": 2, "method": "start", "program_id": pid,
+		"options": map[string]any{"capabilities": []string{"cap"}, "limits": map[string]any{"instruction_budget": 1 << 40, "allocation_budget": 1 << 40}}}, nil)
+	res := h["result"].(map[string]any)
+	sid, pol := res["snapshot_id"].(string), res["policy_id"].(string)
+	auth := hosttest.Auth(hostKey, sid)
+	digest, keyB64 := auth["snapshot_key_digest"], auth["snapshot_key_base64"]
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// Built by hand so the harness costs little next to the sidecar.
+		req := []byte(`{"protocol_version":2,"id":3,"method":"resume","snapshot_id":"` + sid + `","policy_id":"` + pol +
+			`","auth":{"snapshot_key_base64":"` + keyB64.(string) + `","snapshot_key_digest":"` + digest.(string) +
+			`","snapshot_token":"` + hosttest.Token(hostKey, sid) + `"},"payload":{"type":"value","value":{"Number":{"Finite":1.0}}}}`)
+		resp, err := s.Handle(req, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		at := bytes.Index(resp.Header, []byte(`"snapshot_id":"`))
+		if at < 0 {
+			b.Fatal(string(resp.Header))
+		}
+		sid = string(resp.Header[at+15 : at+15+64])
+	}
+}
