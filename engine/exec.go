@@ -159,6 +159,7 @@ func (x *Execution) run() {
 	}()
 	x.heapLimit.Store(x.limits.HeapLimitBytes)
 	final = x.execute()
+	final.Meter = x.meter
 }
 
 func (x *Execution) execute() Step {

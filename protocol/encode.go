@@ -84,7 +84,7 @@ func (s *Session) success(id uint64, o *outcome) Response {
 		b = append(b, `,"response_prepare_ns":`...)
 		b = strconv.AppendInt(b, time.Since(o.started).Nanoseconds()-o.execNS, 10)
 		b = append(b, `,"instructions":`...)
-		b = strconv.AppendUint(b, o.instr, 10)
+		b = strconv.AppendUint(b, o.step.Meter.Instructions, 10)
 		b = append(b, '}')
 	}
 	return Response{Header: append(b, '}'), Payload: payload}

@@ -44,6 +44,15 @@ type Session struct {
 	snapshots *cache.LRU[string, *snapshotEntry]
 	conts     *cache.LRU[string, *continuation]
 	policies  *cache.LRU[string, policy.Policy]
+	stats     Stats
+}
+
+// Stats counts how resumes that got past authentication ran: a hot resume
+// continues a parked execution, a replay re-runs the program from the
+// snapshot's journal. They make the fast path observable to tests.
+type Stats struct {
+	HotResumes int
+	Replays    int
 }
 
 // snapshotEntry is a snapshot this session produced or was given.
@@ -100,6 +109,9 @@ func defaultEntropy() (uint64, int64) {
 // Close ends every parked execution.
 func (s *Session) Close() { s.conts.Clear() }
 
+// Stats reports the resume counters.
+func (s *Session) Stats() Stats { return s.stats }
+
 // Parked reports how many live executions are parked.
 func (s *Session) Parked() int { return s.conts.Len() }
 
@@ -133,7 +145,6 @@ type outcome struct {
 	policy  string
 	profile bool
 	execNS  int64
-	instr   uint64
 	started time.Time
 }
 
@@ -281,7 +292,6 @@ func (s *Session) park(out *outcome, exec *engine.Execution, b *snapshot.Builder
 	bytes, id := b.Suspend(snapshot.Pending{Capability: st.Capability, Args: st.Args, Meter: st.Meter})
 	entry := &snapshotEntry{bytes: bytes, pending: st.Capability}
 	out.snap, out.snapID = bytes, id
-	out.instr = st.Meter.Instructions
 	s.snapshots.Add(id, entry, int64(len(bytes)))
 	if old, ok := s.conts.Take(id); ok {
 		// Same snapshot parked twice (deterministic replays): keep one.
@@ -431,6 +441,7 @@ func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 	began := time.Now()
 	out.started = began
 	if c, ok := s.conts.Take(snapID); ok {
+		s.stats.HotResumes++
 		exec, step := c.exec.Resume(engine.Payload{Cancelled: answer.cancelled, Outcome: answer.outcome}, pol.Limits)
 		out.step, out.execNS = step, time.Since(began).Nanoseconds()
 		if step.Err != nil {
@@ -461,6 +472,7 @@ func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 		return nil, err
 	}
 	pending := snap.Pending
+	s.stats.Replays++
 	exec, step := engine.Start(engine.Config{
 		Program: prog,
 		Header:  snap.Header,
