@@ -164,28 +164,15 @@ func (x *Execution) run() {
 
 func (x *Execution) execute() Step {
 	h := x.cfg.Header
-	r, err := newRealm(h.Seed, h.ClockMillis)
+	r, err := newRealm()
 	if err != nil {
 		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
 	}
-	x.realm = r
+	r.activate(x, h.Seed, h.ClockMillis)
 	rt := r.rt
-	x.installGuards()
 	watch.enter(x)
 	rt.SetMaxCallStackSize(int(min(x.limits.CallDepthLimit, 1<<30)))
 	global := rt.GlobalObject()
-	meter := r.newFunction(meterName, 0, x.tick)
-	if err := global.DefineDataProperty(meterName, meter, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
-	}
-	jobMeter := r.newFunction(jobMeterName, 0, x.tickJob)
-	if err := global.DefineDataProperty(jobMeterName, jobMeter, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
-	}
-	alloc := r.newFunction(allocName, 1, x.allocate)
-	if err := global.DefineDataProperty(allocName, alloc, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
-	}
 	for _, name := range h.Capabilities {
 		if err := checkGlobalName(global, name); err != nil {
 			return Step{Err: err}
@@ -256,7 +243,8 @@ func isIdentifier(s string) bool {
 }
 
 // tick is the meter: one instruction per function entry and loop iteration.
-func (x *Execution) tick(goja.FunctionCall) goja.Value {
+func (r *realm) tick(goja.FunctionCall) goja.Value {
+	x := r.x
 	x.meter.Instructions++
 	if x.meter.Instructions > x.limits.InstructionBudget {
 		x.realm.rt.Interrupt(ErrInstructionBudget)
@@ -268,7 +256,8 @@ func (x *Execution) tick(goja.FunctionCall) goja.Value {
 // in instructions.
 const JobWeight = 16
 
-func (x *Execution) tickJob(goja.FunctionCall) goja.Value {
+func (r *realm) tickJob(goja.FunctionCall) goja.Value {
+	x := r.x
 	x.meter.Instructions += JobWeight
 	if x.meter.Instructions > x.limits.InstructionBudget {
 		x.realm.rt.Interrupt(ErrInstructionBudget)
@@ -278,7 +267,8 @@ func (x *Execution) tickJob(goja.FunctionCall) goja.Value {
 
 // allocate counts one allocation at an instrumented site and returns the
 // allocated value.
-func (x *Execution) allocate(c goja.FunctionCall) goja.Value {
+func (r *realm) allocate(c goja.FunctionCall) goja.Value {
+	x := r.x
 	x.meter.Allocations++
 	if x.meter.Allocations > x.limits.AllocationBudget {
 		x.realm.rt.Interrupt(ErrAllocationBudget)

@@ -38,8 +38,7 @@ func init() {
 type wrapper func(orig goja.Callable) func(goja.FunctionCall) goja.Value
 
 // installGuards replaces the risky built-ins of the realm with guarded ones.
-func (x *Execution) installGuards() {
-	r := x.realm
+func (r *realm) installGuards() {
 	rt := r.rt
 	proto := func(ctor string) *goja.Object {
 		return rt.Get(ctor).ToObject(rt).Get("prototype").ToObject(rt)
@@ -47,39 +46,39 @@ func (x *Execution) installGuards() {
 	str, arr, re := proto("String"), proto("Array"), proto("RegExp")
 	json := rt.Get("JSON").ToObject(rt)
 
-	x.wrap(str, "repeat", x.guardRepeat)
-	x.wrap(str, "padStart", x.guardPad)
-	x.wrap(str, "padEnd", x.guardPad)
+	r.wrap(str, "repeat", r.guardRepeat)
+	r.wrap(str, "padStart", r.guardPad)
+	r.wrap(str, "padEnd", r.guardPad)
 	for _, m := range []string{"split", "replace", "replaceAll", "match", "matchAll", "search"} {
-		x.wrap(str, m, x.guardStringScan)
+		r.wrap(str, m, r.guardStringScan)
 	}
 	for _, m := range []string{"exec", "test"} {
-		x.wrap(re, m, x.guardRegexp)
+		r.wrap(re, m, r.guardRegexp)
 	}
-	x.wrap(arr, "join", x.guardRecursive(x.chargeLength))
-	x.wrap(arr, "toString", x.guardRecursive(nil))
-	x.wrap(arr, "toLocaleString", x.guardRecursive(x.chargeLength))
-	x.wrap(arr, "fill", x.guardFill)
-	x.wrap(arr, "sort", x.guardSort)
+	r.wrap(arr, "join", r.guardRecursive(chargeLength))
+	r.wrap(arr, "toString", r.guardRecursive(nil))
+	r.wrap(arr, "toLocaleString", r.guardRecursive(chargeLength))
+	r.wrap(arr, "fill", r.guardFill)
+	r.wrap(arr, "sort", r.guardSort)
 	promise := proto("Promise")
 	for _, m := range []string{"then", "catch", "finally"} {
-		x.wrap(promise, m, x.guardJob)
+		r.wrap(promise, m, r.guardJob)
 	}
-	x.wrap(json, "stringify", x.guardStringify)
-	x.wrap(json, "parse", x.guardParse)
+	r.wrap(json, "stringify", r.guardStringify)
+	r.wrap(json, "parse", r.guardParse)
 	for _, name := range []string{"ArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"} {
-		x.guardConstructor(name)
+		r.guardConstructor(name)
 	}
 }
 
 // wrap replaces obj[name] with a Go function of the same name and length.
-func (x *Execution) wrap(obj *goja.Object, name string, w wrapper) {
+func (r *realm) wrap(obj *goja.Object, name string, w wrapper) {
 	orig, ok := goja.AssertFunction(obj.Get(name))
 	if !ok {
 		return
 	}
-	length := int(obj.Get(name).ToObject(x.realm.rt).Get("length").ToInteger())
-	fn := x.realm.newFunction(name, length, w(orig))
+	length := int(obj.Get(name).ToObject(r.rt).Get("length").ToInteger())
+	fn := r.newFunction(name, length, w(orig))
 	_ = obj.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
@@ -133,8 +132,9 @@ func (x *Execution) coerceThis(this goja.Value) (goja.String, bool) {
 	return s, s != nil
 }
 
-func (x *Execution) guardRepeat(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardRepeat(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		s, ok := x.coerceThis(c.This)
 		if !ok {
 			return call(orig, c.This, c.Arguments...)
@@ -153,8 +153,9 @@ func (x *Execution) guardRepeat(orig goja.Callable) func(goja.FunctionCall) goja
 	}
 }
 
-func (x *Execution) guardPad(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardPad(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		s, ok := x.coerceThis(c.This)
 		if !ok {
 			return call(orig, c.This, c.Arguments...)
@@ -185,8 +186,9 @@ func (x *Execution) timed(orig goja.Callable, this goja.Value, args []goja.Value
 	return v
 }
 
-func (x *Execution) guardStringScan(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardStringScan(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		s, ok := x.coerceThis(c.This)
 		if !ok {
 			return call(orig, c.This, c.Arguments...)
@@ -198,8 +200,9 @@ func (x *Execution) guardStringScan(orig goja.Callable) func(goja.FunctionCall) 
 	}
 }
 
-func (x *Execution) guardRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		if s, ok := c.Argument(0).(goja.String); ok && !x.charge(uint64(s.Length())) {
 			return goja.Undefined()
 		}
@@ -229,19 +232,20 @@ func arrayLength(rt *goja.Runtime, this goja.Value) int64 {
 	return 0
 }
 
-func (x *Execution) chargeLength(c goja.FunctionCall) bool {
+func chargeLength(x *Execution, c goja.FunctionCall) bool {
 	return x.charge(uint64(arrayLength(x.realm.rt, c.This)))
 }
 
 // guardRecursive bounds built-ins that recurse into nested arrays inside Go.
-func (x *Execution) guardRecursive(pre func(goja.FunctionCall) bool) wrapper {
+func (r *realm) guardRecursive(pre func(*Execution, goja.FunctionCall) bool) wrapper {
 	return func(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
+			x := r.x
 			if x.nativeDepth >= MaxNativeDepth {
 				x.fail(ErrCallDepth)
 				return goja.Undefined()
 			}
-			if pre != nil && !pre(c) {
+			if pre != nil && !pre(x, c) {
 				return goja.Undefined()
 			}
 			x.nativeDepth++
@@ -251,8 +255,9 @@ func (x *Execution) guardRecursive(pre func(goja.FunctionCall) bool) wrapper {
 	}
 }
 
-func (x *Execution) guardJob(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardJob(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		if !x.charge(JobWeight * workUnit) {
 			return goja.Undefined()
 		}
@@ -260,8 +265,9 @@ func (x *Execution) guardJob(orig goja.Callable) func(goja.FunctionCall) goja.Va
 	}
 }
 
-func (x *Execution) guardFill(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardFill(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		n := arrayLength(x.realm.rt, c.This)
 		// A Value slot is 16 bytes; lazily sized arrays allocate on fill.
 		if x.overHeap(float64(n) * 16) {
@@ -274,8 +280,9 @@ func (x *Execution) guardFill(orig goja.Callable) func(goja.FunctionCall) goja.V
 	}
 }
 
-func (x *Execution) guardSort(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardSort(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		n := uint64(arrayLength(x.realm.rt, c.This))
 		if !x.charge(n * uint64(bits.Len64(n))) {
 			return goja.Undefined()
@@ -287,8 +294,9 @@ func (x *Execution) guardSort(orig goja.Callable) func(goja.FunctionCall) goja.V
 // guardStringify bounds JSON.stringify's recursion: a replacer of ours
 // sees every value before it is serialized, tracks its depth, and charges
 // the work. A guest replacer still runs, first.
-func (x *Execution) guardStringify(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardStringify(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		rt := x.realm.rt
 		depth := map[*goja.Object]int{}
 		var guestFn goja.Callable
@@ -345,8 +353,9 @@ func (x *Execution) guardStringify(orig goja.Callable) func(goja.FunctionCall) g
 
 // guardParse refuses JSON text nested deeper than MaxNativeDepth before
 // goja's recursive parser sees it.
-func (x *Execution) guardParse(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+func (r *realm) guardParse(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
 		text := c.Argument(0)
 		if o, ok := text.(*goja.Object); ok {
 			text = o.ToString()
@@ -388,14 +397,34 @@ func jsonNesting(s string) int {
 }
 
 // guardConstructor refuses typed arrays and buffers larger than the heap
-// limit; they allocate eagerly.
-func (x *Execution) guardConstructor(name string) {
-	rt := x.realm.rt
+// limit; they allocate eagerly. Building the guarded constructor forces goja
+// to create the built-in, which is costly, so the global starts as an
+// accessor that installs it on first use.
+func (r *realm) guardConstructor(name string) {
+	rt := r.rt
 	global := rt.GlobalObject()
-	ctor, ok := global.Get(name).(*goja.Object)
-	if !ok {
-		return
+	install := func() goja.Value {
+		ctor, ok := global.Get(name).(*goja.Object)
+		if !ok {
+			return goja.Undefined()
+		}
+		guarded := r.guardedConstructor(name, ctor)
+		_ = global.DefineDataProperty(name, guarded, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		return guarded
 	}
+	getter := r.newFunction("get "+name, 0, func(goja.FunctionCall) goja.Value {
+		_ = global.Delete(name)
+		return install()
+	})
+	setter := r.newFunction("set "+name, 1, func(c goja.FunctionCall) goja.Value {
+		_ = global.DefineDataProperty(name, c.Argument(0), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		return goja.Undefined()
+	})
+	_ = global.DefineAccessorProperty(name, getter, setter, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+func (r *realm) guardedConstructor(name string, ctor *goja.Object) goja.Value {
+	rt := r.rt
 	elem := float64(1)
 	switch name {
 	case "Int16Array", "Uint16Array":
@@ -405,43 +434,38 @@ func (x *Execution) guardConstructor(name string) {
 	case "Float64Array", "BigInt64Array", "BigUint64Array":
 		elem = 8
 	}
-	proxyHandler := rt.NewObject()
-	check := func(args goja.Value) bool {
+	tooLarge := func(x *Execution, args goja.Value) bool {
 		list, ok := args.(*goja.Object)
 		if !ok {
-			return true
+			return false
 		}
 		first := list.Get("0")
 		if first == nil {
-			return true
+			return false
 		}
 		switch v := first.Export().(type) {
 		case int64:
-			if x.overHeap(float64(v) * elem) {
-				x.fail(ErrHeapLimit)
-				return false
-			}
+			return x.overHeap(float64(v) * elem)
 		case float64:
-			if x.overHeap(v * elem) {
-				x.fail(ErrHeapLimit)
-				return false
-			}
+			return x.overHeap(v * elem)
 		}
-		return true
+		return false
 	}
-	reflect := rt.Get("Reflect").ToObject(rt)
-	construct, _ := goja.AssertFunction(reflect.Get("construct"))
-	_ = proxyHandler.Set("construct", x.realm.newFunction("construct", 3, func(c goja.FunctionCall) goja.Value {
-		if !check(c.Argument(1)) {
+	construct, _ := goja.AssertFunction(rt.Get("Reflect").ToObject(rt).Get("construct"))
+	handler := rt.NewObject()
+	_ = handler.Set("construct", r.newFunction("construct", 3, func(c goja.FunctionCall) goja.Value {
+		x := r.x
+		if tooLarge(x, c.Argument(1)) {
+			x.fail(ErrHeapLimit)
 			return rt.NewObject()
 		}
 		return call(construct, goja.Undefined(), c.Arguments...)
 	}))
-	guarded, err := rt.New(rt.Get("Proxy"), ctor, proxyHandler)
+	guarded, err := rt.New(rt.Get("Proxy"), ctor, handler)
 	if err != nil {
-		return
+		return ctor
 	}
-	_ = global.DefineDataProperty(name, guarded, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return guarded
 }
 
 func itoa(i int64) string {

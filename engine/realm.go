@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/dop251/goja"
@@ -41,6 +42,7 @@ var lockdownProgram = goja.MustCompile("", lockdownSource, true)
 // realm is a fresh guest global environment and the intrinsics captured
 // before any guest code could tamper with them.
 type realm struct {
+	x         *Execution // the execution this realm runs, set by activate
 	rt        *goja.Runtime
 	gopd      goja.Callable
 	objProto  *goja.Object
@@ -48,13 +50,11 @@ type realm struct {
 	errorCtor *goja.Object
 }
 
-func newRealm(seed uint64, clockMillis int64) (*realm, error) {
+// buildRealm prepares everything that does not depend on the execution:
+// the lockdown, the meters and the guarded built-ins.
+func buildRealm() (*realm, error) {
 	rt := goja.New()
 	rt.SetParserOptions(parser.WithDisableSourceMaps)
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	rt.SetRandSource(rng.Float64)
-	now := time.UnixMilli(clockMillis).UTC()
-	rt.SetTimeSource(func() time.Time { return now })
 	v, err := rt.RunProgram(lockdownProgram)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,60 @@ func newRealm(seed uint64, clockMillis int64) (*realm, error) {
 	r.objProto = caps.Get("1").(*goja.Object)
 	r.arrProto = caps.Get("2").(*goja.Object)
 	r.errorCtor = caps.Get("3").(*goja.Object)
+	global := rt.GlobalObject()
+	for _, m := range []struct {
+		name string
+		fn   func(goja.FunctionCall) goja.Value
+	}{
+		{meterName, r.tick},
+		{jobMeterName, r.tickJob},
+		{allocName, r.allocate},
+	} {
+		// Non-writable and non-configurable: guest code cannot replace them.
+		if err := global.DefineDataProperty(m.name, r.newFunction(m.name, 0, m.fn), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+			return nil, err
+		}
+	}
+	r.installGuards()
 	return r, nil
+}
+
+// activate binds a prepared realm to an execution.
+func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) {
+	r.x = x
+	x.realm = r
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	r.rt.SetRandSource(rng.Float64)
+	now := time.UnixMilli(clockMillis).UTC()
+	r.rt.SetTimeSource(func() time.Time { return now })
+}
+
+// Realms are prepared ahead on a background goroutine: building one costs
+// far more than running a short program, and every start needs a fresh one.
+var pool = struct {
+	once  sync.Once
+	ready chan *realm
+}{ready: make(chan *realm, 2)}
+
+// newRealm returns a prepared realm, building one now if none is ready.
+func newRealm() (*realm, error) {
+	pool.once.Do(func() {
+		go func() {
+			for {
+				r, err := buildRealm()
+				if err != nil {
+					return
+				}
+				pool.ready <- r
+			}
+		}()
+	})
+	select {
+	case r := <-pool.ready:
+		return r, nil
+	default:
+		return buildRealm()
+	}
 }
 
 // defineFunction installs a Go function under an explicit name, so no Go
