@@ -55,40 +55,46 @@ func (r *LineReader) Next() ([]byte, error) {
 	}
 }
 
-// readLine returns one line with '\n' and a trailing '\r' removed.
+// readLine returns one line with '\n' and a trailing '\r' removed. It looks
+// at whatever is buffered after every read, so a line over the limit fails
+// as soon as its excess has arrived, even if the host then stops writing.
 func (r *LineReader) readLine() ([]byte, error) {
 	r.buf = r.buf[:0]
 	for {
-		chunk, err := r.br.ReadSlice('\n')
-		switch err {
-		case nil:
-			chunk = chunk[:len(chunk)-1]
-		case bufio.ErrBufferFull, io.EOF:
-			// chunk holds line bytes only.
-		default:
-			return nil, fmt.Errorf("read request: %w", err)
+		if _, err := r.br.Peek(1); err != nil {
+			if err != io.EOF {
+				return nil, fmt.Errorf("read request: %w", err)
+			}
+			if len(r.buf) == 0 {
+				return nil, io.EOF
+			}
+			// A partial last line at EOF is still a line.
+			return trimCR(r.buf), nil
 		}
-		if len(r.buf)+len(chunk) > r.limit {
+		avail, _ := r.br.Peek(r.br.Buffered())
+		if i := bytes.IndexByte(avail, '\n'); i >= 0 {
+			if len(r.buf)+i > r.limit {
+				return nil, fmt.Errorf("%w: more than %d bytes", ErrLineTooLarge, r.limit)
+			}
+			line := avail[:i]
+			if len(r.buf) > 0 {
+				n := len(r.buf)
+				r.buf = grow(r.buf, n+i, r.limit)
+				copy(r.buf[n:], line)
+				line = r.buf
+			}
+			// Common case: the line fit in bufio's buffer and is returned
+			// without a copy; it stays valid until the next read.
+			_, _ = r.br.Discard(i + 1)
+			return trimCR(line), nil
+		}
+		if len(r.buf)+len(avail) > r.limit {
 			return nil, fmt.Errorf("%w: more than %d bytes", ErrLineTooLarge, r.limit)
 		}
-		if err == bufio.ErrBufferFull {
-			n := len(r.buf)
-			r.buf = grow(r.buf, n+len(chunk), r.limit)
-			copy(r.buf[n:], chunk)
-			continue
-		}
-		if err == io.EOF && len(r.buf) == 0 && len(chunk) == 0 {
-			return nil, io.EOF
-		}
-		// Complete line: '\n' found, or EOF after a partial last line.
-		if len(r.buf) == 0 {
-			// Common case: the line fit in bufio's buffer; no copy.
-			return trimCR(chunk), nil
-		}
 		n := len(r.buf)
-		r.buf = grow(r.buf, n+len(chunk), r.limit)
-		copy(r.buf[n:], chunk)
-		return trimCR(r.buf), nil
+		r.buf = grow(r.buf, n+len(avail), r.limit)
+		copy(r.buf[n:], avail)
+		_, _ = r.br.Discard(len(avail))
 	}
 }
 
