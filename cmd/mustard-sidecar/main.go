@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/frame"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
@@ -21,6 +23,11 @@ protocol (version 2) on stdin/stdout.
   --jsonl     newline-delimited JSON, raw bytes as base64 fields
   -h, --help  print this help and exit
 `
+
+// entropyEnv ("<seed>:<unix_millis>") fixes every execution's Math.random
+// seed and clock so recorded transcripts are reproducible. Tests only:
+// guests could otherwise predict Math.random.
+const entropyEnv = "MUSTARD_SIDECAR_TEST_ENTROPY"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr))
@@ -40,23 +47,33 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			return 2
 		}
 	}
+	entropy, err := fixedEntropy(os.Getenv(entropyEnv))
+	if err != nil {
+		fmt.Fprintf(stderr, "mustard-sidecar: %v\n%s", err, usage)
+		return 2
+	}
+	if entropy != nil {
+		fmt.Fprintf(stderr, "mustard-sidecar: warning: %s is set; executions are not randomized\n", entropyEnv)
+	}
 	out, err := privateStdout()
 	if err != nil {
 		fmt.Fprintf(stderr, "mustard-sidecar: %v\n", err)
 		return 1
 	}
-	if err := serve(transport, stdin, out); err != nil {
-		fmt.Fprintf(stderr, "mustard-sidecar: %v\n", err)
+	if err := serve(protocol.Options{Transport: transport, Entropy: entropy}, stdin, out); err != nil {
+		// Unprefixed: hosts match the start of the message ("invalid
+		// request ...", per the contract).
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	return 0
 }
 
 // serve answers requests until EOF. A returned error is fatal.
-func serve(transport protocol.Transport, in io.Reader, out io.Writer) error {
-	s := protocol.NewSession(protocol.Options{Transport: transport})
+func serve(opts protocol.Options, in io.Reader, out io.Writer) error {
+	s := protocol.NewSession(opts)
 	defer s.Close()
-	if transport == protocol.JSONL {
+	if opts.Transport == protocol.JSONL {
 		r, w := frame.NewLineReader(in), frame.NewLineWriter(out)
 		for {
 			line, err := r.Next()
@@ -99,4 +116,25 @@ func readError(err error, prefix string) error {
 		return err
 	}
 	return fmt.Errorf("%s: reading stdin failed", prefix)
+}
+
+// fixedEntropy parses "<seed>:<unix_millis>". Empty means not set (nil).
+func fixedEntropy(v string) (func() (uint64, int64), error) {
+	if v == "" {
+		return nil, nil
+	}
+	bad := fmt.Errorf("%s must be <seed>:<unix_millis> (decimal integers), got %q", entropyEnv, v)
+	s, c, ok := strings.Cut(v, ":")
+	if !ok {
+		return nil, bad
+	}
+	seed, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	clock, err := strconv.ParseInt(c, 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	return func() (uint64, int64) { return seed, clock }, nil
 }

@@ -14,7 +14,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 var (
@@ -55,6 +58,10 @@ type Sidecar struct {
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
 	stderr *bytes.Buffer
+
+	waitOnce sync.Once
+	waitErr  error
+	leftover []byte
 }
 
 // Start spawns the binary with args.
@@ -85,11 +92,59 @@ func Start(args ...string) (*Sidecar, error) {
 	return s, nil
 }
 
-// Response is a decoded response.
+// Response is a decoded response. Header numbers are json.Number, so ids
+// and values keep their exact wire text.
 type Response struct {
 	Header  map[string]any
 	Raw     []byte // the header (binary) or line (JSONL) as received
 	Payload []byte // binary payload, or the decoded base64 bytes in JSONL
+}
+
+// ID returns the echoed id; ok is false unless it is an unsigned integer.
+func (r Response) ID() (uint64, bool) {
+	n, ok := r.Header["id"].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseUint(string(n), 10, 64)
+	return id, err == nil
+}
+
+// Version returns the response's protocol_version text.
+func (r Response) Version() string {
+	n, _ := r.Header["protocol_version"].(json.Number)
+	return string(n)
+}
+
+// Profile returns the profile object, or nil.
+func (r Response) Profile() map[string]any { m, _ := r.Header["profile"].(map[string]any); return m }
+
+// SnapshotID returns result.snapshot_id.
+func (r Response) SnapshotID() string { s, _ := r.Result()["snapshot_id"].(string); return s }
+
+// PolicyID returns result.policy_id.
+func (r Response) PolicyID() string { s, _ := r.Result()["policy_id"].(string); return s }
+
+// JSON re-encodes part of a response header; json.Number keeps numbers as
+// they were on the wire.
+func JSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return string(b)
+}
+
+func decodeHeader(b []byte, into *map[string]any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(into); err != nil {
+		return err
+	}
+	if d.More() {
+		return fmt.Errorf("trailing data after response header")
+	}
+	return nil
 }
 
 // OK reports the response's ok field.
@@ -147,7 +202,7 @@ func (s *Sidecar) Recv() (Response, error) {
 			return r, err
 		}
 		r.Raw = line[:len(line)-1]
-		if err := json.Unmarshal(r.Raw, &r.Header); err != nil {
+		if err := decodeHeader(r.Raw, &r.Header); err != nil {
 			return r, err
 		}
 		if res := r.Result(); res != nil {
@@ -172,7 +227,7 @@ func (s *Sidecar) Recv() (Response, error) {
 		return r, err
 	}
 	r.Raw, r.Payload = buf[:hl], buf[hl:]
-	return r, json.Unmarshal(r.Raw, &r.Header)
+	return r, decodeHeader(r.Raw, &r.Header)
 }
 
 // Call sends a request and reads its response.
@@ -187,24 +242,52 @@ func (s *Sidecar) Call(header map[string]any, raw []byte, rawField string) (Resp
 func (s *Sidecar) CloseStdin() error { return s.stdin.Close() }
 
 // Wait closes stdin and waits for exit, returning the exit code and stderr.
+// Unread responses are kept for Leftover.
 func (s *Sidecar) Wait() (int, string) {
 	_ = s.stdin.Close()
-	_, _ = io.Copy(io.Discard, s.stdout)
-	err := s.cmd.Wait()
+	return s.waitExit()
+}
+
+// WaitExit waits, without closing stdin, for the process to exit on its
+// own. If it is still running after timeout it is killed and exited is
+// false: a process that should have failed fast is waiting for input
+// instead. Unread responses are kept for Leftover.
+func (s *Sidecar) WaitExit(timeout time.Duration) (code int, stderr string, exited bool) {
+	var killed atomic.Bool
+	timer := time.AfterFunc(timeout, func() {
+		killed.Store(true)
+		_ = s.cmd.Process.Kill()
+	})
+	code, stderr = s.waitExit()
+	timer.Stop()
+	return code, stderr, !killed.Load()
+}
+
+func (s *Sidecar) waitExit() (int, string) {
+	s.waitOnce.Do(func() {
+		s.leftover, _ = io.ReadAll(s.stdout)
+		s.waitErr = s.cmd.Wait()
+	})
 	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee, ok := s.waitErr.(*exec.ExitError); ok {
 		code = ee.ExitCode()
-	} else if err != nil {
+	} else if s.waitErr != nil {
 		code = -1
 	}
 	return code, s.stderr.String()
 }
 
-// Kill ends the process at once.
+// Leftover returns the stdout bytes nobody read, once the process exited.
+func (s *Sidecar) Leftover() []byte { return s.leftover }
+
+// Kill ends the process at once. It is safe after Wait and more than once.
 func (s *Sidecar) Kill() {
 	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	s.waitExit()
 }
+
+// Signal sends sig to the process.
+func (s *Sidecar) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
 
 // Pid returns the process id.
 func (s *Sidecar) Pid() int { return s.cmd.Process.Pid }
@@ -231,4 +314,20 @@ func Policy(key []byte, snapshotID string, capabilities []string, limits map[str
 	}
 	p["limits"] = limits
 	return p
+}
+
+// Run runs the binary with args and empty stdin to completion.
+func Run(args ...string) (stdout, stderr string, code int, err error) {
+	bin, err := Binary()
+	if err != nil {
+		return "", "", 0, err
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return out.String(), errb.String(), ee.ExitCode(), nil
+	}
+	return out.String(), errb.String(), 0, err
 }
