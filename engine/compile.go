@@ -96,7 +96,14 @@ func build(source string, artifact []byte) (*Program, error) {
 // measure what metering costs.
 type instrumentFunc func(source string) (string, []insertion, []span, error)
 
-func buildWith(source string, artifact []byte, instrument instrumentFunc) (*Program, error) {
+func buildWith(source string, artifact []byte, instrument instrumentFunc) (p *Program, err error) {
+	defer func() {
+		// Parser and compiler defects on hostile source must not take the
+		// process down.
+		if recover() != nil {
+			p, err = nil, errNotPrepared
+		}
+	}()
 	if len(source) > MaxSourceBytes {
 		return nil, &Error{Kind: KindParse, Message: "source exceeds maximum size"}
 	}
@@ -131,21 +138,28 @@ func buildWith(source string, artifact []byte, instrument instrumentFunc) (*Prog
 }
 
 // Top-level await: a classic script cannot await, so such a program runs
-// as the body of an async function whose result is the completion value.
+// as the body of an async arrow function (which, like a script, has no
+// arguments object and sees the global this) whose result is the
+// completion value.
 const (
-	tlaPrefix = "(async function(){var " + completionName + ";"
+	tlaPrefix = "(async()=>{var " + completionName + ";"
 	tlaSuffix = "\nreturn " + completionName + ";})()"
 )
+
+var errNotPrepared = &Error{Kind: KindValidation, Message: "program could not be prepared for metering"}
 
 func instrument(source string) (string, []insertion, []span, error) {
 	prg, err := parser.ParseFile(nil, "", source, 0, parser.WithDisableSourceMaps)
 	if err == nil {
 		in := newInstrumenter(source)
 		in.walk(reflect.ValueOf(prg))
-		if len(in.errs) > 0 {
-			return "", nil, nil, reservedError(in.errs)
+		if err := in.validate(); err != nil {
+			return "", nil, nil, err
 		}
-		text, ins := in.apply("")
+		text, ins, ok := in.apply("")
+		if !ok {
+			return "", nil, nil, errNotPrepared
+		}
 		return text, ins, in.spans, nil
 	}
 	if strings.Contains(source, "await") {
@@ -154,6 +168,17 @@ func instrument(source string) (string, []insertion, []span, error) {
 		}
 	}
 	return "", nil, nil, parseError(err)
+}
+
+func (in *instrumenter) validate() error {
+	if len(in.errs) > 0 {
+		return reservedError(in.errs)
+	}
+	if in.with {
+		// with could shadow the meters with an object's properties.
+		return &Error{Kind: KindValidation, Message: "with statements are not supported"}
+	}
+	return nil
 }
 
 func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, error) {
@@ -168,19 +193,28 @@ func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, 
 	// The reserved names in the wrapper are ours; only the guest's count.
 	in.errs = in.errs[:0]
 	in.checkReserved(reflect.ValueOf(prg), start, end)
-	if len(in.errs) > 0 {
-		return "", nil, nil, false, reservedError(in.errs)
+	if err := in.validate(); err != nil {
+		return "", nil, nil, false, err
 	}
-	fn := prg.Body[0].(*ast.ExpressionStatement).Expression.(*ast.CallExpression).Callee.(*ast.FunctionLiteral)
-	for _, s := range fn.Body.List {
-		es, ok := s.(*ast.ExpressionStatement)
-		if !ok || off(es.Idx0()) < start {
-			continue
+	fn := prg.Body[0].(*ast.ExpressionStatement).Expression.(*ast.CallExpression).Callee.(*ast.ArrowFunctionLiteral)
+	var topLevel []ast.Statement
+	collectTopLevel(fn.Body.(*ast.BlockStatement).List, &topLevel)
+	for _, st := range topLevel {
+		switch st := st.(type) {
+		case *ast.ReturnStatement:
+			if at := off(st.Return); at >= start && at < end {
+				line, col := position(source, at-start)
+				return "", nil, nil, false, &Error{Kind: KindParse, Message: fmt.Sprintf("Illegal return statement (%d:%d)", line, col)}
+			}
+		case *ast.ExpressionStatement:
+			if off(st.Idx0()) < start {
+				continue
+			}
+			// The last expression statement run outside any function is the
+			// completion value.
+			in.addAt(levelCompletion, off(st.Expression.Idx0()), completionName+"=(", false)
+			in.addAt(levelCompletion, off(st.Expression.Idx1()), ")", true)
 		}
-		// Outermost of all insertions at these offsets.
-		in.ins = append(in.ins,
-			insertion{at: off(es.Expression.Idx0()), text: completionName + "=(", seq: -1},
-			insertion{at: off(es.Expression.Idx1()), text: ")", close: true, seq: -1})
 	}
 	// Re-base the insertions onto the guest's own text; the wrapper is an
 	// insertion at each end.
@@ -193,8 +227,8 @@ func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, 
 		ins = append(ins, x)
 	}
 	in.ins = append(ins,
-		insertion{at: 0, text: tlaPrefix, seq: -2},
-		insertion{at: len(source), text: tlaSuffix, close: true, seq: -2})
+		insertion{at: 0, text: tlaPrefix, level: levelWrapper},
+		insertion{at: len(source), text: tlaSuffix, close: true, level: levelWrapper})
 	var spans []span
 	for _, sp := range in.spans {
 		if sp.start >= start {
@@ -202,8 +236,73 @@ func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, 
 		}
 	}
 	in.src = source
-	text, sorted := in.apply("")
+	text, sorted, ok := in.apply("")
+	if !ok {
+		return "", nil, nil, false, errNotPrepared
+	}
 	return text, sorted, spans, true, nil
+}
+
+// collectTopLevel gathers the statements that run outside any function:
+// those of blocks, branches, loops, labels, try and switch bodies. A
+// finally block's expression statements are left out: they do not change
+// the completion value.
+func collectTopLevel(list []ast.Statement, out *[]ast.Statement) {
+	collectStatements(list, out, true)
+}
+
+func collectStatements(list []ast.Statement, out *[]ast.Statement, completes bool) {
+	collect := func(l []ast.Statement) { collectStatements(l, out, completes) }
+	for _, st := range list {
+		if _, isExpr := st.(*ast.ExpressionStatement); completes || !isExpr {
+			*out = append(*out, st)
+		}
+		switch st := st.(type) {
+		case *ast.BlockStatement:
+			collect(st.List)
+		case *ast.IfStatement:
+			collect([]ast.Statement{st.Consequent})
+			if st.Alternate != nil {
+				collect([]ast.Statement{st.Alternate})
+			}
+		case *ast.LabelledStatement:
+			collect([]ast.Statement{st.Statement})
+		case *ast.ForStatement:
+			collect([]ast.Statement{st.Body})
+		case *ast.ForInStatement:
+			collect([]ast.Statement{st.Body})
+		case *ast.ForOfStatement:
+			collect([]ast.Statement{st.Body})
+		case *ast.WhileStatement:
+			collect([]ast.Statement{st.Body})
+		case *ast.DoWhileStatement:
+			collect([]ast.Statement{st.Body})
+		case *ast.TryStatement:
+			collect(st.Body.List)
+			if st.Catch != nil {
+				collect(st.Catch.Body.List)
+			}
+			if st.Finally != nil {
+				collectStatements(st.Finally.List, out, false)
+			}
+		case *ast.SwitchStatement:
+			for _, c := range st.Body {
+				collect(c.Consequent)
+			}
+		}
+	}
+}
+
+// position converts a byte offset to a 1-based line and column.
+func position(src string, at int) (int, int) {
+	line, start := 1, 0
+	for i := 0; i < at && i < len(src); i++ {
+		if src[i] == '\n' {
+			line++
+			start = i + 1
+		}
+	}
+	return line, at - start + 1
 }
 
 // checkReserved records reserved identifiers inside [start, end).

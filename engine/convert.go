@@ -79,6 +79,9 @@ func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
 	if o.ExportType() == proxyType {
 		return value.Value{}, &boundaryError{"proxies cannot cross the structured host boundary"}
 	}
+	if _, callable := goja.AssertFunction(o); callable {
+		return value.Value{}, &boundaryError{"functions cannot cross the structured host boundary"}
+	}
 	class := o.ClassName()
 	proto := o.Prototype()
 	switch {
@@ -99,8 +102,8 @@ func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
 }
 
 // ownData reads an own data property without running any accessor.
-func (e *exporter) ownData(o *goja.Object, key string) (v goja.Value, present bool, err error) {
-	d, err := e.r.gopd(goja.Undefined(), o, e.r.rt.ToValue(key))
+func (e *exporter) ownData(o *goja.Object, key goja.Value) (v goja.Value, present bool, err error) {
+	d, err := e.r.gopd(goja.Undefined(), o, key)
 	if err != nil {
 		return nil, false, &boundaryError{"value cannot cross the structured host boundary"}
 	}
@@ -114,20 +117,51 @@ func (e *exporter) ownData(o *goja.Object, key string) (v goja.Value, present bo
 	return desc.Get("value"), true, nil
 }
 
+// ownKeys returns an object's own enumerable string keys as guest strings,
+// in property order, so keys that Go strings cannot hold survive.
+func (e *exporter) ownKeys(o *goja.Object) ([]goja.Value, error) {
+	if len(o.Symbols()) > 0 {
+		return nil, &boundaryError{"symbol-keyed properties cannot cross the structured host boundary"}
+	}
+	list, err := e.r.keys(goja.Undefined(), o)
+	if err != nil {
+		return nil, &boundaryError{"value cannot cross the structured host boundary"}
+	}
+	lo := list.(*goja.Object)
+	n := lo.Get("length").ToInteger()
+	keys := make([]goja.Value, n)
+	for i := range keys {
+		keys[i] = lo.Get(strconv.Itoa(i))
+	}
+	return keys, nil
+}
+
+// arrayIndex reports whether key is a canonical array index below n.
+func isArrayIndex(key string, n int64) bool {
+	if key == "" || len(key) > 1 && key[0] == '0' {
+		return false
+	}
+	i, err := strconv.ParseInt(key, 10, 64)
+	return err == nil && i >= 0 && i < n
+}
+
 func (e *exporter) array(o *goja.Object, depth int) (value.Value, error) {
 	n := o.Get("length").ToInteger()
 	if n > value.MaxArrayLength {
 		return value.Value{}, &boundaryError{"arrays longer than 1000000 elements cannot cross the structured host boundary"}
 	}
-	if len(o.Symbols()) > 0 {
-		return value.Value{}, &boundaryError{"symbol-keyed properties cannot cross the structured host boundary"}
+	keys, err := e.ownKeys(o)
+	if err != nil {
+		return value.Value{}, err
 	}
-	if int64(len(o.Keys())) > n {
-		return value.Value{}, &boundaryError{"arrays with extra properties cannot cross the structured host boundary"}
+	for _, k := range keys {
+		if !isArrayIndex(k.String(), n) {
+			return value.Value{}, &boundaryError{"arrays with extra properties cannot cross the structured host boundary"}
+		}
 	}
 	elems := make([]value.Value, n)
 	for i := range elems {
-		ev, present, err := e.ownData(o, strconv.Itoa(i))
+		ev, present, err := e.ownData(o, e.r.rt.ToValue(i))
 		if err != nil {
 			return value.Value{}, err
 		}
@@ -143,10 +177,10 @@ func (e *exporter) array(o *goja.Object, depth int) (value.Value, error) {
 }
 
 func (e *exporter) plain(o *goja.Object, depth int) (value.Value, error) {
-	if len(o.Symbols()) > 0 {
-		return value.Value{}, &boundaryError{"symbol-keyed properties cannot cross the structured host boundary"}
+	keys, err := e.ownKeys(o)
+	if err != nil {
+		return value.Value{}, err
 	}
-	keys := o.Keys()
 	members := make([]value.Member, 0, len(keys))
 	for _, k := range keys {
 		pv, present, err := e.ownData(o, k)
@@ -160,7 +194,11 @@ func (e *exporter) plain(o *goja.Object, depth int) (value.Value, error) {
 		if err != nil {
 			return value.Value{}, err
 		}
-		members = append(members, value.Member{Key: k, Value: mv})
+		ks, _ := k.(goja.String)
+		if ks == nil {
+			ks, _ = k.ToString().(goja.String)
+		}
+		members = append(members, value.Member{Key: guestString(ks), Value: mv})
 	}
 	return value.Object(members...), nil
 }
@@ -213,19 +251,30 @@ func (r *realm) importValue(v value.Value) goja.Value {
 			}
 			return rt.NewArray(items...)
 		}
+		// Defined, not set: a guest setter on Array.prototype must not run.
 		arr := rt.NewArray()
-		_ = arr.Set("length", len(v.Elems))
 		for i, el := range v.Elems {
 			if el.Kind != value.KindHole {
-				_ = arr.Set(strconv.Itoa(i), r.importValue(el))
+				_ = arr.DefineDataProperty(strconv.Itoa(i), r.importValue(el), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 			}
 		}
+		_ = arr.Set("length", len(v.Elems))
 		return arr
 	case value.KindObject:
 		o := rt.NewObject()
 		for _, m := range v.Members {
 			// Define, not Set: a "__proto__" key is an own property.
-			_ = o.DefineDataProperty(m.Key, r.importValue(m.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+			if utf8.ValidString(m.Key) {
+				_ = o.DefineDataProperty(m.Key, r.importValue(m.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+				continue
+			}
+			// A key with an unpaired surrogate needs a guest string.
+			desc := rt.NewObject()
+			_ = desc.Set("value", r.importValue(m.Value))
+			_ = desc.Set("writable", true)
+			_ = desc.Set("enumerable", true)
+			_ = desc.Set("configurable", true)
+			_, _ = r.defProp(goja.Undefined(), o, r.importString(m.Key), desc)
 		}
 		return o
 	}

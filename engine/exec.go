@@ -2,6 +2,7 @@ package engine
 
 import (
 	"crypto/sha256"
+	"reflect"
 	"errors"
 	"fmt"
 	"sort"
@@ -191,12 +192,12 @@ func (x *Execution) execute() Step {
 	if err != nil {
 		return Step{Err: x.failure(err)}
 	}
-	if p, ok := result.Export().(*goja.Promise); ok {
+	if p, ok := asPromise(result); ok {
 		switch p.State() {
 		case goja.PromiseStateFulfilled:
 			result = p.Result()
 		case goja.PromiseStateRejected:
-			return Step{Err: x.renderThrown(p.Result(), nil)}
+			return Step{Err: x.renderThrown(p.Result(), x.errorStack(p.Result()))}
 		default:
 			return Step{Err: &Error{Kind: KindRuntime, Message: "the program's result is a promise that never settled"}}
 		}
@@ -209,6 +210,19 @@ func (x *Execution) execute() Step {
 		return Step{Err: &Error{Kind: KindSerialization, Message: "result " + err.Error()}}
 	}
 	return Step{Done: true, Value: v}
+}
+
+var promiseType = reflect.TypeOf((*goja.Promise)(nil))
+
+// asPromise unwraps a promise without Export, which would copy (and run
+// getters of) any other object.
+func asPromise(v goja.Value) (*goja.Promise, bool) {
+	o, ok := v.(*goja.Object)
+	if !ok || o.ExportType() != promiseType {
+		return nil, false
+	}
+	p, ok := o.Export().(*goja.Promise)
+	return p, ok
 }
 
 // checkGlobalName rejects an input or capability that would replace a
@@ -374,22 +388,35 @@ func ArgsDigest(args []value.Value) [32]byte {
 
 // failure turns a goja error into a guest-side Error.
 func (x *Execution) failure(err error) error {
-	var interrupted *goja.InterruptedError
-	if errors.As(err, &interrupted) {
-		if e, ok := interrupted.Value().(*Error); ok {
-			return e
+	// A type switch, not errors.As: a goja Exception's Unwrap runs an
+	// instanceof check that would call guest proxy traps.
+	switch e := err.(type) {
+	case *goja.InterruptedError:
+		if le, ok := e.Value().(*Error); ok {
+			return le
 		}
 		return ErrCancelled
-	}
-	var overflow *goja.StackOverflowError
-	if errors.As(err, &overflow) {
+	case *goja.StackOverflowError:
 		return ErrCallDepth
-	}
-	var ex *goja.Exception
-	if errors.As(err, &ex) {
-		return x.renderThrown(ex.Value(), ex.Stack())
+	case *goja.Exception:
+		return x.renderThrown(e.Value(), e.Stack())
 	}
 	return &Error{Kind: KindRuntime, Message: "execution failed"}
+}
+
+// errorStack returns the stack an Error object captured when it was made.
+// goja keeps it only inside the object; throwing the object again exposes
+// it on the resulting exception.
+func (x *Execution) errorStack(v goja.Value) []goja.StackFrame {
+	o, ok := v.(*goja.Object)
+	if !ok || o.ExportType() == proxyType || o.ClassName() != "Error" {
+		return nil
+	}
+	_, err := x.realm.rethrow(goja.Undefined(), v)
+	if ex, ok := err.(*goja.Exception); ok {
+		return ex.Stack()
+	}
+	return nil
 }
 
 // renderThrown formats an uncaught guest exception as
@@ -407,7 +434,9 @@ func (x *Execution) renderThrown(v goja.Value, stack []goja.StackFrame) error {
 	b.WriteString(": ")
 	b.WriteString(msg)
 	for _, f := range stack {
-		if f.SrcName() == "<native>" {
+		// Only the guest program's own frames (the lockdown's and native
+		// ones are the sidecar's).
+		if f.SrcName() != "" {
 			continue
 		}
 		pos := f.Position()
@@ -447,7 +476,7 @@ func (x *Execution) safeString(o *goja.Object, key, fallback string) string {
 		if p.ExportType() == proxyType {
 			return fallback
 		}
-		v, present, err := e.ownData(p, key)
+		v, present, err := e.ownData(p, x.realm.rt.ToValue(key))
 		if err != nil {
 			return fallback
 		}

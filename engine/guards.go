@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"reflect"
 	"math/bits"
 	"time"
 
@@ -223,11 +224,13 @@ func arrayLength(rt *goja.Runtime, this goja.Value) int64 {
 	if l == nil {
 		return 0
 	}
-	if _, isNum := l.Export().(int64); isNum {
+	switch numberKind(l) {
+	case reflect.Int64:
 		return l.ToInteger()
-	}
-	if f, isFloat := l.Export().(float64); isFloat && f > 0 {
-		return int64(math.Min(f, 1<<53))
+	case reflect.Float64:
+		if f := l.ToFloat(); f > 0 {
+			return int64(math.Min(f, 1<<53))
+		}
 	}
 	return 0
 }
@@ -311,8 +314,7 @@ func (r *realm) guardStringify(orig goja.Callable) func(goja.FunctionCall) goja.
 				if item == nil {
 					continue
 				}
-				switch item.Export().(type) {
-				case string, int64, float64:
+				if _, isString := item.(goja.String); isString || numberKind(item) != reflect.Invalid {
 					allow[item.String()] = true
 				}
 			}
@@ -397,27 +399,24 @@ func jsonNesting(s string) int {
 }
 
 // guardConstructor refuses typed arrays and buffers larger than the heap
-// limit; they allocate eagerly. Building the guarded constructor forces goja
-// to create the built-in, which is costly, so the global starts as an
-// accessor that installs it on first use.
+// limit; they allocate eagerly. The guarding proxy is built on first use of
+// the global, which most programs never make.
 func (r *realm) guardConstructor(name string) {
-	rt := r.rt
-	global := rt.GlobalObject()
-	install := func() goja.Value {
-		ctor, ok := global.Get(name).(*goja.Object)
-		if !ok {
-			return goja.Undefined()
-		}
-		guarded := r.guardedConstructor(name, ctor)
-		_ = global.DefineDataProperty(name, guarded, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-		return guarded
+	global := r.rt.GlobalObject()
+	ctor, ok := global.Get(name).(*goja.Object)
+	if !ok {
+		return
+	}
+	define := func(v goja.Value) {
+		_ = global.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	getter := r.newFunction("get "+name, 0, func(goja.FunctionCall) goja.Value {
-		_ = global.Delete(name)
-		return install()
+		guarded := r.guardedConstructor(name, ctor)
+		define(guarded)
+		return guarded
 	})
 	setter := r.newFunction("set "+name, 1, func(c goja.FunctionCall) goja.Value {
-		_ = global.DefineDataProperty(name, c.Argument(0), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		define(c.Argument(0))
 		return goja.Undefined()
 	})
 	_ = global.DefineAccessorProperty(name, getter, setter, goja.FLAG_TRUE, goja.FLAG_FALSE)
@@ -443,13 +442,10 @@ func (r *realm) guardedConstructor(name string, ctor *goja.Object) goja.Value {
 		if first == nil {
 			return false
 		}
-		switch v := first.Export().(type) {
-		case int64:
-			return x.overHeap(float64(v) * elem)
-		case float64:
-			return x.overHeap(v * elem)
+		if numberKind(first) == reflect.Invalid {
+			return false
 		}
-		return false
+		return x.overHeap(first.ToFloat() * elem)
 	}
 	construct, _ := goja.AssertFunction(rt.Get("Reflect").ToObject(rt).Get("construct"))
 	handler := rt.NewObject()
@@ -466,6 +462,20 @@ func (r *realm) guardedConstructor(name string, ctor *goja.Object) goja.Value {
 		return ctor
 	}
 	return guarded
+}
+
+// numberKind tells a primitive number (Int64 or Float64) from anything
+// else (Invalid) without exporting, which would copy objects.
+func numberKind(v goja.Value) reflect.Kind {
+	if _, isObject := v.(*goja.Object); isObject || v == nil {
+		return reflect.Invalid
+	}
+	if t := v.ExportType(); t != nil {
+		if k := t.Kind(); k == reflect.Int64 || k == reflect.Float64 {
+			return k
+		}
+	}
+	return reflect.Invalid
 }
 
 func itoa(i int64) string {

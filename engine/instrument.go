@@ -29,8 +29,17 @@ type insertion struct {
 	at    int // byte offset in the original source
 	text  string
 	close bool // closers sort before openers at the same offset
+	level int  // nesting class at one offset: wrapper, statement, completion, expression
 	seq   int
 }
+
+// Insertion levels: at one offset, a lower level encloses a higher one.
+const (
+	levelWrapper = iota
+	levelStatement
+	levelCompletion
+	levelExpression
+)
 
 type visitKey struct {
 	t reflect.Type
@@ -41,22 +50,27 @@ type visitKey struct {
 type span struct{ start, end int }
 
 type instrumenter struct {
-	declared map[*ast.FunctionLiteral]bool
-	spans    []span
-	seen     map[visitKey]bool
-	src      string
-	ins      []insertion
-	seq      int
-	errs     []string
+	failed bool // a position could not be determined
+	with   bool // a with statement was seen
+	spans  []span
+	seen   map[visitKey]bool
+	src    string
+	ins    []insertion
+	seq    int
+	errs   []string
 }
 
 func newInstrumenter(src string) *instrumenter {
-	return &instrumenter{src: src, seen: map[visitKey]bool{}, declared: map[*ast.FunctionLiteral]bool{}}
+	return &instrumenter{src: src, seen: map[visitKey]bool{}}
 }
 
 func (in *instrumenter) add(at int, text string, close bool) {
+	in.addAt(levelExpression, at, text, close)
+}
+
+func (in *instrumenter) addAt(level, at int, text string, close bool) {
 	in.seq++
-	in.ins = append(in.ins, insertion{at: at, text: text, close: close, seq: in.seq})
+	in.ins = append(in.ins, insertion{at: at, text: text, close: close, level: level, seq: in.seq})
 }
 
 // off converts a parser index (1-based) to a byte offset.
@@ -100,14 +114,37 @@ func (in *instrumenter) statementEnd(s ast.Statement) int {
 	return end
 }
 
+// statementStart returns a statement's start offset. goja's parser never
+// sets IfStatement.If, so an if statement's start is found before its test.
+func (in *instrumenter) statementStart(s ast.Statement) int {
+	ifs, ok := s.(*ast.IfStatement)
+	if !ok || ifs.If != 0 {
+		return off(s.Idx0())
+	}
+	i := off(ifs.Test.Idx0())
+	for i > 0 {
+		c := in.src[i-1]
+		if c == '(' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			i--
+			continue
+		}
+		break
+	}
+	if i >= 2 && in.src[i-2:i] == "if" {
+		return i - 2
+	}
+	in.failed = true
+	return 0
+}
+
 // meterLoopBody charges one tick per loop iteration.
 func (in *instrumenter) meterLoopBody(body ast.Statement) {
 	if b, ok := body.(*ast.BlockStatement); ok {
 		in.add(off(b.LeftBrace)+1, meterCall, false)
 		return
 	}
-	in.add(off(body.Idx0()), "{"+meterCall, false)
-	in.add(in.statementEnd(body), "}", true)
+	in.addAt(levelStatement, in.statementStart(body), "{"+meterCall, false)
+	in.addAt(levelStatement, in.statementEnd(body), "}", true)
 }
 
 // visit instruments one node; walk calls it for every node in the tree.
@@ -115,15 +152,11 @@ func (in *instrumenter) visit(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.FunctionLiteral:
 		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
-		if !in.declared[n] && isFunctionKeyword(in.src[off(n.Idx0()):]) {
-			in.counted(n)
-		}
 		if n.Body != nil {
 			in.add(in.bodyStart(n.Body), meterCall, false)
 		}
 	case *ast.ArrowFunctionLiteral:
 		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
-		in.counted(n)
 		switch b := n.Body.(type) {
 		case *ast.BlockStatement:
 			in.add(in.bodyStart(b), meterCall, false)
@@ -131,8 +164,8 @@ func (in *instrumenter) visit(n ast.Node) {
 			in.add(off(b.Expression.Idx0()), "("+meterName+"(),", false)
 			in.add(off(b.Expression.Idx1()), ")", true)
 		}
-	case *ast.FunctionDeclaration:
-		in.declared[n.Function] = true
+	case *ast.WithStatement:
+		in.with = true
 	case *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.NewExpression:
 		in.counted(n)
 	case *ast.AwaitExpression:
@@ -206,7 +239,7 @@ func (in *instrumenter) walk(v reflect.Value) {
 }
 
 // apply returns the instrumented source and the insertions in order.
-func (in *instrumenter) apply(prefix string) (string, []insertion) {
+func (in *instrumenter) apply(prefix string) (string, []insertion, bool) {
 	sort.SliceStable(in.ins, func(i, j int) bool {
 		a, b := in.ins[i], in.ins[j]
 		if a.at != b.at {
@@ -215,8 +248,11 @@ func (in *instrumenter) apply(prefix string) (string, []insertion) {
 		if a.close != b.close {
 			return a.close
 		}
-		// Openers outermost first (parents are visited first); closers
-		// innermost first.
+		// Openers outermost first (lower level, then parents, which are
+		// visited first); closers innermost first.
+		if a.level != b.level {
+			return a.level < b.level != a.close
+		}
 		if a.close {
 			return a.seq > b.seq
 		}
@@ -227,17 +263,21 @@ func (in *instrumenter) apply(prefix string) (string, []insertion) {
 	sb.WriteString(prefix)
 	last := 0
 	for _, x := range in.ins {
+		if x.at < last || x.at > len(in.src) {
+			return "", nil, false
+		}
 		sb.WriteString(in.src[last:x.at])
 		sb.WriteString(x.text)
 		last = x.at
 	}
 	sb.WriteString(in.src[last:])
-	return sb.String(), in.ins
+	return sb.String(), in.ins, !in.failed
 }
 
 // counted wraps an expression that allocates (object and array literals,
-// new, function expressions) in the allocation meter, which returns its
-// argument.
+// new) in the allocation meter, which returns its argument. Function
+// expressions are not wrapped: that would stop them taking their binding's
+// name.
 func (in *instrumenter) counted(n ast.Node) {
 	end := off(n.Idx1())
 	if ne, ok := n.(*ast.NewExpression); ok && ne.RightParenthesis > 0 {
@@ -246,13 +286,4 @@ func (in *instrumenter) counted(n ast.Node) {
 	}
 	in.add(off(n.Idx0()), allocName+"(", false)
 	in.add(end, ")", true)
-}
-
-// isFunctionKeyword tells a function expression from a method, getter or
-// setter, whose text cannot be wrapped.
-func isFunctionKeyword(s string) bool {
-	if strings.HasPrefix(s, "async") {
-		s = strings.TrimLeft(s[5:], " \t\n\r")
-	}
-	return strings.HasPrefix(s, "function")
 }

@@ -34,10 +34,14 @@ const lockdownSource = `(function () {
   lock(gpo(async function () {}), "AsyncFunction");
   delete g.eval;
   delete g.GoError;
-  return [Object.getOwnPropertyDescriptor, Object.prototype, Array.prototype, Error];
+  return [Object.getOwnPropertyDescriptor, Object.prototype, Array.prototype, Error,
+    function (e) { throw e; }, Object.keys, Object.defineProperty];
 })()`
 
-var lockdownProgram = goja.MustCompile("", lockdownSource, true)
+// lockdownName names the lockdown program's frames, which tracebacks skip.
+const lockdownName = "lockdown"
+
+var lockdownProgram = goja.MustCompile(lockdownName, lockdownSource, true)
 
 // realm is a fresh guest global environment and the intrinsics captured
 // before any guest code could tamper with them.
@@ -48,6 +52,9 @@ type realm struct {
 	objProto  *goja.Object
 	arrProto  *goja.Object
 	errorCtor *goja.Object
+	rethrow   goja.Callable // throws its argument: recovers an Error's own stack
+	keys      goja.Callable // Object.keys, keys as guest strings
+	defProp   goja.Callable // Object.defineProperty, for keys Go strings cannot hold
 }
 
 // buildRealm prepares everything that does not depend on the execution:
@@ -65,6 +72,9 @@ func buildRealm() (*realm, error) {
 	r.objProto = caps.Get("1").(*goja.Object)
 	r.arrProto = caps.Get("2").(*goja.Object)
 	r.errorCtor = caps.Get("3").(*goja.Object)
+	r.rethrow, _ = goja.AssertFunction(caps.Get("4"))
+	r.keys, _ = goja.AssertFunction(caps.Get("5"))
+	r.defProp, _ = goja.AssertFunction(caps.Get("6"))
 	global := rt.GlobalObject()
 	for _, m := range []struct {
 		name string
