@@ -2,9 +2,9 @@ package engine
 
 import (
 	"crypto/sha256"
-	"reflect"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync/atomic"

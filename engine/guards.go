@@ -2,8 +2,8 @@ package engine
 
 import (
 	"math"
-	"reflect"
 	"math/bits"
+	"reflect"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
