@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,20 +18,30 @@ import (
 // is live.
 const heapPollInterval = time.Millisecond
 
+// hardFactor: growth past this many limits fails without confirming that
+// the memory is live.
+const hardFactor = 4
+
 var heapMetric = "/memory/classes/heap/objects:bytes"
 
 // segment is one running execution segment under watch.
 type segment struct {
-	base    uint64 // heap bytes when the segment began
+	fresh   bool   // not yet sampled: base is taken at the first tick
+	base    uint64 // heap bytes when the segment was first sampled
 	trigger uint64 // heap bytes at which to collect and look again
 }
 
 type heapWatch struct {
-	mu      sync.Mutex
-	running map[*Execution]*segment
-	wake    chan struct{}
-	once    sync.Once
+	mu       sync.Mutex
+	running  map[*Execution]*segment
+	wake     chan struct{}
+	sleeping atomic.Bool
+	once     sync.Once
 }
+
+// idleTicks is how long the watchdog keeps ticking with nothing running
+// before it sleeps; while it ticks, starting a segment costs no wake-up.
+const idleTicks = 100
 
 var watch = &heapWatch{running: map[*Execution]*segment{}, wake: make(chan struct{}, 1)}
 
@@ -43,16 +54,18 @@ func heapBytes() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// enter registers a running segment of x.
+// enter registers a running segment of x. It is on the hot path of every
+// resume, so it neither reads the heap nor wakes a ticking watchdog.
 func (w *heapWatch) enter(x *Execution) {
 	w.once.Do(func() { go w.loop() })
-	base := heapBytes()
 	w.mu.Lock()
-	w.running[x] = &segment{base: base, trigger: base + x.heapLimit.Load()}
+	w.running[x] = &segment{fresh: true}
 	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
+	if w.sleeping.Load() {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -66,29 +79,57 @@ func (w *heapWatch) leave(x *Execution) {
 func (w *heapWatch) loop() {
 	t := time.NewTicker(heapPollInterval)
 	defer t.Stop()
+	idle := 0
 	for {
-		w.mu.Lock()
-		idle := len(w.running) == 0
-		w.mu.Unlock()
-		if idle {
-			<-w.wake
+		<-t.C
+		if w.check() {
+			idle = 0
 			continue
 		}
-		<-t.C
-		w.check()
+		if idle++; idle < idleTicks {
+			continue
+		}
+		// Sleep; a segment registered after the flag is set sends a wake.
+		w.sleeping.Store(true)
+		w.mu.Lock()
+		n := len(w.running)
+		w.mu.Unlock()
+		if n == 0 {
+			<-w.wake
+		}
+		w.sleeping.Store(false)
+		idle = 0
 	}
 }
 
-func (w *heapWatch) check() {
+// check samples the heap; it reports whether any segment is running.
+func (w *heapWatch) check() bool {
+	w.mu.Lock()
+	n := len(w.running)
+	w.mu.Unlock()
+	if n == 0 {
+		return false
+	}
 	now := heapBytes()
 	w.mu.Lock()
 	due := false
-	for _, s := range w.running {
+	for x, s := range w.running {
+		if s.fresh {
+			s.fresh, s.base, s.trigger = false, now, now+x.heapLimit.Load()
+			continue
+		}
+		// Growth of several limits is over whatever part is garbage: stop
+		// at once rather than wait for a collection.
+		if limit := x.heapLimit.Load(); now > s.base && now-s.base > hardFactor*max(limit, 1<<20) {
+			x.realm.rt.Interrupt(ErrHeapLimit)
+			delete(w.running, x)
+			continue
+		}
 		due = due || now > s.trigger
 	}
 	w.mu.Unlock()
 	if !due {
-		return
+		return true
 	}
 	// Garbage counts until it is collected; only live growth fails. After
 	// a collection the next one waits for another limit's worth of growth,
@@ -106,4 +147,5 @@ func (w *heapWatch) check() {
 		s.trigger = max(now, s.base) + limit
 	}
 	w.mu.Unlock()
+	return true
 }
