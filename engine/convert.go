@@ -24,8 +24,9 @@ var (
 // or object may appear only once in a value (trees, not graphs), and
 // accessors are never invoked.
 type exporter struct {
-	r    *realm
-	seen map[*goja.Object]bool // true while on the current path
+	r       *realm
+	seen    map[*goja.Object]bool // true while on the current path
+	checked bool                  // descriptorsSafe held when the export began
 }
 
 func (r *realm) export(v goja.Value) (value.Value, error) {
@@ -101,8 +102,32 @@ func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
 	return value.Value{}, &boundaryError{class + " objects cannot cross the structured host boundary"}
 }
 
+// descriptorFields are the properties goja sets on the descriptor objects
+// Object.getOwnPropertyDescriptor returns. It sets them with ordinary
+// assignments, which consult Object.prototype: a guest accessor there under
+// one of these names would run, or hide a field.
+var descriptorFields = []string{"value", "writable", "get", "set", "enumerable", "configurable"}
+
+// descriptorsSafe reports whether Object.prototype has none of those names.
+func (r *realm) descriptorsSafe() bool {
+	for _, f := range descriptorFields {
+		if v, err := r.hasOwn(r.objProto, r.rt.ToValue(f)); err != nil || v.ToBoolean() {
+			return false
+		}
+	}
+	return true
+}
+
+var errPoisoned = &boundaryError{"values cannot cross the structured host boundary while Object.prototype defines a property-descriptor field"}
+
 // ownData reads an own data property without running any accessor.
 func (e *exporter) ownData(o *goja.Object, key goja.Value) (v goja.Value, present bool, err error) {
+	if !e.checked {
+		if !e.r.descriptorsSafe() {
+			return nil, false, errPoisoned
+		}
+		e.checked = true
+	}
 	d, err := e.r.gopd(goja.Undefined(), o, key)
 	if err != nil {
 		return nil, false, &boundaryError{"value cannot cross the structured host boundary"}
@@ -268,12 +293,14 @@ func (r *realm) importValue(v value.Value) goja.Value {
 				_ = o.DefineDataProperty(m.Key, r.importValue(m.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 				continue
 			}
-			// A key with an unpaired surrogate needs a guest string.
-			desc := rt.NewObject()
-			_ = desc.Set("value", r.importValue(m.Value))
-			_ = desc.Set("writable", true)
-			_ = desc.Set("enumerable", true)
-			_ = desc.Set("configurable", true)
+			// A key with an unpaired surrogate needs a guest string. The
+			// descriptor has no prototype and own fields only, so no guest
+			// accessor on Object.prototype is consulted.
+			desc := rt.CreateObject(nil)
+			_ = desc.DefineDataProperty("value", r.importValue(m.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+			for _, f := range []string{"writable", "enumerable", "configurable"} {
+				_ = desc.DefineDataProperty(f, r.rt.ToValue(true), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+			}
 			_, _ = r.defProp(goja.Undefined(), o, r.importString(m.Key), desc)
 		}
 		return o

@@ -142,11 +142,11 @@ func (r *realm) guardRepeat(orig goja.Callable) func(goja.FunctionCall) goja.Val
 		}
 		n := c.Argument(0).ToNumber()
 		count := n.ToFloat()
-		if size := stringBytes(int64(s.Length())) * count; !math.IsNaN(size) && count > 0 {
-			if x.overHeap(size) {
+		if chars := float64(s.Length()) * count; !math.IsNaN(chars) && count > 0 {
+			if x.overHeap(2 * chars) {
 				return x.fail(ErrHeapLimit)
 			}
-			if !x.charge(uint64(size)) {
+			if !x.charge(uint64(chars)) {
 				return goja.Undefined()
 			}
 		}
@@ -177,14 +177,43 @@ func (r *realm) guardPad(orig goja.Callable) func(goja.FunctionCall) goja.Value 
 
 // timed runs a call that may reach a backtracking regular expression and
 // turns a regexp2 timeout, which goja reports as "no match", into a limit
-// failure instead of a silently wrong answer.
-func (x *Execution) timed(orig goja.Callable, this goja.Value, args []goja.Value) goja.Value {
+// failure instead of a silently wrong answer. Only patterns RE2 cannot run
+// go to regexp2; every other call is not timed at all.
+func (x *Execution) timed(orig goja.Callable, this goja.Value, args []goja.Value, re goja.Value) goja.Value {
+	if !mayBacktrack(re) {
+		return call(orig, this, args...)
+	}
 	start := time.Now()
 	v := call(orig, this, args...)
 	if time.Since(start) >= RegexpTimeout {
 		return x.fail(ErrInstructionBudget)
 	}
 	return v
+}
+
+// mayBacktrack reports whether v is a RegExp whose pattern needs goja's
+// backtracking engine: lookaround or backreferences.
+func mayBacktrack(v goja.Value) bool {
+	o, ok := v.(*goja.Object)
+	if !ok || o.ExportType() == proxyType || o.ClassName() != "RegExp" {
+		return false
+	}
+	src, ok := o.Get("source").(goja.String)
+	if !ok {
+		return true
+	}
+	p := src.String()
+	for i := 0; i+1 < len(p); i++ {
+		switch {
+		case p[i] == '\\' && (p[i+1] >= '1' && p[i+1] <= '9' || p[i+1] == 'k'):
+			return true
+		case p[i] == '\\':
+			i++
+		case p[i] == '(' && p[i+1] == '?' && i+2 < len(p) && (p[i+2] == '=' || p[i+2] == '!' || p[i+2] == '<'):
+			return true
+		}
+	}
+	return false
 }
 
 func (r *realm) guardStringScan(orig goja.Callable) func(goja.FunctionCall) goja.Value {
@@ -197,7 +226,7 @@ func (r *realm) guardStringScan(orig goja.Callable) func(goja.FunctionCall) goja
 		if !x.charge(uint64(s.Length())) {
 			return goja.Undefined()
 		}
-		return x.timed(orig, s, c.Arguments)
+		return x.timed(orig, s, c.Arguments, c.Argument(0))
 	}
 }
 
@@ -207,7 +236,7 @@ func (r *realm) guardRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Val
 		if s, ok := c.Argument(0).(goja.String); ok && !x.charge(uint64(s.Length())) {
 			return goja.Undefined()
 		}
-		return x.timed(orig, c.This, c.Arguments)
+		return x.timed(orig, c.This, c.Arguments, c.This)
 	}
 }
 

@@ -100,13 +100,24 @@ func (in *instrumenter) statementEnd(s ast.Statement) int {
 	if _, isBlock := s.(*ast.BlockStatement); isBlock {
 		return end
 	}
+	// Parentheses around an expression statement's expression lie outside
+	// its range too: close as many as statementStart opened.
+	open := 0
+	if es, ok := s.(*ast.ExpressionStatement); ok {
+		open = strings.Count(in.src[in.statementStart(s):off(es.Expression.Idx0())], "(")
+	}
 	i := end
 	for i < len(in.src) {
-		switch in.src[i] {
-		case ' ', '\t':
+		switch c := in.src[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
 			continue
-		case ';':
+		case c == ')' && open > 0:
+			open--
+			i++
+			end = i
+			continue
+		case c == ';' && open == 0:
 			return i + 1
 		}
 		break
@@ -115,13 +126,23 @@ func (in *instrumenter) statementEnd(s ast.Statement) int {
 }
 
 // statementStart returns a statement's start offset. goja's parser never
-// sets IfStatement.If, so an if statement's start is found before its test.
+// sets IfStatement.If, and an expression statement's range starts inside
+// any parentheses around its expression, so both are found by scanning back
+// from the expression over parentheses and spaces.
 func (in *instrumenter) statementStart(s ast.Statement) int {
-	ifs, ok := s.(*ast.IfStatement)
-	if !ok || ifs.If != 0 {
+	var from int
+	switch s := s.(type) {
+	case *ast.IfStatement:
+		if s.If != 0 {
+			return off(s.If)
+		}
+		from = off(s.Test.Idx0())
+	case *ast.ExpressionStatement:
+		from = off(s.Expression.Idx0())
+	default:
 		return off(s.Idx0())
 	}
-	i := off(ifs.Test.Idx0())
+	i := from
 	for i > 0 {
 		c := in.src[i-1]
 		if c == '(' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
@@ -129,6 +150,13 @@ func (in *instrumenter) statementStart(s ast.Statement) int {
 			continue
 		}
 		break
+	}
+	if _, isIf := s.(*ast.IfStatement); !isIf {
+		// Back to the first opening parenthesis, not the spaces before it.
+		for i < from && in.src[i] != '(' {
+			i++
+		}
+		return i
 	}
 	if i >= 2 && in.src[i-2:i] == "if" {
 		return i - 2

@@ -35,8 +35,15 @@ const lockdownSource = `(function () {
   delete g.eval;
   delete g.GoError;
   return [Object.getOwnPropertyDescriptor, Object.prototype, Array.prototype, Error,
-    function (e) { throw e; }, Object.keys, Object.defineProperty];
+    function (e) { throw e; }, Object.keys, Object.defineProperty, Object.prototype.hasOwnProperty];
 })()`
+
+// meterHandoff briefly holds the meter functions on globalThis while
+// meterProgram binds them.
+const meterHandoff = ReservedPrefix + "_handoff"
+
+var meterProgram = goja.MustCompile(lockdownName, "const "+meterName+" = "+meterHandoff+"[0], "+
+	jobMeterName+" = "+meterHandoff+"[1], "+allocName+" = "+meterHandoff+"[2]; delete globalThis."+meterHandoff+";", false)
 
 // lockdownName names the lockdown program's frames, which tracebacks skip.
 const lockdownName = "lockdown"
@@ -55,6 +62,7 @@ type realm struct {
 	rethrow   goja.Callable // throws its argument: recovers an Error's own stack
 	keys      goja.Callable // Object.keys, keys as guest strings
 	defProp   goja.Callable // Object.defineProperty, for keys Go strings cannot hold
+	hasOwn    goja.Callable // Object.prototype.hasOwnProperty
 }
 
 // buildRealm prepares everything that does not depend on the execution:
@@ -75,19 +83,15 @@ func buildRealm() (*realm, error) {
 	r.rethrow, _ = goja.AssertFunction(caps.Get("4"))
 	r.keys, _ = goja.AssertFunction(caps.Get("5"))
 	r.defProp, _ = goja.AssertFunction(caps.Get("6"))
-	global := rt.GlobalObject()
-	for _, m := range []struct {
-		name string
-		fn   func(goja.FunctionCall) goja.Value
-	}{
-		{meterName, r.tick},
-		{jobMeterName, r.tickJob},
-		{allocName, r.allocate},
-	} {
-		// Non-writable and non-configurable: guest code cannot replace them.
-		if err := global.DefineDataProperty(m.name, r.newFunction(m.name, 0, m.fn), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-			return nil, err
-		}
+	r.hasOwn, _ = goja.AssertFunction(caps.Get("7"))
+	// The meters are global const bindings: guest code cannot reassign or
+	// shadow them, and they are not properties of globalThis.
+	meters := rt.NewArray(r.newFunction(meterName, 0, r.tick), r.newFunction(jobMeterName, 0, r.tickJob), r.newFunction(allocName, 1, r.allocate))
+	if err := rt.GlobalObject().Set(meterHandoff, meters); err != nil {
+		return nil, err
+	}
+	if _, err := rt.RunProgram(meterProgram); err != nil {
+		return nil, err
 	}
 	r.installGuards()
 	return r, nil

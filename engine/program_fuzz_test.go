@@ -1,0 +1,64 @@
+package engine_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+)
+
+// Seeds in testdata/fuzz/FuzzLoadProgram are the program bytes of the
+// transcripts in corpus/transcripts and forged variants of them (go run
+// ./corpus/cmd/gen-transcripts -seeds).
+
+// FuzzLoadProgram feeds LoadProgram arbitrary bytes: hosts send program
+// bytes with a start, so they are untrusted.
+func FuzzLoadProgram(f *testing.F) {
+	if p, err := engine.Compile("const x = cap(1); x + 1;"); err == nil {
+		f.Add(p.Bytes)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		orig := bytes.Clone(b)
+		p, err := engine.LoadProgram(b)
+		if !bytes.Equal(b, orig) {
+			t.Fatal("LoadProgram modified its input")
+		}
+		if err != nil {
+			var ee *engine.Error
+			if !errors.As(err, &ee) {
+				t.Fatalf("LoadProgram returned %T %q, want *engine.Error", err, err)
+			}
+			switch ee.Kind {
+			case engine.KindSerialization, engine.KindParse, engine.KindValidation:
+			default:
+				t.Fatalf("LoadProgram failed with kind %s: %q", ee.Kind, err)
+			}
+			if p != nil {
+				t.Fatalf("LoadProgram returned a program with error %v", err)
+			}
+			if strings.Contains(err.Error(), "cbor") || strings.Contains(err.Error(), "goroutine") {
+				t.Fatalf("error text reveals internals: %q", err)
+			}
+			return
+		}
+		if !bytes.Equal(p.Bytes, b) {
+			t.Fatalf("program bytes %x differ from the input %x", p.Bytes, b)
+		}
+		sum := sha256.Sum256(b)
+		if p.ID != hex.EncodeToString(sum[:]) {
+			t.Fatalf("program id %s is not the SHA-256 of its bytes", p.ID)
+		}
+		// One source, one artifact: compiling the source gives these bytes.
+		c, err := engine.Compile(p.Source)
+		if err != nil {
+			t.Fatalf("loaded program's source does not compile: %v", err)
+		}
+		if c.ID != p.ID || !bytes.Equal(c.Bytes, b) {
+			t.Fatalf("Compile(source) gives program %s, LoadProgram %s", c.ID, p.ID)
+		}
+	})
+}
