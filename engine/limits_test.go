@@ -23,39 +23,51 @@ func runLimits(t *testing.T, src string, limits policy.Limits) Step {
 }
 
 func TestHostileProgramsEndWithLimit(t *testing.T) {
-	cases := []struct{ name, src, want string }{
-		{"while", "while(true){}", "Limit: instruction budget exhausted"},
-		{"for", "for(;;){}", "Limit: instruction budget exhausted"},
-		{"do-while", "do{}while(1)", "Limit: instruction budget exhausted"},
-		{"recursion", "function f(){ return f() } f()", "Limit: call depth limit exceeded"},
-		{"async recursion", "async function f(){ await null; return f() } f()", "Limit:"},
-		{"await loop", "(async () => { for(;;) await null })()", "Limit: instruction budget exhausted"},
-		{"promise job loop", "function loop(){ Promise.resolve().then(loop) } loop(); 1", "Limit: instruction budget exhausted"},
-		{"infinite generator", "function* g(){ let i=0; while(true) yield i++ } for (const v of g()) {}", "Limit: instruction budget exhausted"},
-		{"catch cannot swallow", "for(;;){ try { while(true){} } catch (e) {} finally { continue } }", "Limit: instruction budget exhausted"},
-		{"string doubling", "let s='x'; for(;;) s += s;", "Limit: heap limit exceeded"},
-		{"array push", "const a=[]; for(;;) a.push({x: a.length})", "Limit:"},
-		{"Array(1e9).fill", "Array(1e9).fill(0)", "Limit: heap limit exceeded"},
-		{"repeat 2**30", "'x'.repeat(2**30)", "Limit: heap limit exceeded"},
-		{"repeat 2**40", "'x'.repeat(2**40)", "Limit: heap limit exceeded"},
-		{"padEnd 2**40", "'ab'.padEnd(2**40)", "Limit: heap limit exceeded"},
-		{"nested objects", "let o={}; for(;;) o={o, a:[1,2,3]}", "Limit:"},
-		{"huge stringify", "const a=[]; for(let i=0;i<20000;i++) a.push('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'+i); let s=''; for(;;) s += JSON.stringify(a)", "Limit:"},
-		{"map growth", "const m=new Map(); for(let i=0;;i++) m.set(i, 'v'+i)", "Limit:"},
-		{"closures", "const fs=[]; for(let i=0;;i++) fs.push(() => i)", "Limit:"},
-		{"typed array", "new Float64Array(1e9)", "Limit: heap limit exceeded"},
-		{"array buffer", "new ArrayBuffer(2**31)", "Limit: heap limit exceeded"},
-		{"regex backtracking", "/^(a+)+(?=b)/.test('a'.repeat(40) + '!')", "Limit: instruction budget exhausted"},
-		{"deep stringify", "let a=[]; for(let i=0;i<200000;i++) a=[a]; JSON.stringify(a)", "Limit: call depth limit exceeded"},
-		{"deep String", "let a=[]; for(let i=0;i<200000;i++) a=[a]; String(a)", "Limit: call depth limit exceeded"},
-		{"deep join", "let a=[]; for(let i=0;i<200000;i++) a=[a]; a.join()", "Limit: call depth limit exceeded"},
-		{"deep template", "let a=[]; for(let i=0;i<200000;i++) a=[a]; `${a}`", "Limit: call depth limit exceeded"},
-		{"deep parse", "JSON.parse('['.repeat(200000) + ']'.repeat(200000))", "Limit: call depth limit exceeded"},
+	// Deep values take more than the default heap to build; with room to
+	// build them, the nesting guard of the recursive built-ins must hold.
+	roomy := policy.DefaultLimits()
+	roomy.HeapLimitBytes = 1 << 30
+	cases := []struct {
+		name, src, want string
+		limits          *policy.Limits
+	}{
+		{"while", "while(true){}", "Limit: instruction budget exhausted", nil},
+		{"for", "for(;;){}", "Limit: instruction budget exhausted", nil},
+		{"do-while", "do{}while(1)", "Limit: instruction budget exhausted", nil},
+		{"recursion", "function f(){ return f() } f()", "Limit: call depth limit exceeded", nil},
+		{"async recursion", "async function f(){ await null; return f() } f()", "Limit:", nil},
+		{"await loop", "(async () => { for(;;) await null })()", "Limit: instruction budget exhausted", nil},
+		{"promise job loop", "function loop(){ Promise.resolve().then(loop) } loop(); 1", "Limit: instruction budget exhausted", nil},
+		{"infinite generator", "function* g(){ let i=0; while(true) yield i++ } for (const v of g()) {}", "Limit: instruction budget exhausted", nil},
+		{"catch cannot swallow", "for(;;){ try { while(true){} } catch (e) {} finally { continue } }", "Limit: instruction budget exhausted", nil},
+		{"string doubling", "let s='x'; for(;;) s += s;", "Limit: heap limit exceeded", nil},
+		{"array push", "const a=[]; for(;;) a.push({x: a.length})", "Limit:", nil},
+		{"Array(1e9).fill", "Array(1e9).fill(0)", "Limit: heap limit exceeded", nil},
+		{"repeat 2**30", "'x'.repeat(2**30)", "Limit: heap limit exceeded", nil},
+		{"repeat 2**40", "'x'.repeat(2**40)", "Limit: heap limit exceeded", nil},
+		{"padEnd 2**40", "'ab'.padEnd(2**40)", "Limit: heap limit exceeded", nil},
+		{"nested objects", "let o={}; for(;;) o={o, a:[1,2,3]}", "Limit:", nil},
+		{"huge stringify", "const a=[]; for(let i=0;i<20000;i++) a.push('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'+i); let s=''; for(;;) s += JSON.stringify(a)", "Limit:", nil},
+		{"map growth", "const m=new Map(); for(let i=0;;i++) m.set(i, 'v'+i)", "Limit:", nil},
+		{"closures", "const fs=[]; for(let i=0;;i++) fs.push(() => i)", "Limit:", nil},
+		{"typed array", "new Float64Array(1e9)", "Limit: heap limit exceeded", nil},
+		{"array buffer", "new ArrayBuffer(2**31)", "Limit: heap limit exceeded", nil},
+		{"regex backtracking", "/^(a+)+(?=b)/.test('a'.repeat(40) + '!')", "Limit: instruction budget exhausted", nil},
+		{"deep stringify", "let a=[]; for(let i=0;i<200000;i++) a=[a]; JSON.stringify(a)", "Limit: call depth limit exceeded", &roomy},
+		{"deep String", "let a=[]; for(let i=0;i<200000;i++) a=[a]; String(a)", "Limit: call depth limit exceeded", &roomy},
+		{"deep join", "let a=[]; for(let i=0;i<200000;i++) a=[a]; a.join()", "Limit: call depth limit exceeded", &roomy},
+		{"deep template", "let a=[]; for(let i=0;i<200000;i++) a=[a]; `${a}`", "Limit: call depth limit exceeded", &roomy},
+		{"deep built at default limits", "let a=[]; for(let i=0;i<200000;i++) a=[a]; JSON.stringify(a)", "Limit:", nil},
+		{"deep parse", "JSON.parse('['.repeat(200000) + ']'.repeat(200000))", "Limit: call depth limit exceeded", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			limits := policy.DefaultLimits()
+			if c.limits != nil {
+				limits = *c.limits
+			}
 			start := time.Now()
-			step := runLimits(t, c.src, policy.DefaultLimits())
+			step := runLimits(t, c.src, limits)
 			require.Error(t, step.Err)
 			assert.True(t, strings.HasPrefix(step.Err.Error(), c.want), step.Err.Error())
 			if !raceEnabled {
