@@ -172,7 +172,7 @@ func (x *Execution) execute() Step {
 	r.activate(x, h.Seed, h.ClockMillis)
 	rt := r.rt
 	watch.enter(x)
-	rt.SetMaxCallStackSize(int(min(x.limits.CallDepthLimit, 1<<30)))
+	rt.SetMaxCallStackSize(maxCallStack(x.limits))
 	global := rt.GlobalObject()
 	for _, name := range h.Capabilities {
 		if err := checkGlobalName(global, name); err != nil {
@@ -223,6 +223,12 @@ func asPromise(v goja.Value) (*goja.Promise, bool) {
 	}
 	p, ok := o.Export().(*goja.Promise)
 	return p, ok
+}
+
+// maxCallStack converts the call-depth limit to goja's stack size: one more
+// than the limit, for the metering call every function makes on entry.
+func maxCallStack(l policy.Limits) int {
+	return int(min(l.CallDepthLimit, 1<<30)) + 1
 }
 
 // checkGlobalName rejects an input or capability that would replace a
@@ -342,7 +348,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		x.limits = m.limits
 		x.heapLimit.Store(m.limits.HeapLimitBytes)
 		watch.enter(x)
-		rt.SetMaxCallStackSize(int(min(m.limits.CallDepthLimit, 1<<30)))
+		rt.SetMaxCallStackSize(maxCallStack(m.limits))
 		return x.deliver(m.payload)
 	}
 }

@@ -196,6 +196,14 @@ func (in *instrumenter) visit(n ast.Node) {
 		in.with = true
 	case *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.NewExpression:
 		in.counted(n)
+	case *ast.YieldExpression:
+		// Resuming a generator costs about as much as a promise job.
+		if n.Argument != nil {
+			in.add(off(n.Argument.Idx0()), "("+jobMeterName+"(),", false)
+			in.add(off(n.Argument.Idx1()), ")", true)
+		} else {
+			in.add(off(n.Yield)+len("yield"), " ("+jobMeterName+"(),undefined)", false)
+		}
 	case *ast.AwaitExpression:
 		// Each await schedules a promise job, which costs far more than a
 		// loop iteration.
