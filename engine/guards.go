@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"reflect"
+	"strconv"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
@@ -56,7 +57,7 @@ func (r *realm) installGuards() {
 	for _, m := range []string{"exec", "test"} {
 		r.wrap(re, m, r.guardRegexp)
 	}
-	r.wrap(arr, "join", r.guardRecursive(chargeLength))
+	r.wrap(arr, "join", r.guardJoin)
 	r.wrap(arr, "toString", r.guardRecursive(nil))
 	r.wrap(arr, "toLocaleString", r.guardRecursive(chargeLength))
 	r.wrap(arr, "fill", r.guardFill)
@@ -65,6 +66,19 @@ func (r *realm) installGuards() {
 	for _, m := range []string{"then", "catch", "finally"} {
 		r.wrap(promise, m, r.guardJob)
 	}
+	// Built-ins that make one element per unit of their input, in one call:
+	// refused when the elements alone would pass the heap limit.
+	for _, m := range []string{"keys", "values", "entries", "concat", "flat"} {
+		r.wrap(arr, m, r.guardElements)
+	}
+	// Array.prototype[Symbol.iterator] is Array.prototype.values.
+	_ = arr.DefineDataPropertySymbol(goja.SymIterator, arr.Get("values"), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	r.wrapSymbol(str, goja.SymIterator, r.guardElements)
+	object := rt.Get("Object").ToObject(rt)
+	for _, m := range []string{"keys", "values", "entries", "getOwnPropertyNames", "assign"} {
+		r.wrap(object, m, r.guardElements)
+	}
+	r.wrap(rt.Get("Array").ToObject(rt), "from", r.guardElements)
 	r.wrap(json, "stringify", r.guardStringify)
 	r.wrap(json, "parse", r.guardParse)
 	for _, name := range []string{"ArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"} {
@@ -81,6 +95,134 @@ func (r *realm) wrap(obj *goja.Object, name string, w wrapper) {
 	length := int(obj.Get(name).ToObject(r.rt).Get("length").ToInteger())
 	fn := r.newFunction(name, length, w(orig))
 	_ = obj.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// wrapSymbol is wrap for a symbol-keyed method.
+func (r *realm) wrapSymbol(obj *goja.Object, sym *goja.Symbol, w wrapper) {
+	orig, ok := goja.AssertFunction(obj.GetSymbol(sym))
+	if !ok {
+		return
+	}
+	fn := r.newFunction("[Symbol.iterator]", 0, w(orig))
+	_ = obj.DefineDataPropertySymbol(sym, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// slotBytes is what one element of an array costs at least.
+const slotBytes = 16
+
+// elementCount is how many elements a call may produce from v: an array's
+// or array-like's length, a string's length, a Map's or Set's size. It reads
+// only the length/size data of built-ins, never runs guest code... except a
+// guest-defined length getter, which the original would run anyway.
+func elementCount(v goja.Value) int64 {
+	switch v := v.(type) {
+	case goja.String:
+		return int64(v.Length())
+	case *goja.Object:
+		if v.ExportType() == proxyType {
+			return 0
+		}
+		switch v.ClassName() {
+		case "Map", "Set":
+			return toCount(v.Get("size"))
+		case "String":
+			return toCount(v.Get("length"))
+		}
+		if _, isFn := goja.AssertFunction(v); isFn {
+			return 0
+		}
+		return toCount(v.Get("length"))
+	}
+	return 0
+}
+
+func toCount(v goja.Value) int64 {
+	if v == nil || numberKind(v) == reflect.Invalid {
+		return 0
+	}
+	f := v.ToFloat()
+	if !(f > 0) {
+		return 0
+	}
+	return int64(math.Min(f, 1<<53))
+}
+
+// guardElements refuses a call whose receiver or arguments hold more
+// elements than the heap limit has room for, and charges their number.
+func (r *realm) guardElements(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
+		n := elementCount(c.This)
+		for _, a := range c.Arguments {
+			n += elementCount(a)
+		}
+		if x.overHeap(float64(n) * slotBytes) {
+			return x.fail(ErrHeapLimit)
+		}
+		if !x.charge(uint64(n)) {
+			return goja.Undefined()
+		}
+		return call(orig, c.This, c.Arguments...)
+	}
+}
+
+// guardJoin is Array.prototype.join written out, so the result's size is
+// known as it grows: goja's own join builds the whole string in one native
+// call, past the reach of the heap watchdog. Nested arrays reach this guard
+// again through toString, bounded by MaxNativeDepth.
+func (r *realm) guardJoin(orig goja.Callable) func(goja.FunctionCall) goja.Value {
+	return func(c goja.FunctionCall) goja.Value {
+		x := r.x
+		rt := r.rt
+		if c.This == nil || goja.IsUndefined(c.This) || goja.IsNull(c.This) {
+			return call(orig, c.This, c.Arguments...)
+		}
+		if x.nativeDepth >= MaxNativeDepth {
+			return x.fail(ErrCallDepth)
+		}
+		x.nativeDepth++
+		defer func() { x.nativeDepth-- }()
+		o := c.This.ToObject(rt)
+		n := toCount(o.Get("length"))
+		sep := goja.String(nil)
+		if a := c.Argument(0); !goja.IsUndefined(a) {
+			sep, _ = a.ToString().(goja.String)
+		}
+		if sep == nil {
+			sep, _ = rt.ToValue(",").(goja.String)
+		}
+		if !x.charge(uint64(n)) {
+			return goja.Undefined()
+		}
+		if n > 1 && x.overHeap(2*float64(n-1)*float64(sep.Length())) {
+			return x.fail(ErrHeapLimit)
+		}
+		var b goja.StringBuilder
+		size := 0
+		for k := int64(0); k < n; k++ {
+			if k > 0 {
+				b.WriteString(sep)
+				size += sep.Length()
+			}
+			el := o.Get(strconv.FormatInt(k, 10))
+			if el == nil || goja.IsUndefined(el) || goja.IsNull(el) {
+				continue
+			}
+			sv := el.ToString()
+			es, ok := sv.(goja.String)
+			if !ok {
+				// Numbers and booleans convert to a Value that is not a
+				// goja.String; their text is plain ASCII.
+				es, _ = rt.ToValue(sv.String()).(goja.String)
+			}
+			size += es.Length()
+			if x.overHeap(2 * float64(size)) {
+				return x.fail(ErrHeapLimit)
+			}
+			b.WriteString(es)
+		}
+		return b.String()
+	}
 }
 
 // call invokes a wrapped original, re-throwing its exception unchanged.
@@ -349,6 +491,7 @@ func (r *realm) guardStringify(orig goja.Callable) func(goja.FunctionCall) goja.
 			}
 		}
 		visited := uint64(0)
+		size := 0
 		replacer := x.realm.newFunction("", 2, func(rc goja.FunctionCall) goja.Value {
 			key, val := rc.Argument(0), rc.Argument(1)
 			holder, _ := rc.This.(*goja.Object)
@@ -364,6 +507,21 @@ func (r *realm) guardStringify(orig goja.Callable) func(goja.FunctionCall) goja.
 			}
 			visited++
 			if visited%workUnit == 0 && !x.charge(workUnit) {
+				return goja.Undefined()
+			}
+			// The output's size, estimated from what is about to be written
+			// (goja builds it in one native call, past the watchdog's reach).
+			size += 8
+			if ks, ok := key.(goja.String); ok {
+				size += ks.Length()
+			}
+			if vs, ok := val.(goja.String); ok {
+				size += vs.Length()
+			} else if numberKind(val) != reflect.Invalid {
+				size += 24
+			}
+			if x.overHeap(2 * float64(size)) {
+				x.fail(ErrHeapLimit)
 				return goja.Undefined()
 			}
 			if o, ok := val.(*goja.Object); ok {
