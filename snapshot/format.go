@@ -213,7 +213,7 @@ func (r *reader) pending() (Pending, [32]byte, error) {
 
 func (r *reader) outcome() (Outcome, error) {
 	var o Outcome
-	_, n, err := r.head()
+	n, err := r.expect(majorArray)
 	if err != nil {
 		return o, fail("malformed outcome")
 	}
