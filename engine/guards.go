@@ -156,14 +156,21 @@ func (r *realm) guardElements(orig goja.Callable) func(goja.FunctionCall) goja.V
 		for _, a := range c.Arguments {
 			n += elementCount(a)
 		}
-		if x.overHeap(float64(n) * slotBytes) {
-			return x.fail(ErrHeapLimit)
-		}
-		if !x.charge(uint64(n)) {
+		if !x.admitElements(n) {
 			return goja.Undefined()
 		}
 		return call(orig, c.This, c.Arguments...)
 	}
+}
+
+// admitElements checks that n elements fit the heap limit and charges
+// them; on false the execution is already failing.
+func (x *Execution) admitElements(n int64) bool {
+	if x.overHeap(float64(n) * slotBytes) {
+		x.fail(ErrHeapLimit)
+		return false
+	}
+	return x.charge(uint64(n))
 }
 
 // guardJoin is Array.prototype.join written out, so the result's size is
@@ -442,12 +449,8 @@ func (r *realm) guardJob(orig goja.Callable) func(goja.FunctionCall) goja.Value 
 func (r *realm) guardFill(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
 		x := r.x
-		n := arrayLength(x.realm.rt, c.This)
-		// A Value slot is 16 bytes; lazily sized arrays allocate on fill.
-		if x.overHeap(float64(n) * 16) {
-			return x.fail(ErrHeapLimit)
-		}
-		if !x.charge(uint64(n)) {
+		// Lazily sized arrays allocate every slot on fill.
+		if !x.admitElements(arrayLength(x.realm.rt, c.This)) {
 			return goja.Undefined()
 		}
 		return call(orig, c.This, c.Arguments...)
