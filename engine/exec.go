@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -156,6 +157,13 @@ func (x *Execution) run() {
 			final = Step{Err: &Error{Kind: KindRuntime, Message: "internal error"}}
 		}
 		watch.leave(x)
+		if final.Err == ErrHeapLimit {
+			// Give back what the failed execution allocated before the next
+			// one starts, so its garbage neither counts against nor piles
+			// up under the next execution's limit.
+			x.realm = nil
+			debug.FreeOSMemory()
+		}
 		x.steps <- final
 	}()
 	x.heapLimit.Store(x.limits.HeapLimitBytes)

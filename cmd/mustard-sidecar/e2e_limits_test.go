@@ -482,3 +482,19 @@ func TestE2ELimitsCallDepthExact(t *testing.T) {
 		limFails(t, resp, limDepth)
 	}
 }
+
+// TestE2ELimitsRepeatedBombsDoNotAccumulate runs the same memory bomb again
+// and again in one process: the garbage each failed execution leaves must
+// not carry over into (and escape) the next one's heap limit.
+func TestE2ELimitsRepeatedBombsDoNotAccumulate(t *testing.T) {
+	h := newHost(t, transports[0])
+	id := h.limCompile("let s = 'x'; for (let i = 0; i < 40; i++) s = s + s; s.length")
+	for i := 0; i < 10; i++ {
+		resp := h.do(h.req("start", "program_id", id, "options", options(nil, nil)), nil, "")
+		limFails(t, resp, limHeap)
+	}
+	hwm := vmHWM(t, h.sc.Pid())
+	t.Logf("VmHWM after 10 bombs: %.1f MiB", float64(hwm)/(1<<20))
+	assert.Less(t, hwm, int64(256<<20))
+	h.limServesNormal()
+}
