@@ -9,9 +9,6 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
-// hostKey is the benchmark host's snapshot key.
-var hostKey = []byte("0123456789abcdef0123456789abcdef")
-
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -48,14 +45,14 @@ func BenchmarkHotResume(b *testing.B) {
 		"options": map[string]any{"capabilities": []string{"cap"}, "limits": map[string]any{"instruction_budget": 1 << 40, "allocation_budget": 1 << 40}}}, nil)
 	res := h["result"].(map[string]any)
 	sid, pol := res["snapshot_id"].(string), res["policy_id"].(string)
-	auth := hosttest.Auth(hostKey, sid)
+	auth := hosttest.Auth(benchKey, sid)
 	digest, keyB64 := auth["snapshot_key_digest"], auth["snapshot_key_base64"]
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		// Built by hand so the harness costs little next to the sidecar.
 		req := []byte(`{"protocol_version":2,"id":3,"method":"resume","snapshot_id":"` + sid + `","policy_id":"` + pol +
 			`","auth":{"snapshot_key_base64":"` + keyB64.(string) + `","snapshot_key_digest":"` + digest.(string) +
-			`","snapshot_token":"` + hosttest.Token(hostKey, sid) + `"},"payload":{"type":"value","value":{"Number":{"Finite":1.0}}}}`)
+			`","snapshot_token":"` + hosttest.Token(benchKey, sid) + `"},"payload":{"type":"value","value":{"Number":{"Finite":1.0}}}}`)
 		resp, err := s.Handle(req, nil)
 		if err != nil {
 			b.Fatal(err)

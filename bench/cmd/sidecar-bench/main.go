@@ -1,0 +1,61 @@
+// Command sidecar-bench builds and spawns the real mustard-sidecar binary,
+// measures it over pipes and, when Node and npm are available, compares it
+// with the reference implementation running the same programs in-process.
+//
+//	go run ./bench/cmd/sidecar-bench [flags]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/bench"
+)
+
+func main() {
+	cfg := bench.DefaultConfig()
+	flag.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "alternating rounds of ours and the peer")
+	flag.IntVar(&cfg.Hot, "hot", cfg.Hot, "hot round trips per transport")
+	flag.IntVar(&cfg.HotChain, "hot-chain", cfg.HotChain, "suspensions per execution before a fresh start (hot)")
+	flag.IntVar(&cfg.Compile, "compile", cfg.Compile, "compile requests per workload on a warm process")
+	flag.IntVar(&cfg.ColdStart, "cold-start", cfg.ColdStart, "process spawns timed to the first compile answered")
+	flag.IntVar(&cfg.Workload, "workload", cfg.Workload, "end-to-end runs per workload and variant")
+	flag.IntVar(&cfg.ColdResume, "cold-resume", cfg.ColdResume, "cold resumes per step")
+	steps := flag.String("cold-steps", "1,10,100", "suspension numbers to resume cold from")
+	flag.IntVar(&cfg.History, "history", cfg.History, "hot round trips with 1 KiB args per step in -history-steps")
+	history := flag.String("history-steps", "1,500", "suspension numbers from which -history round trips are timed")
+	noPeer := flag.Bool("no-peer", false, "skip the peer comparison")
+	quiet := flag.Bool("q", false, "no progress lines on stderr")
+	flag.Parse()
+	cfg.ColdSteps = stepList("-cold-steps", *steps)
+	cfg.HistorySteps = stepList("-history-steps", *history)
+	cfg.Peer = !*noPeer
+	if !*quiet {
+		cfg.Log = os.Stderr
+	}
+	rep, err := bench.Run(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sidecar-bench:", err)
+		os.Exit(1)
+	}
+	rep.Print(os.Stdout)
+}
+
+func stepList(flagName, text string) []int {
+	var out []int
+	for _, s := range strings.Split(text, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "sidecar-bench: bad %s %q\n", flagName, text)
+			os.Exit(2)
+		}
+		out = append(out, n)
+	}
+	return out
+}

@@ -1,0 +1,618 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// Config sets what the driver measures. Counts are totals over all rounds.
+type Config struct {
+	Rounds     int   // alternating rounds of ours and the peer
+	Hot        int   // hot round trips per transport
+	HotChain   int   // suspensions per execution before a fresh start
+	Compile    int   // compile requests per workload on a warm process
+	ColdStart  int   // process spawns measured to the first compile answered
+	Workload   int   // end-to-end runs per workload and variant
+	ColdResume int   // cold resumes per step in ColdSteps
+	ColdSteps  []int // suspension numbers cold resumes start from
+	History    int   // hot round trips per step in HistorySteps
+	// HistorySteps are suspension numbers from which hot round trips with
+	// ~1 KiB arguments are timed: every suspended response carries the
+	// whole journal, so their cost grows with it.
+	HistorySteps []int
+	Peer         bool      // also run the reference implementation
+	Log          io.Writer // progress lines; nil for none
+}
+
+// DefaultConfig finishes in well under two minutes on two cores.
+func DefaultConfig() Config {
+	return Config{
+		Rounds:       5,
+		Hot:          5000,
+		HotChain:     100,
+		Compile:      200,
+		ColdStart:    50,
+		Workload:     500,
+		ColdResume:   30,
+		ColdSteps:    []int{1, 10, 100},
+		History:      100,
+		HistorySteps: []int{1, 500},
+		Peer:         true,
+	}
+}
+
+// Programs shared with the peer (bench/peer/peer.js has the same text).
+const (
+	hotSource = "let n = 0; for (;;) { n += cap(n); }"
+	// Each call carries a ~1 KiB argument, so the journal grows by ~1 KiB
+	// per call.
+	coldSource = "let acc = 0;\nfor (let i = 0; i < steps; i++) {\n  const r = cap({ i, note });\n  acc += r.n;\n}\nacc;"
+	coldNote   = "0123456789abcdef" // repeated 64 times
+	coldLimit  = 1000000            // the loop bound: never reached
+)
+
+var coldInputs = []byte(`{"note":{"String":"` + strings.Repeat(coldNote, 64) + `"},"steps":{"Number":{"Finite":` + strconv.Itoa(coldLimit) + `}}}`)
+
+func coldAnswer(n int) []byte {
+	return []byte(`{"type":"value","value":{"Object":{"n":{"Number":{"Finite":` + strconv.Itoa(n) + `}}}}}`)
+}
+
+var (
+	capJSON     = []byte(`["cap"]`)
+	oneValue    = []byte(`{"type":"value","value":{"Number":{"Finite":1}}}`)
+	cancelled   = []byte(`{"type":"cancelled"}`)
+	pingRequest = []byte(`{"protocol_version":2,"id":0,"method":"ping"}`)
+	noInputs    = []byte(`{}`)
+)
+
+// Row is one metric: our samples and, when the peer has a counterpart,
+// the peer's.
+type Row struct {
+	Name    string
+	Ours    []time.Duration
+	Peer    []time.Duration
+	PeerKey string // which peer measurement applies; "" for none
+}
+
+// Report is the outcome of one driver run.
+type Report struct {
+	Date        time.Time
+	Machine     Machine
+	LoadAfter   string
+	Rows        []*Row
+	PeerInfo    string // what ran as the peer
+	PeerSkipped string // why the peer column is empty
+
+	peer map[string][]time.Duration // by Row.PeerKey
+}
+
+func (r *Report) row(name, peerKey string) *Row {
+	for _, x := range r.Rows {
+		if x.Name == name {
+			return x
+		}
+	}
+	x := &Row{Name: name, PeerKey: peerKey}
+	r.Rows = append(r.Rows, x)
+	return x
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+// share splits a total count over rounds.
+func share(total, round, rounds int) int {
+	n := total / rounds
+	if round < total%rounds {
+		n++
+	}
+	return n
+}
+
+// Run measures the real binary over pipes and, unless disabled or
+// unavailable, the peer, alternating rounds between them.
+func Run(cfg Config) (*Report, error) {
+	if cfg.Rounds < 1 {
+		cfg.Rounds = 1
+	}
+	if cfg.HotChain < 1 {
+		cfg.HotChain = 1
+	}
+	// The host side runs on one thread, like a Node host's event loop: with
+	// two, Go's scheduler adds ~15 µs of cross-thread wakeups to every
+	// pipe round trip on a 2-core VM, which is the harness, not the
+	// sidecar. The pipe floor row shows what is left.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	rep := &Report{Date: time.Now(), Machine: ReadMachine()}
+	workloads, err := LoadWorkloads()
+	if err != nil {
+		return nil, err
+	}
+	logf(cfg.Log, "building the sidecar…")
+	if _, err := hosttest.Binary(); err != nil {
+		return nil, err
+	}
+
+	var pr *peer
+	if cfg.Peer {
+		logf(cfg.Log, "starting the peer…")
+		var reason string
+		pr, reason = startPeer(cfg, workloads)
+		if pr == nil {
+			rep.PeerSkipped = reason
+			logf(cfg.Log, "peer column skipped: %s", reason)
+		} else {
+			rep.PeerInfo = pr.info
+			defer pr.close()
+		}
+	} else {
+		rep.PeerSkipped = "disabled"
+	}
+
+	o, err := newOurs(workloads, cfg.ColdSteps)
+	if err != nil {
+		return nil, err
+	}
+	defer o.close()
+
+	for round := 0; round < cfg.Rounds; round++ {
+		logf(cfg.Log, "round %d/%d", round+1, cfg.Rounds)
+		oursFirst := round%2 == 0
+		for turn := 0; turn < 2; turn++ {
+			if (turn == 0) == oursFirst {
+				if err := o.round(rep, cfg, round); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if pr == nil {
+				continue
+			}
+			if err := pr.round(rep, cfg, round, workloads); err != nil {
+				rep.PeerSkipped = err.Error()
+				logf(cfg.Log, "peer column skipped: %v", err)
+				pr.close()
+				pr = nil
+				rep.peer = nil
+			}
+		}
+	}
+	for _, x := range rep.Rows {
+		if x.PeerKey != "" {
+			x.Peer = rep.peer[x.PeerKey]
+		}
+	}
+	rep.LoadAfter = loadAverage()
+	return rep, nil
+}
+
+// ours holds the long-lived sidecars of the "warm host" measurements and
+// the snapshots cold resumes start from.
+type ours struct {
+	workloads []*Workload
+	bin, jl   *host
+	programs  map[string]string // workload name → cached program_id
+	coldID    string            // program_id of coldSource
+	cold      []coldSnapshot
+}
+
+type coldSnapshot struct {
+	step  int
+	id    string
+	bytes []byte
+}
+
+func newOurs(workloads []*Workload, steps []int) (*ours, error) {
+	o := &ours{workloads: workloads, programs: map[string]string{}}
+	var err error
+	if o.bin, err = newHost(false); err != nil {
+		return nil, err
+	}
+	if o.jl, err = newHost(true); err != nil {
+		o.bin.close()
+		return nil, err
+	}
+	for _, w := range workloads {
+		r, _, err := o.bin.call(compileRequest(o.bin.nextID(), w.Source), nil)
+		if err != nil {
+			o.close()
+			return nil, fmt.Errorf("compile %s: %w", w.Name, err)
+		}
+		o.programs[w.Name] = r.Result.ProgramID
+		// One untimed run checks the workload and warms the process.
+		if _, err := o.workload(w, 1, r.Result.ProgramID); err != nil {
+			o.close()
+			return nil, err
+		}
+	}
+	r, _, err := o.bin.call(compileRequest(o.bin.nextID(), coldSource), nil)
+	if err != nil {
+		o.close()
+		return nil, err
+	}
+	o.coldID = r.Result.ProgramID
+	if o.cold, err = prepareCold(o.bin, o.coldID, steps); err != nil {
+		o.close()
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o *ours) close() {
+	if o.bin != nil {
+		o.bin.close()
+	}
+	if o.jl != nil {
+		o.jl.close()
+	}
+}
+
+func (o *ours) round(rep *Report, cfg Config, round int) error {
+	n := share(cfg.Hot, round, cfg.Rounds)
+	if d, err := pipeFloor(n); err == nil {
+		r := rep.row("pipe floor: 600 B echoed by cat (no sidecar)", "")
+		r.Ours = append(r.Ours, d...)
+	}
+	for _, h := range []*host{o.bin, o.jl} {
+		d, err := hotRoundTrips(h, n, cfg.HotChain)
+		if err != nil {
+			return err
+		}
+		name := "hot round trip, binary frames"
+		if h.jsonl {
+			name = "hot round trip, JSONL"
+		}
+		rep.row(name, "hot").Ours = append(rep.row(name, "hot").Ours, d...)
+	}
+	for _, step := range cfg.HistorySteps {
+		d, err := historyRoundTrips(o.bin, o.coldID, step, share(cfg.History, round, cfg.Rounds))
+		if err != nil {
+			return err
+		}
+		r := rep.row(fmt.Sprintf("hot round trip, binary frames, 1 KiB args, from step %d", step), "history/"+strconv.Itoa(step))
+		r.Ours = append(r.Ours, d...)
+	}
+	for _, w := range o.workloads {
+		d, err := compiles(o.bin, w, share(cfg.Compile, round, cfg.Rounds))
+		if err != nil {
+			return err
+		}
+		r := rep.row("compile "+w.Name+", warm process", "compile/"+w.Name)
+		r.Ours = append(r.Ours, d...)
+	}
+	d, err := coldStarts(o.workloads[0].Source, share(cfg.ColdStart, round, cfg.Rounds))
+	if err != nil {
+		return err
+	}
+	r := rep.row("cold start: spawn → first compile answered", "")
+	r.Ours = append(r.Ours, d...)
+	for _, w := range o.workloads {
+		n := share(cfg.Workload, round, cfg.Rounds)
+		d, err := o.workload(w, n, "")
+		if err != nil {
+			return err
+		}
+		r := rep.row(fmt.Sprintf("%s end to end (%d calls): compile+start+resumes", w.Name, len(w.Calls)), "workload/"+w.Name)
+		r.Ours = append(r.Ours, d...)
+		if d, err = o.workload(w, n, o.programs[w.Name]); err != nil {
+			return err
+		}
+		r = rep.row(fmt.Sprintf("%s end to end, program cached: start+resumes", w.Name), "workload_cached/"+w.Name)
+		r.Ours = append(r.Ours, d...)
+	}
+	for _, c := range o.cold {
+		total, req, err := coldResumes(c, share(cfg.ColdResume, round, cfg.Rounds))
+		if err != nil {
+			return err
+		}
+		r := rep.row(fmt.Sprintf("cold resume at step %d: spawn → answered", c.step), "")
+		r.Ours = append(r.Ours, total...)
+		r = rep.row(fmt.Sprintf("cold resume at step %d: request in fresh process", c.step), "cold/"+strconv.Itoa(c.step))
+		r.Ours = append(r.Ours, req...)
+	}
+	return nil
+}
+
+// hotRoundTrips times resume request written → response read, on a
+// parked execution, restarting the execution every chain suspensions so
+// the snapshot (sent back in full with every suspension) stays small.
+func hotRoundTrips(h *host, n, chain int) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, n)
+	var programID string
+	if n > 0 {
+		r, _, err := h.call(compileRequest(h.nextID(), hotSource), nil)
+		if err != nil {
+			return nil, err
+		}
+		programID = r.Result.ProgramID
+	}
+	var req []byte
+	for len(out) < n {
+		r, _, err := h.call(startRequest(h.nextID(), programID, noInputs, capJSON), nil)
+		if err != nil {
+			return nil, err
+		}
+		sid, pid := r.Result.SnapshotID, r.Result.PolicyID
+		for s := 0; s < chain && len(out) < n; s++ {
+			req = resumeRequest(req[:0], h.nextID(), sid, pid, oneValue)
+			t0 := time.Now()
+			hdr, _, err := h.roundTrip(req, nil)
+			d := time.Since(t0)
+			if err != nil {
+				return nil, err
+			}
+			var ok bool
+			if sid, ok = snapshotIDOf(hdr); !ok {
+				return nil, fmt.Errorf("hot resume: unexpected response %.300s", hdr)
+			}
+			out = append(out, d)
+		}
+		// Ending the execution frees its parked goroutine.
+		if _, _, err := h.roundTrip(resumeRequest(req[:0], h.nextID(), sid, pid, cancelled), nil); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// pipeFloor times a 600-byte message (a typical hot resume request)
+// echoed by cat: the IPC cost no sidecar can avoid.
+func pipeFloor(n int) ([]time.Duration, error) {
+	cmd := exec.Command("cat")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() { _ = in.Close(); _ = cmd.Wait() }()
+	msg, buf := bytes.Repeat([]byte{'x'}, 600), make([]byte, 600)
+	d := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		if _, err := in.Write(msg); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(out, buf); err != nil {
+			return nil, err
+		}
+		d = append(d, time.Since(t0))
+	}
+	return d, nil
+}
+
+// historyRoundTrips times n hot round trips of the cold program (~1 KiB
+// of arguments per call) from suspension step on.
+func historyRoundTrips(h *host, programID string, step, n int) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, n)
+	if n == 0 {
+		return out, nil
+	}
+	r, _, err := h.call(startRequest(h.nextID(), programID, coldInputs, capJSON), nil)
+	if err != nil {
+		return nil, err
+	}
+	sid, pid := r.Result.SnapshotID, r.Result.PolicyID
+	var req []byte
+	for s := 1; len(out) < n; s++ {
+		req = resumeRequest(req[:0], h.nextID(), sid, pid, coldAnswer(s))
+		t0 := time.Now()
+		hdr, _, err := h.roundTrip(req, nil)
+		d := time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if sid, ok = snapshotIDOf(hdr); !ok {
+			return nil, fmt.Errorf("hot resume at step %d: unexpected response %.300s", s, hdr)
+		}
+		if s >= step {
+			out = append(out, d)
+		}
+	}
+	_, _, err = h.roundTrip(resumeRequest(req[:0], h.nextID(), sid, pid, cancelled), nil)
+	return out, err
+}
+
+// compiles times compile requests of a workload on a warm process.
+func compiles(h *host, w *Workload, n int) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		req := compileRequest(h.nextID(), w.Source)
+		t0 := time.Now()
+		hdr, _, err := h.roundTrip(req, nil)
+		d := time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Contains(hdr, []byte(`"ok":true`)) {
+			return nil, fmt.Errorf("compile %s: %.300s", w.Name, hdr)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// coldStarts times spawning the sidecar until its first compile is
+// answered.
+func coldStarts(source string, n int) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, n)
+	req := compileRequest(1, source)
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		sc, err := hosttest.Start()
+		if err != nil {
+			return nil, err
+		}
+		if err := sc.SendRaw(req, nil); err != nil {
+			sc.Kill()
+			return nil, err
+		}
+		hdr, _, err := sc.RecvRaw()
+		d := time.Since(t0)
+		sc.Wait()
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Contains(hdr, []byte(`"ok":true`)) {
+			return nil, fmt.Errorf("cold start compile: %.300s", hdr)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// workload runs w end to end n times and times each run: compile (unless
+// programID is a cached program), start, and one resume per capability
+// call, including the host's own work: decoding responses, looking up
+// answers, building and signing requests. Every result is checked against the fixture.
+func (o *ours) workload(w *Workload, n int, programID string) ([]time.Duration, error) {
+	h := o.bin
+	out := make([]time.Duration, 0, n)
+	caps := mustJSONText(w.Capabilities)
+	var req []byte
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		pid := programID
+		if pid == "" {
+			r, _, err := h.call(compileRequest(h.nextID(), w.Source), nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: compile: %w", w.Name, err)
+			}
+			pid = r.Result.ProgramID
+		}
+		r, _, err := h.call(startRequest(h.nextID(), pid, w.inputs, caps), nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: start: %w", w.Name, err)
+		}
+		calls := 0
+		for r.Result.Step.Type == "suspended" {
+			payload, err := w.answer(r.Result.Step.Capability, r.Result.Step.Args)
+			if err != nil {
+				return nil, err
+			}
+			req = resumeRequest(req[:0], h.nextID(), r.Result.SnapshotID, r.Result.PolicyID, payload)
+			calls++
+			if r, _, err = h.call(req, nil); err != nil {
+				return nil, fmt.Errorf("%s: resume %d: %w", w.Name, calls, err)
+			}
+		}
+		d := time.Since(t0)
+		if calls != len(w.Calls) {
+			return nil, fmt.Errorf("%s: completed after %d of %d calls", w.Name, calls, len(w.Calls))
+		}
+		got, err := canonical(r.Result.Step.Value)
+		if err != nil || !bytes.Equal(got, w.expected) {
+			return nil, fmt.Errorf("%s: result %s, want %s (%v)", w.Name, got, w.expected, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// prepareCold runs the cold program hot and keeps the snapshots taken at
+// the given suspension numbers.
+func prepareCold(h *host, programID string, steps []int) ([]coldSnapshot, error) {
+	last := 0
+	for _, s := range steps {
+		if s < 1 {
+			return nil, fmt.Errorf("cold step %d: steps count from 1", s)
+		}
+		last = max(last, s)
+	}
+	if last == 0 {
+		return nil, nil
+	}
+	r, pl, err := h.call(startRequest(h.nextID(), programID, coldInputs, capJSON), nil)
+	if err != nil {
+		return nil, err
+	}
+	byStep := map[int]coldSnapshot{}
+	for step := 1; ; step++ {
+		byStep[step] = coldSnapshot{step: step, id: r.Result.SnapshotID, bytes: pl}
+		if step == last {
+			break
+		}
+		if r, pl, err = h.call(resumeRequest(nil, h.nextID(), r.Result.SnapshotID, r.Result.PolicyID, coldAnswer(step)), nil); err != nil {
+			return nil, err
+		}
+	}
+	var out []coldSnapshot
+	for _, s := range steps {
+		out = append(out, byStep[s])
+	}
+	return out, nil
+}
+
+// coldResumes resumes snapshot c from its bytes in a new process each
+// time. total runs from spawning the process to the resume's answer;
+// request from writing the resume to its answer, after a throwaway
+// request has shown the process is serving.
+func coldResumes(c coldSnapshot, n int) (total, request []time.Duration, err error) {
+	req := rawResumeRequest(1, c.id, []string{"cap"}, coldAnswer(c.step))
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		sc, err := hosttest.Start()
+		if err != nil {
+			return nil, nil, err
+		}
+		hdr, err := func() ([]byte, error) {
+			defer sc.Wait()
+			if err := sc.SendRaw(pingRequest, nil); err != nil {
+				return nil, err
+			}
+			if _, _, err := sc.RecvRaw(); err != nil {
+				return nil, err
+			}
+			t1 := time.Now()
+			if err := sc.SendRaw(req, c.bytes); err != nil {
+				return nil, err
+			}
+			hdr, _, err := sc.RecvRaw()
+			t2 := time.Now()
+			total = append(total, t2.Sub(t0))
+			request = append(request, t2.Sub(t1))
+			return hdr, err
+		}()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := checkColdStep(hdr, c.step); err != nil {
+			return nil, nil, err
+		}
+	}
+	return total, request, nil
+}
+
+// checkColdStep checks a cold resume of suspension step reached the next
+// call, whose argument has i == step.
+func checkColdStep(hdr []byte, step int) error {
+	r, err := parseResponse(hdr)
+	if err != nil {
+		return fmt.Errorf("cold resume at step %d: %w", step, err)
+	}
+	args, err := value.ParseJSON([]byte(`{"Array":` + string(r.Result.Step.Args) + `}`))
+	if err == nil && len(args.Elems) == 1 && len(args.Elems[0].Members) > 0 {
+		if m := args.Elems[0].Members[0]; m.Key == "i" && m.Value.Num == float64(step) {
+			return nil
+		}
+	}
+	return fmt.Errorf("cold resume at step %d: unexpected step %.300s", step, hdr)
+}

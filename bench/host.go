@@ -1,0 +1,176 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+)
+
+// benchKey is the benchmark host's snapshot key.
+var benchKey = []byte("0123456789abcdef0123456789abcdef")
+
+var (
+	benchKeyB64    = base64.StdEncoding.EncodeToString(benchKey)
+	benchKeyDigest = hosttest.Auth(benchKey, "")["snapshot_key_digest"].(string)
+)
+
+// host is a lean embedding host: requests are assembled from prepared
+// fragments and responses are read raw, so what is timed is mostly the
+// sidecar and the pipes.
+type host struct {
+	sc    *hosttest.Sidecar
+	jsonl bool
+	id    uint64
+	line  []byte
+}
+
+func newHost(jsonl bool) (*host, error) {
+	var args []string
+	if jsonl {
+		args = append(args, "--jsonl")
+	}
+	sc, err := hosttest.Start(args...)
+	if err != nil {
+		return nil, err
+	}
+	return &host{sc: sc, jsonl: jsonl}, nil
+}
+
+func (h *host) close() {
+	if code, stderr := h.sc.Wait(); code != 0 {
+		logf(nil, "sidecar exited %d: %s", code, stderr)
+	}
+}
+
+func (h *host) nextID() uint64 { h.id++; return h.id }
+
+// roundTrip sends one request and reads its response.
+func (h *host) roundTrip(header, payload []byte) ([]byte, []byte, error) {
+	if err := h.send(header, payload); err != nil {
+		return nil, nil, err
+	}
+	return h.sc.RecvRaw()
+}
+
+func (h *host) send(header, payload []byte) error {
+	if !h.jsonl {
+		return h.sc.SendRaw(header, payload)
+	}
+	if len(payload) > 0 {
+		return fmt.Errorf("raw bytes over JSONL are not used by the driver")
+	}
+	h.line = append(append(h.line[:0], header...), '\n')
+	return h.sc.WriteBytes(h.line)
+}
+
+// call is roundTrip plus decoding; a failed response is an error.
+func (h *host) call(header, payload []byte) (*stepResponse, []byte, error) {
+	hdr, pl, err := h.roundTrip(header, payload)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := parseResponse(hdr)
+	return r, pl, err
+}
+
+type stepResponse struct {
+	OK     bool   `json:"ok"`
+	Error  string `json:"error"`
+	Result struct {
+		Kind      string `json:"kind"`
+		ProgramID string `json:"program_id"`
+		Step      struct {
+			Type       string          `json:"type"`
+			Capability string          `json:"capability"`
+			Args       json.RawMessage `json:"args"`
+			Value      json.RawMessage `json:"value"`
+		} `json:"step"`
+		SnapshotID string `json:"snapshot_id"`
+		PolicyID   string `json:"policy_id"`
+	} `json:"result"`
+}
+
+func parseResponse(hdr []byte) (*stepResponse, error) {
+	var r stepResponse
+	if err := json.Unmarshal(hdr, &r); err != nil {
+		return nil, fmt.Errorf("bad response %.200q: %v", hdr, err)
+	}
+	if !r.OK {
+		return &r, fmt.Errorf("request failed: %s", r.Error)
+	}
+	return &r, nil
+}
+
+var snapshotIDKey = []byte(`"snapshot_id":"`)
+
+// snapshotIDOf finds result.snapshot_id without decoding the response.
+func snapshotIDOf(hdr []byte) (string, bool) {
+	at := bytes.LastIndex(hdr, snapshotIDKey)
+	if at < 0 || len(hdr) < at+len(snapshotIDKey)+64 {
+		return "", false
+	}
+	at += len(snapshotIDKey)
+	return string(hdr[at : at+64]), true
+}
+
+func compileRequest(id uint64, source string) []byte {
+	b, _ := json.Marshal(map[string]any{"protocol_version": 2, "id": id, "method": "compile", "source": source})
+	return b
+}
+
+// startRequest starts a cached program; inputs is a JSON object of
+// StructuredValues, capsJSON a JSON array of names.
+func startRequest(id uint64, programID string, inputs, capsJSON []byte) []byte {
+	b := []byte(`{"protocol_version":2,"id":`)
+	b = strconv.AppendUint(b, id, 10)
+	b = append(b, `,"method":"start","program_id":"`...)
+	b = append(b, programID...)
+	b = append(b, `","options":{"inputs":`...)
+	b = append(b, inputs...)
+	b = append(b, `,"capabilities":`...)
+	b = append(b, capsJSON...)
+	return append(b, `,"limits":{}}}`...)
+}
+
+// resumeRequest resumes a cached snapshot under a cached policy, signing
+// the snapshot id as the host must.
+func resumeRequest(dst []byte, id uint64, snapshotID, policyID string, payload []byte) []byte {
+	b := append(dst, `{"protocol_version":2,"id":`...)
+	b = strconv.AppendUint(b, id, 10)
+	b = append(b, `,"method":"resume","snapshot_id":"`...)
+	b = append(b, snapshotID...)
+	b = append(b, `","policy_id":"`...)
+	b = append(b, policyID...)
+	b = append(b, `","auth":{"snapshot_key_base64":"`...)
+	b = append(b, benchKeyB64...)
+	b = append(b, `","snapshot_key_digest":"`...)
+	b = append(b, benchKeyDigest...)
+	b = append(b, `","snapshot_token":"`...)
+	b = append(b, hosttest.Token(benchKey, snapshotID)...)
+	b = append(b, `"},"payload":`...)
+	b = append(b, payload...)
+	return append(b, '}')
+}
+
+// rawResumeRequest resumes snapshot bytes (sent as the binary payload)
+// under a full policy, as after a restart.
+func rawResumeRequest(id uint64, snapshotID string, caps []string, payload []byte) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"protocol_version": 2, "id": id, "method": "resume",
+		"policy":  hosttest.Policy(benchKey, snapshotID, caps, map[string]any{}),
+		"payload": json.RawMessage(payload),
+	})
+	return b
+}
+
+func mustJSONText(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,102 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Machine describes where figures were taken.
+type Machine struct {
+	CPUs  int
+	Model string
+	Go    string
+	Load  string // load averages (1, 5, 15 min) when the run began
+}
+
+// ReadMachine reads the machine description (Linux /proc where available).
+func ReadMachine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, Load: loadAverage()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.Model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages, or "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// Quantile returns the q-quantile (nearest rank) of samples.
+func Quantile(samples []time.Duration, q float64) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	i := int(q*float64(len(s))+0.999999) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// fmtDur prints a duration with three significant digits.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "—"
+	case d < time.Microsecond:
+		return fmt.Sprintf("%dns", d.Nanoseconds())
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.3gµs", float64(d)/1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.3gms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.3gs", d.Seconds())
+}
+
+// Print writes the report as a Markdown table.
+func (r *Report) Print(w io.Writer) {
+	m := r.Machine
+	fmt.Fprintf(w, "mustard-sidecar bench, %s\n", r.Date.Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(w, "machine: %d CPUs, %s, %s; load average %s at start, %s at end\n", m.CPUs, m.Model, m.Go, m.Load, r.LoadAfter)
+	if r.PeerSkipped != "" {
+		fmt.Fprintf(w, "peer column skipped: %s\n", r.PeerSkipped)
+	} else {
+		fmt.Fprintf(w, "peer: %s\n", r.PeerInfo)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| metric | n | median | p90 | peer n | peer median | peer p90 | ours/peer (medians) |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, x := range r.Rows {
+		if len(x.Ours) == 0 {
+			continue
+		}
+		om, op := Quantile(x.Ours, 0.5), Quantile(x.Ours, 0.9)
+		pn, pm, pp, ratio := "", "", "", ""
+		if len(x.Peer) > 0 {
+			m := Quantile(x.Peer, 0.5)
+			pn, pm, pp = fmt.Sprint(len(x.Peer)), fmtDur(m), fmtDur(Quantile(x.Peer, 0.9))
+			if m > 0 {
+				ratio = fmt.Sprintf("%.2f×", float64(om)/float64(m))
+			}
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", x.Name, len(x.Ours), fmtDur(om), fmtDur(op), pn, pm, pp, ratio)
+	}
+}

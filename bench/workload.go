@@ -1,0 +1,291 @@
+// Package bench measures the sidecar: testing.B benchmarks of the hot
+// paths, and the measurement code behind cmd/sidecar-bench, which drives
+// the real binary over pipes and compares it with the reference
+// implementation running the same workloads in-process.
+package bench
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+//go:embed workloads
+var workloadFS embed.FS
+
+// Workload is a guest program, every capability call it makes (with its
+// arguments, in the order plain JavaScript makes them) and the host's
+// answer, and the result it must produce. Hosts answer by capability and
+// arguments, as a real host would, so an implementation that issues the
+// calls of concurrent async functions in another order still gets the
+// right answers. The fixture (<name>.json next to <name>.js) is plain JSON
+// so the peer reads it as is; the driver converts it to StructuredValue
+// form.
+type Workload struct {
+	Name         string          `json:"name"`
+	Source       string          `json:"source"`
+	Inputs       json.RawMessage `json:"inputs"`
+	Capabilities []string        `json:"capabilities"`
+	Calls        []WorkloadCall  `json:"calls"`
+	Expected     json.RawMessage `json:"expected"`
+
+	inputs   []byte            // options.inputs as StructuredValue JSON
+	payloads map[string][]byte // resume payload by callKey
+	expected []byte            // canonical form of Expected
+}
+
+// WorkloadCall is one capability call and the host's answer: a value, or
+// an error the guest sees thrown.
+type WorkloadCall struct {
+	Capability string          `json:"capability"`
+	Args       json.RawMessage `json:"args"`
+	Answer     json.RawMessage `json:"answer"`
+	Error      *struct {
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Code    string `json:"code,omitempty"`
+	} `json:"error"`
+}
+
+// LoadWorkloads reads every bench/workloads/*.js with its fixture.
+func LoadWorkloads() ([]*Workload, error) {
+	entries, err := workloadFS.ReadDir("workloads")
+	if err != nil {
+		return nil, err
+	}
+	var out []*Workload
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".js")
+		if !ok {
+			continue
+		}
+		src, err := workloadFS.ReadFile(path.Join("workloads", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		fx, err := workloadFS.ReadFile(path.Join("workloads", name+".json"))
+		if err != nil {
+			return nil, fmt.Errorf("workload %s: %w", name, err)
+		}
+		w := &Workload{Name: name, Source: string(src)}
+		if err := json.Unmarshal(fx, w); err != nil {
+			return nil, fmt.Errorf("workload %s: %w", name, err)
+		}
+		if err := w.prepare(); err != nil {
+			return nil, fmt.Errorf("workload %s: %w", name, err)
+		}
+		out = append(out, w)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no workloads")
+	}
+	return out, nil
+}
+
+func (w *Workload) prepare() error {
+	in, err := Structured(w.Inputs)
+	if err != nil {
+		return err
+	}
+	// options.inputs is a map of StructuredValues, not one Object value.
+	v, err := value.ParseJSON(in)
+	if err != nil || v.Kind != value.KindObject {
+		return fmt.Errorf("inputs must be an object")
+	}
+	b := []byte{'{'}
+	for i, m := range v.Members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, m.Key)
+		b = append(b, ':')
+		b = m.Value.AppendJSON(b)
+	}
+	w.inputs = append(b, '}')
+	w.payloads = map[string][]byte{}
+	for i, c := range w.Calls {
+		var p []byte
+		switch {
+		case c.Error != nil:
+			e, _ := json.Marshal(c.Error)
+			p = append(append([]byte(`{"type":"error","error":`), e...), '}')
+		case c.Answer != nil:
+			a, err := Structured(c.Answer)
+			if err != nil {
+				return fmt.Errorf("call %d: %w", i+1, err)
+			}
+			p = append(append([]byte(`{"type":"value","value":`), a...), '}')
+		default:
+			return fmt.Errorf("call %d has neither answer nor error", i+1)
+		}
+		args, err := Structured(c.Args)
+		if err != nil {
+			return fmt.Errorf("call %d args: %w", i+1, err)
+		}
+		key, err := callKey(c.Capability, args)
+		if err != nil {
+			return fmt.Errorf("call %d args: %w", i+1, err)
+		}
+		if old, ok := w.payloads[key]; ok && !bytes.Equal(old, p) {
+			return fmt.Errorf("call %d repeats an earlier call with another answer", i+1)
+		}
+		w.payloads[key] = p
+	}
+	exp, err := Structured(w.Expected)
+	if err != nil {
+		return fmt.Errorf("expected: %w", err)
+	}
+	if w.expected, err = canonical(exp); err != nil {
+		return fmt.Errorf("expected: %w", err)
+	}
+	return nil
+}
+
+// callKey identifies a call by capability and arguments; args is the
+// StructuredValue argument array (an Array value or a bare JSON array of
+// StructuredValues, as in a suspended step).
+func callKey(capability string, args []byte) (string, error) {
+	if len(args) > 0 && args[0] == '[' {
+		args = append(append([]byte(`{"Array":`), args...), '}')
+	}
+	c, err := canonical(args)
+	if err != nil {
+		return "", err
+	}
+	return capability + "\x00" + string(c), nil
+}
+
+// answer returns the resume payload for a suspended call.
+func (w *Workload) answer(capability string, args []byte) ([]byte, error) {
+	key, err := callKey(capability, args)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := w.payloads[key]
+	if !ok {
+		return nil, fmt.Errorf("%s: no answer for %s(%s)", w.Name, capability, args)
+	}
+	return p, nil
+}
+
+// Structured converts plain JSON to the StructuredValue wire form, keeping
+// object key order.
+func Structured(plain []byte) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(plain))
+	d.UseNumber()
+	out, err := appendStructured(nil, d)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, fmt.Errorf("trailing data after JSON value")
+	}
+	return out, nil
+}
+
+func appendStructured(dst []byte, d *json.Decoder) ([]byte, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case nil:
+		return append(dst, `"Null"`...), nil
+	case bool:
+		dst = strconv.AppendBool(append(dst, `{"Bool":`...), t)
+		return append(dst, '}'), nil
+	case json.Number:
+		dst = append(dst, `{"Number":{"Finite":`...)
+		return append(append(dst, t...), "}}"...), nil
+	case string:
+		s, _ := json.Marshal(t)
+		return append(append(append(dst, `{"String":`...), s...), '}'), nil
+	case json.Delim:
+		obj := t == '{'
+		if obj {
+			dst = append(dst, `{"Object":{`...)
+		} else {
+			dst = append(dst, `{"Array":[`...)
+		}
+		for i := 0; d.More(); i++ {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if obj {
+				k, err := d.Token()
+				if err != nil {
+					return nil, err
+				}
+				s, _ := json.Marshal(k)
+				dst = append(append(dst, s...), ':')
+			}
+			if dst, err = appendStructured(dst, d); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := d.Token(); err != nil {
+			return nil, err
+		}
+		if obj {
+			return append(dst, "}}"...), nil
+		}
+		return append(dst, "]}"...), nil
+	}
+	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+}
+
+// canonical renders a StructuredValue as plain JSON with one spelling per
+// number, so results from different sources compare byte for byte.
+func canonical(structured []byte) ([]byte, error) {
+	v, err := value.ParseJSON(structured)
+	if err != nil {
+		return nil, err
+	}
+	return appendPlain(nil, v), nil
+}
+
+func appendPlain(dst []byte, v value.Value) []byte {
+	switch v.Kind {
+	case value.KindUndefined:
+		return append(dst, `"<undefined>"`...)
+	case value.KindHole:
+		return append(dst, `"<hole>"`...)
+	case value.KindNull:
+		return append(dst, "null"...)
+	case value.KindBool:
+		return strconv.AppendBool(dst, v.Bool)
+	case value.KindNumber:
+		return strconv.AppendFloat(dst, v.Num, 'g', -1, 64)
+	case value.KindString:
+		return strconv.AppendQuote(dst, v.Str)
+	case value.KindArray:
+		dst = append(dst, '[')
+		for i, e := range v.Elems {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendPlain(dst, e)
+		}
+		return append(dst, ']')
+	case value.KindObject:
+		dst = append(dst, '{')
+		for i, m := range v.Members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(strconv.AppendQuote(dst, m.Key), ':')
+			dst = appendPlain(dst, m.Value)
+		}
+		return append(dst, '}')
+	}
+	return dst
+}
