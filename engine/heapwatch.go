@@ -138,10 +138,6 @@ func (w *heapWatch) check() bool {
 	now = heapBytes()
 	w.mu.Lock()
 	for x, s := range w.running {
-		// The baseline was sampled with whatever garbage earlier executions
-		// left; measured from above the live heap, an execution could grow
-		// by that garbage plus its limit, and each one leave more.
-		s.base = min(s.base, now)
 		limit := x.heapLimit.Load()
 		if now > s.base && now-s.base > limit {
 			x.realm.rt.Interrupt(ErrHeapLimit)
