@@ -257,9 +257,6 @@ func (x *Execution) charge(units uint64) bool {
 	return true
 }
 
-// stringBytes estimates the memory of a string of n UTF-16 units.
-func stringBytes(n int64) float64 { return float64(n) * 2 }
-
 func (x *Execution) overHeap(bytes float64) bool {
 	return bytes > float64(x.limits.HeapLimitBytes)
 }
@@ -312,7 +309,7 @@ func (r *realm) guardPad(orig goja.Callable) func(goja.FunctionCall) goja.Value 
 		}
 		n := c.Argument(0).ToNumber()
 		if max := n.ToFloat(); max > float64(s.Length()) {
-			if x.overHeap(stringBytes(int64(math.Min(max, 1<<62)))) {
+			if x.overHeap(2 * max) {
 				return x.fail(ErrHeapLimit)
 			}
 			if !x.charge(uint64(max)) {
@@ -389,32 +386,18 @@ func (r *realm) guardRegexp(orig goja.Callable) func(goja.FunctionCall) goja.Val
 	}
 }
 
-// arrayLength reads an array-like's length without coercing twice.
-func arrayLength(rt *goja.Runtime, this goja.Value) int64 {
+// arrayLength reads an array-like receiver's length, 0 for anything else
+// (including a negative or non-numeric length, as ToLength gives).
+func arrayLength(this goja.Value) int64 {
 	o, ok := this.(*goja.Object)
-	if !ok {
+	if !ok || o.ExportType() == proxyType {
 		return 0
 	}
-	if o.ExportType() == proxyType {
-		return 0
-	}
-	l := o.Get("length")
-	if l == nil {
-		return 0
-	}
-	switch numberKind(l) {
-	case reflect.Int64:
-		return l.ToInteger()
-	case reflect.Float64:
-		if f := l.ToFloat(); f > 0 {
-			return int64(math.Min(f, 1<<53))
-		}
-	}
-	return 0
+	return toCount(o.Get("length"))
 }
 
 func chargeLength(x *Execution, c goja.FunctionCall) bool {
-	return x.charge(uint64(arrayLength(x.realm.rt, c.This)))
+	return x.charge(uint64(arrayLength(c.This)))
 }
 
 // guardRecursive bounds built-ins that recurse into nested arrays inside Go.
@@ -450,7 +433,7 @@ func (r *realm) guardFill(orig goja.Callable) func(goja.FunctionCall) goja.Value
 	return func(c goja.FunctionCall) goja.Value {
 		x := r.x
 		// Lazily sized arrays allocate every slot on fill.
-		if !x.admitElements(arrayLength(x.realm.rt, c.This)) {
+		if !x.admitElements(arrayLength(c.This)) {
 			return goja.Undefined()
 		}
 		return call(orig, c.This, c.Arguments...)
@@ -460,7 +443,7 @@ func (r *realm) guardFill(orig goja.Callable) func(goja.FunctionCall) goja.Value
 func (r *realm) guardSort(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
 		x := r.x
-		n := uint64(arrayLength(x.realm.rt, c.This))
+		n := uint64(arrayLength(c.This))
 		if !x.charge(n * uint64(bits.Len64(n))) {
 			return goja.Undefined()
 		}
@@ -474,7 +457,6 @@ func (r *realm) guardSort(orig goja.Callable) func(goja.FunctionCall) goja.Value
 func (r *realm) guardStringify(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
 		x := r.x
-		rt := x.realm.rt
 		depth := map[*goja.Object]int{}
 		var guestFn goja.Callable
 		var allow map[string]bool
@@ -482,9 +464,9 @@ func (r *realm) guardStringify(orig goja.Callable) func(goja.FunctionCall) goja.
 			guestFn = fn
 		} else if list, ok := c.Argument(1).(*goja.Object); ok && list.ClassName() == "Array" {
 			allow = map[string]bool{}
-			n := arrayLength(rt, list)
+			n := arrayLength(list)
 			for i := int64(0); i < n && i < 1<<20; i++ {
-				item := list.Get(itoa(i))
+				item := list.Get(strconv.FormatInt(i, 10))
 				if item == nil {
 					continue
 				}
@@ -666,11 +648,4 @@ func numberKind(v goja.Value) reflect.Kind {
 		}
 	}
 	return reflect.Invalid
-}
-
-func itoa(i int64) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }

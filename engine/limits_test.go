@@ -107,3 +107,11 @@ func TestZeroLimits(t *testing.T) {
 	l.HeapLimitBytes = 0
 	assert.Equal(t, ErrHeapLimit, runLimits(t, "'x'.repeat(10)", l).Err)
 }
+
+// TestNegativeLengthChargesNothing: ToLength turns a negative length into 0,
+// so an array-like with one must not be charged as a huge array.
+func TestNegativeLengthChargesNothing(t *testing.T) {
+	step := runLimits(t, "const o = {length: -1}; Array.prototype.fill.call(o, 0); Array.prototype.sort.call(o); [].join.call(o)", policy.DefaultLimits())
+	require.NoError(t, step.Err)
+	assert.Equal(t, "", step.Value.Str)
+}
