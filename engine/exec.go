@@ -156,7 +156,9 @@ func (x *Execution) run() {
 		if p := recover(); p != nil {
 			final = Step{Err: &Error{Kind: KindRuntime, Message: "internal error"}}
 		}
-		watch.leave(x)
+		if watch.finish(x) && final.Err == nil {
+			final = Step{Err: ErrHeapLimit, Meter: final.Meter}
+		}
 		if final.Err == ErrHeapLimit {
 			// Give back what the failed execution allocated before the next
 			// one starts, so its garbage neither counts against nor piles
@@ -346,7 +348,10 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return x.deliver(x.cfg.Answer)
 		}
-		watch.leave(x)
+		if watch.finish(x) {
+			rt.Interrupt(ErrHeapLimit)
+			return goja.Undefined()
+		}
 		x.steps <- Step{Capability: name, Args: args, ArgsDigest: digest, Meter: x.meter}
 		m := <-x.inbox
 		if m.abandon {

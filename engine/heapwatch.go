@@ -69,11 +69,25 @@ func (w *heapWatch) enter(x *Execution) {
 	}
 }
 
-// leave ends the segment.
-func (w *heapWatch) leave(x *Execution) {
+// finish ends the segment and reports whether it ended over its limit: a
+// native call that allocated a lot just before the segment completed or
+// suspended may have come after the last tick. Segments shorter than one
+// tick (never sampled) are not checked.
+func (w *heapWatch) finish(x *Execution) bool {
 	w.mu.Lock()
+	s := w.running[x]
 	delete(w.running, x)
 	w.mu.Unlock()
+	if s == nil || s.fresh {
+		return false
+	}
+	limit := x.heapLimit.Load()
+	over := func() bool { now := heapBytes(); return now > s.base && now-s.base > limit }
+	if !over() {
+		return false
+	}
+	runtime.GC()
+	return over()
 }
 
 func (w *heapWatch) loop() {
