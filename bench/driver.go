@@ -140,10 +140,11 @@ func Run(cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	logf(cfg.Log, "building the sidecar…")
-	if _, err := hosttest.Binary(); err != nil {
+	bin, err := hosttest.Binary()
+	if err != nil {
 		return nil, err
 	}
+	logf(cfg.Log, "sidecar: %s", bin)
 
 	var pr *peer
 	if cfg.Peer {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
@@ -18,6 +19,7 @@ import (
 var update = flag.Bool("update", false, "re-record the transcripts from Sessions, then regenerate the fuzz seeds")
 
 func TestMain(m *testing.M) {
+	hosttest.RunAsSidecar(cli.Main)
 	flag.Parse()
 	// Every sidecar the tests spawn inherits the fixed entropy.
 	os.Setenv(EntropyEnv, Entropy)
@@ -156,16 +158,15 @@ func TestCutField(t *testing.T) {
 // TestEntropyVariable covers the sidecar's test-only entropy variable: a
 // malformed value is a usage error, a set one is announced on stderr.
 func TestEntropyVariable(t *testing.T) {
-	bin, err := hosttest.Binary()
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := func(value string) (int, string) {
-		cmd := exec.Command(bin, "--jsonl")
-		cmd.Env = append(os.Environ(), EntropyEnv+"="+value)
+		cmd, err := hosttest.Command("--jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Env = append(cmd.Env, EntropyEnv+"="+value)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		err := cmd.Run()
+		err = cmd.Run()
 		if ee, ok := err.(*exec.ExitError); ok {
 			return ee.ExitCode(), stderr.String()
 		}
@@ -186,8 +187,13 @@ func TestEntropyVariable(t *testing.T) {
 		}
 	}
 	// Unset (empty): no warning.
-	cmd := exec.Command(bin, "--jsonl")
-	for _, kv := range os.Environ() {
+	cmd, err := hosttest.Command("--jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := cmd.Env
+	cmd.Env = nil
+	for _, kv := range env {
 		if !strings.HasPrefix(kv, EntropyEnv+"=") {
 			cmd.Env = append(cmd.Env, kv)
 		}

@@ -14,17 +14,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 )
 
-// The end-to-end tests drive the real binary, built once per test binary by
-// hosttest, over its stdin/stdout pipes.
+// The end-to-end tests drive the real sidecar over its stdin/stdout pipes:
+// the test binary re-executes itself as the sidecar (hosttest.RunAsSidecar).
 
 func TestMain(m *testing.M) {
-	if _, err := hosttest.Binary(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	hosttest.RunAsSidecar(cli.Main)
 	os.Exit(m.Run())
 }
 

@@ -189,7 +189,7 @@ func TestE2EAbandonedExecutionsBoundedMemory(t *testing.T) {
 	// Observed: under 40 MiB. Keeping all 1,000 executions parked would take
 	// about 240 MiB of heap. A race-instrumented binary needs a few times more.
 	bound := int64(128 << 20)
-	if os.Getenv("MUSTARD_RACE") != "" {
+	if hosttest.RaceEnabled {
 		bound *= 4
 	}
 	h := newHost(t, transports[0])

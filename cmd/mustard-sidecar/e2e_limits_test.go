@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +33,7 @@ const (
 
 // limRace: a race-instrumented binary is several times slower and larger,
 // so wall-clock and RSS bounds hold only without it.
-var limRace = os.Getenv("MUSTARD_RACE") != ""
+var limRace = hosttest.RaceEnabled
 
 // limNormal is the program every session must still complete after a
 // failure.

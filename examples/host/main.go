@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 )
 
@@ -23,6 +24,7 @@ type fixture struct {
 }
 
 func main() {
+	hosttest.RunAsSidecar(cli.Main)
 	cold := flag.Bool("cold", false, "restart the sidecar at every suspension and resume from raw snapshot bytes")
 	jsonl := flag.Bool("jsonl", false, "use the --jsonl transport")
 	flag.Usage = func() {

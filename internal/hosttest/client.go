@@ -12,43 +12,55 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// childEnv marks a process that Start spawned to be the sidecar.
+const childEnv = "MUSTARD_SIDECAR_HOSTTEST_CHILD"
 
-// Binary builds the sidecar once per test process and returns its path.
+var sidecarMain func(args []string) int
+
+// RunAsSidecar makes the calling binary its own sidecar, in the manner of
+// the helper-process pattern: in a process that Start spawned, it runs main
+// with the process's arguments and exits with its status; anywhere else it
+// records main so that Start re-executes this binary. Call it first thing in
+// TestMain (or a tool's main) with cli.Main. Nothing is built at test time,
+// and under -race the sidecar is race-instrumented too.
+func RunAsSidecar(main func(args []string) int) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(main(os.Args[1:]))
+	}
+	sidecarMain = main
+}
+
+// BinaryEnv names a prebuilt sidecar binary to run instead of this one
+// (for benchmarks that time process start-up).
+const BinaryEnv = "MUSTARD_SIDECAR_BIN"
+
+// Binary returns the path of the binary Start runs: $MUSTARD_SIDECAR_BIN if
+// set, otherwise this one.
 func Binary() (string, error) {
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mustard-sidecar-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "mustard-sidecar")
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Join(filepath.Dir(file), "..", "..")
-		args := []string{"build", "-o", binPath}
-		if os.Getenv("MUSTARD_RACE") != "" {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, "./cmd/mustard-sidecar")...)
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	return binPath, buildErr
+	if bin := os.Getenv(BinaryEnv); bin != "" {
+		return bin, nil
+	}
+	if sidecarMain == nil {
+		return "", fmt.Errorf("hosttest: call hosttest.RunAsSidecar(cli.Main) in TestMain or main first")
+	}
+	return os.Executable()
+}
+
+// Command returns an unstarted command that runs the sidecar with args.
+func Command(args ...string) (*exec.Cmd, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	return cmd, nil
 }
 
 // Sidecar is one running sidecar process.
@@ -66,11 +78,10 @@ type Sidecar struct {
 
 // Start spawns the binary with args.
 func Start(args ...string) (*Sidecar, error) {
-	bin, err := Binary()
+	cmd, err := Command(args...)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -318,12 +329,11 @@ func Policy(key []byte, snapshotID string, capabilities []string, limits map[str
 
 // Run runs the binary with args and empty stdin to completion.
 func Run(args ...string) (stdout, stderr string, code int, err error) {
-	bin, err := Binary()
+	cmd, err := Command(args...)
 	if err != nil {
 		return "", "", 0, err
 	}
 	var out, errb bytes.Buffer
-	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -13,9 +13,12 @@ import (
 	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/bench"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 )
 
 func main() {
+	hosttest.RunAsSidecar(cli.Main)
 	cfg := bench.DefaultConfig()
 	flag.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "alternating rounds of ours and the peer")
 	flag.IntVar(&cfg.Hot, "hot", cfg.Hot, "hot round trips per transport")

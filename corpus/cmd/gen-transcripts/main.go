@@ -15,9 +15,12 @@ import (
 	"regexp"
 
 	"github.com/mustard-sidecar/mustard-sidecar/corpus"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 )
 
 func main() {
+	hosttest.RunAsSidecar(cli.Main)
 	seedsOnly := flag.Bool("seeds", false, "only regenerate the fuzz seed corpora from the existing transcripts")
 	run := flag.String("run", "", "only record the sessions whose name matches this regular expression")
 	flag.Parse()

@@ -1,0 +1,151 @@
+// Package cli is the mustard-sidecar command: flags, stdio wiring and exit
+// codes. It is a package so that test and tool binaries can run themselves
+// as the sidecar (see internal/hosttest) instead of building it.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/frame"
+	"github.com/mustard-sidecar/mustard-sidecar/protocol"
+)
+
+const usage = `usage: mustard-sidecar [--jsonl]
+
+Runs guest JavaScript for an embedding host, speaking the mustard-sidecar
+protocol (version 2) on stdin/stdout.
+
+  (default)   length-prefixed binary frames
+  --jsonl     newline-delimited JSON, raw bytes as base64 fields
+  -h, --help  print this help and exit
+`
+
+// entropyEnv ("<seed>:<unix_millis>") fixes every execution's Math.random
+// seed and clock so recorded transcripts are reproducible. Tests only:
+// guests could otherwise predict Math.random.
+const entropyEnv = "MUSTARD_SIDECAR_TEST_ENTROPY"
+
+// Main runs the sidecar with the process's stdio and returns its exit
+// status.
+func Main(args []string) int {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit: the collector works harder as the heap nears it, so
+		// garbage a hostile guest leaves does not pile up between requests.
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
+	return run(args, os.Stdin, os.Stderr)
+}
+
+const softMemoryLimit = 192 << 20
+
+func run(args []string, stdin io.Reader, stderr io.Writer) int {
+	transport := protocol.Binary
+	for _, a := range args {
+		switch a {
+		case "--jsonl":
+			transport = protocol.JSONL
+		case "-h", "--help":
+			fmt.Fprint(os.Stdout, usage)
+			return 0
+		default:
+			fmt.Fprintf(stderr, "mustard-sidecar: unknown argument %q\n%s", a, usage)
+			return 2
+		}
+	}
+	entropy, err := fixedEntropy(os.Getenv(entropyEnv))
+	if err != nil {
+		fmt.Fprintf(stderr, "mustard-sidecar: %v\n%s", err, usage)
+		return 2
+	}
+	if entropy != nil {
+		fmt.Fprintf(stderr, "mustard-sidecar: warning: %s is set; executions are not randomized\n", entropyEnv)
+	}
+	out, err := privateStdout()
+	if err != nil {
+		fmt.Fprintf(stderr, "mustard-sidecar: %v\n", err)
+		return 1
+	}
+	if err := serve(protocol.Options{Transport: transport, Entropy: entropy}, stdin, out); err != nil {
+		// Unprefixed: hosts match the start of the message ("invalid
+		// request ...", per the contract).
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// serve answers requests until EOF. A returned error is fatal.
+func serve(opts protocol.Options, in io.Reader, out io.Writer) error {
+	s := protocol.NewSession(opts)
+	defer s.Close()
+	if opts.Transport == protocol.JSONL {
+		r, w := frame.NewLineReader(in), frame.NewLineWriter(out)
+		for {
+			line, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return readError(err, "invalid request")
+			}
+			resp, err := s.Handle(line, nil)
+			if err != nil {
+				return err
+			}
+			if err := w.Write(resp.Header); err != nil {
+				return fmt.Errorf("writing response: %w", err)
+			}
+		}
+	}
+	r, w := frame.NewBinaryReader(in), frame.NewBinaryWriter(out)
+	for {
+		f, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return readError(err, "invalid request header")
+		}
+		resp, err := s.Handle(f.Header, f.Payload)
+		if err != nil {
+			return err
+		}
+		if err := w.Write(resp.Header, resp.Payload); err != nil {
+			return fmt.Errorf("writing response: %w", err)
+		}
+	}
+}
+
+func readError(err error, prefix string) error {
+	if errors.Is(err, frame.ErrFrameTooLarge) || errors.Is(err, frame.ErrLineTooLarge) || errors.Is(err, frame.ErrTruncated) {
+		return err
+	}
+	return fmt.Errorf("%s: reading stdin failed", prefix)
+}
+
+// fixedEntropy parses "<seed>:<unix_millis>". Empty means not set (nil).
+func fixedEntropy(v string) (func() (uint64, int64), error) {
+	if v == "" {
+		return nil, nil
+	}
+	bad := fmt.Errorf("%s must be <seed>:<unix_millis> (decimal integers), got %q", entropyEnv, v)
+	s, c, ok := strings.Cut(v, ":")
+	if !ok {
+		return nil, bad
+	}
+	seed, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	clock, err := strconv.ParseInt(c, 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	return func() (uint64, int64) { return seed, clock }, nil
+}
