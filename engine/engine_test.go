@@ -23,7 +23,7 @@ func runAll(t *testing.T, src string, caps []string, inputs []value.Member, answ
 	pol, err := policy.New(caps, policy.DefaultLimits())
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Inputs: SortedMembers(inputs), Capabilities: pol.Capabilities, Seed: 7, ClockMillis: 1_700_000_000_000}
-	x, step := Start(Config{Program: p, Header: h, Limits: pol.Limits})
+	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	var seen []Step
 	for step.Suspended() {
 		seen = append(seen, step)
@@ -152,7 +152,7 @@ func TestReplayMatchesHot(t *testing.T) {
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 99, ClockMillis: 5}
 	b := snapshot.NewBuilder(h)
-	x, step := Start(Config{Program: p, Header: h, Limits: pol.Limits})
+	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	var snaps [][]byte
 	var answers []Payload
 	for step.Suspended() {
@@ -169,7 +169,7 @@ func TestReplayMatchesHot(t *testing.T) {
 		s, err := snapshot.Decode(raw)
 		require.NoError(t, err)
 		pending := s.Pending
-		cx, cstep := Start(Config{Program: p, Header: s.Header, Limits: pol.Limits, Replay: s.Calls, Pending: &pending, Answer: answers[i]})
+		cx, cstep := testRuntime.Start(Config{Program: p, Header: s.Header, Limits: pol.Limits, Replay: s.Calls, Pending: &pending, Answer: answers[i]})
 		for j := i + 1; cstep.Suspended(); j++ {
 			cx, cstep = cx.Resume(answers[j], pol.Limits)
 		}

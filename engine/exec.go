@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/dop251/goja"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
@@ -77,17 +76,17 @@ type Execution struct {
 	inbox  chan message
 	over   bool
 
-	nativeDepth int           // nesting of guarded recursive built-ins
-	heapLimit   atomic.Uint64 // read by the heap watchdog
+	rt          *Runtime
+	heap        heapState
+	nativeDepth int // nesting of guarded recursive built-ins
 }
 
 // errAbandoned ends an evicted execution's goroutine.
 var errAbandoned = errors.New("execution abandoned")
 
-// Start runs cfg until its first suspension, completion or failure. The
-// returned Execution is nil unless the step is a suspension.
-func Start(cfg Config) (*Execution, Step) {
+func start(rt *Runtime, cfg Config) (*Execution, Step) {
 	x := &Execution{
+		rt:     rt,
 		cfg:    cfg,
 		limits: cfg.Limits,
 		steps:  make(chan Step),
@@ -156,7 +155,7 @@ func (x *Execution) run() {
 		if p := recover(); p != nil {
 			final = Step{Err: &Error{Kind: KindRuntime, Message: "internal error"}}
 		}
-		if watch.finish(x) && final.Err == nil {
+		if x.rt.leaveSegment(x) && final.Err == nil {
 			final = Step{Err: ErrHeapLimit, Meter: final.Meter}
 		}
 		if final.Err == ErrHeapLimit {
@@ -168,20 +167,19 @@ func (x *Execution) run() {
 		}
 		x.steps <- final
 	}()
-	x.heapLimit.Store(x.limits.HeapLimitBytes)
 	final = x.execute()
 	final.Meter = x.meter
 }
 
 func (x *Execution) execute() Step {
 	h := x.cfg.Header
-	r, err := newRealm()
+	r, err := x.rt.newRealm()
 	if err != nil {
 		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
 	}
 	r.activate(x, h.Seed, h.ClockMillis)
 	rt := r.rt
-	watch.enter(x)
+	x.rt.enterSegment(x)
 	rt.SetMaxCallStackSize(maxCallStack(x.limits))
 	global := rt.GlobalObject()
 	for _, name := range h.Capabilities {
@@ -274,11 +272,7 @@ func isIdentifier(s string) bool {
 
 // tick is the meter: one instruction per function entry and loop iteration.
 func (r *realm) tick(goja.FunctionCall) goja.Value {
-	x := r.x
-	x.meter.Instructions++
-	if x.meter.Instructions > x.limits.InstructionBudget {
-		x.realm.rt.Interrupt(ErrInstructionBudget)
-	}
+	r.x.spend(1)
 	return goja.Undefined()
 }
 
@@ -287,11 +281,7 @@ func (r *realm) tick(goja.FunctionCall) goja.Value {
 const JobWeight = 16
 
 func (r *realm) tickJob(goja.FunctionCall) goja.Value {
-	x := r.x
-	x.meter.Instructions += JobWeight
-	if x.meter.Instructions > x.limits.InstructionBudget {
-		x.realm.rt.Interrupt(ErrInstructionBudget)
-	}
+	r.x.spend(JobWeight)
 	return goja.Undefined()
 }
 
@@ -301,9 +291,29 @@ func (r *realm) allocate(c goja.FunctionCall) goja.Value {
 	x := r.x
 	x.meter.Allocations++
 	if x.meter.Allocations > x.limits.AllocationBudget {
-		x.realm.rt.Interrupt(ErrAllocationBudget)
+		x.fail(ErrAllocationBudget)
+		return c.Argument(0)
 	}
+	x.meterPoint()
 	return c.Argument(0)
+}
+
+// spend charges instructions at a metering point.
+func (x *Execution) spend(n uint64) {
+	x.meter.Instructions += n
+	if x.meter.Instructions > x.limits.InstructionBudget {
+		x.fail(ErrInstructionBudget)
+		return
+	}
+	x.meterPoint()
+}
+
+// meterPoint is where the guest pauses to have its heap looked at, when
+// the watchdog asks or every heapCheckTicks points.
+func (x *Execution) meterPoint() {
+	if x.heap.countdown--; x.heap.countdown <= 0 || x.heap.due.Load() {
+		x.checkHeap()
+	}
 }
 
 func divergence(detail string) error {
@@ -348,7 +358,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return x.deliver(x.cfg.Answer)
 		}
-		if watch.finish(x) {
+		if x.rt.leaveSegment(x) {
 			rt.Interrupt(ErrHeapLimit)
 			return goja.Undefined()
 		}
@@ -359,8 +369,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			return goja.Undefined()
 		}
 		x.limits = m.limits
-		x.heapLimit.Store(m.limits.HeapLimitBytes)
-		watch.enter(x)
+		x.rt.enterSegment(x)
 		rt.SetMaxCallStackSize(maxCallStack(m.limits))
 		return x.deliver(m.payload)
 	}

@@ -123,7 +123,7 @@ func runGuest(c guestCase) (r guestRun) {
 		clock = *c.clock
 	}
 	h := snapshot.Header{Program: p.Bytes, Inputs: SortedMembers(c.inputs), Capabilities: pol.Capabilities, Seed: seed, ClockMillis: clock}
-	x, step := Start(Config{Program: p, Header: h, Limits: pol.Limits})
+	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	for i := 0; step.Suspended(); i++ {
 		r.calls = append(r.calls, gsCall{step.Capability, step.Args})
 		var pay Payload

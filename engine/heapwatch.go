@@ -3,47 +3,29 @@ package engine
 import (
 	"runtime"
 	"runtime/metrics"
-	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// The heap limit is enforced for allocations no pre-check can see (string
-// concatenation in a loop, object graphs) by a watchdog that samples the
-// process heap while an execution segment runs. goja has no per-VM heap
-// figure; the sidecar runs one execution at a time, so the growth of the
-// process heap since the segment began is that execution's. The check is
-// approximate and time-based: it fires within about heapPollInterval of the
-// growth passing the limit, after a forced collection confirms the memory
-// is live.
-const heapPollInterval = time.Millisecond
-
-// hardFactor: growth past this many limits fails without confirming that
-// the memory is live.
-const hardFactor = 4
+// The heap limit covers what no size pre-check can see (string
+// concatenation in a loop, object graphs). goja has no per-VM heap figure,
+// so a segment's growth is the growth of the process heap since the segment
+// began; the sidecar runs one segment at a time.
+//
+// Only live memory fails a program: every decision is taken on the guest's
+// own goroutine, at a metering point, after a forced collection, while the
+// guest is paused. Heap readings taken elsewhere only say when to look: a
+// watchdog samples the heap every heapPollInterval while a segment runs and
+// raises the segment's heapDue flag when growth passes its trigger, and the
+// meter itself reads the heap every heapCheckTicks ticks, which bounds the
+// growth between looks when the watchdog is starved of CPU. A loaded machine
+// can therefore delay a heap-limit failure, never cause one.
+const (
+	heapPollInterval = time.Millisecond
+	heapCheckTicks   = 1024
+)
 
 var heapMetric = "/memory/classes/heap/objects:bytes"
-
-// segment is one running execution segment under watch.
-type segment struct {
-	fresh   bool   // not yet sampled: base is taken at the first tick
-	base    uint64 // heap bytes when the segment was first sampled
-	trigger uint64 // heap bytes at which to collect and look again
-}
-
-type heapWatch struct {
-	mu       sync.Mutex
-	running  map[*Execution]*segment
-	wake     chan struct{}
-	sleeping atomic.Bool
-	once     sync.Once
-}
-
-// idleTicks is how long the watchdog keeps ticking with nothing running
-// before it sleeps; while it ticks, starting a segment costs no wake-up.
-const idleTicks = 100
-
-var watch = &heapWatch{running: map[*Execution]*segment{}, wake: make(chan struct{}, 1)}
 
 func heapBytes() uint64 {
 	s := []metrics.Sample{{Name: heapMetric}}
@@ -54,112 +36,119 @@ func heapBytes() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// enter registers a running segment of x. It is on the hot path of every
-// resume, so it neither reads the heap nor wakes a ticking watchdog.
-func (w *heapWatch) enter(x *Execution) {
-	w.once.Do(func() { go w.loop() })
-	w.mu.Lock()
-	w.running[x] = &segment{fresh: true}
-	w.mu.Unlock()
-	if w.sleeping.Load() {
+// heapWatch is a Runtime's watchdog state: the segment it samples.
+type heapWatch struct {
+	current  atomic.Pointer[Execution]
+	wake     chan struct{}
+	sleeping atomic.Bool
+}
+
+// heapState is one execution's heap accounting, reset per segment.
+type heapState struct {
+	base      uint64        // process heap when the segment began (or after a collection found less)
+	trigger   atomic.Uint64 // heap at which to collect and look: read by the watchdog
+	due       atomic.Bool   // set by the watchdog: look at the next metering point
+	countdown int           // metering points until the meter reads the heap itself
+}
+
+// enterSegment starts heap accounting for a segment of x about to run. It
+// is on the hot path of every resume: one heap reading, and no wake-up of a
+// watchdog that is still ticking.
+func (rt *Runtime) enterSegment(x *Execution) {
+	h := &x.heap
+	h.base = heapBytes()
+	h.trigger.Store(h.base + x.limits.HeapLimitBytes)
+	h.due.Store(false)
+	h.countdown = heapCheckTicks
+	rt.watch.current.Store(x)
+	if rt.watch.sleeping.Load() {
 		select {
-		case w.wake <- struct{}{}:
+		case rt.watch.wake <- struct{}{}:
 		default:
 		}
 	}
 }
 
-// finish ends the segment and reports whether it ended over its limit: a
-// native call that allocated a lot just before the segment completed or
-// suspended may have come after the last tick. Segments shorter than one
-// tick (never sampled) are not checked.
-func (w *heapWatch) finish(x *Execution) bool {
-	w.mu.Lock()
-	s := w.running[x]
-	delete(w.running, x)
-	w.mu.Unlock()
-	if s == nil || s.fresh {
-		return false
+// leaveSegment ends the segment and reports whether it ended over its
+// limit: a native call that allocated a lot just before the segment
+// completed or suspended came after the last metering point.
+func (rt *Runtime) leaveSegment(x *Execution) bool {
+	rt.watch.current.CompareAndSwap(x, nil)
+	return x.overHeapLimit()
+}
+
+// checkHeap is called by the meters when a look is due; it interrupts the
+// guest if its live growth is over the limit.
+func (x *Execution) checkHeap() {
+	x.heap.countdown = heapCheckTicks
+	x.heap.due.Store(false)
+	if x.overHeapLimit() {
+		x.fail(ErrHeapLimit)
 	}
-	limit := x.heapLimit.Load()
-	over := func() bool { now := heapBytes(); return now > s.base && now-s.base > limit }
-	if !over() {
+}
+
+// overHeapLimit reports whether the segment's live growth is over the
+// limit. A reading under the trigger answers at once; otherwise a forced
+// collection tells live memory from garbage. After a collection the next
+// one waits for another limit's worth of growth, so a program that makes
+// much garbage does not collect continuously.
+func (x *Execution) overHeapLimit() bool {
+	h := &x.heap
+	if heapBytes() <= h.trigger.Load() {
 		return false
 	}
 	runtime.GC()
-	return over()
+	now := heapBytes()
+	limit := x.limits.HeapLimitBytes
+	if now > h.base && now-h.base > limit {
+		return true
+	}
+	// Less than the base: garbage from before the segment was collected.
+	// Counting from here forgets at most what the segment held so far
+	// (under one limit), which can delay a failure but never cause one.
+	h.base = min(h.base, now)
+	h.trigger.Store(max(now, h.base) + limit)
+	return false
 }
 
-func (w *heapWatch) loop() {
+// idleTicks is how long the watchdog keeps ticking with nothing running
+// before it sleeps; while it ticks, starting a segment costs no wake-up.
+const idleTicks = 100
+
+// watchHeap is the watchdog goroutine; it ends when the Runtime closes.
+func (rt *Runtime) watchHeap() {
+	defer rt.wg.Done()
+	w := &rt.watch
 	t := time.NewTicker(heapPollInterval)
 	defer t.Stop()
 	idle := 0
 	for {
-		<-t.C
-		if w.check() {
+		select {
+		case <-t.C:
+		case <-rt.stop:
+			return
+		}
+		x := w.current.Load()
+		if x != nil {
 			idle = 0
+			if heapBytes() > x.heap.trigger.Load() {
+				x.heap.due.Store(true)
+			}
 			continue
 		}
 		if idle++; idle < idleTicks {
 			continue
 		}
-		// Sleep; a segment registered after the flag is set sends a wake.
+		// Sleep; a segment that starts after the flag is set sends a wake.
 		w.sleeping.Store(true)
-		w.mu.Lock()
-		n := len(w.running)
-		w.mu.Unlock()
-		if n == 0 {
-			<-w.wake
+		if w.current.Load() == nil {
+			select {
+			case <-w.wake:
+			case <-rt.stop:
+				return
+			}
 		}
 		w.sleeping.Store(false)
 		idle = 0
 	}
-}
-
-// check samples the heap; it reports whether any segment is running.
-func (w *heapWatch) check() bool {
-	w.mu.Lock()
-	n := len(w.running)
-	w.mu.Unlock()
-	if n == 0 {
-		return false
-	}
-	now := heapBytes()
-	w.mu.Lock()
-	due := false
-	for x, s := range w.running {
-		if s.fresh {
-			s.fresh, s.base, s.trigger = false, now, now+x.heapLimit.Load()
-			continue
-		}
-		// Growth of several limits is over whatever part is garbage: stop
-		// at once rather than wait for a collection.
-		if limit := x.heapLimit.Load(); now > s.base && now-s.base > hardFactor*max(limit, 1<<20) {
-			x.realm.rt.Interrupt(ErrHeapLimit)
-			delete(w.running, x)
-			continue
-		}
-		due = due || now > s.trigger
-	}
-	w.mu.Unlock()
-	if !due {
-		return true
-	}
-	// Garbage counts until it is collected; only live growth fails. After
-	// a collection the next one waits for another limit's worth of growth,
-	// so a program that makes much garbage does not collect continuously.
-	runtime.GC()
-	now = heapBytes()
-	w.mu.Lock()
-	for x, s := range w.running {
-		limit := x.heapLimit.Load()
-		if now > s.base && now-s.base > limit {
-			x.realm.rt.Interrupt(ErrHeapLimit)
-			delete(w.running, x)
-			continue
-		}
-		s.trigger = max(now, s.base) + limit
-	}
-	w.mu.Unlock()
-	return true
 }

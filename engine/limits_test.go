@@ -17,7 +17,7 @@ func runLimits(t *testing.T, src string, limits policy.Limits) Step {
 	p, err := Compile(src)
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
-	x, step := Start(Config{Program: p, Header: h, Limits: limits})
+	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 	require.Nil(t, x)
 	return step
 }

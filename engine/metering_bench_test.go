@@ -70,7 +70,7 @@ func benchmarkMetering(b *testing.B, src string, metered bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, step := Start(Config{Program: p, Header: h, Limits: limits}); step.Err != nil || !step.Done {
+		if _, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits}); step.Err != nil || !step.Done {
 			b.Fatalf("step: %+v", step)
 		}
 	}
@@ -95,7 +95,7 @@ func TestMeteringBenchProgramsAgree(t *testing.T) {
 			for i, metered := range []bool{true, false} {
 				prog := meteringProgram(t, p.src, metered)
 				h := snapshot.Header{Program: prog.Bytes, Seed: 1, ClockMillis: 1}
-				_, got[i] = Start(Config{Program: prog, Header: h, Limits: meteringLimits()})
+				_, got[i] = testRuntime.Start(Config{Program: prog, Header: h, Limits: meteringLimits()})
 				if got[i].Err != nil || !got[i].Done {
 					t.Fatalf("metered=%v: %+v", metered, got[i])
 				}

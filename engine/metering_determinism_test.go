@@ -161,7 +161,7 @@ func mdStart(t testing.TB, src string) *mdRun {
 // hot runs the program answering every call in this process.
 func (r *mdRun) hot(t testing.TB) []mdStep {
 	t.Helper()
-	x, step := Start(Config{Program: r.program, Header: r.header, Limits: r.limits})
+	x, step := testRuntime.Start(Config{Program: r.program, Header: r.header, Limits: r.limits})
 	r.steps = []Step{step}
 	for step.Suspended() {
 		x, step = x.Resume(Payload{Outcome: mdAnswer(step.Capability, step.Args)}, r.limits)
@@ -193,7 +193,7 @@ func (r *mdRun) cold(t testing.TB, k int) []mdStep {
 	require.Len(t, snap.Calls, k)
 	pending := snap.Pending
 	s := r.steps[k]
-	x, step := Start(Config{
+	x, step := testRuntime.Start(Config{
 		Program: r.program, Header: snap.Header, Limits: r.limits,
 		Replay: snap.Calls, Pending: &pending,
 		Answer: Payload{Outcome: mdAnswer(s.Capability, s.Args)},
@@ -408,7 +408,7 @@ func TestMeteringLoopBodyForms(t *testing.T) {
 			p, err := Compile(c.src)
 			require.NoError(t, err)
 			h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
-			_, step := Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
+			_, step := testRuntime.Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
 			require.NoError(t, step.Err)
 			assert.Equal(t, c.instructions, step.Meter.Instructions, "instructions")
 			assert.Equal(t, c.allocations, step.Meter.Allocations, "allocations")
@@ -434,7 +434,7 @@ func TestMeteringBuiltinCharges(t *testing.T) {
 			p, err := Compile(c.src)
 			require.NoError(t, err)
 			h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
-			_, step := Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
+			_, step := testRuntime.Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
 			require.NoError(t, step.Err)
 			assert.Equal(t, c.instructions, step.Meter.Instructions)
 		})

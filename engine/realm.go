@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/dop251/goja"
@@ -105,34 +104,6 @@ func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) {
 	r.rt.SetRandSource(rng.Float64)
 	now := time.UnixMilli(clockMillis).UTC()
 	r.rt.SetTimeSource(func() time.Time { return now })
-}
-
-// Realms are prepared ahead on a background goroutine: building one costs
-// far more than running a short program, and every start needs a fresh one.
-var pool = struct {
-	once  sync.Once
-	ready chan *realm
-}{ready: make(chan *realm, 2)}
-
-// newRealm returns a prepared realm, building one now if none is ready.
-func newRealm() (*realm, error) {
-	pool.once.Do(func() {
-		go func() {
-			for {
-				r, err := buildRealm()
-				if err != nil {
-					return
-				}
-				pool.ready <- r
-			}
-		}()
-	})
-	select {
-	case r := <-pool.ready:
-		return r, nil
-	default:
-		return buildRealm()
-	}
 }
 
 // defineFunction installs a Go function under an explicit name, so no Go

@@ -15,7 +15,7 @@ func BenchmarkStartComplete(b *testing.B) {
 	}
 	h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
 	for i := 0; i < b.N; i++ {
-		if _, step := Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()}); step.Err != nil {
+		if _, step := testRuntime.Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()}); step.Err != nil {
 			b.Fatal(step.Err)
 		}
 	}

@@ -40,6 +40,7 @@ type Options struct {
 // requests are handled strictly in order.
 type Session struct {
 	opts      Options
+	engine    *engine.Runtime
 	programs  *cache.LRU[string, *engine.Program]
 	snapshots *cache.LRU[string, *snapshotEntry]
 	conts     *cache.LRU[string, *continuation]
@@ -90,7 +91,7 @@ func NewSession(opts Options) *Session {
 	if opts.Entropy == nil {
 		opts.Entropy = defaultEntropy
 	}
-	s := &Session{opts: opts}
+	s := &Session{opts: opts, engine: engine.NewRuntime()}
 	s.programs = cache.New[string, *engine.Program](opts.MaxPrograms, opts.MaxProgramBytes, nil)
 	s.snapshots = cache.New[string, *snapshotEntry](opts.MaxSnapshots, opts.MaxSnapshotBytes, nil)
 	s.conts = cache.New[string, *continuation](opts.MaxContinuations, 1<<62, func(_ string, c *continuation) {
@@ -106,8 +107,11 @@ func defaultEntropy() (uint64, int64) {
 	return binary.LittleEndian.Uint64(b[:]), time.Now().UnixMilli()
 }
 
-// Close ends every parked execution.
-func (s *Session) Close() { s.conts.Clear() }
+// Close ends every parked execution, then the engine's own goroutines.
+func (s *Session) Close() {
+	s.conts.Clear()
+	s.engine.Close()
+}
 
 // Stats reports the resume counters.
 func (s *Session) Stats() Stats { return s.stats }
@@ -275,7 +279,7 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 		ClockMillis:  clock,
 	}
 	began := time.Now()
-	exec, step := engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits})
+	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits})
 	out := &outcome{step: step, policy: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began}
 	if step.Err != nil {
 		return nil, step.Err
@@ -473,7 +477,7 @@ func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 	}
 	pending := snap.Pending
 	s.stats.Replays++
-	exec, step := engine.Start(engine.Config{
+	exec, step := s.engine.Start(engine.Config{
 		Program: prog,
 		Header:  snap.Header,
 		Limits:  pol.Limits,

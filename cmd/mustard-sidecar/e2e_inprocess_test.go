@@ -156,25 +156,26 @@ func goroutineDump() string {
 
 // Abandoning 1,000 suspended executions leaks nothing: the continuation
 // cache (64) evicts continuously, each eviction ends its goroutine, and
-// Close ends the rest. Not parallel: it counts the process's goroutines.
+// Close ends the rest and the engine's own goroutines (realm pre-builder,
+// heap watchdog). Not parallel: it counts the process's goroutines.
 func TestInProcessAbandonedExecutionsDoNotLeak(t *testing.T) {
+	base := runtime.NumGoroutine()
 	s := protocol.NewSession(protocol.Options{})
 	p := &inproc{t: t, s: s}
 	var ids []string
 	for _, src := range abandonPrograms {
 		ids = append(ids, p.compile(src))
 	}
-	// Warm up first, so that lazily started process-wide goroutines are in
-	// the baseline: only per-execution ones count.
+	// The engine's two goroutines start with the first execution.
 	p.resumeCached(p.start(ids[0], "fetch_data"), num(1))
-	base := runtime.NumGoroutine()
+	running := base + 2
 	for i := 0; i < 1000; i++ {
 		st := p.start(ids[i%len(ids)], "fetch_data")
 		require.NotEmpty(t, st.snapID, "start %d did not suspend", i)
 		if i%100 == 99 {
 			// One parked goroutine per parked execution, no more.
 			require.Equal(t, 64, s.Parked())
-			waitGoroutines(t, base+64)
+			waitGoroutines(t, running+64)
 		}
 	}
 	s.Close()

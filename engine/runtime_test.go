@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+)
+
+// settleGoroutines polls until at most n goroutines run; the deadline only
+// catches a goroutine that never ends.
+func settleGoroutines(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := runtime.NumGoroutine(); got > n {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines, want at most %d:\n%s", got, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// After Close no goroutine of a Runtime remains: not the realm pre-builder,
+// not the heap watchdog (awake or asleep), whatever the executions did.
+func TestRuntimeCloseEndsItsGoroutines(t *testing.T) {
+	start := func(rt *Runtime, src string, limits policy.Limits) (*Execution, Step) {
+		p, err := Compile(src)
+		require.NoError(t, err)
+		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch"}, Seed: 1, ClockMillis: 1}
+		return rt.Start(Config{Program: p, Header: h, Limits: limits})
+	}
+	big := policy.DefaultLimits()
+	big.HeapLimitBytes = 64 << 20
+	big.InstructionBudget = 1 << 40
+	for _, c := range []struct {
+		name string
+		run  func(rt *Runtime)
+	}{
+		{"unused", func(*Runtime) {}},
+		{"completed", func(rt *Runtime) {
+			_, step := start(rt, "1 + 1", policy.DefaultLimits())
+			require.True(t, step.Done)
+		}},
+		// Long enough for the watchdog to sample it many times.
+		{"watched loop", func(rt *Runtime) {
+			_, step := start(rt, "let a = []; for (let i = 0; i < 300000; i++) a.push('x' + i); a.length", big)
+			require.NoError(t, step.Err)
+		}},
+		{"heap limit", func(rt *Runtime) {
+			_, step := start(rt, "let s = 'x'; for(;;) s += s", policy.DefaultLimits())
+			require.Equal(t, ErrHeapLimit, step.Err)
+		}},
+		{"parked then abandoned", func(rt *Runtime) {
+			x, step := start(rt, "fetch(1)", policy.DefaultLimits())
+			require.True(t, step.Suspended())
+			x.Abandon()
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base := runtime.NumGoroutine()
+			rt := NewRuntime()
+			c.run(rt)
+			rt.Close()
+			settleGoroutines(t, base)
+			rt.Close() // a second Close is harmless
+
+			_, step := start(rt, "1", policy.DefaultLimits())
+			require.Equal(t, errClosed, step.Err, "a closed Runtime starts nothing")
+			settleGoroutines(t, base)
+		})
+	}
+}
