@@ -71,7 +71,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mustard-sidecar: %v\n", err)
 		return 1
 	}
-	if err := serve(protocol.Options{Transport: transport, Entropy: entropy}, stdin, out); err != nil {
+	if err := Serve(protocol.Options{Transport: transport, Entropy: entropy}, stdin, out); err != nil {
 		// Unprefixed: hosts match the start of the message ("invalid
 		// request ...", per the contract).
 		fmt.Fprintln(stderr, err)
@@ -80,8 +80,9 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	return 0
 }
 
-// serve answers requests until EOF. A returned error is fatal.
-func serve(opts protocol.Options, in io.Reader, out io.Writer) error {
+// Serve answers requests from in on out until EOF, as the command does. A
+// returned error is fatal.
+func Serve(opts protocol.Options, in io.Reader, out io.Writer) error {
 	s := protocol.NewSession(opts)
 	defer s.Close()
 	if opts.Transport == protocol.JSONL {
