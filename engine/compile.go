@@ -25,9 +25,34 @@ const (
 // MaxSourceBytes bounds guest source; requests are limited to 1 MiB anyway.
 const MaxSourceBytes = 1 << 20
 
-// MaxSourceNesting bounds bracket nesting in guest source. The parser and
-// compiler recurse per level, so this keeps them far from the Go stack limit.
+// MaxSourceNesting bounds how deeply guest source nests: the parser counts
+// one level per nested expression, statement, binding pattern or prefix
+// operator, and one per link of a chain (a+b+..., a.b..., f()()...). The
+// parser and the compiler recurse per level, so this keeps them far from the
+// Go stack limit, whatever the construct.
 const MaxSourceNesting = 1000
+
+// parseOptions bound the parser's work on guest source (see
+// third_party/goja/PATCHES.md): nesting, and tokens scanned per byte, which
+// keeps parsing linear in the source's length. Source maps are never read:
+// the parser would open the file a guest comment names.
+var parseOptions = []parser.Option{
+	parser.WithDisableSourceMaps,
+	parser.WithMaxDepth(MaxSourceNesting),
+	parser.WithMaxTokensPerByte(maxTokensPerByte),
+}
+
+// maxTokensPerByte: a token takes at least one byte, and the arrow-function
+// lookahead re-scans a parenthesised list once.
+const maxTokensPerByte = 4
+
+// instrumentedParseOptions: metering calls add nesting around what they
+// wrap, so the instrumented text gets more room than the guest's own.
+var instrumentedParseOptions = []parser.Option{
+	parser.WithDisableSourceMaps,
+	parser.WithMaxDepth(4 * MaxSourceNesting),
+	parser.WithMaxTokensPerByte(maxTokensPerByte),
+}
 
 // Program is a validated, instrumented guest program ready to run in any
 // number of executions at once.
@@ -110,14 +135,11 @@ func buildWith(source string, artifact []byte, instrument instrumentFunc) (p *Pr
 	if !utf8Valid(source) {
 		return nil, &Error{Kind: KindParse, Message: "source is not valid UTF-8"}
 	}
-	if line, col, ok := checkNesting(source); !ok {
-		return nil, &Error{Kind: KindParse, Message: fmt.Sprintf("source nesting exceeds %d levels (%d:%d)", MaxSourceNesting, line, col)}
-	}
 	text, ins, spans, err := instrument(source)
 	if err != nil {
 		return nil, err
 	}
-	prg, perr := goja.Parse("", text, parser.WithDisableSourceMaps)
+	prg, perr := goja.Parse("", text, instrumentedParseOptions...)
 	if perr != nil {
 		// The instrumented text failed although the original parsed: an
 		// instrumentation defect, reported without internals.
@@ -149,7 +171,7 @@ const (
 var errNotPrepared = &Error{Kind: KindValidation, Message: "program could not be prepared for metering"}
 
 func instrument(source string) (string, []insertion, []span, error) {
-	prg, err := parser.ParseFile(nil, "", source, 0, parser.WithDisableSourceMaps)
+	prg, err := parser.ParseFile(nil, "", source, 0, parseOptions...)
 	if err == nil {
 		in := newInstrumenter(source)
 		in.walk(reflect.ValueOf(prg))
@@ -183,7 +205,7 @@ func (in *instrumenter) validate() error {
 
 func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, error) {
 	wrapped := tlaPrefix + source + tlaSuffix
-	prg, err := parser.ParseFile(nil, "", wrapped, 0, parser.WithDisableSourceMaps)
+	prg, err := parser.ParseFile(nil, "", wrapped, 0, parseOptions...)
 	if err != nil {
 		return "", nil, nil, false, nil
 	}
@@ -375,53 +397,4 @@ func sanitizeCompileError(msg string) string {
 		msg = msg[:i]
 	}
 	return msg
-}
-
-// checkNesting scans brackets outside strings, templates and comments. It is
-// conservative (a bracket inside a regular expression literal counts), which
-// only matters for source close to the limit.
-func checkNesting(src string) (line, col int, ok bool) {
-	depth := 0
-	line, lineStart := 1, 0
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch c {
-		case '\n':
-			line++
-			lineStart = i + 1
-		case '(', '[', '{':
-			depth++
-			if depth > MaxSourceNesting {
-				return line, i - lineStart + 1, false
-			}
-		case ')', ']', '}':
-			if depth > 0 {
-				depth--
-			}
-		case '"', '\'', '`':
-			for i++; i < len(src) && src[i] != c; i++ {
-				if src[i] == '\\' {
-					i++
-				} else if src[i] == '\n' {
-					line++
-					lineStart = i + 1
-				}
-			}
-		case '/':
-			if i+1 < len(src) && src[i+1] == '/' {
-				for i < len(src) && src[i] != '\n' {
-					i++
-				}
-				i--
-			} else if i+1 < len(src) && src[i+1] == '*' {
-				end := strings.Index(src[i+2:], "*/")
-				if end < 0 {
-					return line, 0, true
-				}
-				line += strings.Count(src[i:i+2+end], "\n")
-				i += end + 3
-			}
-		}
-	}
-	return line, 0, true
 }

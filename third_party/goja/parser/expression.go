@@ -282,6 +282,8 @@ func (self *_parser) tokenToBindingId() {
 }
 
 func (self *_parser) parseBindingTarget() (target ast.BindingTarget) {
+	defer self.unwind(self.depth)
+	self.enter()
 	self.tokenToBindingId()
 	switch self.token {
 	case token.IDENTIFIER:
@@ -694,6 +696,8 @@ func (self *_parser) parseBracketMember(left ast.Expression) ast.Expression {
 }
 
 func (self *_parser) parseNewExpression() ast.Expression {
+	defer self.unwind(self.depth)
+	self.enter()
 	idx := self.expect(token.NEW)
 	if self.token == token.PERIOD {
 		self.next()
@@ -727,6 +731,7 @@ func (self *_parser) parseNewExpression() ast.Expression {
 }
 
 func (self *_parser) parseLeftHandSideExpression() ast.Expression {
+	defer self.unwind(self.depth)
 
 	var left ast.Expression
 	if self.token == token.NEW {
@@ -736,6 +741,7 @@ func (self *_parser) parseLeftHandSideExpression() ast.Expression {
 	}
 L:
 	for {
+		self.enter()
 		switch self.token {
 		case token.PERIOD:
 			left = self.parseDotMember(left)
@@ -752,6 +758,7 @@ L:
 }
 
 func (self *_parser) parseLeftHandSideExpressionAllowCall() ast.Expression {
+	defer self.unwind(self.depth)
 
 	allowIn := self.scope.allowIn
 	self.scope.allowIn = true
@@ -770,6 +777,7 @@ func (self *_parser) parseLeftHandSideExpressionAllowCall() ast.Expression {
 	optionalChain := false
 L:
 	for {
+		self.enter()
 		switch self.token {
 		case token.PERIOD:
 			left = self.parseDotMember(left)
@@ -811,7 +819,7 @@ func (self *_parser) parseUpdateExpression() ast.Expression {
 		tkn := self.token
 		idx := self.idx
 		self.next()
-		operand := self.parseUnaryExpression()
+		operand := self.deeper(self.parseUnaryExpression)
 		switch operand.(type) {
 		case *ast.Identifier, *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression:
 		default:
@@ -861,6 +869,8 @@ func (self *_parser) parseUnaryExpression() ast.Expression {
 		tkn := self.token
 		idx := self.idx
 		self.next()
+		defer self.unwind(self.depth)
+		self.enter()
 		return &ast.UnaryExpression{
 			Operator: tkn,
 			Idx:      idx,
@@ -880,6 +890,8 @@ func (self *_parser) parseUnaryExpression() ast.Expression {
 			if self.scope.inFuncParams {
 				self.error(idx, "Illegal await-expression in formal parameters of async function")
 			}
+			defer self.unwind(self.depth)
+			self.enter()
 			return &ast.AwaitExpression{
 				Await:    idx,
 				Argument: self.parseUnaryExpression(),
@@ -891,6 +903,7 @@ func (self *_parser) parseUnaryExpression() ast.Expression {
 }
 
 func (self *_parser) parseExponentiationExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	parenthesis := self.token == token.LEFT_PARENTHESIS
 
 	left := self.parseUnaryExpression()
@@ -902,6 +915,7 @@ func (self *_parser) parseExponentiationExpression() ast.Expression {
 			}
 		}
 		for {
+			self.enter()
 			self.next()
 			left = &ast.BinaryExpression{
 				Operator: token.EXPONENT,
@@ -918,10 +932,12 @@ func (self *_parser) parseExponentiationExpression() ast.Expression {
 }
 
 func (self *_parser) parseMultiplicativeExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	left := self.parseExponentiationExpression()
 
 	for self.token == token.MULTIPLY || self.token == token.SLASH ||
 		self.token == token.REMAINDER {
+		self.enter()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -935,9 +951,11 @@ func (self *_parser) parseMultiplicativeExpression() ast.Expression {
 }
 
 func (self *_parser) parseAdditiveExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	left := self.parseMultiplicativeExpression()
 
 	for self.token == token.PLUS || self.token == token.MINUS {
+		self.enter()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -951,10 +969,12 @@ func (self *_parser) parseAdditiveExpression() ast.Expression {
 }
 
 func (self *_parser) parseShiftExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	left := self.parseAdditiveExpression()
 
 	for self.token == token.SHIFT_LEFT || self.token == token.SHIFT_RIGHT ||
 		self.token == token.UNSIGNED_SHIFT_RIGHT {
+		self.enter()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -968,6 +988,7 @@ func (self *_parser) parseShiftExpression() ast.Expression {
 }
 
 func (self *_parser) parseRelationalExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	if self.scope.allowIn && self.token == token.PRIVATE_IDENTIFIER {
 		left := &ast.PrivateIdentifier{
 			Identifier: ast.Identifier{
@@ -1001,7 +1022,7 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 		return &ast.BinaryExpression{
 			Operator:   tkn,
 			Left:       left,
-			Right:      self.parseRelationalExpression(),
+			Right:      self.deeper(self.parseRelationalExpression),
 			Comparison: true,
 		}
 	case token.INSTANCEOF:
@@ -1010,7 +1031,7 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 		return &ast.BinaryExpression{
 			Operator: tkn,
 			Left:     left,
-			Right:    self.parseRelationalExpression(),
+			Right:    self.deeper(self.parseRelationalExpression),
 		}
 	case token.IN:
 		if !allowIn {
@@ -1021,7 +1042,7 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 		return &ast.BinaryExpression{
 			Operator: tkn,
 			Left:     left,
-			Right:    self.parseRelationalExpression(),
+			Right:    self.deeper(self.parseRelationalExpression),
 		}
 	}
 
@@ -1029,16 +1050,18 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 }
 
 func (self *_parser) parseEqualityExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	left := self.parseRelationalExpression()
 
 	for self.token == token.EQUAL || self.token == token.NOT_EQUAL ||
 		self.token == token.STRICT_EQUAL || self.token == token.STRICT_NOT_EQUAL {
+		self.enter()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
 			Operator:   tkn,
 			Left:       left,
-			Right:      self.parseRelationalExpression(),
+			Right:      self.deeper(self.parseRelationalExpression),
 			Comparison: true,
 		}
 	}
@@ -1047,9 +1070,11 @@ func (self *_parser) parseEqualityExpression() ast.Expression {
 }
 
 func (self *_parser) parseBitwiseAndExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	left := self.parseEqualityExpression()
 
 	for self.token == token.AND {
+		self.enter()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1063,9 +1088,11 @@ func (self *_parser) parseBitwiseAndExpression() ast.Expression {
 }
 
 func (self *_parser) parseBitwiseExclusiveOrExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	left := self.parseBitwiseAndExpression()
 
 	for self.token == token.EXCLUSIVE_OR {
+		self.enter()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1079,9 +1106,11 @@ func (self *_parser) parseBitwiseExclusiveOrExpression() ast.Expression {
 }
 
 func (self *_parser) parseBitwiseOrExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	left := self.parseBitwiseExclusiveOrExpression()
 
 	for self.token == token.OR {
+		self.enter()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1095,9 +1124,11 @@ func (self *_parser) parseBitwiseOrExpression() ast.Expression {
 }
 
 func (self *_parser) parseLogicalAndExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	left := self.parseBitwiseOrExpression()
 
 	for self.token == token.LOGICAL_AND {
+		self.enter()
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1118,12 +1149,14 @@ func isLogicalAndExpr(expr ast.Expression) bool {
 }
 
 func (self *_parser) parseLogicalOrExpression() ast.Expression {
+	defer self.unwind(self.depth)
 	var idx file.Idx
 	parenthesis := self.token == token.LEFT_PARENTHESIS
 	left := self.parseLogicalAndExpression()
 
 	if self.token == token.LOGICAL_OR || !parenthesis && isLogicalAndExpr(left) {
 		for {
+			self.enter()
 			switch self.token {
 			case token.LOGICAL_OR:
 				self.next()
@@ -1141,6 +1174,7 @@ func (self *_parser) parseLogicalOrExpression() ast.Expression {
 		}
 	} else {
 		for {
+			self.enter()
 			switch self.token {
 			case token.COALESCE:
 				idx = self.idx
@@ -1234,6 +1268,8 @@ func (self *_parser) parseSingleArgArrowFunction(start file.Idx, async bool) ast
 }
 
 func (self *_parser) parseAssignmentExpression() ast.Expression {
+	defer self.unwind(self.depth)
+	self.enter()
 	start := self.idx
 	parenthesis := false
 	async := false

@@ -52,6 +52,8 @@ const (
 )
 
 type options struct {
+	maxDepth          int
+	maxTokensPerByte  int
 	disableSourceMaps bool
 	sourceMapLoader   func(path string) ([]byte, error)
 }
@@ -105,6 +107,9 @@ type _parser struct {
 
 	mode Mode
 	opts options
+
+	depth  int // nesting levels entered (mustard_limits.go)
+	tokens int // tokens scanned, re-scans included
 
 	file *file.File
 }
@@ -208,11 +213,21 @@ func (self *_parser) slice(idx0, idx1 file.Idx) string {
 	return ""
 }
 
-func (self *_parser) parse() (*ast.Program, error) {
+func (self *_parser) parse() (program *ast.Program, err error) {
 	self.openScope()
 	defer self.closeScope()
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailOut)
+			if !ok {
+				panic(r)
+			}
+			self.error(self.idx, "%s", b.msg)
+			program, err = nil, self.errors.Err()
+		}
+	}()
 	self.next()
-	program := self.parseProgram()
+	program = self.parseProgram()
 	if false {
 		self.errors.Sort()
 	}
@@ -220,6 +235,7 @@ func (self *_parser) parse() (*ast.Program, error) {
 }
 
 func (self *_parser) next() {
+	self.scanned()
 	self.token, self.literal, self.parsedLiteral, self.idx = self.scan()
 }
 
