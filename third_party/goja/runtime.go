@@ -206,6 +206,8 @@ type Runtime struct {
 	// Stack for tracking objects currently being converted to string
 	// to detect and handle circular references
 	toStringStack []*Object
+
+	meter Meter // mustard_meter.go
 }
 
 type StackFrame struct {

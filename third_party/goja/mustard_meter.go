@@ -1,0 +1,92 @@
+package goja
+
+import "sync/atomic"
+
+// Meter is told of the work and the memory built-ins spend inside the engine,
+// where no guest code runs and nothing else could see them (a mustard-sidecar
+// addition; see PATCHES.md). A Meter that wants the execution to stop calls
+// Runtime.Interrupt; the built-in then ends at once with the interrupt, as the
+// interpreter would at its next instruction, instead of finishing its loop.
+//
+// Calls happen on the goroutine running the script, before the work or the
+// allocation they report: a built-in about to build a 1 GB string reports
+// Alloc(1<<30) first, so the Meter can refuse it before any memory is taken.
+type Meter interface {
+	// Work reports units of a built-in's own work: about one unit per
+	// element, character or byte it visits.
+	Work(units int)
+	// Alloc reports about bytes of memory the engine is about to allocate
+	// for guest values.
+	Alloc(bytes int)
+}
+
+// SetMeter installs m (nil: none, the default).
+func (r *Runtime) SetMeter(m Meter) { r.meter = m }
+
+// work reports n units of work and stops the call if the Meter interrupted.
+func (r *Runtime) work(n int) {
+	if m := r.meter; m != nil && n > 0 {
+		m.Work(n)
+		r.vm.checkInterrupt()
+	}
+}
+
+// alloc reports n bytes about to be allocated and stops the call if the
+// Meter interrupted.
+func (r *Runtime) alloc(n int) {
+	if m := r.meter; m != nil && n > 0 {
+		m.Alloc(n)
+		r.vm.checkInterrupt()
+	}
+}
+
+// metered reports whether a Meter is installed, for loops that report work
+// as they go.
+func (r *Runtime) metered() bool { return r.meter != nil }
+
+// workEvery is how many loop iterations a built-in runs between reports,
+// so a Meter sees long loops (and an Interrupt from another goroutine
+// takes effect) without a call per element.
+const workEvery = 1024
+
+// tick counts one iteration of a long native loop: every workEvery
+// iterations it reports them as work, which also lets an Interrupt stop
+// the loop.
+func (r *Runtime) tick(i int) {
+	if i&(workEvery-1) == workEvery-1 {
+		if r.meter != nil {
+			r.work(workEvery)
+		} else {
+			r.vm.checkInterrupt()
+		}
+	}
+}
+
+// checkInterrupt ends the running built-in with a pending interrupt, as the
+// interpreter loop does between instructions.
+func (vm *vm) checkInterrupt() {
+	if atomic.LoadUint32(&vm.interrupted) == 0 {
+		return
+	}
+	vm.interruptLock.Lock()
+	v := &InterruptedError{iface: vm.interruptVal}
+	v.stack = vm.captureStack(nil, 0)
+	vm.interruptLock.Unlock()
+	panic(v)
+}
+
+// stringBytes is the memory a string of this shape takes: one byte per
+// character for ASCII, two per UTF-16 unit otherwise.
+func stringBytes(s String) int {
+	if _, ascii := s.(asciiString); ascii {
+		return s.Length()
+	}
+	return 2 * s.Length()
+}
+
+// What guest values cost, for Alloc reports: a Value slot (an interface)
+// and an object property (its map entry and name).
+const (
+	valueBytes    = 16
+	propertyBytes = 64
+)
