@@ -98,6 +98,19 @@ func (f fields) string(key string) (string, bool, error) {
 	return s, true, nil
 }
 
+// guestString decodes a string that reaches guest code as WTF-8, so an
+// unpaired surrogate (a \u escape) arrives as itself, not as U+FFFD.
+func (f fields) guestString(key string) (string, bool, error) {
+	if !f.present(key) {
+		return "", false, nil
+	}
+	s, err := value.ParseJSONString(f[key])
+	if err != nil {
+		return "", false, errorf("%s must be a string", key)
+	}
+	return s, true, nil
+}
+
 func (f fields) base64(key string) ([]byte, bool, error) {
 	s, ok, err := f.string(key)
 	if err != nil || !ok {
@@ -222,13 +235,13 @@ func (f fields) payload(key string) (resumePayload, error) {
 			return resumePayload{}, errorf("payload.error must be an object")
 		}
 		he := &snapshot.HostError{}
-		if he.Name, _, err = e.string("name"); err != nil {
+		if he.Name, _, err = e.guestString("name"); err != nil {
 			return resumePayload{}, errorf("payload.error.name must be a string")
 		}
-		if he.Message, _, err = e.string("message"); err != nil {
+		if he.Message, _, err = e.guestString("message"); err != nil {
 			return resumePayload{}, errorf("payload.error.message must be a string")
 		}
-		code, ok, err := e.string("code")
+		code, ok, err := e.guestString("code")
 		if err != nil {
 			return resumePayload{}, errorf("payload.error.code must be a string")
 		}

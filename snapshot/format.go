@@ -69,10 +69,10 @@ func appendOutcome(b []byte, o Outcome) []byte {
 	e := o.Error
 	b = appendHead(b, majorArray, 5)
 	b = appendHead(b, majorUint, tagError)
-	b = appendText(b, e.Name)
-	b = appendText(b, e.Message)
+	b = appendGuestText(b, e.Name)
+	b = appendGuestText(b, e.Message)
 	if e.Code != nil {
-		b = appendText(b, *e.Code)
+		b = appendGuestText(b, *e.Code)
 	} else {
 		b = append(b, cborNull)
 	}
@@ -81,6 +81,32 @@ func appendOutcome(b []byte, o Outcome) []byte {
 		return e.Details.AppendCBOR(b)
 	}
 	return appendHead(b, majorArray, 0)
+}
+
+// appendGuestText writes a host error's string: a text item when it is
+// UTF-8, otherwise (an unpaired surrogate) a byte string of its WTF-8, as
+// value strings are. Snapshots with only text items decode as before.
+func appendGuestText(b []byte, s string) []byte {
+	if utf8.ValidString(s) {
+		return appendText(b, s)
+	}
+	return appendBytes(b, []byte(s))
+}
+
+// guestText reads what appendGuestText wrote.
+func (r *reader) guestText() (string, error) {
+	if len(r.b) > 0 && r.b[0]>>5 == majorBytes {
+		p, err := r.raw(majorBytes)
+		if err != nil || !value.ValidWTF8(string(p)) || utf8.Valid(p) {
+			return "", errMalformed
+		}
+		return string(p), nil
+	}
+	s, err := r.text()
+	if err != nil || !utf8.ValidString(s) {
+		return "", errMalformed
+	}
+	return s, nil
 }
 
 // Builder produces the snapshots of one live execution incrementally: its
@@ -232,15 +258,15 @@ func (r *reader) outcome() (Outcome, error) {
 		return o, nil
 	case tag == tagError && n == 5:
 		e := &HostError{}
-		if e.Name, err = r.text(); err != nil || !utf8.ValidString(e.Name) {
+		if e.Name, err = r.guestText(); err != nil {
 			return o, fail("malformed outcome")
 		}
-		if e.Message, err = r.text(); err != nil || !utf8.ValidString(e.Message) {
+		if e.Message, err = r.guestText(); err != nil {
 			return o, fail("malformed outcome")
 		}
 		if !r.isNull() {
-			code, err := r.text()
-			if err != nil || !utf8.ValidString(code) {
+			code, err := r.guestText()
+			if err != nil {
 				return o, fail("malformed outcome")
 			}
 			e.Code = &code

@@ -246,6 +246,28 @@ func ParseJSON(b []byte) (Value, error) {
 	return v, nil
 }
 
+// ParseJSONString decodes one JSON string (with optional surrounding
+// whitespace) to WTF-8, keeping \u escapes of unpaired surrogates, as
+// ParseJSON does for String values.
+func ParseJSONString(b []byte) (string, error) {
+	d := jsonDecoder{b: b, scratch: getScratch()}
+	defer d.release()
+	d.skipWS()
+	if d.i >= len(d.b) || d.b[d.i] != '"' {
+		return "", invalidf("expected a string")
+	}
+	s, err := d.str()
+	if err != nil {
+		return "", err
+	}
+	out := string(s)
+	d.skipWS()
+	if d.i < len(d.b) {
+		return "", invalidf("unexpected data after the string at offset %d", d.i)
+	}
+	return out, nil
+}
+
 type jsonDecoder struct {
 	b []byte
 	i int

@@ -249,3 +249,26 @@ func vmHWM(t *testing.T, pid int) int64 {
 	t.Fatalf("no VmHWM in /proc/%d/status", pid)
 	return 0
 }
+
+// A host error's name, message and code reach guest code exactly, unpaired
+// surrogates included, whether the resume is hot or replays the journal.
+func TestInProcessHostErrorKeepsUnpairedSurrogates(t *testing.T) {
+	t.Parallel()
+	const src = `let r; try { fetch_data(1); } catch (e) {
+  r = [e.name.charCodeAt(0), e.message.charCodeAt(1), e.code.charCodeAt(0), e.name.length]; }
+fetch_data(2); r;`
+	caps := []string{"fetch_data"}
+	errPayload := map[string]any{"type": "error", "error": map[string]any{
+		"name": json.RawMessage(`"\ud800"`), "message": json.RawMessage(`"x\udc00"`), "code": json.RawMessage(`"\udfff"`)}}
+	want := `{"Array":[{"Number":{"Finite":55296.0}},{"Number":{"Finite":56320.0}},{"Number":{"Finite":57343.0}},{"Number":{"Finite":1.0}}]}`
+
+	p := newInproc(t, protocol.Options{})
+	s1 := p.start(p.compile(src), "fetch_data")
+	s2 := p.step(p.call("resume", nil, "snapshot_id", s1.snapID, "policy_id", s1.policyID,
+		"auth", hosttest.Auth(hostKey, s1.snapID), "payload", errPayload))
+	require.Equal(t, want, p.resumeCached(s2, num(0)).value, "hot")
+
+	// The journal keeps the strings: a fresh session replaying s2 agrees.
+	fresh := newInproc(t, protocol.Options{})
+	require.Equal(t, want, fresh.resumeRaw(s2, caps, num(0)).value, "cold")
+}
