@@ -46,6 +46,7 @@ type Step struct {
 	Args       []value.Value
 	ArgsDigest [32]byte
 	Meter      snapshot.Meter
+	Limits     policy.Limits // what the segment that made the call ran under
 }
 
 // Suspended reports whether the step is a suspension.
@@ -78,7 +79,8 @@ type Execution struct {
 
 	rt          *Runtime
 	heap        heapState
-	nativeDepth int // nesting of guarded recursive built-ins
+	workCarry   uint64 // built-in work not yet a whole instruction (meter.go)
+	nativeDepth int    // nesting of guarded recursive built-ins
 }
 
 // errAbandoned ends an evicted execution's goroutine.
@@ -179,6 +181,8 @@ func (x *Execution) execute() Step {
 	}
 	r.activate(x, h.Seed, h.ClockMillis)
 	rt := r.rt
+	// A replay runs the journaled past under the limits it ran under.
+	x.limits = x.segmentLimits(0)
 	x.rt.enterSegment(x)
 	rt.SetMaxCallStackSize(maxCallStack(x.limits))
 	global := rt.GlobalObject()
@@ -348,6 +352,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 				return goja.Undefined()
 			}
 			x.stats.Replayed++
+			x.setLimits(x.segmentLimits(k + 1))
 			return x.answer(rec.Outcome)
 		}
 		if p := x.cfg.Pending; p != nil {
@@ -356,13 +361,15 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the suspended call", k+1)))
 				return goja.Undefined()
 			}
+			// From here on the execution runs under the resume's policy.
+			x.setLimits(x.cfg.Limits)
 			return x.deliver(x.cfg.Answer)
 		}
-		if x.rt.leaveSegment(x) {
+		if x.rt.suspendSegment(x) {
 			rt.Interrupt(ErrHeapLimit)
 			return goja.Undefined()
 		}
-		x.steps <- Step{Capability: name, Args: args, ArgsDigest: digest, Meter: x.meter}
+		x.steps <- Step{Capability: name, Args: args, ArgsDigest: digest, Meter: x.meter, Limits: x.limits}
 		m := <-x.inbox
 		if m.abandon {
 			rt.Interrupt(errAbandoned)
@@ -373,6 +380,29 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		rt.SetMaxCallStackSize(maxCallStack(m.limits))
 		return x.deliver(m.payload)
 	}
+}
+
+// segmentLimits returns the limits the journaled segment ending in call k
+// (the pending call when k is past the journal) ran under; a fresh start,
+// or a journal that does not record them, runs under the given ones.
+func (x *Execution) segmentLimits(k int) policy.Limits {
+	var l *policy.Limits
+	if k < len(x.cfg.Replay) {
+		l = x.cfg.Replay[k].Limits
+	} else if x.cfg.Pending != nil {
+		l = x.cfg.Pending.Limits
+	}
+	if l == nil {
+		return x.cfg.Limits
+	}
+	return *l
+}
+
+// setLimits switches the running segment's limits, as a hot resume does.
+func (x *Execution) setLimits(l policy.Limits) {
+	x.limits = l
+	x.heap.trigger.Store(x.heap.base + l.HeapLimitBytes)
+	x.realm.rt.SetMaxCallStackSize(maxCallStack(l))
 }
 
 func (x *Execution) deliver(p Payload) goja.Value {

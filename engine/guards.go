@@ -27,10 +27,6 @@ const MaxNativeDepth = 1000
 // RegexpTimeout bounds one backtracking regular-expression match.
 const RegexpTimeout = 100 * time.Millisecond
 
-// workUnit is how many elements or bytes one instruction pays for in a
-// built-in's own loop.
-const workUnit = 64
-
 func init() {
 	// goja compiles patterns that RE2 cannot run with regexp2, which
 	// backtracks; without a timeout one pattern could run for hours.

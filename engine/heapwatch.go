@@ -43,23 +43,38 @@ type heapWatch struct {
 	sleeping atomic.Bool
 }
 
-// heapState is one execution's heap accounting, reset per segment.
+// heapState is one execution's heap accounting.
 type heapState struct {
-	base      uint64        // process heap when the segment began (or after a collection found less)
+	// Per segment.
+	base      uint64        // process heap when the segment began, less retained (or after a collection found less)
 	trigger   atomic.Uint64 // heap at which to collect and look: read by the watchdog
 	due       atomic.Bool   // set by the watchdog: look at the next metering point
 	countdown int           // metering points until the meter reads the heap itself
+	allocated uint64        // bytes built-ins reported since the last look
+
+	// Across segments: what the execution keeps while it is parked counts
+	// against its limit when it resumes, as it does in a replay, where the
+	// whole past runs as one segment.
+	retained    uint64 // live growth confirmed by a collection at a suspension
+	unconfirmed uint64 // growth at suspensions since, not yet confirmed or counted
 }
+
+// unconfirmedShare: growth at suspensions past this share of the limit is
+// confirmed by a collection and carried, so memory kept across resumes
+// can escape the count by at most limit/unconfirmedShare.
+const unconfirmedShare = 8
 
 // enterSegment starts heap accounting for a segment of x about to run. It
 // is on the hot path of every resume: one heap reading, and no wake-up of a
 // watchdog that is still ticking.
 func (rt *Runtime) enterSegment(x *Execution) {
 	h := &x.heap
-	h.base = heapBytes()
+	now := heapBytes()
+	h.base = now - min(now, h.retained)
 	h.trigger.Store(h.base + x.limits.HeapLimitBytes)
 	h.due.Store(false)
 	h.countdown = heapCheckTicks
+	h.allocated = 0
 	rt.watch.current.Store(x)
 	if rt.watch.sleeping.Load() {
 		select {
@@ -74,31 +89,52 @@ func (rt *Runtime) enterSegment(x *Execution) {
 // completed or suspended came after the last metering point.
 func (rt *Runtime) leaveSegment(x *Execution) bool {
 	rt.watch.current.CompareAndSwap(x, nil)
-	return x.overHeapLimit()
+	return x.overHeapLimit(0)
 }
+
+// suspendSegment ends a segment at a suspension, as leaveSegment, and
+// carries what the execution keeps into its next segment.
+func (rt *Runtime) suspendSegment(x *Execution) bool {
+	if rt.leaveSegment(x) {
+		return true
+	}
+	h := &x.heap
+	grown := sub(heapBytes(), h.base)
+	h.unconfirmed += sub(grown, h.retained)
+	if h.unconfirmed > x.limits.HeapLimitBytes/unconfirmedShare {
+		runtime.GC()
+		h.retained = sub(heapBytes(), h.base)
+		h.unconfirmed = 0
+	}
+	return false
+}
+
+// sub is a - b, or 0 when b is larger.
+func sub(a, b uint64) uint64 { return a - min(a, b) }
 
 // checkHeap is called by the meters when a look is due; it interrupts the
 // guest if its live growth is over the limit.
 func (x *Execution) checkHeap() {
 	x.heap.countdown = heapCheckTicks
 	x.heap.due.Store(false)
-	if x.overHeapLimit() {
+	if x.overHeapLimit(0) {
 		x.fail(ErrHeapLimit)
 	}
 }
 
-// overHeapLimit reports whether the segment's live growth is over the
-// limit. A reading under the trigger answers at once; otherwise a forced
-// collection tells live memory from garbage. After a collection the next
-// one waits for another limit's worth of growth, so a program that makes
-// much garbage does not collect continuously.
-func (x *Execution) overHeapLimit() bool {
+// overHeapLimit reports whether the segment's live growth, plus pending
+// bytes a built-in is about to allocate, is over the limit. A reading under
+// the trigger answers at once; otherwise a forced collection tells live
+// memory from garbage. After a collection the next one waits for another
+// limit's worth of growth, so a program that makes much garbage does not
+// collect continuously.
+func (x *Execution) overHeapLimit(pending uint64) bool {
 	h := &x.heap
-	if heapBytes() <= h.trigger.Load() {
+	if heapBytes()+pending <= h.trigger.Load() {
 		return false
 	}
 	runtime.GC()
-	now := heapBytes()
+	now := heapBytes() + pending
 	limit := x.limits.HeapLimitBytes
 	if now > h.base && now-h.base > limit {
 		return true

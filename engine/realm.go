@@ -75,6 +75,7 @@ func buildRealm() (*realm, error) {
 	}
 	caps := v.(*goja.Object)
 	r := &realm{rt: rt}
+	rt.SetMeter(r)
 	r.gopd, _ = goja.AssertFunction(caps.Get("0"))
 	r.objProto = caps.Get("1").(*goja.Object)
 	r.arrProto = caps.Get("2").(*goja.Object)

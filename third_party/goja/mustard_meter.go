@@ -90,3 +90,36 @@ const (
 	valueBytes    = 16
 	propertyBytes = 64
 )
+
+// copyBytesPerUnit: copying memory is much cheaper per byte than visiting an
+// element, so a copy of n bytes (a string concatenation) is n/128 units.
+const copyBytesPerUnit = 128
+
+// copying reports a copy into a new allocation of n bytes: the memory and
+// the work of the copy.
+func (r *Runtime) copying(n int) {
+	if r.meter != nil && n > 0 {
+		r.meter.Alloc(n)
+		r.meter.Work(n / copyBytesPerUnit)
+		r.vm.checkInterrupt()
+	}
+}
+
+// allocSlots is called before a value slot is appended to a slice holding n:
+// each time the slice passes a multiple of workEvery slots, the next
+// workEvery slots are reported at once.
+func (r *Runtime) allocSlots(n int) {
+	if n&(workEvery-1) == 0 {
+		r.alloc(workEvery * valueBytes)
+	}
+}
+
+// concatBytes is the size of a + b.
+func concatBytes(a, b String) int {
+	_, asciiA := a.(asciiString)
+	_, asciiB := b.(asciiString)
+	if asciiA && asciiB {
+		return a.Length() + b.Length()
+	}
+	return 2 * (a.Length() + b.Length())
+}

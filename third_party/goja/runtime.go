@@ -207,7 +207,8 @@ type Runtime struct {
 	// to detect and handle circular references
 	toStringStack []*Object
 
-	meter Meter // mustard_meter.go
+	meter  Meter       // mustard_meter.go
+	native nativeDepth // mustard_depth.go
 }
 
 type StackFrame struct {
@@ -2739,7 +2740,8 @@ func iteratorValue(iterResult *Object) Value {
 
 func (ir *iteratorRecord) iterate(step func(Value)) {
 	r := ir.iterator.runtime
-	for {
+	for i := 0; ; i++ {
+		r.tick(i) // mustard: a native loop over a guest-sized iterator
 		if ir.next == nil {
 			panic(r.NewTypeError("iterator.next is missing or not a function"))
 		}

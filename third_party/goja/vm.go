@@ -1279,6 +1279,7 @@ func (_add) exec(vm *vm) {
 		if !isRightString {
 			rightString = right.toString()
 		}
+		vm.r.copying(concatBytes(leftString, rightString)) // mustard: meter the copy
 		ret = leftString.Concat(rightString)
 	} else {
 		switch left := left.(type) {
@@ -2767,6 +2768,7 @@ var pushArraySpread _pushArraySpread
 func (_pushArraySpread) exec(vm *vm) {
 	arr := vm.stack[vm.sp-2].(*Object).self.(*arrayObject)
 	vm.r.getIterator(vm.stack[vm.sp-1], nil).iterate(func(val Value) {
+		vm.r.allocSlots(len(arr.values)) // mustard: meter the growth
 		if arr.length < math.MaxUint32 {
 			arr.length++
 		} else {
@@ -2787,7 +2789,10 @@ var pushSpread _pushSpread
 func (_pushSpread) exec(vm *vm) {
 	vm.sp--
 	obj := vm.stack[vm.sp]
+	n := 0
 	vm.r.getIterator(obj, nil).iterate(func(val Value) {
+		vm.r.allocSlots(n) // mustard: meter the growth
+		n++
 		vm.push(val)
 	})
 	vm.pc++
@@ -2805,6 +2810,7 @@ func (_newArrayFromIter) exec(vm *vm) {
 	vm.iterStack = vm.iterStack[:l]
 	if iter.iterator != nil {
 		iter.iterate(func(val Value) {
+			vm.r.allocSlots(len(values)) // mustard: meter the growth
 			values = append(values, val)
 		})
 	}
@@ -5285,6 +5291,11 @@ func (n concatStrings) exec(vm *vm) {
 		}
 	}
 
+	if allAscii { // mustard: meter the copy
+		vm.r.copying(length)
+	} else {
+		vm.r.copying(2 * length)
+	}
 	vm.sp -= int(n) - 1
 	if allAscii {
 		var buf strings.Builder
