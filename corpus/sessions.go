@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
 // StructuredValue helpers for requests.
@@ -407,8 +408,7 @@ func errorsResume(r *Rec) {
 	r.Fail(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", Obj{{"snapshot_key_base64", B64(Key)}, {"snapshot_key_digest", sha256Hex(Key)}}, "payload", pay), "raw snapshot restore requires snapshot_token")
 	r.Fail(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", set(Auth(sid), "snapshot_token", Token(Key, unknown)), "payload", pay), "raw snapshot restore rejected a tampered or unauthenticated snapshot")
 	r.Note("Tampered bytes: they no longer hash to the policy's snapshot_id, and the token for the original id does not authenticate their id.")
-	tampered := mustB64(snap)
-	tampered[len(tampered)-1] ^= 1
+	tampered := tamperMeter(mustB64(snap))
 	r.Fail(r.Req("resume", "snapshot_base64", B64(tampered), "policy", Policy(sid, cap1, Obj{}), "payload", pay), "snapshot_id did not match snapshot bytes")
 	r.Fail(r.Req("resume", "snapshot_base64", B64(tampered), "policy", set(Policy(sha256Hex(tampered), cap1, Obj{}), "snapshot_token", Token(Key, sid)), "payload", pay), "raw snapshot restore rejected a tampered or unauthenticated snapshot")
 
@@ -526,4 +526,17 @@ func artifact(source string) []byte {
 	}
 	b := text([]byte{0x83}, "mustard-program")
 	return text(append(b, 0x01), source)
+}
+
+// tamperMeter returns a first snapshot whose pending call claims one
+// allocation more or less: well-formed bytes that no run of the program
+// produces, so replaying them diverges.
+func tamperMeter(b []byte) []byte {
+	s, err := snapshot.Decode(b)
+	if err != nil || len(s.Calls) > 0 {
+		panic("tamperMeter needs a first snapshot")
+	}
+	s.Pending.Meter.Allocations ^= 1
+	out, _ := snapshot.NewBuilder(s.Header).Suspend(s.Pending)
+	return out
 }

@@ -293,7 +293,7 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 // park records a suspension: its snapshot bytes and the live execution.
 func (s *Session) park(out *outcome, exec *engine.Execution, b *snapshot.Builder) {
 	st := out.step
-	bytes, id := b.Suspend(snapshot.Pending{Capability: st.Capability, Args: st.Args, Meter: st.Meter})
+	bytes, id := b.Suspend(snapshot.Pending{Capability: st.Capability, Args: st.Args, Meter: st.Meter, Limits: &st.Limits})
 	entry := &snapshotEntry{bytes: bytes, pending: st.Capability}
 	out.snap, out.snapID = bytes, id
 	s.snapshots.Add(id, entry, int64(len(bytes)))

@@ -7,6 +7,7 @@ import (
 	"hash"
 	"unicode/utf8"
 
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -16,7 +17,11 @@ import (
 //	         capabilities: [text...], seed: uint, clock_ms: int]
 //	then, per completed call, its pending item followed by its outcome item,
 //	then the pending item the execution is suspended on:
-//	pending [1, capability: text, args: Array, instructions: uint, allocations: uint]
+//	pending [1, capability: text, args: Array, instructions: uint, allocations: uint,
+//	         limits: [instruction_budget, heap_limit_bytes, allocation_budget,
+//	                  call_depth_limit, max_outstanding_host_calls]]
+//	         (the limits the segment that made the call ran under; journals
+//	         written before they were recorded have 5 items and still decode)
 //	outcome [2, value] | [3, name: text, message: text, code: text|null, details: [] or [value]]
 //
 // Each snapshot of an execution is therefore a prefix of the next one plus
@@ -52,12 +57,23 @@ func appendHeader(b []byte, h Header) []byte {
 }
 
 func appendPending(b []byte, p Pending) []byte {
-	b = appendHead(b, majorArray, 5)
+	n := uint64(5)
+	if p.Limits != nil {
+		n = 6
+	}
+	b = appendHead(b, majorArray, n)
 	b = appendHead(b, majorUint, tagPending)
 	b = appendText(b, p.Capability)
 	b = value.Array(p.Args...).AppendCBOR(b)
 	b = appendHead(b, majorUint, p.Meter.Instructions)
-	return appendHead(b, majorUint, p.Meter.Allocations)
+	b = appendHead(b, majorUint, p.Meter.Allocations)
+	if l := p.Limits; l != nil {
+		b = appendHead(b, majorArray, 5)
+		for _, v := range []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls} {
+			b = appendHead(b, majorUint, v)
+		}
+	}
+	return b
 }
 
 func appendOutcome(b []byte, o Outcome) []byte {
@@ -202,7 +218,7 @@ func Decode(b []byte) (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Calls = append(s.Calls, Call{Capability: p.Capability, ArgsDigest: digest, Meter: p.Meter, Outcome: o})
+		s.Calls = append(s.Calls, Call{Capability: p.Capability, ArgsDigest: digest, Meter: p.Meter, Limits: p.Limits, Outcome: o})
 	}
 }
 
@@ -210,13 +226,13 @@ func fail(msg string) error { return fmt.Errorf("snapshot %s", msg) }
 
 func (r *reader) pending() (Pending, [32]byte, error) {
 	var p Pending
-	if err := r.array(5); err != nil {
+	items, err := r.expect(majorArray)
+	if err != nil || items != 5 && items != 6 {
 		return p, [32]byte{}, fail("malformed call")
 	}
 	if tag, err := r.uint(); err != nil || tag != tagPending {
 		return p, [32]byte{}, fail("malformed call")
 	}
-	var err error
 	if p.Capability, err = r.text(); err != nil || !utf8.ValidString(p.Capability) {
 		return p, [32]byte{}, fail("malformed call")
 	}
@@ -233,6 +249,18 @@ func (r *reader) pending() (Pending, [32]byte, error) {
 	}
 	if p.Meter.Allocations, err = r.uint(); err != nil {
 		return p, digest, fail("malformed call")
+	}
+	if items == 6 {
+		if err := r.array(5); err != nil {
+			return p, digest, fail("malformed call limits")
+		}
+		var l policy.Limits
+		for _, f := range []*uint64{&l.InstructionBudget, &l.HeapLimitBytes, &l.AllocationBudget, &l.CallDepthLimit, &l.MaxOutstandingHostCalls} {
+			if *f, err = r.uint(); err != nil {
+				return p, digest, fail("malformed call limits")
+			}
+		}
+		p.Limits = &l
 	}
 	return p, digest, nil
 }

@@ -2,7 +2,10 @@
 // journal of one execution, its ids, and the host's HMAC authentication.
 package snapshot
 
-import "github.com/mustard-sidecar/mustard-sidecar/value"
+import (
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
 
 // Header is what an execution starts from: everything a fresh process needs
 // to re-run it identically.
@@ -40,6 +43,7 @@ type Call struct {
 	Capability string
 	ArgsDigest [32]byte // SHA-256 of the CBOR-encoded argument array
 	Meter      Meter
+	Limits     *policy.Limits // what the segment that made the call ran under; nil if not recorded
 	Outcome    Outcome
 }
 
@@ -48,6 +52,10 @@ type Pending struct {
 	Capability string
 	Args       []value.Value
 	Meter      Meter
+	// Limits are those the segment that made the call ran under, so that a
+	// replay runs the journaled past exactly as it ran; nil in journals
+	// written before they were recorded.
+	Limits *policy.Limits
 }
 
 // Snapshot is a decoded snapshot.

@@ -272,3 +272,86 @@ fetch_data(2); r;`
 	fresh := newInproc(t, protocol.Options{})
 	require.Equal(t, want, fresh.resumeRaw(s2, caps, num(0)).value, "cold")
 }
+
+// Resuming with a different policy gives the same outcome hot (the parked
+// execution continues) and cold (a fresh session replays the journal): the
+// journaled past runs under the limits it ran under, the future under the
+// resume's, and budgets and memory count the whole execution.
+func TestInProcessPolicyChangeHotEqualsCold(t *testing.T) {
+	t.Parallel()
+	const deep = `function f(n) { return n === 0 ? fetch_data(1) : f(n - 1) + 0 }
+function g(n) { return n === 0 ? 0 : g(n - 1) + 0 }
+`
+	const loops = `let s = 0; for (let i = 0; i < 100000; i++) s += i;
+fetch_data(1); for (let i = 0; i < 100000; i++) s += i; s`
+	const objects = `const a = []; for (let i = 0; i < 1000; i++) a.push({ i });
+fetch_data(1); for (let i = 0; i < 1000; i++) a.push({ i }); a.length`
+	const kept = `const keep = []; for (let i = 0; i < 40000; i++) keep.push('x'.repeat(100) + i);
+fetch_data(1); keep.length`
+	const garbage = `let s = ''; for (let i = 0; i < 40000; i++) s = 'x'.repeat(100) + i;
+fetch_data(1); s.length`
+	lim := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	cases := []struct {
+		name          string
+		src           string
+		start, resume map[string]any
+		want          string // the resume's outcome: a value's JSON or an error
+	}{
+		{"depth: past deeper than the new limit", deep + "f(200)", nil, lim("call_depth_limit", 50), `{"Number":{"Finite":1.0}}`},
+		{"depth: future deeper than the new limit", deep + "f(10); g(60)", nil, lim("call_depth_limit", 50), "Limit: call depth limit exceeded"},
+		{"depth: past under a stricter limit", deep + "f(40); g(200)", lim("call_depth_limit", 50), nil, `{"Number":{"Finite":0.0}}`},
+		{"instructions: future over the new budget", loops, nil, lim("instruction_budget", 150000), "Limit: instruction budget exhausted"},
+		{"instructions: past over the new budget", loops, nil, lim("instruction_budget", 50000), "Limit: instruction budget exhausted"},
+		{"instructions: room for both", loops, nil, lim("instruction_budget", 300000), `{"Number":{"Finite":9999900000.0}}`},
+		{"allocations: future over the new budget", objects, nil, lim("allocation_budget", 1500), "Limit: allocation budget exhausted"},
+		{"allocations: past over the new budget", objects, nil, lim("allocation_budget", 500), "Limit: allocation budget exhausted"},
+		{"allocations: room for both", objects, nil, lim("allocation_budget", 3000), `{"Number":{"Finite":2000.0}}`},
+		{"heap: kept memory over the new limit", kept, nil, lim("heap_limit_bytes", 1<<20), "Limit: heap limit exceeded"},
+		{"heap: kept memory under a larger limit", kept, nil, lim("heap_limit_bytes", 32<<20), `{"Number":{"Finite":40000.0}}`},
+		{"heap: garbage does not count", garbage, nil, lim("heap_limit_bytes", 1<<20), `{"Number":{"Finite":105.0}}`},
+		{"host calls: none allowed any more", "fetch_data(1); fetch_data(2); 3", nil, lim("max_outstanding_host_calls", 0), "Limit: outstanding host-call limit exhausted"},
+	}
+	caps := []string{"fetch_data"}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outcome := func(p *inproc, s ipStep) string {
+				p.id++
+				hdr, err := json.Marshal(map[string]any{"protocol_version": 2, "id": p.id, "method": "resume",
+					"policy": hosttest.Policy(hostKey, s.snapID, caps, c.resume), "payload": valuePayload(num(1))})
+				require.NoError(t, err)
+				resp, err := p.s.Handle(hdr, s.snap)
+				require.NoError(t, err)
+				var out map[string]any
+				d := json.NewDecoder(bytes.NewReader(resp.Header))
+				d.UseNumber()
+				require.NoError(t, d.Decode(&out))
+				if out["ok"] != true {
+					return out["error"].(string)
+				}
+				st := out["result"].(map[string]any)["step"].(map[string]any)
+				require.Equal(t, "completed", st["type"], "%s", resp.Header)
+				return hosttest.JSON(st["value"])
+			}
+			hot := newInproc(t, protocol.Options{})
+			opts := options(caps, nil)
+			if c.start != nil {
+				opts["limits"] = c.start
+			}
+			p := hot.step(hot.call("start", nil, "program_id", hot.compile(c.src), "options", opts))
+			require.NotEmpty(t, p.snapID, "the program must suspend")
+			require.Equal(t, c.want, outcome(hot, p), "hot")
+			if hot.s.Stats().Replays == 0 {
+				require.Equal(t, 1, hot.s.Stats().HotResumes, "the hot run continued the parked execution")
+			}
+			cold := newInproc(t, protocol.Options{})
+			require.Equal(t, c.want, outcome(cold, p), "cold")
+			require.Equal(t, protocol.Stats{Replays: 1}, cold.s.Stats())
+		})
+	}
+}

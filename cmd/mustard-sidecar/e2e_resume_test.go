@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -447,4 +449,21 @@ func TestE2ELimitsCumulativeAcrossResumes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Snapshots written before journals recorded each segment's limits still
+// resume: their past replays under the resume's limits, as it did then.
+func TestE2EJournalWithoutLimitsStillResumes(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("testdata/journal_without_limits.json")
+	require.NoError(t, err)
+	var fx struct{ Request, Response string }
+	require.NoError(t, json.Unmarshal(raw, &fx))
+	sc, err := hosttest.Start("--jsonl")
+	require.NoError(t, err)
+	t.Cleanup(sc.Kill)
+	require.NoError(t, sc.WriteBytes([]byte(fx.Request+"\n")))
+	resp, err := sc.Recv()
+	require.NoError(t, err)
+	require.Equal(t, fx.Response, string(resp.Raw))
 }
