@@ -15,6 +15,7 @@ type arrayIterObject struct {
 	obj     *Object
 	nextIdx int64
 	kind    iterationKind
+	pairs   int64 // mustard: [key, value] entries made
 }
 
 func (ai *arrayIterObject) next() Value {
@@ -40,6 +41,8 @@ func (ai *arrayIterObject) next() Value {
 	if ai.kind == iterationKindValue {
 		result = elementValue
 	} else {
+		ai.val.runtime.allocStep(ai.pairs, pairBytes) // mustard: the entries, in chunks
+		ai.pairs++
 		result = ai.val.runtime.newArrayValues([]Value{idxVal, elementValue})
 	}
 	return ai.val.runtime.createIterResultObject(result, false)
@@ -303,7 +306,10 @@ func (a *arrayObject) iterateStringKeys() iterNextFunc {
 }
 
 func (a *arrayObject) stringKeys(all bool, accum []Value) []Value {
+	r := a.val.runtime
+	r.allocN(int64(a.objCount), keyBytes) // mustard: a slot and a name an element
 	for i, prop := range a.values {
+		r.workStep(int64(i), int64(len(a.values))) // mustard
 		name := strconv.Itoa(i)
 		if prop != nil {
 			if !all {
@@ -369,7 +375,9 @@ func (a *arrayObject) expand(idx uint32) bool {
 					}
 				}
 				tl := int(targetLen)
-				newValues := make([]Value, tl, growCap(tl, len(a.values), cap(a.values)))
+				newCap := growCap(tl, len(a.values), cap(a.values))
+				a.val.runtime.allocN(int64(newCap), valueBytes) // mustard: the grown storage
+				newValues := make([]Value, tl, newCap)
 				copy(newValues, a.values)
 				a.values = newValues
 			}
@@ -550,6 +558,7 @@ func (a *arrayObject) exportToArrayOrSlice(dst reflect.Value, typ reflect.Type, 
 }
 
 func (a *arrayObject) setValuesFromSparse(items []sparseArrayItem, newMaxIdx int) {
+	a.val.runtime.allocN(int64(newMaxIdx)+1, valueBytes) // mustard: the dense storage
 	a.values = make([]Value, newMaxIdx+1)
 	for _, item := range items {
 		a.values[item.idx] = item.value

@@ -139,8 +139,17 @@ func (a *sparseArrayObject) getOwnPropIdx(idx valueInt) Value {
 	return a.baseObject.getOwnPropStr(idx.string())
 }
 
+// growing reports the growth of items an append is about to cause (a
+// mustard-sidecar addition: see mustard_arrays.go).
+func (a *sparseArrayObject) growing() {
+	if l := len(a.items); l == cap(a.items) {
+		a.val.runtime.allocN(int64(growCap(l+1, l, l)), sparseItemBytes)
+	}
+}
+
 func (a *sparseArrayObject) add(idx uint32, val Value) {
 	i := a.findIdx(idx)
+	a.growing() // mustard
 	a.items = append(a.items, sparseArrayItem{})
 	copy(a.items[i+1:], a.items[i:])
 	a.items[i] = sparseArrayItem{
@@ -177,6 +186,7 @@ func (a *sparseArrayObject) _setOwnIdx(idx uint32, val Value, throw bool) bool {
 		}
 
 		if a.expand(idx) {
+			a.growing() // mustard
 			a.items = append(a.items, sparseArrayItem{})
 			copy(a.items[i+1:], a.items[i:])
 			a.items[i] = sparseArrayItem{
@@ -256,12 +266,16 @@ func (a *sparseArrayObject) iterateStringKeys() iterNextFunc {
 }
 
 func (a *sparseArrayObject) stringKeys(all bool, accum []Value) []Value {
+	r := a.val.runtime
+	r.allocN(int64(len(a.items)), keyBytes) // mustard: a slot and a name an element
 	if all {
-		for _, item := range a.items {
+		for i, item := range a.items {
+			r.workStep(int64(i), int64(len(a.items))) // mustard
 			accum = append(accum, asciiString(strconv.FormatUint(uint64(item.idx), 10)))
 		}
 	} else {
-		for _, item := range a.items {
+		for i, item := range a.items {
+			r.workStep(int64(i), int64(len(a.items))) // mustard
 			if prop, ok := item.value.(*valueProperty); ok && !prop.enumerable {
 				continue
 			}
@@ -273,6 +287,7 @@ func (a *sparseArrayObject) stringKeys(all bool, accum []Value) []Value {
 }
 
 func (a *sparseArrayObject) setValues(values []Value, objCount int) {
+	a.val.runtime.allocN(int64(objCount), sparseItemBytes) // mustard: the sparse storage
 	a.items = make([]sparseArrayItem, 0, objCount)
 	for i, val := range values {
 		if val != nil {
@@ -351,6 +366,7 @@ func (a *sparseArrayObject) _defineIdxProperty(idx uint32, desc PropertyDescript
 		}
 		if i >= len(a.items) || a.items[i].idx != idx {
 			if a.expand(idx) {
+				a.growing() // mustard
 				a.items = append(a.items, sparseArrayItem{})
 				copy(a.items[i+1:], a.items[i:])
 				a.items[i] = sparseArrayItem{

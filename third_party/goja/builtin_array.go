@@ -88,6 +88,7 @@ func (r *Runtime) builtin_newArray(args []Value, proto *Object) *Object {
 		}
 		return setArrayValues(r.newArray(proto), []Value{args[0]}).val
 	} else {
+		r.allocN(int64(l), valueBytes) // mustard: the elements
 		argsCopy := make([]Value, l)
 		copy(argsCopy, args)
 		return setArrayValues(r.newArray(proto), argsCopy).val
@@ -102,6 +103,7 @@ func (r *Runtime) generic_push(obj *Object, call FunctionCall) Value {
 		panic("unreachable")
 	}
 	for i, arg := range call.Arguments {
+		r.workStep(int64(i), int64(len(call.Arguments))) // mustard
 		obj.self.setOwnIdx(valueInt(l+int64(i)), arg, true)
 	}
 	n := valueInt(nl)
@@ -187,6 +189,8 @@ func (r *Runtime) popFromStringStack() {
 }
 
 func (r *Runtime) arrayproto_join(call FunctionCall) Value {
+	r.enterNative() // mustard: join recurses in Go through nested arrays
+	defer r.leaveNative()
 	o := call.This.ToObject(r)
 
 	if r.pushToStringStack(o) {
@@ -208,24 +212,35 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	}
 
 	var buf StringBuilder
+	sa := partsAlloc{r: r} // mustard: the result, as it grows
 
+	r.workStep(0, int64(l)) // mustard
 	element0 := o.self.getIdx(valueInt(0), nil)
 	if element0 != nil && element0 != _undefined && element0 != _null {
-		buf.WriteString(element0.toString())
+		s := element0.toString()
+		sa.add(s) // mustard
+		buf.WriteString(s)
 	}
 
 	for i := 1; i < l; i++ {
+		r.workStep(int64(i), int64(l)) // mustard
+		sa.add(sep)                    // mustard
 		buf.WriteString(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
 		if element != nil && element != _undefined && element != _null {
-			buf.WriteString(element.toString())
+			s := element.toString()
+			sa.add(s) // mustard
+			buf.WriteString(s)
 		}
 	}
 
+	sa.flush() // mustard
 	return buf.String()
 }
 
 func (r *Runtime) arrayproto_toString(call FunctionCall) Value {
+	r.enterNative() // mustard: toString recurses in Go through nested arrays
+	defer r.leaveNative()
 	array := call.This.ToObject(r)
 	var toString func() Value
 	switch a := array.self.(type) {
@@ -250,14 +265,16 @@ func (r *Runtime) arrayproto_toString(call FunctionCall) Value {
 	})
 }
 
-func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder) {
+func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder, sa *partsAlloc) {
 	if item != nil && item != _undefined && item != _null {
 		if f, ok := r.getVStr(item, "toLocaleString").(*Object); ok {
 			if c, ok := f.self.assertCallable(); ok {
 				strVal := c(FunctionCall{
 					This: item,
 				})
-				buf.WriteString(strVal.toString())
+				s := strVal.toString()
+				sa.add(s) // mustard: the result, as it grows
+				buf.WriteString(s)
 				return
 			}
 		}
@@ -266,6 +283,8 @@ func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder) {
 }
 
 func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
+	r.enterNative() // mustard: toLocaleString recurses in Go through nested arrays
+	defer r.leaveNative()
 	array := call.This.ToObject(r)
 
 	if r.pushToStringStack(array) {
@@ -275,24 +294,30 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 	defer r.popFromStringStack()
 
 	var buf StringBuilder
+	sa := partsAlloc{r: r} // mustard: the result, as it grows
 	if a := r.checkStdArrayObj(array); a != nil {
 		for i, item := range a.values {
+			r.workStep(int64(i), int64(len(a.values))) // mustard
 			if i > 0 {
+				sa.add(asciiString(",")) // mustard
 				buf.WriteRune(',')
 			}
-			r.writeItemLocaleString(item, &buf)
+			r.writeItemLocaleString(item, &buf, &sa)
 		}
 	} else {
 		length := toLength(array.self.getStr("length", nil))
 		for i := int64(0); i < length; i++ {
+			r.workStep(i, length) // mustard
 			if i > 0 {
+				sa.add(asciiString(",")) // mustard
 				buf.WriteRune(',')
 			}
 			item := array.self.getIdx(valueInt(i), nil)
-			r.writeItemLocaleString(item, &buf)
+			r.writeItemLocaleString(item, &buf, &sa)
 		}
 	}
 
+	sa.flush() // mustard
 	return buf.String()
 }
 
@@ -311,9 +336,12 @@ func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
 		if aLength+length >= maxInt {
 			panic(r.NewTypeError("Invalid array length"))
 		}
+		per := elemBytes(a) // mustard: Arrays report their growth themselves
 		for i := int64(0); i < length; i++ {
+			r.workStep(i, length) // mustard
 			v := obj.self.getIdx(valueInt(i), nil)
 			if v != nil {
+				r.allocStep(i, per) // mustard
 				createDataPropertyOrThrow(a, intToValue(aLength), v)
 			}
 			aLength++
@@ -355,6 +383,8 @@ func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, count)
 	if src := r.checkStdArrayObj(o); src != nil {
 		if dst := r.checkStdArrayObjWithProto(a); dst != nil {
+			r.allocN(count, valueBytes)   // mustard: the copy
+			r.workCopy(count, valueBytes) // mustard
 			values := make([]Value, count)
 			copy(values, src.values[start:])
 			setArrayValues(dst, values)
@@ -363,9 +393,12 @@ func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 	}
 
 	n := int64(0)
+	per := elemBytes(a) // mustard: Arrays report their growth themselves
 	for start < end {
+		r.workStep(n, count) // mustard
 		p := o.self.getIdx(valueInt(start), nil)
 		if p != nil {
+			r.allocStep(n, per) // mustard
 			createDataPropertyOrThrow(a, valueInt(n), p)
 		}
 		start++
@@ -399,13 +432,17 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		ctx := arraySortCtx{
 			obj:     s,
 			compare: compareFn,
+			r:       r,
 		}
 
 		sort.Stable(&ctx)
+		r.workRest(ctx.n) // mustard: the comparisons tick did not report
 	} else {
 		length := toLength(o.self.getStr("length", nil))
+		r.allocN(length, valueBytes) // mustard: the temporary copy
 		a := make([]Value, 0, length)
 		for i := int64(0); i < length; i++ {
+			r.workStep(i, length) // mustard
 			idx := valueInt(i)
 			if o.self.hasPropertyIdx(idx) {
 				a = append(a, nilSafe(o.self.getIdx(idx, nil)))
@@ -415,13 +452,17 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		ctx := arraySortCtx{
 			obj:     ar.self,
 			compare: compareFn,
+			r:       r,
 		}
 
 		sort.Stable(&ctx)
+		r.workRest(ctx.n) // mustard: the comparisons tick did not report
 		for i := 0; i < len(a); i++ {
+			r.workStep(int64(i), int64(len(a))) // mustard
 			o.self.setOwnIdx(valueInt(i), a[i], true)
 		}
 		for i := int64(len(a)); i < length; i++ {
+			r.workStep(i-int64(len(a)), length-int64(len(a))) // mustard
 			o.self.deleteIdx(valueInt(i), true)
 		}
 	}
@@ -448,15 +489,20 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, actualDeleteCount)
 	if src := r.checkStdArrayObj(o); src != nil {
 		if dst := r.checkStdArrayObjWithProto(a); dst != nil {
+			r.allocN(actualDeleteCount, valueBytes) // mustard: the removed elements
 			values := make([]Value, actualDeleteCount)
 			copy(values, src.values[actualStart:])
 			setArrayValues(dst, values)
 		} else {
+			per := elemBytes(a) // mustard: Arrays report their growth themselves
 			for k := int64(0); k < actualDeleteCount; k++ {
+				r.workStep(k, actualDeleteCount) // mustard
+				r.allocStep(k, per)              // mustard
 				createDataPropertyOrThrow(a, intToValue(k), src.values[k+actualStart])
 			}
 			a.self.setOwnStr("length", intToValue(actualDeleteCount), true)
 		}
+		r.workCopy(length, valueBytes) // mustard: the copies below move at most the array
 		var values []Value
 		if itemCount < actualDeleteCount {
 			values = src.values
@@ -471,6 +517,7 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 				values = src.values[:newLength]
 				copy(values[actualStart+itemCount:], values[actualStart+actualDeleteCount:length])
 			} else {
+				r.allocN(newLength, valueBytes) // mustard: the grown array
 				values = make([]Value, newLength)
 				copy(values, src.values[:actualStart])
 				copy(values[actualStart+itemCount:], src.values[actualStart+actualDeleteCount:])
@@ -484,15 +531,19 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 		src.values = values
 		src.objCount = len(values)
 	} else {
+		per := elemBytes(a) // mustard: Arrays report their growth themselves
 		for k := int64(0); k < actualDeleteCount; k++ {
+			r.workStep(k, actualDeleteCount) // mustard
 			from := valueInt(k + actualStart)
 			if o.self.hasPropertyIdx(from) {
+				r.allocStep(k, per) // mustard
 				createDataPropertyOrThrow(a, valueInt(k), nilSafe(o.self.getIdx(from, nil)))
 			}
 		}
 
 		if itemCount < actualDeleteCount {
 			for k := actualStart; k < length-actualDeleteCount; k++ {
+				r.workStep(k-actualStart, length-actualDeleteCount-actualStart) // mustard
 				from := valueInt(k + actualDeleteCount)
 				to := valueInt(k + itemCount)
 				if o.self.hasPropertyIdx(from) {
@@ -503,10 +554,12 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 			}
 
 			for k := length; k > length-actualDeleteCount+itemCount; k-- {
+				r.workStep(length-k, actualDeleteCount-itemCount) // mustard
 				o.self.deleteIdx(valueInt(k-1), true)
 			}
 		} else if itemCount > actualDeleteCount {
 			for k := length - actualDeleteCount; k > actualStart; k-- {
+				r.workStep(length-actualDeleteCount-k, length-actualDeleteCount-actualStart) // mustard
 				from := valueInt(k + actualDeleteCount - 1)
 				to := valueInt(k + itemCount - 1)
 				if o.self.hasPropertyIdx(from) {
@@ -544,14 +597,17 @@ func (r *Runtime) arrayproto_unshift(call FunctionCall) Value {
 				arr.values = arr.values[:newSize]
 				copy(arr.values[argCount:], arr.values[:length])
 			} else {
+				r.allocN(newSize, valueBytes) // mustard: the grown array
 				values := make([]Value, newSize)
 				copy(values[argCount:], arr.values)
 				arr.values = values
 			}
+			r.workCopy(newSize, valueBytes) // mustard
 			copy(arr.values, call.Arguments)
 			arr.objCount = int(arr.length)
 		} else {
 			for k := length - 1; k >= 0; k-- {
+				r.workStep(length-1-k, length) // mustard
 				from := valueInt(k)
 				to := valueInt(k + argCount)
 				if o.self.hasPropertyIdx(from) {
@@ -608,6 +664,7 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for i, val := range arr.values[n:] {
+			r.workStep(int64(i), length-n) // mustard
 			if searchElement.StrictEquals(val) {
 				return intToValue(n + int64(i))
 			}
@@ -615,7 +672,8 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 		return intToValue(-1)
 	}
 
-	for ; n < length; n++ {
+	for start := n; n < length; n++ {
+		r.workStep(n-start, length-start) // mustard
 		idx := valueInt(n)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
@@ -651,7 +709,8 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 	}
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
-		for _, val := range arr.values[n:] {
+		for i, val := range arr.values[n:] {
+			r.workStep(int64(i), length-n) // mustard
 			if searchElement.SameAs(val) {
 				return valueTrue
 			}
@@ -659,7 +718,8 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 		return valueFalse
 	}
 
-	for ; n < length; n++ {
+	for start := n; n < length; n++ {
+		r.workStep(n-start, length-start) // mustard
 		idx := valueInt(n)
 		val := nilSafe(o.self.getIdx(idx, nil))
 		if searchElement.SameAs(val) {
@@ -695,6 +755,7 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		vals := arr.values
 		for k := fromIndex; k >= 0; k-- {
+			r.workStep(fromIndex-k, fromIndex+1) // mustard
 			if v := vals[k]; v != nil && searchElement.StrictEquals(v) {
 				return intToValue(k)
 			}
@@ -703,6 +764,7 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	}
 
 	for k := fromIndex; k >= 0; k-- {
+		r.workStep(fromIndex-k, fromIndex+1) // mustard
 		idx := valueInt(k)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
@@ -725,6 +787,7 @@ func (r *Runtime) arrayproto_every(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
+		r.workStep(k, length) // mustard
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -746,6 +809,7 @@ func (r *Runtime) arrayproto_some(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
+		r.workStep(k, length) // mustard
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -767,6 +831,7 @@ func (r *Runtime) arrayproto_forEach(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
+		r.workStep(k, length) // mustard
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -788,8 +853,10 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, length)
 	if _, stdSrc := o.self.(*arrayObject); stdSrc {
 		if arr, ok := a.self.(*arrayObject); ok {
+			r.allocN(length, valueBytes) // mustard: the result
 			values := make([]Value, length)
 			for k := int64(0); k < length; k++ {
+				r.workStep(k, length) // mustard
 				idx := valueInt(k)
 				if val := o.self.getIdx(idx, nil); val != nil {
 					fc.Arguments[0] = val
@@ -802,10 +869,12 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 		}
 	}
 	for k := int64(0); k < length; k++ {
+		r.workStep(k, length) // mustard
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
 			fc.Arguments[1] = idx
+			r.allocStep(k, elemBytes(a)) // mustard: Arrays report their growth themselves
 			createDataPropertyOrThrow(a, idx, callbackFn(fc))
 		}
 	}
@@ -826,11 +895,13 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 			if arr := r.checkStdArrayObj(a); arr != nil {
 				var values []Value
 				for k := int64(0); k < length; k++ {
+					r.workStep(k, length) // mustard
 					idx := valueInt(k)
 					if val := o.self.getIdx(idx, nil); val != nil {
 						fc.Arguments[0] = val
 						fc.Arguments[1] = idx
 						if callbackFn(fc).ToBoolean() {
+							r.allocStep(int64(len(values)), valueBytes) // mustard: the result, as it grows
 							values = append(values, val)
 						}
 					}
@@ -842,11 +913,13 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 
 		to := int64(0)
 		for k := int64(0); k < length; k++ {
+			r.workStep(k, length) // mustard
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[0] = val
 				fc.Arguments[1] = idx
 				if callbackFn(fc).ToBoolean() {
+					r.allocStep(to, elemBytes(a)) // mustard: Arrays report their growth themselves
 					createDataPropertyOrThrow(a, intToValue(to), val)
 					to++
 				}
@@ -875,6 +948,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 			fc.Arguments[0] = call.Argument(1)
 		} else {
 			for ; k < length; k++ {
+				r.workStep(k, length) // mustard
 				idx := valueInt(k)
 				if val := o.self.getIdx(idx, nil); val != nil {
 					fc.Arguments[0] = val
@@ -889,6 +963,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 		}
 
 		for ; k < length; k++ {
+			r.workStep(k, length) // mustard
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[1] = val
@@ -919,6 +994,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 			fc.Arguments[0] = call.Argument(1)
 		} else {
 			for ; k >= 0; k-- {
+				r.workStep(length-1-k, length) // mustard
 				idx := valueInt(k)
 				if val := o.self.getIdx(idx, nil); val != nil {
 					fc.Arguments[0] = val
@@ -933,6 +1009,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 		}
 
 		for ; k >= 0; k-- {
+			r.workStep(length-1-k, length) // mustard
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[1] = val
@@ -975,6 +1052,7 @@ func (r *Runtime) arrayproto_reverse_generic(o *Object, start int64) {
 	l := toLength(o.self.getStr("length", nil))
 	middle := l / 2
 	for lower := start; lower != middle; lower++ {
+		r.workStep(lower-start, middle-start) // mustard
 		arrayproto_reverse_generic_step(o, lower, l-lower-1)
 	}
 }
@@ -985,6 +1063,7 @@ func (r *Runtime) arrayproto_reverse(call FunctionCall) Value {
 		l := len(a.values)
 		middle := l / 2
 		for lower := 0; lower != middle; lower++ {
+			r.workStep(int64(lower), int64(middle)) // mustard
 			upper := l - lower - 1
 			a.values[lower], a.values[upper] = a.values[upper], a.values[lower]
 		}
@@ -1005,6 +1084,7 @@ func (r *Runtime) arrayproto_shift(call FunctionCall) Value {
 			return _undefined
 		}
 		first := a.values[0]
+		r.workCopy(int64(len(a.values)), valueBytes) // mustard
 		copy(a.values, a.values[1:])
 		a.values[len(a.values)-1] = nil
 		a.values = a.values[:len(a.values)-1]
@@ -1018,6 +1098,7 @@ func (r *Runtime) arrayproto_shift(call FunctionCall) Value {
 	}
 	first := o.self.getIdx(valueInt(0), nil)
 	for i := int64(1); i < length; i++ {
+		r.workStep(i-1, length-1) // mustard
 		idxFrom := valueInt(i)
 		idxTo := valueInt(i - 1)
 		if o.self.hasPropertyIdx(idxFrom) {
@@ -1057,6 +1138,7 @@ func (r *Runtime) arrayproto_copyWithin(call FunctionCall) Value {
 	count := min(final-from, l-to)
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		if count > 0 {
+			r.workCopy(count, valueBytes) // mustard
 			copy(arr.values[to:to+count], arr.values[from:from+count])
 		}
 		return o
@@ -1068,7 +1150,8 @@ func (r *Runtime) arrayproto_copyWithin(call FunctionCall) Value {
 	} else {
 		dir = 1
 	}
-	for count > 0 {
+	for i, n := int64(0), count; count > 0; i++ {
+		r.workStep(i, n) // mustard
 		if o.self.hasPropertyIdx(valueInt(from)) {
 			o.self.setOwnIdx(valueInt(to), nilSafe(o.self.getIdx(valueInt(from), nil)), true)
 		} else {
@@ -1098,12 +1181,17 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 	}
 	final := relToIdx(relEnd, l)
 	value := call.Argument(0)
+	start := k // mustard
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for ; k < final; k++ {
+			r.workStep(k-start, final-start) // mustard
 			arr.values[k] = value
 		}
 	} else {
+		per := elemBytes(o) // mustard: Arrays report their growth themselves
 		for ; k < final; k++ {
+			r.workStep(k-start, final-start) // mustard
+			r.allocStep(k-start, per)        // mustard
 			o.self.setOwnIdx(valueInt(k), value, true)
 		}
 	}
@@ -1119,6 +1207,7 @@ func (r *Runtime) arrayproto_find(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < l; k++ {
+		r.workStep(k, l) // mustard
 		idx := valueInt(k)
 		kValue := o.self.getIdx(idx, nil)
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
@@ -1139,6 +1228,7 @@ func (r *Runtime) arrayproto_findIndex(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < l; k++ {
+		r.workStep(k, l) // mustard
 		idx := valueInt(k)
 		kValue := o.self.getIdx(idx, nil)
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
@@ -1159,6 +1249,7 @@ func (r *Runtime) arrayproto_findLast(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(l - 1); k >= 0; k-- {
+		r.workStep(l-1-k, l) // mustard
 		idx := valueInt(k)
 		kValue := o.self.getIdx(idx, nil)
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
@@ -1179,6 +1270,7 @@ func (r *Runtime) arrayproto_findLastIndex(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(l - 1); k >= 0; k-- {
+		r.workStep(l-1-k, l) // mustard
 		idx := valueInt(k)
 		kValue := o.self.getIdx(idx, nil)
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
@@ -1203,8 +1295,12 @@ func (r *Runtime) arrayproto_flat(call FunctionCall) Value {
 }
 
 func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, depth int64, mapperFunction func(FunctionCall) Value, thisArg Value) int64 {
+	r.enterNative() // mustard: flat recurses in Go through nested arrays
+	defer r.leaveNative()
+	per := elemBytes(target) // mustard: Arrays report their growth themselves
 	targetIndex, sourceIndex := start, int64(0)
 	for sourceIndex < sourceLen {
+		r.workStep(sourceIndex, sourceLen) // mustard
 		p := intToValue(sourceIndex)
 		if source.hasProperty(p.toString()) {
 			element := nilSafe(source.get(p, source))
@@ -1227,6 +1323,7 @@ func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, dep
 				if targetIndex >= maxInt-1 {
 					panic(r.NewTypeError("Invalid array length"))
 				}
+				r.allocStep(targetIndex, per) // mustard
 				createDataPropertyOrThrow(target, intToValue(targetIndex), element)
 				targetIndex++
 			}
@@ -1266,8 +1363,10 @@ func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 	}
 
 	if src := r.checkStdArrayObj(o); src != nil {
+		r.allocN(length, valueBytes) // mustard: the copy
 		a := make([]Value, 0, length)
 		for k := int64(0); k < length; k++ {
+			r.workStep(k, length) // mustard
 			pk := valueInt(k)
 			var fromValue Value
 			if k == actualIndex {
@@ -1281,6 +1380,7 @@ func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 	} else {
 		a := r.newArrayLength(length)
 		for k := int64(0); k < length; k++ {
+			r.workStep(k, length) // mustard
 			pk := valueInt(k)
 			var fromValue Value
 			if k == actualIndex {
@@ -1299,8 +1399,10 @@ func (r *Runtime) arrayproto_toReversed(call FunctionCall) Value {
 	length := toLength(o.self.getStr("length", nil))
 
 	if src := r.checkStdArrayObj(o); src != nil {
+		r.allocN(length, valueBytes) // mustard: the copy
 		a := make([]Value, 0, length)
 		for k := int64(0); k < length; k++ {
+			r.workStep(k, length) // mustard
 			from := valueInt(length - k - 1)
 			fromValue := src.values[from]
 			a = append(a, fromValue)
@@ -1309,6 +1411,7 @@ func (r *Runtime) arrayproto_toReversed(call FunctionCall) Value {
 	} else {
 		a := r.newArrayLength(length)
 		for k := int64(0); k < length; k++ {
+			r.workStep(k, length) // mustard
 			pk := valueInt(k)
 			from := valueInt(length - k - 1)
 			fromValue := o.self.getIdx(from, nil)
@@ -1337,12 +1440,15 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 	}
 	var a []Value
 
+	r.allocN(length, valueBytes) // mustard: the copy
 	if src := r.checkStdArrayObj(o); src != nil {
+		r.workCopy(length, valueBytes) // mustard
 		a = make([]Value, length)
 		copy(a, src.values)
 	} else {
 		a = make([]Value, 0, length)
 		for i := int64(0); i < length; i++ {
+			r.workStep(i, length) // mustard
 			idx := valueInt(i)
 			a = append(a, nilSafe(o.self.getIdx(idx, nil)))
 		}
@@ -1352,9 +1458,11 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 	ctx := arraySortCtx{
 		obj:     ar.self,
 		compare: compareFn,
+		r:       r,
 	}
 
 	sort.Stable(&ctx)
+	r.workRest(ctx.n) // mustard: the comparisons tick did not report
 	return ar
 }
 
@@ -1375,6 +1483,8 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 	}
 
 	if src := r.checkStdArrayObj(o); src != nil {
+		r.allocN(newLength, valueBytes)   // mustard: the copy
+		r.workCopy(newLength, valueBytes) // mustard
 		var values []Value
 		if itemCount == actualSkipCount {
 			values = make([]Value, len(src.values))
@@ -1394,6 +1504,7 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 		rl := actualStart + actualSkipCount
 
 		for i < actualStart {
+			r.workStep(i, newLength) // mustard
 			pi := valueInt(i)
 			iValue := nilSafe(o.self.getIdx(pi, nil))
 			createDataPropertyOrThrow(a, pi, iValue)
@@ -1402,12 +1513,14 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 
 		if itemCount > 0 {
 			for _, item := range call.Arguments[2:] {
+				r.workStep(i, newLength) // mustard
 				createDataPropertyOrThrow(a, valueInt(i), nilSafe(item))
 				i++
 			}
 		}
 
 		for i < newLength {
+			r.workStep(i, newLength) // mustard
 			pi := valueInt(i)
 			from := valueInt(rl)
 			fromValue := nilSafe(o.self.getIdx(from, nil))
@@ -1480,6 +1593,8 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 	items := call.Argument(0)
 	if mapFn == nil && call.This == r.global.Array { // mapFn may mutate the array
 		if arr := r.checkStdArrayIter(items); arr != nil {
+			r.allocN(int64(len(arr.values)), valueBytes)   // mustard: the copy
+			r.workCopy(int64(len(arr.values)), valueBytes) // mustard
 			items := make([]Value, len(arr.values))
 			copy(items, arr.values)
 			return r.newArrayValues(items)
@@ -1506,6 +1621,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			if a := r.checkStdArrayObjWithProto(arr); a != nil {
 				var values []Value
 				iter.iterate(func(val Value) {
+					r.allocStep(int64(len(values)), valueBytes) // mustard: the result, as it grows
 					values = append(values, val)
 				})
 				setArrayValues(a, values)
@@ -1513,10 +1629,12 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			}
 		}
 		k := int64(0)
+		per := elemBytes(arr) // mustard: Arrays report their growth themselves
 		iter.iterate(func(val Value) {
 			if mapFn != nil {
 				val = mapFn(FunctionCall{This: t, Arguments: []Value{val, intToValue(k)}})
 			}
+			r.allocStep(k, per) // mustard
 			createDataPropertyOrThrow(arr, intToValue(k), val)
 			k++
 		})
@@ -1531,15 +1649,20 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 		}
 		if mapFn == nil {
 			if a := r.checkStdArrayObjWithProto(arr); a != nil {
+				r.allocN(l, valueBytes) // mustard: the result
 				values := make([]Value, l)
 				for k := int64(0); k < l; k++ {
+					r.workStep(k, l) // mustard
 					values[k] = nilSafe(arrayLike.self.getIdx(valueInt(k), nil))
 				}
 				setArrayValues(a, values)
 				return arr
 			}
 		}
+		per := elemBytes(arr) // mustard: Arrays report their growth themselves
 		for k := int64(0); k < l; k++ {
+			r.workStep(k, l)    // mustard
+			r.allocStep(k, per) // mustard
 			idx := valueInt(k)
 			item := arrayLike.self.getIdx(idx, nil)
 			if mapFn != nil {
@@ -1574,13 +1697,17 @@ func (r *Runtime) array_of(call FunctionCall) Value {
 		}
 	}
 	if ctor == nil {
+		r.allocN(int64(len(call.Arguments)), valueBytes) // mustard: the result
 		values := make([]Value, len(call.Arguments))
 		copy(values, call.Arguments)
 		return r.newArrayValues(values)
 	}
 	l := intToValue(int64(len(call.Arguments)))
 	arr := ctor([]Value{l}, nil)
+	per := elemBytes(arr) // mustard: Arrays report their growth themselves
 	for i, val := range call.Arguments {
+		r.workStep(int64(i), int64(len(call.Arguments))) // mustard
+		r.allocStep(int64(i), per)                       // mustard
 		createDataPropertyOrThrow(arr, intToValue(int64(i)), val)
 	}
 	arr.self.setOwnStr("length", l, true)
@@ -1758,6 +1885,8 @@ type sortable interface {
 type arraySortCtx struct {
 	obj     sortable
 	compare func(FunctionCall) Value
+	r       *Runtime // mustard: comparisons are reported as work
+	n       int      // mustard: comparisons made
 }
 
 func (a *arraySortCtx) sortCompare(x, y Value) int {
@@ -1811,6 +1940,8 @@ func (a *arraySortCtx) Len() int {
 }
 
 func (a *arraySortCtx) Less(j, k int) bool {
+	a.r.tick(a.n) // mustard: one unit per comparison
+	a.n++
 	return a.sortCompare(a.obj.sortGet(j), a.obj.sortGet(k)) < 0
 }
 

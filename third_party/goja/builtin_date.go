@@ -25,6 +25,7 @@ func (r *Runtime) makeDate(args []Value, utc bool) (t time.Time, valid bool) {
 		if !valid {
 			pv := toPrimitive(args[0])
 			if val, ok := pv.(String); ok {
+				r.work(val.Length()) // mustard
 				return dateParse(val.String())
 			}
 			pv = pv.ToNumber()
@@ -73,7 +74,9 @@ func (r *Runtime) builtin_date(FunctionCall) Value {
 }
 
 func (r *Runtime) date_parse(call FunctionCall) Value {
-	t, set := dateParse(call.Argument(0).toString().String())
+	s := call.Argument(0).toString()
+	r.work(s.Length()) // mustard
+	t, set := dateParse(s.String())
 	if set {
 		return intToValue(timeToMsec(t))
 	}

@@ -78,11 +78,15 @@ func (r *Runtime) functionproto_hasInstance(call FunctionCall) Value {
 func (r *Runtime) createListFromArrayLike(a Value) []Value {
 	o := r.toObject(a)
 	if arr := r.checkStdArrayObj(o); arr != nil {
+		r.allocN(int64(len(arr.values)), valueBytes) // mustard: the arguments, copied by the call
+		r.work(len(arr.values))                      // mustard
 		return arr.values
 	}
 	l := toLength(o.self.getStr("length", nil))
+	r.allocN(l, valueBytes) // mustard: the arguments
 	res := make([]Value, 0, l)
 	for k := int64(0); k < l; k++ {
+		r.workStep(k, l) // mustard
 		res = append(res, nilSafe(o.self.getIdx(valueInt(k), nil)))
 	}
 	return res
@@ -121,12 +125,16 @@ func (r *Runtime) boundCallable(target func(FunctionCall) Value, boundArgs []Val
 	var args []Value
 	if len(boundArgs) > 0 {
 		this = boundArgs[0]
+		r.allocN(int64(len(boundArgs)-1), valueBytes) // mustard: the bound arguments
 		args = make([]Value, len(boundArgs)-1)
 		copy(args, boundArgs[1:])
 	} else {
 		this = _undefined
 	}
 	return func(call FunctionCall) Value {
+		if len(args) > 0 && len(call.Arguments) > 0 { // mustard: append copies them all
+			r.allocN(int64(len(args)+len(call.Arguments)), valueBytes)
+		}
 		a := append(args, call.Arguments...)
 		return target(FunctionCall{
 			This:      this,
@@ -141,10 +149,14 @@ func (r *Runtime) boundConstruct(f *Object, target func([]Value, *Object) *Objec
 	}
 	var args []Value
 	if len(boundArgs) > 1 {
+		r.allocN(int64(len(boundArgs)-1), valueBytes) // mustard: the bound arguments
 		args = make([]Value, len(boundArgs)-1)
 		copy(args, boundArgs[1:])
 	}
 	return func(fargs []Value, newTarget *Object) *Object {
+		if len(args) > 0 && len(fargs) > 0 { // mustard: append copies them all
+			r.allocN(int64(len(args)+len(fargs)), valueBytes)
+		}
 		a := append(args, fargs...)
 		if newTarget == f {
 			newTarget = nil
@@ -192,6 +204,9 @@ lenNotInt:
 	name := obj.self.getStr("name", nil)
 	nameStr := stringBound_
 	if s, ok := name.(String); ok {
+		n := int64(stringBytes(s) + stringBound_.Length()) // mustard: the name is copied (a chain of binds copies ever longer names)
+		r.allocN(n, 1)
+		r.workCopy(n, 1)
 		nameStr = nameStr.Concat(s)
 	}
 

@@ -29,13 +29,16 @@ func (r *Runtime) builtin_isNaN(call FunctionCall) Value {
 
 func (r *Runtime) builtin_parseInt(call FunctionCall) Value {
 	str := call.Argument(0).toString().toTrimmedUTF8()
+	r.work(len(str)) // mustard
 	radix := int(toInt32(call.Argument(1)))
 	v, _ := parseInt(str, radix)
 	return v
 }
 
 func (r *Runtime) builtin_parseFloat(call FunctionCall) Value {
-	m := parseFloatRegexp.FindStringSubmatch(call.Argument(0).toString().toTrimmedUTF8())
+	str := call.Argument(0).toString().toTrimmedUTF8()
+	r.work(len(str)) // mustard
+	m := parseFloatRegexp.FindStringSubmatch(str)
 	if len(m) == 2 {
 		if s := m[1]; s != "" && s != "+" && s != "-" {
 			switch s {
@@ -64,11 +67,13 @@ func (r *Runtime) builtin_isFinite(call FunctionCall) Value {
 }
 
 func (r *Runtime) _encode(uriString String, unescaped *[256]bool) String {
+	r.work(uriString.Length()) // mustard
 	reader := uriString.Reader()
 	utf8Buf := make([]byte, utf8.UTFMax)
 	needed := false
 	l := 0
-	for {
+	for i := 0; ; i++ {
+		r.poll(i) // mustard
 		rn, _, err := reader.ReadRune()
 		if err != nil {
 			if err != io.EOF {
@@ -92,10 +97,12 @@ func (r *Runtime) _encode(uriString String, unescaped *[256]bool) String {
 		return uriString
 	}
 
+	r.transform(int64(l), true) // mustard
 	buf := make([]byte, l)
 	i := 0
 	reader = uriString.Reader()
-	for {
+	for n := 0; ; n++ {
+		r.poll(n) // mustard
 		rn, _, err := reader.ReadRune()
 		if err == io.EOF {
 			break
@@ -124,8 +131,10 @@ func (r *Runtime) _encode(uriString String, unescaped *[256]bool) String {
 
 func (r *Runtime) _decode(sv String, reservedSet *[256]bool) String {
 	s := sv.String()
+	r.work(len(s)) // mustard
 	hexCount := 0
-	for i := 0; i < len(s); {
+	for i, n := 0, 0; i < len(s); n++ {
+		r.poll(n) // mustard
 		switch s[i] {
 		case '%':
 			if i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2]) {
@@ -145,10 +154,12 @@ func (r *Runtime) _decode(sv String, reservedSet *[256]bool) String {
 		return sv
 	}
 
+	r.allocBytes(len(s) - hexCount*2) // mustard
 	t := make([]byte, len(s)-hexCount*2)
 	j := 0
 	isUnicode := false
-	for i := 0; i < len(s); {
+	for i, n := 0, 0; i < len(s); n++ {
+		r.poll(n) // mustard
 		ch := s[i]
 		switch ch {
 		case '%':
@@ -180,8 +191,11 @@ func (r *Runtime) _decode(sv String, reservedSet *[256]bool) String {
 		return asciiString(t)
 	}
 
+	r.transform(int64(len(s)), false)                // mustard
+	r.allocBytes(mulBytes(int64(len(s)), runeBytes)) // mustard: the runes
 	us := make([]rune, 0, len(s))
 	for len(t) > 0 {
+		r.poll(len(us)) // mustard
 		rn, size := utf8.DecodeRune(t)
 		if rn == utf8.RuneError {
 			if size != 3 || t[0] != 0xef || t[1] != 0xbf || t[2] != 0xbd {
@@ -242,7 +256,12 @@ func (r *Runtime) builtin_escape(call FunctionCall) Value {
 	s := call.Argument(0).toString()
 	var sb strings.Builder
 	l := s.Length()
+	rt, reported := r, 0 // mustard
+	rt.work(l)           // mustard
 	for i := 0; i < l; i++ {
+		if i&(workEvery-1) == 0 { // mustard: the output so far, and the next chunk at least
+			rt.grew(&reported, addBytes(sb.Len(), min(workEvery, l-i)))
+		}
 		r := s.CharAt(i)
 		if r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' ||
 			r == '@' || r == '*' || r == '_' || r == '+' || r == '-' || r == '.' || r == '/' {
@@ -259,6 +278,7 @@ func (r *Runtime) builtin_escape(call FunctionCall) Value {
 			sb.WriteByte(hexUpper[r&0xf])
 		}
 	}
+	rt.grew(&reported, sb.Len()) // mustard
 	return asciiString(sb.String())
 }
 
@@ -269,6 +289,8 @@ func (r *Runtime) builtin_unescape(call FunctionCall) Value {
 	var unicodeBuf []uint16
 	_, u := devirtualizeString(s)
 	unicode := u != nil
+	rt := r                         // mustard: r is a character below
+	r.transform(int64(l), !unicode) // mustard
 	if unicode {
 		unicodeBuf = make([]uint16, 1, l+1)
 		unicodeBuf[0] = unistring.BOM
@@ -276,6 +298,7 @@ func (r *Runtime) builtin_unescape(call FunctionCall) Value {
 		asciiBuf = make([]byte, 0, l)
 	}
 	for i := 0; i < l; {
+		rt.poll(len(asciiBuf) + len(unicodeBuf)) // mustard: one more each time
 		r := s.CharAt(i)
 		if r == '%' {
 			if i <= l-6 && s.CharAt(i+1) == 'u' {
@@ -307,6 +330,7 @@ func (r *Runtime) builtin_unescape(call FunctionCall) Value {
 		}
 	out:
 		if r >= utf8.RuneSelf && !unicode {
+			rt.allocBytes(unitBytes(int64(l), false)) // mustard
 			unicodeBuf = make([]uint16, 1, l+1)
 			unicodeBuf[0] = unistring.BOM
 			for _, b := range asciiBuf {

@@ -18,7 +18,9 @@ import (
 const hex = "0123456789abcdef"
 
 func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
-	d := json.NewDecoder(strings.NewReader(call.Argument(0).toString().String()))
+	text := call.Argument(0).toString().String()
+	r.work(len(text)) // mustard: a unit a byte of the text
+	d := json.NewDecoder(strings.NewReader(text))
 
 	value, err := r.builtinJSON_decodeValue(d)
 	if errors.Is(err, io.EOF) {
@@ -59,6 +61,7 @@ func (r *Runtime) builtinJSON_decodeToken(d *json.Decoder, tok json.Token) (Valu
 	case nil:
 		return _null, nil
 	case string:
+		r.allocBytes(len(tok)) // mustard
 		return newStringValue(tok), nil
 	case float64:
 		return floatToValue(tok), nil
@@ -80,8 +83,12 @@ func (r *Runtime) builtinJSON_decodeValue(d *json.Decoder) (Value, error) {
 }
 
 func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
+	r.enterNative() // mustard: nesting bound
+	defer r.leaveNative()
+	r.alloc(propertyBytes) // mustard: the object
 	object := r.NewObject()
 	for {
+		r.step() // mustard
 		key, end, err := r.builtinJSON_decodeObjectKey(d)
 		if err != nil {
 			return nil, err
@@ -94,6 +101,7 @@ func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
 			return nil, err
 		}
 
+		r.alloc(addBytes(propertyBytes, len(key))) // mustard
 		object.self._putProp(unistring.NewFromString(key), value, true, true, true)
 	}
 	return object, nil
@@ -117,8 +125,12 @@ func (r *Runtime) builtinJSON_decodeObjectKey(d *json.Decoder) (string, bool, er
 }
 
 func (r *Runtime) builtinJSON_decodeArray(d *json.Decoder) (*Object, error) {
+	r.enterNative() // mustard: nesting bound
+	defer r.leaveNative()
+	r.alloc(propertyBytes) // mustard: the array
 	var arrayValue []Value
 	for {
+		r.step() // mustard
 		tok, err := d.Token()
 		if err != nil {
 			return nil, err
@@ -132,6 +144,7 @@ func (r *Runtime) builtinJSON_decodeArray(d *json.Decoder) (*Object, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.alloc(valueBytes) // mustard
 		arrayValue = append(arrayValue, value)
 	}
 	return r.newArrayValues(arrayValue), nil
@@ -141,6 +154,8 @@ func (r *Runtime) builtinJSON_reviveWalk(reviver func(FunctionCall) Value, holde
 	value := nilSafe(holder.get(name, nil))
 
 	if object, ok := value.(*Object); ok {
+		r.enterNative() // mustard: nesting bound (the reviver can deepen the value)
+		defer r.leaveNative()
 		if isArray(object) {
 			length := toLength(object.self.getStr("length", nil))
 			for index := int64(0); index < length; index++ {
@@ -177,6 +192,7 @@ type _builtinJSON_stringifyContext struct {
 	gap, indent      string
 	buf              bytes.Buffer
 	allAscii         bool
+	reported         int // mustard: bytes of buf reported to the Meter
 }
 
 func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
@@ -190,9 +206,11 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 		if isArray(replacer) {
 			length := toLength(replacer.self.getStr("length", nil))
 			seen := map[string]bool{}
+			r.alloc(mulBytes(length, valueBytes)) // mustard: length is the guest's
 			propertyList := make([]Value, length)
 			length = 0
 			for index := range propertyList {
+				r.poll(index) // mustard
 				var name string
 				value := replacer.self.getIdx(valueInt(int64(index)), nil)
 				switch v := value.(type) {
@@ -251,6 +269,7 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 		} else {
 			if s, ok := spaceValue.(String); ok {
 				str := s.String()
+				r.work(len(str)) // mustard: the guest's string
 				if len(str) > 10 {
 					ctx.gap = str[:10]
 				} else {
@@ -261,6 +280,7 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 	}
 
 	if ctx.do(call.Argument(0)) {
+		r.grew(&ctx.reported, ctx.buf.Len()) // mustard
 		if ctx.allAscii {
 			return asciiString(ctx.buf.String())
 		} else {
@@ -279,6 +299,9 @@ func (ctx *_builtinJSON_stringifyContext) do(v Value) bool {
 }
 
 func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
+	ctx.r.step()                             // mustard
+	ctx.r.work(1)                            // mustard: a unit a value visited
+	ctx.r.grew(&ctx.reported, ctx.buf.Len()) // mustard: the output so far
 	value := nilSafe(holder.get(key, nil))
 
 	switch value.(type) {
@@ -368,11 +391,14 @@ func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 			ctx.buf.WriteString(value1.self.getStr("rawJSON", nil).String())
 			return true
 		}
+		ctx.r.work(len(ctx.stack)) // mustard: the cycle check
 		for _, object := range ctx.stack {
 			if value1.SameAs(object) {
 				ctx.r.typeErrorResult(true, "Converting circular structure to JSON")
 			}
 		}
+		ctx.r.enterNative() // mustard: nesting bound
+		defer ctx.r.leaveNative()
 		ctx.stack = append(ctx.stack, value1)
 		defer func() { ctx.stack = ctx.stack[:len(ctx.stack)-1] }()
 		if _, ok := value1.self.assertCallable(); !ok {
@@ -487,9 +513,14 @@ func (ctx *_builtinJSON_stringifyContext) jo(object *Object) {
 }
 
 func (ctx *_builtinJSON_stringifyContext) quote(str String) {
+	if ctx.r.metered() { // mustard: a unit and a byte a character, at least
+		ctx.r.work(str.Length())
+		ctx.r.grew(&ctx.reported, addBytes(ctx.buf.Len(), str.Length()+2))
+	}
 	ctx.buf.WriteByte('"')
 	reader := &lenientUtf16Decoder{utf16Reader: str.utf16Reader()}
-	for {
+	for i := 0; ; i++ {
+		ctx.r.poll(i) // mustard
 		r, _, err := reader.ReadRune()
 		if err != nil {
 			break
@@ -549,6 +580,7 @@ func (r *Runtime) builtinJSON_rawJSON(call FunctionCall) Value {
 			last == ' ' || last == '\n' || last == '\r' || last == '\t' {
 			panic(r.newSyntaxError("\"" + arg.String() + "\" is unacceptable as raw JSON"))
 		}
+		r.work(jsonString.Length()) // mustard
 		if !json.Valid([]byte(jsonString.String())) {
 			panic(r.newSyntaxError("\"" + arg.String() + "\" is not a valid JSON"))
 		}

@@ -13,8 +13,9 @@ type mapObject struct {
 
 type mapIterObject struct {
 	baseObject
-	iter *orderedMapIter
-	kind iterationKind
+	iter  *orderedMapIter
+	kind  iterationKind
+	pairs int64 // mustard: [key, value] entries made
 }
 
 func (o *mapIterObject) next() Value {
@@ -35,6 +36,8 @@ func (o *mapIterObject) next() Value {
 	case iterationKindValue:
 		result = entry.value
 	default:
+		o.val.runtime.allocStep(o.pairs, pairBytes) // mustard: the entries, in chunks
+		o.pairs++
 		result = o.val.runtime.newArrayValues([]Value{entry.key, entry.value})
 	}
 
@@ -44,6 +47,7 @@ func (o *mapIterObject) next() Value {
 func (mo *mapObject) init() {
 	mo.baseObject.init()
 	mo.m = newOrderedMap(mo.val.runtime.getHash())
+	mo.m.r = mo.val.runtime // mustard: report the growth
 }
 
 func (mo *mapObject) exportType() reflect.Type {
@@ -164,13 +168,17 @@ func (r *Runtime) mapProto_forEach(call FunctionCall) Value {
 	}
 	t := call.Argument(1)
 	iter := mo.m.newIter()
+	i := 0 // mustard: entries visited
 	for {
 		entry := iter.next()
 		if entry == nil {
 			break
 		}
+		r.tick(i) // mustard
+		i++
 		callbackFn(FunctionCall{This: t, Arguments: []Value{entry.value, entry.key, thisObj}})
 	}
+	r.workRest(i) // mustard
 
 	return _undefined
 }

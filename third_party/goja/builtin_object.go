@@ -82,7 +82,9 @@ func (r *Runtime) object_getOwnPropertyDescriptor(call FunctionCall) Value {
 func (r *Runtime) object_getOwnPropertyDescriptors(call FunctionCall) Value {
 	o := call.Argument(0).ToObject(r)
 	result := r.newBaseObject(r.global.ObjectPrototype, classObject).val
+	km := r.newKeysMeter(o, objectBytes+5*propertyBytes) // mustard: a descriptor and its property each
 	for item, next := o.self.iterateKeys()(); next != nil; item, next = next() {
+		km.next() // mustard
 		var prop Value
 		if item.value == nil {
 			prop = o.getOwnProp(item.name)
@@ -97,18 +99,23 @@ func (r *Runtime) object_getOwnPropertyDescriptors(call FunctionCall) Value {
 			createDataPropertyOrThrow(result, item.name, descriptor)
 		}
 	}
+	km.done() // mustard
 	return result
 }
 
 func (r *Runtime) object_getOwnPropertyNames(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
 
-	return r.newArrayValues(obj.self.stringKeys(true, nil))
+	keys := obj.self.stringKeys(true, nil)
+	r.keysRest(selfKeys(obj), len(keys)) // mustard: the keys array
+	return r.newArrayValues(keys)
 }
 
 func (r *Runtime) object_getOwnPropertySymbols(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
-	return r.newArrayValues(obj.self.symbols(true, nil))
+	syms := obj.self.symbols(true, nil)
+	r.keysRest(0, len(syms)) // mustard: the symbols array
+	return r.newArrayValues(syms)
 }
 
 func (r *Runtime) toValueProp(v Value) *valueProperty {
@@ -210,13 +217,17 @@ func (r *Runtime) _defineProperties(o *Object, p Value) {
 	}
 	props := p.ToObject(r)
 	var list []propItem
+	km := r.newKeysMeter(props, 2*propertyBytes) // mustard: a descriptor and its property each
 	for item, next := iterateEnumerableProperties(props)(); next != nil; item, next = next() {
+		km.next() // mustard
 		list = append(list, propItem{
 			name: item.name,
 			prop: r.toPropertyDescriptor(item.value),
 		})
 	}
-	for _, prop := range list {
+	km.done() // mustard
+	for i, prop := range list {
+		r.workStep(int64(i), int64(len(list))) // mustard
 		o.defineOwnProperty(prop.name, prop.prop, true)
 	}
 }
@@ -265,13 +276,16 @@ func (r *Runtime) object_seal(call FunctionCall) Value {
 			Configurable: FLAG_FALSE,
 		}
 
+		km := r.newKeysMeter(obj, descBytes) // mustard: a valueProperty each, at most
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
+			km.next() // mustard
 			if prop, ok := item.value.(*valueProperty); ok {
 				prop.configurable = false
 			} else {
 				obj.defineOwnProperty(item.name, descr, true)
 			}
 		}
+		km.done() // mustard
 
 		return obj
 	}
@@ -283,7 +297,9 @@ func (r *Runtime) object_freeze(call FunctionCall) Value {
 	if obj, ok := arg.(*Object); ok {
 		obj.self.preventExtensions(true)
 
+		km := r.newKeysMeter(obj, descBytes) // mustard: a valueProperty each, at most
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
+			km.next() // mustard
 			if prop, ok := item.value.(*valueProperty); ok {
 				prop.configurable = false
 				if !prop.accessor {
@@ -302,6 +318,7 @@ func (r *Runtime) object_freeze(call FunctionCall) Value {
 				obj.defineOwnProperty(item.name, descr, true)
 			}
 		}
+		km.done() // mustard
 		return obj
 	} else {
 		// ES6 behavior
@@ -322,7 +339,10 @@ func (r *Runtime) object_isSealed(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
+		km := r.newKeysMeter(obj, 0) // mustard: the work
+		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
+			km.next() // mustard
 			var prop Value
 			if item.value == nil {
 				prop = obj.getOwnProp(item.name)
@@ -349,7 +369,10 @@ func (r *Runtime) object_isFrozen(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
+		km := r.newKeysMeter(obj, 0) // mustard: the work
+		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
+			km.next() // mustard
 			var prop Value
 			if item.value == nil {
 				prop = obj.getOwnProp(item.name)
@@ -387,7 +410,9 @@ func (r *Runtime) object_isExtensible(call FunctionCall) Value {
 func (r *Runtime) object_keys(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
 
-	return r.newArrayValues(obj.self.stringKeys(false, nil))
+	keys := obj.self.stringKeys(false, nil)
+	r.keysRest(selfKeys(obj), len(keys)) // mustard: the keys array
+	return r.newArrayValues(keys)
 }
 
 func (r *Runtime) object_entries(call FunctionCall) Value {
@@ -395,9 +420,12 @@ func (r *Runtime) object_entries(call FunctionCall) Value {
 
 	var values []Value
 
+	km := r.newKeysMeter(obj, valueBytes+pairBytes) // mustard: a slot and a [key, value] array each
 	for item, next := iterateEnumerableStringProperties(obj)(); next != nil; item, next = next() {
+		km.next() // mustard
 		values = append(values, r.newArrayValues([]Value{item.name, item.value}))
 	}
+	km.done() // mustard
 
 	return r.newArrayValues(values)
 }
@@ -407,9 +435,12 @@ func (r *Runtime) object_values(call FunctionCall) Value {
 
 	var values []Value
 
+	km := r.newKeysMeter(obj, valueBytes) // mustard: a slot each
 	for item, next := iterateEnumerableStringProperties(obj)(); next != nil; item, next = next() {
+		km.next() // mustard
 		values = append(values, item.value)
 	}
+	km.done() // mustard
 
 	return r.newArrayValues(values)
 }
@@ -526,9 +557,12 @@ func (r *Runtime) object_assign(call FunctionCall) Value {
 		for _, arg := range call.Arguments[1:] {
 			if arg != _undefined && arg != _null {
 				source := arg.ToObject(r)
+				km := r.newKeysMeter(source, elemBytes(to)) // mustard: a property each (Arrays report their growth themselves)
 				for item, next := iterateEnumerableProperties(source)(); next != nil; item, next = next() {
+					km.next() // mustard
 					to.setOwn(item.name, item.value, true)
 				}
+				km.done() // mustard
 			}
 		}
 	}
@@ -569,9 +603,12 @@ func (r *Runtime) object_fromEntries(call FunctionCall) Value {
 	result := r.newBaseObject(r.global.ObjectPrototype, classObject).val
 
 	iter := r.getIterator(o, nil)
+	n := int64(0) // mustard: entries made (iterate reports the work)
 	iter.iterate(func(nextValue Value) {
 		i0 := valueInt(0)
 		i1 := valueInt(1)
+		r.allocStep(n, propertyBytes) // mustard: a property each
+		n++
 
 		itemObj := r.toObject(nextValue)
 		k := itemObj.self.getIdx(i0, nil)

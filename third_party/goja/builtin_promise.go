@@ -411,6 +411,7 @@ func (r *Runtime) promise_all(call FunctionCall) Value {
 		remainingElementsCount := 1
 		iter.iterate(func(nextValue Value) {
 			index := len(values)
+			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard: what each element makes
 			values = append(values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
@@ -448,6 +449,7 @@ func (r *Runtime) promise_allSettled(call FunctionCall) Value {
 		remainingElementsCount := 1
 		iter.iterate(func(nextValue Value) {
 			index := len(values)
+			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard: what each element makes
 			values = append(values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
@@ -492,6 +494,7 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 		remainingElementsCount := 1
 		iter.iterate(func(nextValue Value) {
 			index := len(errors)
+			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard: what each element makes
 			errors = append(errors, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
@@ -526,7 +529,10 @@ func (r *Runtime) promise_race(call FunctionCall) Value {
 	pcap.try(func() {
 		promiseResolve := r.toCallable(c.self.getStr("resolve", nil))
 		iter := r.getIterator(call.Argument(0), nil)
+		n := int64(0) // mustard: elements seen
 		iter.iterate(func(nextValue Value) {
+			r.allocStep(n, promiseElementBytes) // mustard: what each element makes
+			n++
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			r.invoke(nextPromise, "then", pcap.resolveObj, pcap.rejectObj)
 		})

@@ -79,7 +79,9 @@ func (r *Runtime) builtin_reflect_isExtensible(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_ownKeys(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	return r.newArrayValues(target.self.keys(true, nil))
+	keys := target.self.keys(true, nil)
+	r.keysRest(selfKeys(target), len(keys)) // mustard: the keys array
+	return r.newArrayValues(keys)
 }
 
 func (r *Runtime) builtin_reflect_preventExtensions(call FunctionCall) Value {

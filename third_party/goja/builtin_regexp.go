@@ -300,6 +300,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 }
 
 func (r *Runtime) _newRegExp(patternStr String, flags string, proto *Object) *regexpObject {
+	r.compiling(patternStr.Length() + len(flags)) // mustard
 	pattern, err := compileRegexpFromValueString(patternStr, flags)
 	if err != nil {
 		panic(r.newSyntaxError(err.Error()))
@@ -398,6 +399,7 @@ func (r *Runtime) regexpproto_compile(call FunctionCall) Value {
 		if flagsVal != _undefined {
 			flags = flagsVal.toString().String()
 		}
+		r.compiling(source.Length() + len(flags)) // mustard
 		pattern, err = compileRegexpFromValueString(source, flags)
 		if err != nil {
 			panic(r.newSyntaxError(err.Error()))
@@ -464,6 +466,7 @@ func (r *Runtime) regexpproto_toString(call FunctionCall) Value {
 	}
 	pattern := nilSafe(obj.self.getStr("source", nil)).toString()
 	flags := nilSafe(obj.self.getStr("flags", nil)).toString()
+	r.produce(addBytes(stringBytes(pattern), stringBytes(flags))) // mustard
 	var sb StringBuilder
 	sb.WriteRune('/')
 	sb.WriteString(pattern)
@@ -477,6 +480,7 @@ func (r *regexpObject) writeEscapedSource(sb *StringBuilder) bool {
 		sb.WriteString(asciiString("(?:)"))
 		return true
 	}
+	r.val.runtime.transform(int64(r.source.Length()), isASCIIKind(r.source)) // mustard
 	pos := 0
 	lastPos := 0
 	rd := &lenientUtf16Decoder{utf16Reader: r.source.utf16Reader()}
@@ -724,12 +728,14 @@ func (r *Runtime) getGlobalRegexpMatches(rxObj *Object, s String, fullUnicode bo
 func (r *Runtime) regexpproto_stdMatcherGeneric(rxObj *Object, s String) Value {
 	rx := rxObj.self
 	flags := nilSafe(rx.getStr("flags", nil)).String()
+	r.work(len(flags)) // mustard: the guest's string
 	global := strings.ContainsRune(flags, 'g')
 	if global {
 		a := r.getGlobalRegexpMatches(rxObj, s, strings.ContainsRune(flags, 'u'))
 		if len(a) == 0 {
 			return _null
 		}
+		r.alloc(mulBytes(int64(len(a)), valueBytes)) // mustard
 		ar := make([]Value, 0, len(a))
 		for _, result := range a {
 			obj := r.toObject(result)
@@ -773,12 +779,15 @@ func (r *Runtime) regexpproto_stdMatcher(call FunctionCall) Value {
 	}
 	if rx.pattern.global {
 		rx.setOwnStr("lastIndex", intToValue(0), true)
-		results := rx.pattern.findAllSubmatchIndex(s, 0, -1, rx.pattern.sticky)
+		results := rx.pattern.findAllSubmatchIndex(r, s, 0, -1, rx.pattern.sticky)
 		if len(results) == 0 {
 			return _null
 		}
+		r.alloc(mulBytes(int64(len(results)), 2*valueBytes)) // mustard: a slot and a string a match
 		a := make([]Value, 0, len(results))
-		for _, result := range results {
+		for i, result := range results {
+			r.poll(i)                                                         // mustard
+			r.produce(substringBytes(s, result.indexes[1]-result.indexes[0])) // mustard
 			a = append(a, s.Substring(result.indexes[0], result.indexes[1]))
 		}
 		return r.newArrayValues(a)
@@ -820,6 +829,7 @@ func (r *Runtime) regexpproto_stdMatcherAll(call FunctionCall) Value {
 	matcher := r.toConstructor(c)([]Value{call.This, flags}, nil)
 	matcher.self.setOwnStr("lastIndex", valueInt(toLength(thisObj.self.getStr("lastIndex", nil))), true)
 	flagsStr := flags.String()
+	r.work(len(flagsStr)) // mustard: the guest's string
 	global := strings.Contains(flagsStr, "g")
 	fullUnicode := strings.Contains(flagsStr, "u")
 	return r.createRegExpStringIterator(matcher, s, global, fullUnicode)
@@ -942,6 +952,7 @@ func (r *Runtime) regexpproto_stdSplitterGeneric(splitter *Object, s String, lim
 			if e == int64(p) {
 				q = advanceStringIndex(s, q, unicodeMatching)
 			} else {
+				r.alloc(addBytes(2*valueBytes, substringBytes(s, q-p))) // mustard
 				a = append(a, s.Substring(p, q))
 				if int64(len(a)) == lim {
 					return r.newArrayValues(a)
@@ -953,6 +964,7 @@ func (r *Runtime) regexpproto_stdSplitterGeneric(splitter *Object, s String, lim
 				}
 				numberOfCaptures := max(toLength(z.self.getStr("length", nil))-1, 0)
 				for i := int64(1); i <= numberOfCaptures; i++ {
+					r.alloc(valueBytes) // mustard: the guest's length
 					a = append(a, nilSafe(z.self.getIdx(valueInt(i), nil)))
 					if int64(len(a)) == lim {
 						return r.newArrayValues(a)
@@ -962,6 +974,7 @@ func (r *Runtime) regexpproto_stdSplitterGeneric(splitter *Object, s String, lim
 			}
 		}
 	}
+	r.alloc(addBytes(2*valueBytes, substringBytes(s, size-p))) // mustard
 	a = append(a, s.Substring(p, size))
 	return r.newArrayValues(a)
 }
@@ -1012,6 +1025,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	if search == nil || c != r.global.RegExp {
 		flags := nilSafe(rxObj.self.getStr("flags", nil)).toString()
 		flagsStr := flags.String()
+		r.work(len(flagsStr)) // mustard: the guest's string
 
 		// Add 'y' flag if missing
 		if !strings.Contains(flagsStr, "y") {
@@ -1039,7 +1053,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	lastIndex := 0
 	found := 0
 
-	results := pattern.findAllSubmatchIndex(s, 0, -1, false)
+	results := pattern.findAllSubmatchIndex(r, s, 0, -1, false)
 	if targetLength == 0 {
 		if len(results) == 0 {
 			valueArray = append(valueArray, s)
@@ -1047,7 +1061,8 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 		goto RETURN
 	}
 
-	for _, result := range results {
+	for i, result := range results {
+		r.poll(i) // mustard
 		if result.indexes[0] == result.indexes[1] {
 			// FIXME Ugh, this is a hack
 			if result.indexes[0] == 0 || result.indexes[0] == targetLength {
@@ -1055,7 +1070,9 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 			}
 		}
 
+		r.alloc(valueBytes * len(result.indexes)) // mustard: a slot and a string a capture
 		if lastIndex != result.indexes[0] {
+			r.produce(substringBytes(s, result.indexes[0]-lastIndex)) // mustard
 			valueArray = append(valueArray, s.Substring(lastIndex, result.indexes[0]))
 			found++
 		} else if lastIndex == result.indexes[0] {
@@ -1075,6 +1092,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 			offset := index * 2
 			var value Value
 			if result.indexes[offset] != -1 {
+				r.produce(substringBytes(s, result.indexes[offset+1]-result.indexes[offset])) // mustard
 				value = s.Substring(result.indexes[offset], result.indexes[offset+1])
 			} else {
 				value = _undefined
@@ -1089,6 +1107,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 
 	if found != limit {
 		if lastIndex != targetLength {
+			r.produce(substringBytes(s, targetLength-lastIndex)) // mustard
 			valueArray = append(valueArray, s.Substring(lastIndex, targetLength))
 		} else {
 			valueArray = append(valueArray, stringEmpty)
@@ -1102,6 +1121,7 @@ RETURN:
 func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr String, rcall func(FunctionCall) Value) Value {
 	var results []Value
 	flags := nilSafe(rxObj.self.getStr("flags", nil)).String()
+	r.work(len(flags)) // mustard: the guest's string
 	isGlobal := strings.ContainsRune(flags, 'g')
 	isUnicode := strings.ContainsRune(flags, 'u')
 	if isGlobal {
@@ -1147,6 +1167,7 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 				Arguments: captures,
 			}).toString()
 			if position >= nextSourcePosition {
+				r.produce(addBytes(unitBytes(int64(position-nextSourcePosition), isASCIIKind(s)), stringBytes(replacement))) // mustard
 				resultBuf.WriteString(s.Substring(nextSourcePosition, position))
 				resultBuf.WriteString(replacement)
 				nextSourcePosition = position + matchLength
@@ -1157,8 +1178,9 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 				namedCaptures = c.ToObject(r)
 			}
 			if position >= nextSourcePosition {
+				r.produce(unitBytes(int64(position-nextSourcePosition), isASCIIKind(s))) // mustard
 				resultBuf.WriteString(s.Substring(nextSourcePosition, position))
-				writeSubstitution(s, position, len(captures), func(idx int) String {
+				r.writeSubstitution(s, position, len(captures), func(idx int) String {
 					capture := captures[idx]
 					if capture != _undefined {
 						return capture.toString()
@@ -1179,16 +1201,19 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 		}
 	}
 	if nextSourcePosition < lengthS {
+		r.produce(unitBytes(int64(lengthS-nextSourcePosition), isASCIIKind(s))) // mustard
 		resultBuf.WriteString(s.Substring(nextSourcePosition, lengthS))
 	}
 	return resultBuf.String()
 }
 
-func writeSubstitution(s String, position int, numCaptures int, getCapture func(int) String, getNamedCapture func(String) String, replaceStr String, buf *StringBuilder) {
+func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, getCapture func(int) String, getNamedCapture func(String) String, replaceStr String, buf *StringBuilder) {
 	l := s.Length()
 	rl := replaceStr.Length()
 	matched := getCapture(0)
 	tailPos := position + matched.Length()
+	r.work(rl)                            // mustard: a unit a character of the template
+	r.allocBytes(stringBytes(replaceStr)) // mustard: its literal part, at most
 
 	for i := 0; i < rl; i++ {
 		c := replaceStr.CharAt(i)
@@ -1198,12 +1223,15 @@ func writeSubstitution(s String, position int, numCaptures int, getCapture func(
 			case '$':
 				buf.WriteRune('$')
 			case '`':
+				r.produce(unitBytes(int64(position), isASCIIKind(s))) // mustard
 				buf.WriteString(s.Substring(0, position))
 			case '\'':
 				if tailPos < l {
+					r.produce(unitBytes(int64(l-tailPos), isASCIIKind(s))) // mustard
 					buf.WriteString(s.Substring(tailPos, l))
 				}
 			case '&':
+				r.produce(stringBytes(matched)) // mustard
 				buf.WriteString(matched)
 			case '<':
 				var ref String
@@ -1218,6 +1246,7 @@ func writeSubstitution(s String, position int, numCaptures int, getCapture func(
 				if ref != nil {
 					capture := getNamedCapture(ref)
 					if capture != nil {
+						r.produce(stringBytes(capture)) // mustard
 						buf.WriteString(capture)
 						i = j
 						continue
@@ -1243,7 +1272,9 @@ func writeSubstitution(s String, position int, numCaptures int, getCapture func(
 					}
 				}
 				if index > 0 {
-					buf.WriteString(getCapture(index))
+					capture := getCapture(index)
+					r.produce(stringBytes(capture)) // mustard
+					buf.WriteString(capture)
 					i = j - 1
 					continue
 				} else {
@@ -1275,7 +1306,7 @@ func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 	} else {
 		index = rx.getLastIndex()
 	}
-	found := rx.pattern.findAllSubmatchIndex(s, toIntStrict(index), find, rx.pattern.sticky)
+	found := rx.pattern.findAllSubmatchIndex(r, s, toIntStrict(index), find, rx.pattern.sticky)
 	if rx.pattern.global || rx.pattern.sticky {
 		var newLastIndex int64
 		if !rx.pattern.global && len(found) > 0 {

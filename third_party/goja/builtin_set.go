@@ -43,6 +43,7 @@ func (o *setIterObject) next() Value {
 func (so *setObject) init() {
 	so.baseObject.init()
 	so.m = newOrderedMap(so.val.runtime.getHash())
+	so.m.r = so.val.runtime // mustard: report the growth
 }
 
 func (so *setObject) exportType() reflect.Type {
@@ -173,13 +174,17 @@ func (r *Runtime) setProto_forEach(call FunctionCall) Value {
 	}
 	t := call.Argument(1)
 	iter := so.m.newIter()
+	i := 0 // mustard: entries visited
 	for {
 		entry := iter.next()
 		if entry == nil {
 			break
 		}
+		r.tick(i) // mustard
+		i++
 		callbackFn(FunctionCall{This: t, Arguments: []Value{entry.key, entry.key, thisObj}})
 	}
+	r.workRest(i) // mustard
 
 	return _undefined
 }
@@ -220,11 +225,12 @@ func (r *Runtime) setProto_difference(call FunctionCall) Value {
 		if otherRecord.isStd() {
 			otherSet := otherRecord.stdObj
 			iter := so.m.newIter()
-			for {
+			for i := 0; ; i++ {
 				entry := iter.next()
 				if entry == nil {
 					break
 				}
+				r.workStep(int64(i), int64(so.m.size)) // mustard
 				if !otherSet.m.has(entry.key) {
 					result.m.set(entry.key, nil)
 				}
@@ -232,11 +238,12 @@ func (r *Runtime) setProto_difference(call FunctionCall) Value {
 		} else {
 			so.m.copyTo(result.m)
 			iter := so.m.newIter()
-			for {
+			for i := 0; ; i++ {
 				entry := iter.next()
 				if entry == nil {
 					break
 				}
+				r.workStep(int64(i), int64(so.m.size)) // mustard
 				if otherRecord.has(entry.key) {
 					result.m.remove(entry.key)
 				}
@@ -263,11 +270,12 @@ func (r *Runtime) setProto_intersection(call FunctionCall) Value {
 
 	if so.m.size <= otherRecord.size {
 		iter := so.m.newIter()
-		for {
+		for i := 0; ; i++ {
 			entry := iter.next()
 			if entry == nil {
 				break
 			}
+			r.workStep(int64(i), int64(so.m.size)) // mustard
 			if otherRecord.has(entry.key) {
 				result.m.set(entry.key, nil)
 			}
@@ -293,11 +301,12 @@ func (r *Runtime) setProto_isDisjointFrom(call FunctionCall) Value {
 
 	if so.m.size <= otherRecord.size {
 		iter := so.m.newIter()
-		for {
+		for i := 0; ; i++ {
 			entry := iter.next()
 			if entry == nil {
 				break
 			}
+			r.workStep(int64(i), int64(so.m.size)) // mustard
 			if otherRecord.has(entry.key) {
 				return valueFalse
 			}
@@ -329,11 +338,12 @@ func (r *Runtime) setProto_isSubsetOf(call FunctionCall) Value {
 	}
 
 	iter := so.m.newIter()
-	for {
+	for i := 0; ; i++ {
 		entry := iter.next()
 		if entry == nil {
 			break
 		}
+		r.workStep(int64(i), int64(so.m.size)) // mustard
 		if !otherRecord.has(entry.key) {
 			return valueFalse
 		}
@@ -430,7 +440,8 @@ func (r *Runtime) builtin_newSet(args []Value, newTarget *Object) *Object {
 			stdArr := r.checkStdArrayIter(arg)
 			if adder == r.global.setAdder {
 				if stdArr != nil {
-					for _, v := range stdArr.values {
+					for i, v := range stdArr.values {
+						r.workStep(int64(i), int64(len(stdArr.values))) // mustard
 						so.m.set(v, nil)
 					}
 				} else {
@@ -444,7 +455,8 @@ func (r *Runtime) builtin_newSet(args []Value, newTarget *Object) *Object {
 					panic(r.NewTypeError("Set.add in missing"))
 				}
 				if stdArr != nil {
-					for _, item := range stdArr.values {
+					for i, item := range stdArr.values {
+						r.workStep(int64(i), int64(len(stdArr.values))) // mustard
 						adderFn(FunctionCall{This: o, Arguments: []Value{item}})
 					}
 				} else {
@@ -551,11 +563,12 @@ func (r *Runtime) getSetRecord(value Value) *setRecord {
 			has:    setObj.m.has,
 			iterateKeys: func(f func(Value) bool) {
 				iter := setObj.m.newIter()
-				for {
+				for i := 0; ; i++ {
 					entry := iter.next()
 					if entry == nil {
 						break
 					}
+					r.workStep(int64(i), int64(setObj.m.size)) // mustard
 					if !f(entry.key) {
 						break
 					}

@@ -106,10 +106,13 @@ func (r *Runtime) stringproto_iterator(call FunctionCall) Value {
 }
 
 func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
+	r.transform(int64(len(call.Arguments)), true) // mustard: a unit and a byte a code
 	b := make([]byte, len(call.Arguments))
 	for i, arg := range call.Arguments {
+		r.poll(i) // mustard
 		chr := toUint16(arg)
 		if chr >= utf8.RuneSelf {
+			r.allocBytes(unitBytes(int64(len(call.Arguments)), false)) // mustard: the UTF-16 copy
 			bb := make([]uint16, len(call.Arguments)+1)
 			bb[0] = unistring.BOM
 			bb1 := bb[1:]
@@ -119,6 +122,7 @@ func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
 			bb1[i] = chr
 			i++
 			for j, arg := range call.Arguments[i:] {
+				r.poll(j) // mustard
 				bb1[i+j] = toUint16(arg)
 			}
 			return unicodeString(bb)
@@ -130,8 +134,10 @@ func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
 }
 
 func (r *Runtime) string_fromcodepoint(call FunctionCall) Value {
+	r.transform(int64(len(call.Arguments)), false) // mustard: a code point is one unit or two
 	var sb StringBuilder
-	for _, arg := range call.Arguments {
+	for i, arg := range call.Arguments {
+		r.poll(i) // mustard
 		num := arg.ToNumber()
 		var c rune
 		if numInt, ok := num.(valueInt); ok {
@@ -158,13 +164,17 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 	nextIndex := int64(0)
 	numberOfSubstitutions := int64(len(call.Arguments) - 1)
 	for {
+		r.tick(int(nextIndex)) // mustard: raw.length is the guest's
 		nextSeg := nilSafe(raw.self.getIdx(valueInt(nextIndex), nil)).toString()
+		r.produce(stringBytes(nextSeg)) // mustard
 		stringElements.WriteString(nextSeg)
 		if nextIndex+1 == literalSegments {
 			return stringElements.String()
 		}
 		if nextIndex < numberOfSubstitutions {
-			stringElements.WriteString(nilSafe(call.Arguments[nextIndex+1]).toString())
+			sub := nilSafe(call.Arguments[nextIndex+1]).toString()
+			r.produce(stringBytes(sub)) // mustard
+			stringElements.WriteString(sub)
 		}
 		nextIndex++
 	}
@@ -241,6 +251,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 		allAscii = false
 	}
 	for i, arg := range call.Arguments {
+		r.poll(i) // mustard
 		a, u := devirtualizeString(arg.toString())
 		if u != nil {
 			allAscii = false
@@ -252,6 +263,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 		}
 	}
 
+	r.produce(unitBytes(int64(totalLen), allAscii)) // mustard
 	if allAscii {
 		var buf strings.Builder
 		buf.Grow(totalLen)
@@ -301,10 +313,13 @@ func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 		return valueFalse
 	}
 	for i := 0; i < searchLength; i++ {
+		r.poll(i) // mustard
 		if s.CharAt(start+i) != searchStr.CharAt(i) {
+			r.searched(0, i) // mustard
 			return valueFalse
 		}
 	}
+	r.searched(0, searchLength) // mustard
 	return valueTrue
 }
 
@@ -323,7 +338,9 @@ func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 		pos = 0
 	}
 	start := toIntStrict(min(max(pos, 0), int64(s.Length())))
-	if s.index(searchStr, start) != -1 {
+	idx := s.index(searchStr, start)
+	r.searched(start, foundEnd(idx, searchStr.Length(), s.Length())) // mustard
+	if idx != -1 {
 		return valueTrue
 	}
 	return valueFalse
@@ -344,7 +361,9 @@ func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 		}
 	}
 
-	return intToValue(int64(value.index(target, toIntStrict(pos))))
+	idx := value.index(target, toIntStrict(pos))
+	r.searched(int(pos), foundEnd(idx, target.Length(), value.Length())) // mustard
+	return intToValue(int64(idx))
 }
 
 func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
@@ -368,13 +387,20 @@ func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 		}
 	}
 
-	return intToValue(int64(value.lastIndex(target, toIntStrict(pos))))
+	idx := value.lastIndex(target, toIntStrict(pos))
+	r.searched(max(idx, 0), min(int(pos)+target.Length(), value.Length())) // mustard: scanned backwards
+	return intToValue(int64(idx))
 }
 
 func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	this := norm.NFD.String(call.This.toString().String())
-	that := norm.NFD.String(call.Argument(0).toString().String())
+	thisStr := call.This.toString()
+	this := norm.NFD.String(thisStr.String())
+	thatStr := call.Argument(0).toString()
+	if r.metered() { // mustard
+		r.work(thisStr.Length() + thatStr.Length())
+	}
+	that := norm.NFD.String(thatStr.String())
 	return intToValue(int64(r.collator().CompareString(this, that)))
 }
 
@@ -416,7 +442,9 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 		if isRegexp(regexp) {
 			flags := nilSafe(o.self.getStr("flags", nil))
 			r.checkObjectCoercible(flags)
-			if !strings.Contains(flags.toString().String(), "g") {
+			flagsStr := flags.toString().String()
+			r.work(len(flagsStr)) // mustard: the guest's string
+			if !strings.Contains(flagsStr, "g") {
 				panic(r.NewTypeError("RegExp doesn't have global flag set"))
 			}
 		}
@@ -446,6 +474,7 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	var form string
 	if formArg := call.Argument(0); formArg != _undefined {
 		form = formArg.toString().toString().String()
+		r.work(len(form)) // mustard: the guest's string
 	} else {
 		form = "NFC"
 	}
@@ -467,13 +496,15 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	case asciiString:
 		return s
 	case unicodeString:
+		r.transform(int64(s.Length()), false) // mustard
 		ss := s.String()
-		return newStringValue(f.String(ss))
+		return r.expanded(newStringValue(f.String(ss)), unitBytes(int64(s.Length()), false))
 	case *importedString:
 		if s.scanned && s.u == nil {
 			return asciiString(s.s)
 		}
-		return newStringValue(f.String(s.s))
+		r.transform(int64(len(s.s)), false) // mustard
+		return r.expanded(newStringValue(f.String(s.s)), unitBytes(int64(len(s.s)), false))
 	default:
 		panic(unknownStringTypeErr(s))
 	}
@@ -502,6 +533,8 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		filler = fillerAscii
 	}
 	remaining := toIntStrict(maxLength - stringLength)
+	r.produce(unitBytes(maxLength, fillerUnicode == nil && strUnicode == nil)) // mustard
+	r.work(remaining / filler.Length())                                        // mustard: a unit a copy of the filler
 	if fillerUnicode == nil && strUnicode == nil {
 		fl := fillerAscii.Length()
 		var sb strings.Builder
@@ -509,7 +542,8 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		if !start {
 			sb.WriteString(string(strAscii))
 		}
-		for remaining >= fl {
+		for i := 0; remaining >= fl; i++ {
+			r.poll(i) // mustard
 			sb.WriteString(string(fillerAscii))
 			remaining -= fl
 		}
@@ -527,7 +561,8 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		sb.writeString(s)
 	}
 	fl := filler.Length()
-	for remaining >= fl {
+	for i := 0; remaining >= fl; i++ {
+		r.poll(i) // mustard
 		sb.writeString(filler)
 		remaining -= fl
 	}
@@ -565,10 +600,13 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	}
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)
+	r.produce(unitBytes(int64(mulBytes(int64(s.Length()), numInt)), u == nil)) // mustard: before the Grow
+	r.work(num)                                                                // mustard: a unit a copy
 	if u == nil {
 		var sb strings.Builder
 		sb.Grow(len(a) * num)
 		for i := 0; i < num; i++ {
+			r.poll(i) // mustard
 			sb.WriteString(string(a))
 		}
 		return asciiString(sb.String())
@@ -577,6 +615,7 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	var sb unicodeStringBuilder
 	sb.Grow(u.Length() * num)
 	for i := 0; i < num; i++ {
+		r.poll(i) // mustard
 		sb.writeUnicodeString(u)
 	}
 	return sb.String()
@@ -607,13 +646,16 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 	if rcall != nil {
 		for _, item := range found {
 			if item.indexes[0] != lastIndex {
+				r.produce(unitBytes(int64(item.indexes[0]-lastIndex), u == nil)) // mustard
 				buf.WriteSubstring(s, lastIndex, item.indexes[0])
 			}
 			matchCount := len(item.indexes) / 2
+			r.alloc((matchCount + 3) * valueBytes) // mustard: the arguments
 			argumentList := make([]Value, matchCount+2, matchCount+3)
 			for index := 0; index < matchCount; index++ {
 				offset := 2 * index
 				if item.indexes[offset] != -1 {
+					r.produce(substringBytes(s, item.indexes[offset+1]-item.indexes[offset])) // mustard
 					if u == nil {
 						argumentList[index] = a[item.indexes[offset]:item.indexes[offset+1]]
 					} else {
@@ -633,17 +675,20 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 				This:      _undefined,
 				Arguments: argumentList,
 			}).toString()
+			r.produce(stringBytes(replacement)) // mustard
 			buf.WriteString(replacement)
 			lastIndex = item.indexes[1]
 		}
 	} else {
-		for _, item := range found {
+		for i, item := range found {
+			r.poll(i) // mustard
 			if item.indexes[0] != lastIndex {
+				r.produce(unitBytes(int64(item.indexes[0]-lastIndex), u == nil)) // mustard
 				buf.WriteString(s.Substring(lastIndex, item.indexes[0]))
 			}
 			matchCount := len(item.indexes) / 2
 			var namedGroups map[unistring.String]int
-			writeSubstitution(s, item.indexes[0], matchCount, func(idx int) String {
+			r.writeSubstitution(s, item.indexes[0], matchCount, func(idx int) String {
 				if item.indexes[idx*2] != -1 {
 					if u == nil {
 						return a[item.indexes[idx*2]:item.indexes[idx*2+1]]
@@ -673,6 +718,7 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 	}
 
 	if lastIndex != lengthS {
+		r.produce(unitBytes(int64(lengthS-lastIndex), u == nil)) // mustard
 		buf.WriteString(s.Substring(lastIndex, lengthS))
 	}
 
@@ -696,6 +742,7 @@ func (r *Runtime) stringproto_replace(call FunctionCall) Value {
 	var found []regexpResult
 	searchStr := searchValue.toString()
 	pos := s.index(searchStr, 0)
+	r.searched(0, foundEnd(pos, searchStr.Length(), s.Length())) // mustard
 	if pos != -1 {
 		found = append(found, regexpResult{indexes: []int{pos, pos + searchStr.Length()}})
 	}
@@ -712,7 +759,9 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 		if isRegexp(searchValue) {
 			flags := nilSafe(o.self.getStr("flags", nil))
 			r.checkObjectCoercible(flags)
-			if !strings.Contains(flags.toString().String(), "g") {
+			flagsStr := flags.toString().String()
+			r.work(len(flagsStr)) // mustard: the guest's string
+			if !strings.Contains(flagsStr, "g") {
 				panic(r.NewTypeError("String.prototype.replaceAll called with a non-global RegExp argument"))
 			}
 		}
@@ -730,8 +779,11 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 	searchLength := searchStr.Length()
 	advanceBy := toIntStrict(max(1, int64(searchLength)))
 
+	r.searched(0, s.Length()) // mustard: the searches scan all of s
 	pos := s.index(searchStr, 0)
 	for pos != -1 {
+		r.poll(len(found))  // mustard
+		r.alloc(matchBytes) // mustard
 		found = append(found, regexpResult{indexes: []int{pos, pos + searchLength}})
 		pos = s.index(searchStr, pos+advanceBy)
 	}
@@ -807,6 +859,7 @@ func (r *Runtime) stringproto_slice(call FunctionCall) Value {
 	}
 
 	if end > start {
+		r.produce(substringBytes(s, int(end-start))) // mustard
 		return s.Substring(int(start), int(end))
 	}
 	return stringEmpty
@@ -852,6 +905,14 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 				splitLimit = limit + 1
 			}
 
+			if r.metered() { // mustard: the pieces share s; their slots are new
+				n := strings.Count(string(sa), string(sepa)) + 1
+				if limit > 0 {
+					n = min(n, limit)
+				}
+				r.work(len(sa))
+				r.alloc(mulBytes(int64(n), 3*valueBytes))
+			}
 			split := strings.SplitN(string(sa), string(sepa), splitLimit)
 
 			if limit > 0 && len(split) > limit {
@@ -873,6 +934,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			ss = sepa.utf16()
 		}
 		su = su[1:]
+		r.work(len(su)) // mustard
 		if len(ss) > 0 {
 			idx := utf16Index(su, ss)
 			if idx == -1 {
@@ -883,8 +945,10 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 				limit = min(math.MaxInt, math.MaxUint32)
 			}
 			for ; limit > 0; limit-- {
+				r.alloc(addBytes(2*valueBytes, unitBytes(int64(idx), false))) // mustard
 				var sb strings.Builder
 				for i := range idx {
+					r.poll(i) // mustard
 					if su[i] >= utf8.RuneSelf {
 						chunk := make(unicodeString, idx+1)
 						chunk[0] = unistring.BOM
@@ -895,6 +959,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 				}
 				sb.Grow(idx)
 				for i := range idx {
+					r.poll(i) // mustard
 					sb.WriteByte((byte)(su[i]))
 				}
 				valueArray = append(valueArray, asciiString(sb.String()))
@@ -912,7 +977,9 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			if limit > 0 && len(su) > limit {
 				su = su[:limit]
 			}
-			for len(su) > 0 {
+			r.alloc(mulBytes(int64(len(su)), 3*valueBytes)) // mustard: a string a unit
+			for i := 0; len(su) > 0; i++ {
+				r.poll(i) // mustard
 				c := su[0]
 				if c >= utf8.RuneSelf {
 					chunk := unicodeString{unistring.BOM, c}
@@ -947,10 +1014,13 @@ func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 		return valueFalse
 	}
 	for i := 0; i < searchLength; i++ {
+		r.poll(i) // mustard
 		if s.CharAt(start+i) != searchStr.CharAt(i) {
+			r.searched(0, i) // mustard
 			return valueFalse
 		}
 	}
+	r.searched(0, searchLength) // mustard
 	return valueTrue
 }
 
@@ -982,6 +1052,7 @@ func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 		intStart, intEnd = intEnd, intStart
 	}
 
+	r.produce(substringBytes(s, int(intEnd-intStart))) // mustard
 	return s.Substring(int(intStart), int(intEnd))
 }
 
@@ -989,20 +1060,23 @@ func (r *Runtime) stringproto_toLowerCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 
-	return s.toLower()
+	r.transform(int64(s.Length()), isASCIIKind(s))                               // mustard
+	return r.expanded(s.toLower(), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard
 }
 
 func (r *Runtime) stringproto_toUpperCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 
-	return s.toUpper()
+	r.transform(int64(s.Length()), isASCIIKind(s))                               // mustard
+	return r.expanded(s.toUpper(), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard
 }
 
 func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 
+	r.scanCopy(s) // mustard
 	// TODO handle invalid UTF-16
 	return newStringValue(strings.Trim(s.String(), parser.WhitespaceChars))
 }
@@ -1011,6 +1085,7 @@ func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 
+	r.scanCopy(s) // mustard
 	// TODO handle invalid UTF-16
 	return newStringValue(strings.TrimRight(s.String(), parser.WhitespaceChars))
 }
@@ -1019,6 +1094,7 @@ func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 
+	r.scanCopy(s) // mustard
 	// TODO handle invalid UTF-16
 	return newStringValue(strings.TrimLeft(s.String(), parser.WhitespaceChars))
 }
@@ -1044,6 +1120,7 @@ func (r *Runtime) stringproto_substr(call FunctionCall) Value {
 		return stringEmpty
 	}
 
+	r.produce(substringBytes(s, int(length))) // mustard
 	return s.Substring(int(start), int(start+length))
 }
 

@@ -19,6 +19,7 @@ type typedArraySortCtx struct {
 	compare      func(FunctionCall) Value
 	needValidate bool
 	detached     bool
+	n            int // mustard: comparisons made, reported as work
 }
 
 func (ctx *typedArraySortCtx) Len() int {
@@ -33,6 +34,8 @@ func (ctx *typedArraySortCtx) checkDetached() {
 }
 
 func (ctx *typedArraySortCtx) Less(i, j int) bool {
+	ctx.ta.val.runtime.tick(ctx.n) // mustard: one unit per comparison
+	ctx.n++
 	ctx.checkDetached()
 	if ctx.detached {
 		return false
@@ -93,7 +96,9 @@ func (r *Runtime) builtin_newArrayBuffer(args []Value, newTarget *Object) *Objec
 	}
 	b := r._newArrayBuffer(r.getPrototypeFromCtor(newTarget, r.getArrayBuffer(), r.getArrayBufferPrototype()), nil)
 	if len(args) > 0 {
-		b.data = allocByteSlice(r.toIndex(args[0]))
+		n := r.toIndex(args[0])
+		r.allocBytesN(int64(n), 1) // mustard: the buffer
+		b.data = allocByteSlice(n)
 	}
 	return b.val
 }
@@ -133,6 +138,7 @@ func (r *Runtime) arrayBufferProto_slice(call FunctionCall) Value {
 					panic(r.NewTypeError("Species constructor returned an ArrayBuffer that is too small: %d", len(ab.data)))
 				}
 				ab.ensureNotDetached(true)
+				r.workCopy(newLen, 1) // mustard
 				copy(ab.data, b.data[start:stop])
 			}
 			return ret
@@ -473,6 +479,7 @@ func (r *Runtime) typedArrayProto_copyWithin(call FunctionCall) Value {
 		elemSize := ta.elemSize
 		if final > from {
 			ta.viewedArrayBuf.ensureNotDetached(true)
+			r.workCopy(int64(final-from), elemSize) // mustard
 			copy(data[(offset+to)*elemSize:], data[(offset+from)*elemSize:(offset+final)*elemSize])
 		}
 		return call.This
@@ -497,6 +504,7 @@ func (r *Runtime) typedArrayProto_every(call FunctionCall) Value {
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
+			r.workStep(int64(k), int64(ta.length)) // mustard
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -527,7 +535,8 @@ func (r *Runtime) typedArrayProto_fill(call FunctionCall) Value {
 		final := toIntStrict(relToIdx(relEnd, l))
 		value := ta.typedArray.toRaw(call.Argument(0))
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		for ; k < final; k++ {
+		for start := k; k < final; k++ {
+			r.workStep(int64(k-start), int64(final-start)) // mustard
 			ta.typedArray.setRaw(ta.offset+k, value)
 		}
 		return call.This
@@ -544,10 +553,12 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
+		r.allocBytesN(int64(ta.length), ta.elemSize) // mustard: the kept elements, at most all
 		buf := make([]byte, 0, ta.length*ta.elemSize)
 		captured := 0
 		rawVal := make([]byte, ta.elemSize)
 		for k := 0; k < ta.length; k++ {
+			r.workStep(int64(k), int64(ta.length)) // mustard
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 				i := (ta.offset + k) * ta.elemSize
@@ -574,6 +585,7 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 			ret := r.typedArrayCreate(c, intToValue(int64(captured)))
 			keptTa := kept.self.(*typedArrayObject)
 			for i := 0; i < captured; i++ {
+				r.workStep(int64(i), int64(captured)) // mustard
 				ret.typedArray.set(ret.offset+i, keptTa.typedArray.get(keptTa.offset+i))
 			}
 			return ret.val
@@ -591,6 +603,7 @@ func (r *Runtime) typedArrayProto_find(call FunctionCall) Value {
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
+			r.workStep(int64(k), int64(ta.length)) // mustard
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -615,6 +628,7 @@ func (r *Runtime) typedArrayProto_findIndex(call FunctionCall) Value {
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
+			r.workStep(int64(k), int64(ta.length)) // mustard
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -639,6 +653,7 @@ func (r *Runtime) typedArrayProto_findLast(call FunctionCall) Value {
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := ta.length - 1; k >= 0; k-- {
+			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -663,6 +678,7 @@ func (r *Runtime) typedArrayProto_findLastIndex(call FunctionCall) Value {
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := ta.length - 1; k >= 0; k-- {
+			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -687,6 +703,7 @@ func (r *Runtime) typedArrayProto_forEach(call FunctionCall) Value {
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
+			r.workStep(int64(k), int64(ta.length)) // mustard
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -731,6 +748,7 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 		if ta.typedArray.typeMatch(searchElement) {
 			se := ta.typedArray.toRaw(searchElement)
 			for k := startIdx; k < ta.length; k++ {
+				r.workStep(int64(k-startIdx), int64(ta.length-startIdx)) // mustard
 				if ta.typedArray.getRaw(ta.offset+k) == se {
 					return valueTrue
 				}
@@ -785,6 +803,7 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
 				for k := toIntStrict(n); k < ta.length; k++ {
+					r.workStep(int64(k)-n, length-n) // mustard
 					if ta.typedArray.getRaw(ta.offset+k) == se {
 						return intToValue(int64(k))
 					}
@@ -797,6 +816,8 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
+	r.enterNative() // mustard: as Array.prototype.join
+	defer r.leaveNative()
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		s := call.Argument(0)
@@ -812,25 +833,34 @@ func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 		}
 
 		var buf StringBuilder
+		sa := partsAlloc{r: r} // mustard: the result, as it grows
 
+		r.workStep(0, int64(l)) // mustard
 		var element0 Value
 		if ta.isValidIntegerIndex(0) {
 			element0 = ta.typedArray.get(ta.offset + 0)
 		}
 		if element0 != nil && element0 != _undefined && element0 != _null {
-			buf.WriteString(element0.toString())
+			s := element0.toString()
+			sa.add(s) // mustard
+			buf.WriteString(s)
 		}
 
 		for i := 1; i < l; i++ {
+			r.workStep(int64(i), int64(l)) // mustard
+			sa.add(sep)                    // mustard
 			buf.WriteString(sep)
 			if ta.isValidIntegerIndex(i) {
 				element := ta.typedArray.get(ta.offset + i)
 				if element != nil && element != _undefined && element != _null {
-					buf.WriteString(element.toString())
+					s := element.toString()
+					sa.add(s) // mustard
+					buf.WriteString(s)
 				}
 			}
 		}
 
+		sa.flush() // mustard
 		return buf.String()
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.join called on incompatible receiver"))
@@ -876,6 +906,7 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
 				for k := toIntStrict(fromIndex); k >= 0; k-- {
+					r.workStep(fromIndex-int64(k), fromIndex+1) // mustard
 					if ta.typedArray.getRaw(ta.offset+k) == se {
 						return intToValue(int64(k))
 					}
@@ -898,6 +929,7 @@ func (r *Runtime) typedArrayProto_map(call FunctionCall) Value {
 		}
 		dst := r.typedArraySpeciesCreate(ta, []Value{intToValue(int64(ta.length))})
 		for i := 0; i < ta.length; i++ {
+			r.workStep(int64(i), int64(ta.length)) // mustard
 			if ta.isValidIntegerIndex(i) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + i)
 			} else {
@@ -932,6 +964,7 @@ func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 			panic(r.NewTypeError("Reduce of empty array with no initial value"))
 		}
 		for ; k < ta.length; k++ {
+			r.workStep(int64(k), int64(ta.length)) // mustard
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[1] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -967,6 +1000,7 @@ func (r *Runtime) typedArrayProto_reduceRight(call FunctionCall) Value {
 			panic(r.NewTypeError("Reduce of empty array with no initial value"))
 		}
 		for ; k >= 0; k-- {
+			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[1] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -987,6 +1021,7 @@ func (r *Runtime) typedArrayProto_reverse(call FunctionCall) Value {
 		l := ta.length
 		middle := l / 2
 		for lower := 0; lower != middle; lower++ {
+			r.workStep(int64(lower), int64(middle)) // mustard
 			upper := l - lower - 1
 			ta.typedArray.swap(ta.offset+lower, ta.offset+upper)
 		}
@@ -1012,6 +1047,7 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 				panic(r.newError(r.getRangeError(), "Source is too large"))
 			}
 			if src.defaultCtor == ta.defaultCtor {
+				r.workCopy(int64(srcLen), src.elemSize) // mustard
 				copy(ta.viewedArrayBuf.data[(ta.offset+targetOffset)*ta.elemSize:],
 					src.viewedArrayBuf.data[src.offset*src.elemSize:(src.offset+srcLen)*src.elemSize])
 			} else {
@@ -1024,10 +1060,12 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 				if ta.elemSize == src.elemSize {
 					if curDst <= curSrc || curDst >= endSrc {
 						for i := 0; i < srcLen; i++ {
+							r.workStep(int64(i), int64(srcLen)) // mustard
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 					} else {
 						for i := srcLen - 1; i >= 0; i-- {
+							r.workStep(int64(srcLen-1-i), int64(srcLen)) // mustard
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 					}
@@ -1040,16 +1078,20 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 					}
 					if ta.elemSize < src.elemSize {
 						for i := x; i < srcLen; i++ {
+							r.workStep(int64(i-x), int64(srcLen-x)) // mustard
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 						for i := x - 1; i >= 0; i-- {
+							r.workStep(int64(x-1-i), int64(x)) // mustard
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 					} else {
 						for i := 0; i < x; i++ {
+							r.workStep(int64(i), int64(x)) // mustard
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 						for i := srcLen - 1; i >= x; i-- {
+							r.workStep(int64(srcLen-1-i), int64(srcLen-x)) // mustard
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 					}
@@ -1062,6 +1104,7 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 				panic(r.newError(r.getRangeError(), "Source is too large"))
 			}
 			for i := 0; i < srcLen; i++ {
+				r.workStep(int64(i), int64(srcLen)) // mustard
 				val := nilSafe(srcObj.self.getIdx(valueInt(i), nil))
 				if ta.isValidIntegerIndex(targetOffset + i) {
 					ta.typedArray.set(ta.offset+targetOffset+i, val)
@@ -1097,6 +1140,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 				offset := ta.offset
 				elemSize := ta.elemSize
 				byteCount := count * elemSize
+				r.workCopy(int64(byteCount), 1) // mustard
 				dstBuf := dst.viewedArrayBuf.data[dst.offset*dst.elemSize : dst.offset*dst.elemSize+byteCount]
 				srcBuf := ta.viewedArrayBuf.data[(offset+start)*elemSize : (offset+start)*elemSize+byteCount]
 				dstStart := uintptr(unsafe.Pointer(&dstBuf[0]))
@@ -1112,6 +1156,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 			}
 		} else {
 			for i := 0; i < count; i++ {
+				r.workStep(int64(i), int64(count)) // mustard
 				ta.viewedArrayBuf.ensureNotDetached(true)
 				dst.typedArray.set(dst.offset+i, ta.typedArray.get(ta.offset+start+i))
 			}
@@ -1130,6 +1175,7 @@ func (r *Runtime) typedArrayProto_some(call FunctionCall) Value {
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
+			r.workStep(int64(k), int64(ta.length)) // mustard
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -1160,6 +1206,7 @@ func (r *Runtime) typedArrayProto_sort(call FunctionCall) Value {
 		}
 
 		sort.Stable(&ctx)
+		r.workRest(ctx.n) // mustard: the comparisons tick did not report
 		return call.This
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.sort called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
@@ -1186,17 +1233,23 @@ func (r *Runtime) typedArrayProto_subarray(call FunctionCall) Value {
 }
 
 func (r *Runtime) typedArrayProto_toLocaleString(call FunctionCall) Value {
+	r.enterNative() // mustard: as Array.prototype.toLocaleString
+	defer r.leaveNative()
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		length := ta.length
 		var buf StringBuilder
+		sa := partsAlloc{r: r} // mustard: the result, as it grows
 		for i := 0; i < length; i++ {
+			r.workStep(int64(i), int64(length)) // mustard
 			ta.viewedArrayBuf.ensureNotDetached(true)
 			if i > 0 {
+				sa.add(asciiString(",")) // mustard
 				buf.WriteRune(',')
 			}
 			item := ta.typedArray.get(ta.offset + i)
-			r.writeItemLocaleString(item, &buf)
+			r.writeItemLocaleString(item, &buf, &sa)
 		}
+		sa.flush() // mustard
 		return buf.String()
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.toLocaleString called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
@@ -1250,6 +1303,7 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	}
 
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
+	r.workCopy(int64(length), ta.elemSize) // mustard
 	copy(a.viewedArrayBuf.data, ta.viewedArrayBuf.data[ta.offset*ta.elemSize:])
 	a.typedArray.set(actualIndex, numericValue)
 	return a.val
@@ -1267,6 +1321,7 @@ func (r *Runtime) typedArrayProto_toReversed(call FunctionCall) Value {
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
 
 	for k := 0; k < length; k++ {
+		r.workStep(int64(k), int64(length)) // mustard
 		from := length - k - 1
 		fromValue := ta.typedArray.get(ta.offset + from)
 		a.typedArray.set(k, fromValue)
@@ -1297,6 +1352,7 @@ func (r *Runtime) typedArrayProto_toSorted(call FunctionCall) Value {
 	length := ta.length
 
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
+	r.workCopy(int64(length), ta.elemSize) // mustard
 	copy(a.viewedArrayBuf.data, ta.viewedArrayBuf.data[ta.offset*ta.elemSize:])
 
 	ctx := typedArraySortCtx{
@@ -1305,6 +1361,7 @@ func (r *Runtime) typedArrayProto_toSorted(call FunctionCall) Value {
 	}
 
 	sort.Stable(&ctx)
+	r.workRest(ctx.n) // mustard: the comparisons tick did not report
 
 	return a.val
 }
@@ -1327,6 +1384,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 		ta := r.typedArrayCreate(c, intToValue(int64(len(values))))
 		if mapFc == nil {
 			for idx, val := range values {
+				r.workStep(int64(idx), int64(len(values))) // mustard
 				ta.typedArray.set(idx, val)
 			}
 		} else {
@@ -1335,6 +1393,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 				Arguments: []Value{nil, nil},
 			}
 			for idx, val := range values {
+				r.workStep(int64(idx), int64(len(values))) // mustard
 				fc.Arguments[0], fc.Arguments[1] = val, intToValue(int64(idx))
 				val = mapFc(fc)
 				ta._putIdx(idx, val)
@@ -1346,6 +1405,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 	ta := r.typedArrayCreate(c, intToValue(int64(length)))
 	if mapFc == nil {
 		for i := 0; i < length; i++ {
+			r.workStep(int64(i), int64(length)) // mustard
 			ta.typedArray.set(i, nilSafe(source.self.getIdx(valueInt(i), nil)))
 		}
 	} else {
@@ -1354,6 +1414,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 			Arguments: []Value{nil, nil},
 		}
 		for i := 0; i < length; i++ {
+			r.workStep(int64(i), int64(length)) // mustard
 			idx := valueInt(i)
 			fc.Arguments[0], fc.Arguments[1] = source.self.getIdx(idx, nil), idx
 			ta.typedArray.set(i, mapFc(fc))
@@ -1365,6 +1426,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 func (r *Runtime) typedArray_of(call FunctionCall) Value {
 	ta := r.typedArrayCreate(r.toObject(call.This), intToValue(int64(len(call.Arguments))))
 	for i, val := range call.Arguments {
+		r.workStep(int64(i), int64(len(call.Arguments))) // mustard
 		ta.typedArray.set(i, val)
 	}
 	return ta.val
@@ -1374,6 +1436,7 @@ func (r *Runtime) allocateTypedArray(newTarget *Object, length int, taCtor typed
 	buf := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
 	ta := taCtor(buf, 0, length, r.getPrototypeFromCtor(newTarget, nil, proto))
 	if length > 0 {
+		r.allocBytesN(int64(length), ta.elemSize) // mustard: the buffer
 		buf.data = allocByteSlice(length * ta.elemSize)
 	}
 	return ta
@@ -1413,6 +1476,7 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 		ta := r.allocateTypedArray(ctor, len(values), taCtor, proto)
 		if mapFc == nil {
 			for idx, val := range values {
+				r.workStep(int64(idx), int64(len(values))) // mustard
 				ta.typedArray.set(idx, val)
 			}
 		} else {
@@ -1421,6 +1485,7 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 				Arguments: []Value{nil, nil},
 			}
 			for idx, val := range values {
+				r.workStep(int64(idx), int64(len(values))) // mustard
 				fc.Arguments[0], fc.Arguments[1] = val, intToValue(int64(idx))
 				val = mapFc(fc)
 				ta.typedArray.set(idx, val)
@@ -1432,6 +1497,7 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 	ta := r.allocateTypedArray(ctor, length, taCtor, proto)
 	if mapFc == nil {
 		for i := 0; i < length; i++ {
+			r.workStep(int64(i), int64(length)) // mustard
 			ta.typedArray.set(i, nilSafe(items.self.getIdx(valueInt(i), nil)))
 		}
 	} else {
@@ -1440,6 +1506,7 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 			Arguments: []Value{nil, nil},
 		}
 		for i := 0; i < length; i++ {
+			r.workStep(int64(i), int64(length)) // mustard
 			idx := valueInt(i)
 			fc.Arguments[0], fc.Arguments[1] = items.self.getIdx(idx, nil), idx
 			ta.typedArray.set(i, mapFc(fc))
@@ -1493,9 +1560,11 @@ func (r *Runtime) _newTypedArrayFromTypedArray(src *typedArrayObject, newTarget 
 	src.viewedArrayBuf.ensureNotDetached(true)
 	l := src.length
 
+	r.allocBytesN(int64(l), dst.elemSize) // mustard: the buffer
 	dst.viewedArrayBuf.data = allocByteSlice(toIntStrict(int64(l) * int64(dst.elemSize)))
 	src.viewedArrayBuf.ensureNotDetached(true)
 	if src.defaultCtor == dst.defaultCtor {
+		r.workCopy(int64(l), dst.elemSize) // mustard
 		copy(dst.viewedArrayBuf.data, src.viewedArrayBuf.data[src.offset*src.elemSize:])
 		dst.length = src.length
 		return dst.val
@@ -1504,6 +1573,7 @@ func (r *Runtime) _newTypedArrayFromTypedArray(src *typedArrayObject, newTarget 
 	}
 	dst.length = l
 	for i := 0; i < l; i++ {
+		r.workStep(int64(i), int64(l)) // mustard
 		dst.typedArray.set(i, src.typedArray.get(src.offset+i))
 	}
 	return dst.val
@@ -1594,6 +1664,8 @@ func (r *Runtime) uint8Array_fromHex(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Uint8Array.fromHex requires a string"))
 	}
+	r.allocBytesN(int64(s.Length()/2), 1) // mustard: the bytes decoded
+	r.work(s.Length())                    // mustard
 	b, err := fromHex(s)
 	if err != nil {
 		panic(r.newSyntaxError(err.Error())) // SyntaxError for odd-length-input or illegal-characters
@@ -1612,6 +1684,8 @@ func (r *Runtime) uint8Array_fromBase64(call FunctionCall) Value {
 	decodeMap, lastChunkHandling := r.parseFromBase64Options(call.Argument(1))
 
 	// 9. Let result be FromBase64(string, alphabet, lastChunkHandling).
+	r.allocBytesN(int64(s.Length()/4+1)*3, 1) // mustard: the bytes decoded
+	r.work(s.Length())                        // mustard
 	_, b, err := fromBase64(s, decodeMap, lastChunkHandling)
 	if err != nil {
 		panic(r.newSyntaxError(err.Error()))
@@ -1673,6 +1747,8 @@ func (r *Runtime) uint8ArrayProto_toBase64(call FunctionCall) Value {
 	enc := r.parseToBase64Encoding(call.Argument(0))
 	// GetUint8ArrayBytes runs after the option getters, which may have detached the buffer.
 	toEnc := r.getUint8ArrayBytes(ta)
+	r.allocBytesN(int64(len(toEnc)/3+1)*4, 1) // mustard: the string
+	r.work(len(toEnc))                        // mustard
 	buf := make([]byte, enc.EncodedLen(len(toEnc)))
 	enc.Encode(buf, toEnc)
 	return asciiString(unsafe.String(unsafe.SliceData(buf), len(buf)))
@@ -1725,6 +1801,8 @@ func (r *Runtime) parseToBase64Encoding(options Value) *stdbase64.Encoding {
 func (r *Runtime) uint8ArrayProto_toHex(call FunctionCall) Value {
 	ta := r.validateUint8Array(call.This)
 	toEnc := r.getUint8ArrayBytes(ta)
+	r.allocBytesN(int64(len(toEnc)), 2) // mustard: the string
+	r.work(len(toEnc))                  // mustard
 	buf := make([]byte, stdhex.EncodedLen(len(toEnc)))
 	stdhex.Encode(buf, toEnc)
 	return asciiString(unsafe.String(unsafe.SliceData(buf), len(buf)))
@@ -1744,6 +1822,7 @@ func (r *Runtime) uint8ArrayProto_setFromHex(call FunctionCall) Value {
 	// Whatever was decoded before the error has already been written into the
 	// destination, as required by the spec (SetUint8ArrayBytes runs before the throw).
 	// Writes data directly, instead of using [SetUint8ArrayBytes], to avoiding extra allocation.
+	r.work(min(s.Length(), 2*len(into))) // mustard
 	written, err := fromHexInto(s, len(into), into)
 	if err != nil {
 		panic(r.newSyntaxError(err.Error()))
@@ -1774,6 +1853,7 @@ func (r *Runtime) uint8ArrayProto_setFromBase64(call FunctionCall) Value {
 	// Whatever was decoded before an error has already been written into the
 	// destination, as required by the spec (SetUint8ArrayBytes runs before the throw).
 	// Writes data directly, instead of using [SetUint8ArrayBytes], to avoiding extra allocation.
+	r.work(s.Length()) // mustard: at most the whole string is scanned
 	read, written, err := fromBase64Into(s, decodeMap, lastChunkHandling, into)
 
 	if err != nil {

@@ -16,6 +16,12 @@ type orderedMap struct {
 	hashTable           map[uint64]*mapEntry
 	iterFirst, iterLast *mapEntry
 	size                int
+
+	// mustard: the runtime of a Map or Set, to which its growth is
+	// reported, and its largest size so far (the hash table does not
+	// shrink on delete, so only a new largest size grows it).
+	r    *Runtime
+	high int
 }
 
 type orderedMapIter struct {
@@ -40,6 +46,10 @@ func (m *orderedMap) set(key, value Value) {
 	} else {
 		if key == _negativeZero {
 			key = intToValue(0)
+		}
+		if m.r != nil && m.size >= m.high { // mustard: the growth, in chunks
+			m.high = m.size + 1
+			m.r.allocStep(int64(m.size), mapEntryBytes)
 		}
 		entry = &mapEntry{key: key, value: value}
 		if hPrev == nil {
@@ -166,10 +176,19 @@ func (m *orderedMap) clear() {
 	m.iterLast = nil
 	m.hashTable = make(map[uint64]*mapEntry)
 	m.size = 0
+	m.high = 0 // mustard: the old table is garbage
 }
 
 func (m *orderedMap) copyTo(dest *orderedMap) {
+	i := 0 // mustard: a native loop over a guest-sized map
 	for entry := m.iterFirst; entry != nil; entry = entry.iterNext {
+		if dest.r != nil {
+			dest.r.tick(i)
+			i++
+		}
 		dest.set(entry.key, entry.value)
+	}
+	if dest.r != nil {
+		dest.r.workRest(i)
 	}
 }

@@ -16,8 +16,14 @@ type Meter interface {
 	// element, character or byte it visits.
 	Work(units int)
 	// Alloc reports about bytes of memory the engine is about to allocate
-	// for guest values.
+	// in bulk: string contents, buffers (their filling is reported as Work).
 	Alloc(bytes int)
+	// Make reports about bytes of memory the engine is about to allocate
+	// for values (array slots, objects, properties, the strings of a
+	// split). Making a value per element costs far more than visiting one,
+	// so a Meter should count this as work as well as memory, about one
+	// unit a byte.
+	Make(bytes int)
 }
 
 // SetMeter installs m (nil: none, the default).
@@ -31,9 +37,18 @@ func (r *Runtime) work(n int) {
 	}
 }
 
-// alloc reports n bytes about to be allocated and stops the call if the
-// Meter interrupted.
+// alloc reports n bytes about to be allocated for values (array slots,
+// objects, properties, the strings of a split): see Meter.Make.
 func (r *Runtime) alloc(n int) {
+	if m := r.meter; m != nil && n > 0 {
+		m.Make(n)
+		r.vm.checkInterrupt()
+	}
+}
+
+// allocBytes reports n bytes about to be allocated in bulk (string
+// contents, buffers): the site reports the work of filling them itself.
+func (r *Runtime) allocBytes(n int) {
 	if m := r.meter; m != nil && n > 0 {
 		m.Alloc(n)
 		r.vm.checkInterrupt()
@@ -122,4 +137,11 @@ func concatBytes(a, b String) int {
 		return a.Length() + b.Length()
 	}
 	return 2 * (a.Length() + b.Length())
+}
+
+// IsASCII reports whether s is stored as ASCII, one byte per character: an
+// embedder copying it out knows its size without converting it first.
+func IsASCII(s String) bool {
+	_, ascii := s.(asciiString)
+	return ascii
 }

@@ -142,31 +142,52 @@ func buildUTF8PosMap(s unicodeString) (positionMap, string) {
 	return pm, sb.String()
 }
 
-func (p *regexpPattern) findSubmatchIndex(s String, start int) regexpResult {
+// findSubmatchIndex finds the first match at or after start, and reports
+// to r's Meter the span it scanned: from start to the end of the match (or
+// of s), so that successive searches through s cost O(len(s)) in all.
+func (p *regexpPattern) findSubmatchIndex(r *Runtime, s String, start int) regexpResult {
+	res := p.findSubmatchIndexFrom(r, s, start)
+	r.searched(start, scanEnd(res, s.Length())) // mustard
+	return res
+}
+
+func (p *regexpPattern) findSubmatchIndexFrom(r *Runtime, s String, start int) regexpResult {
 	if p.regexpWrapper == nil {
-		return p.regexp2Wrapper.findSubmatchIndex(s, start, p.unicode, p.global || p.sticky)
+		return p.regexp2Wrapper.findSubmatchIndex(r, s, start, p.unicode, p.global || p.sticky)
 	}
 	if start != 0 {
 		// Unfortunately Go's regexp library does not allow starting from an arbitrary position.
 		// If we just drop the first _start_ characters of the string the assertions (^, $, \b and \B) will not
 		// work correctly.
 		p.createRegexp2()
-		return p.regexp2Wrapper.findSubmatchIndex(s, start, p.unicode, p.global || p.sticky)
+		return p.regexp2Wrapper.findSubmatchIndex(r, s, start, p.unicode, p.global || p.sticky)
+	}
+	if p.unicode && r.metered() { // mustard: a full-Unicode match of a non-ASCII string maps its positions first
+		if _, u := devirtualizeString(s); u != nil {
+			r.converted(u.Length(), posMapBytes)
+		}
 	}
 	return p.regexpWrapper.findSubmatchIndex(s, p.unicode)
 }
 
-func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sticky bool) []regexpResult {
+func (p *regexpPattern) findAllSubmatchIndex(r *Runtime, s String, start int, limit int, sticky bool) []regexpResult {
 	if p.regexpWrapper == nil {
-		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+		return p.regexp2Wrapper.findAllSubmatchIndex(r, s, start, limit, sticky, p.unicode)
 	}
 	if start == 0 {
 		a, u := devirtualizeString(s)
 		if u == nil {
-			return p.regexpWrapper.findAllSubmatchIndex(string(a), limit, sticky)
+			res := r.findAllBounded(limit, func(n int) []regexpResult { // mustard: in batches
+				return p.regexpWrapper.findAllSubmatchIndex(string(a), n, sticky)
+			})
+			return r.foundAll(res, 0, limit, len(a)) // mustard
 		}
 		if limit == 1 {
+			if p.unicode {
+				r.converted(u.Length(), posMapBytes) // mustard
+			}
 			result := p.regexpWrapper.findSubmatchIndexUnicode(u, p.unicode)
+			r.searched(0, scanEnd(result, u.Length())) // mustard
 			if result.indexes == nil {
 				return nil
 			}
@@ -176,21 +197,24 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 		// input.
 		if p.unicode {
 			// Try to convert s to UTF-8. If it does not contain any invalid UTF-16 we can do the matching in UTF-8.
+			r.converted(u.Length(), utf8PosMapBytes) // mustard
 			pm, str := buildUTF8PosMap(u)
 			if pm != nil {
-				res := p.regexpWrapper.findAllSubmatchIndex(str, limit, sticky)
+				res := r.findAllBounded(limit, func(n int) []regexpResult { // mustard: in batches
+					return p.regexpWrapper.findAllSubmatchIndex(str, n, sticky)
+				})
 				for _, result := range res {
 					for i, idx := range result.indexes {
 						result.indexes[i] = pm.get(idx)
 					}
 				}
-				return res
+				return r.foundAll(res, 0, limit, u.Length()) // mustard
 			}
 		}
 	}
 
 	p.createRegexp2()
-	return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+	return p.regexp2Wrapper.findAllSubmatchIndex(r, s, start, limit, sticky, p.unicode)
 }
 
 // clone creates a copy of the regexpPattern which can be used concurrently.
@@ -221,23 +245,25 @@ type regexpObject struct {
 	standard bool
 }
 
-func (r *regexp2Wrapper) findSubmatchIndex(s String, start int, fullUnicode, doCache bool) regexpResult {
+func (r *regexp2Wrapper) findSubmatchIndex(rt *Runtime, s String, start int, fullUnicode, doCache bool) regexpResult {
 	if fullUnicode {
-		return r.findSubmatchIndexUnicode(s, start, doCache)
+		return r.findSubmatchIndexUnicode(rt, s, start, doCache)
 	}
-	return r.findSubmatchIndexUTF16(s, start, doCache)
+	return r.findSubmatchIndexUTF16(rt, s, start, doCache)
 }
 
-func (r *regexp2Wrapper) findUTF16Cached(s String, start int, doCache bool) (match *regexp2.Match, runes []rune, err error) {
+func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, runes []rune, err error) {
 	wrapped := r.rx
 	cache := r.cache
 	if cache != nil && cache.posMap == nil && cache.target.SameAs(s) {
 		runes = cache.runes
 	} else {
+		rt.converted(s.Length(), runeBytes) // mustard
 		runes = s.utf16Runes()
 		cache = nil
 	}
 	match, err = wrapped.FindRunesMatchStartingAt(runes, start)
+	rt.regexp2Failed(err) // mustard
 	if doCache && match != nil && err == nil {
 		if cache == nil {
 			if r.cache == nil {
@@ -254,8 +280,8 @@ func (r *regexp2Wrapper) findUTF16Cached(s String, start int, doCache bool) (mat
 	return
 }
 
-func (r *regexp2Wrapper) findSubmatchIndexUTF16(s String, start int, doCache bool) regexpResult {
-	match, _, err := r.findUTF16Cached(s, start, doCache)
+func (r *regexp2Wrapper) findSubmatchIndexUTF16(rt *Runtime, s String, start int, doCache bool) regexpResult {
+	match, _, err := r.findUTF16Cached(rt, s, start, doCache)
 	if err != nil {
 		return regexpResult{}
 	}
@@ -279,7 +305,7 @@ func (r *regexp2Wrapper) findSubmatchIndexUTF16(s String, start int, doCache boo
 	return result
 }
 
-func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (match *regexp2.Match, posMap []int, err error) {
+func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, posMap []int, err error) {
 	var (
 		runes       []rune
 		mappedStart int
@@ -292,6 +318,7 @@ func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (m
 		runes, posMap = cache.runes, cache.posMap
 		mappedStart, splitPair = posMapReverseLookup(posMap, start)
 	} else {
+		rt.converted(s.Length(), posMapBytes) // mustard
 		posMap, runes, mappedStart, splitPair = buildPosMap(&lenientUtf16Decoder{utf16Reader: s.utf16Reader()}, s.Length(), start)
 		cache = nil
 	}
@@ -301,6 +328,7 @@ func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (m
 		savedRune, runes[mappedStart] = runes[mappedStart], second
 	}
 	match, err = wrapped.FindRunesMatchStartingAt(runes, mappedStart)
+	rt.regexp2Failed(err) // mustard
 	if doCache && match != nil && err == nil {
 		if splitPair {
 			runes[mappedStart] = savedRune
@@ -322,8 +350,8 @@ func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (m
 	return
 }
 
-func (r *regexp2Wrapper) findSubmatchIndexUnicode(s String, start int, doCache bool) regexpResult {
-	match, posMap, err := r.findUnicodeCached(s, start, doCache)
+func (r *regexp2Wrapper) findSubmatchIndexUnicode(rt *Runtime, s String, start int, doCache bool) regexpResult {
+	match, posMap, err := r.findUnicodeCached(rt, s, start, doCache)
 	if match == nil || err != nil {
 		return regexpResult{}
 	}
@@ -344,16 +372,19 @@ func (r *regexp2Wrapper) findSubmatchIndexUnicode(s String, start int, doCache b
 	return result
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, sticky bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start, limit int, sticky bool) []regexpResult {
 	wrapped := r.rx
-	match, runes, err := r.findUTF16Cached(s, start, false)
+	match, runes, err := r.findUTF16Cached(rt, s, start, false)
 	if match == nil || err != nil {
+		rt.searched(start, len(runes)) // mustard
 		return nil
 	}
 	if limit < 0 {
 		limit = len(runes) + 1
 	}
+	rt.allocBytes(mulBytes(int64(limit), matchBytes)) // mustard: the capacity is preallocated
 	results := make([]regexpResult, 0, limit)
+	scanned := start // mustard: each match reports the span since the previous one
 	for match != nil {
 		groups := match.Groups()
 
@@ -371,6 +402,10 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 				result.appendIndexesAndGroup(-1, 0, group.Name)
 			}
 		}
+		rt.searched(scanned, result.indexes[1]) // mustard
+		scanned = max(scanned, result.indexes[1])
+		rt.alloc(resultBytes(result)) // mustard
+		rt.poll(len(results))         // mustard
 
 		if sticky && len(result.indexes) > 1 {
 			if result.indexes[0] != start {
@@ -385,8 +420,12 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 			break
 		}
 		match, err = wrapped.FindNextMatch(match)
+		rt.regexp2Failed(err) // mustard
 		if err != nil {
 			return nil
+		}
+		if match == nil {
+			rt.searched(scanned, len(runes)) // mustard
 		}
 	}
 	return results
@@ -430,15 +469,20 @@ func posMapReverseLookup(posMap []int, pos int) (int, bool) {
 	return mapped, false
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, limit int, sticky bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeString, start, limit int, sticky bool) []regexpResult {
 	wrapped := r.rx
 	if limit < 0 {
 		limit = len(s) + 1
 	}
+	rt.allocBytes(mulBytes(int64(limit), matchBytes)) // mustard: the capacity is preallocated
 	results := make([]regexpResult, 0, limit)
-	match, posMap, err := r.findUnicodeCached(s, start, false)
+	match, posMap, err := r.findUnicodeCached(rt, s, start, false)
 	if err != nil {
 		return nil
+	}
+	scanned := start // mustard: each match reports the span since the previous one
+	if match == nil {
+		rt.searched(scanned, s.Length()) // mustard
 	}
 	for match != nil {
 		groups := match.Groups()
@@ -457,6 +501,10 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 				result.appendIndexesAndGroup(-1, 0, group.Name)
 			}
 		}
+		rt.searched(scanned, result.indexes[1]) // mustard
+		scanned = max(scanned, result.indexes[1])
+		rt.alloc(resultBytes(result)) // mustard
+		rt.poll(len(results))         // mustard
 
 		if sticky && len(result.indexes) > 1 {
 			if result.indexes[0] != start {
@@ -467,22 +515,26 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 
 		results = append(results, result)
 		match, err = wrapped.FindNextMatch(match)
+		rt.regexp2Failed(err) // mustard
 		if err != nil {
 			return nil
+		}
+		if match == nil {
+			rt.searched(scanned, s.Length()) // mustard
 		}
 	}
 	return results
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndex(s String, start, limit int, sticky, fullUnicode bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndex(rt *Runtime, s String, start, limit int, sticky, fullUnicode bool) []regexpResult {
 	a, u := devirtualizeString(s)
 	if u != nil {
 		if fullUnicode {
-			return r.findAllSubmatchIndexUnicode(u, start, limit, sticky)
+			return r.findAllSubmatchIndexUnicode(rt, u, start, limit, sticky)
 		}
-		return r.findAllSubmatchIndexUTF16(u, start, limit, sticky)
+		return r.findAllSubmatchIndexUTF16(rt, u, start, limit, sticky)
 	}
-	return r.findAllSubmatchIndexUTF16(a, start, limit, sticky)
+	return r.findAllSubmatchIndexUTF16(rt, a, start, limit, sticky)
 }
 
 func (r *regexp2Wrapper) clone() *regexp2Wrapper {
@@ -576,6 +628,15 @@ func createRegexpGroupsMap(result regexpResult) (groups map[unistring.String]int
 
 func (r *regexpObject) execResultToArray(target String, result regexpResult) Value {
 	captureCount := len(result.indexes) >> 1
+	if rt := r.val.runtime; rt.metered() { // mustard: the slots, the captures' copies, input/index/groups
+		n := mulBytes(int64(captureCount), valueBytes) + 3*propertyBytes
+		for i := 0; i+1 < len(result.indexes); i += 2 {
+			if result.indexes[i] >= 0 {
+				n = addBytes(n, substringBytes(target, result.indexes[i+1]-result.indexes[i]))
+			}
+		}
+		rt.produce(n)
+	}
 	valueArray := make([]Value, captureCount)
 	matchIndex := result.indexes[0]
 	valueArray[0] = target.Substring(result.indexes[0], result.indexes[1])
@@ -622,7 +683,7 @@ func (r *regexpObject) getLastIndex() int64 {
 func (r *regexpObject) execRegexp(target String) (match bool, result regexpResult) {
 	index := r.getLastIndex()
 	if index >= 0 && index <= int64(target.Length()) {
-		result = r.pattern.findSubmatchIndex(target, int(index))
+		result = r.pattern.findSubmatchIndex(r.val.runtime, target, int(index))
 	}
 	match = len(result.indexes) > 0 && (!r.pattern.sticky || int64(result.indexes[0]) == index)
 

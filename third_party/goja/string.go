@@ -276,7 +276,10 @@ func (s *stringObject) iterateStringKeys() iterNextFunc {
 }
 
 func (s *stringObject) stringKeys(all bool, accum []Value) []Value {
+	r := s.val.runtime
+	r.alloc(mulBytes(int64(s.length), 3*valueBytes)) // mustard: a slot, a string and its digits a key
 	for i := 0; i < s.length; i++ {
+		r.tick(i) // mustard
 		accum = append(accum, asciiString(strconv.Itoa(i)))
 	}
 

@@ -1,0 +1,230 @@
+package goja
+
+import "math"
+
+// Helpers for the Meter hooks of the Array, Object, TypedArray/ArrayBuffer,
+// Map/Set, Function, Reflect and Promise built-ins (a mustard-sidecar
+// addition; see PATCHES.md and mustard_meter.go). Every helper is a no-op
+// without a Meter, except that loop helpers still let an Interrupt stop a
+// long native loop.
+
+// What more guest values cost, for Alloc reports (measured on amd64 with
+// runtime.MemStats, rounded; like valueBytes and propertyBytes, "about").
+const (
+	objectBytes     = 192                       // an ordinary object with no properties
+	arrayBytes      = 512                       // an Array with no elements, its property map included
+	pairBytes       = arrayBytes + 2*valueBytes // a [key, value] entry array
+	keyBytes        = 2 * valueBytes            // a key in a keys array: its slot and, for an index, its name
+	descBytes       = 3 * valueBytes            // a valueProperty (a property with attributes)
+	sparseItemBytes = 24                        // one element of a sparse array
+	mapEntryBytes   = 96                        // one Map/Set entry, its hash table slot included
+	// per element of Promise.all/allSettled/any/race: the resolved promise,
+	// a resolving function and the reactions and promise of a then
+	promiseElementBytes = 4 * objectBytes
+)
+
+// copyBytesPerWork: copy() moves memory far faster than a loop visits
+// elements, so a copy of n bytes is reported as n/copyBytesPerWork units.
+const copyBytesPerWork = 128
+
+// bytesFor is n items of size bytes, clamped to math.MaxInt: a size too
+// large to compute is reported as huge, never wrapped or negative.
+func bytesFor(n int64, size int) int {
+	if n <= 0 || size <= 0 {
+		return 0
+	}
+	if n > int64(math.MaxInt/size) {
+		return math.MaxInt
+	}
+	return int(n) * size
+}
+
+// allocN reports n items of size bytes about to be allocated at once.
+func (r *Runtime) allocN(n int64, size int) {
+	if r.meter != nil {
+		r.alloc(bytesFor(n, size))
+	}
+}
+
+// allocBytesN reports n items of size bytes of bulk memory (a buffer).
+func (r *Runtime) allocBytesN(n int64, size int) {
+	if r.meter != nil {
+		r.allocBytes(bytesFor(n, size))
+	}
+}
+
+// allocStep is called before item i (from 0) of a result that grows one
+// item at a time is made: it reports the items in chunks, before the
+// chunk's first item: 8 items, then doubling (8, 16, ... 512) up to
+// workEvery, so that a small result is not reported as a large one.
+func (r *Runtime) allocStep(i int64, size int) {
+	if i&(i-1) == 0 || i&(workEvery-1) == 0 { // 0, a power of two, a multiple of workEvery
+		r.allocChunk(i, size)
+	}
+}
+
+func (r *Runtime) allocChunk(i int64, size int) {
+	switch {
+	case i == 0:
+		r.allocN(8, size)
+	case i >= workEvery:
+		r.allocN(workEvery, size)
+	case i >= 8:
+		r.allocN(i, size)
+	}
+}
+
+// workStep is called at iteration i (from 0) of a native loop of at most n
+// iterations: at the start of each chunk of workEvery iterations it reports
+// the chunk's work, before it is done, and without a Meter it lets an
+// Interrupt stop the loop.
+func (r *Runtime) workStep(i, n int64) {
+	if i&(workEvery-1) == 0 { // kept small enough to inline
+		r.workChunk(i, n)
+	}
+}
+
+func (r *Runtime) workChunk(i, n int64) {
+	if r.meter != nil {
+		r.work(int(max(min(n-i, workEvery), 1)))
+	} else {
+		r.vm.checkInterrupt()
+	}
+}
+
+// workRest reports, at the end of a loop of n iterations counted with
+// tick, the iterations tick has not reported yet.
+func (r *Runtime) workRest(n int) {
+	if r.meter != nil {
+		r.work(n & (workEvery - 1))
+	}
+}
+
+// workCopy reports a copy() of n items of size bytes.
+func (r *Runtime) workCopy(n int64, size int) {
+	if r.meter != nil {
+		r.work(bytesFor(n, size) / copyBytesPerWork)
+	}
+}
+
+// elemBytes is what a built-in's loop adding indexed properties to o one by
+// one allocates per property, beyond what o reports itself: Arrays report
+// the growth of their storage (arrayObject.expand, sparse items) and typed
+// arrays have a fixed one, other objects take a property each.
+func elemBytes(o *Object) int {
+	switch o.self.(type) {
+	case *arrayObject, *sparseArrayObject, *typedArrayObject:
+		return 0
+	}
+	return propertyBytes
+}
+
+// ownKeysHint is how many own string keys o has as far as its Go
+// representation tells, without running guest code (0 when it does not:
+// proxies, host objects, functions...).
+func ownKeysHint(o *Object) int64 {
+	switch s := o.self.(type) {
+	case *arrayObject:
+		return int64(s.objCount) + int64(len(s.propNames))
+	case *sparseArrayObject:
+		return int64(len(s.items)) + int64(len(s.propNames))
+	case *stringObject:
+		return int64(s.length) + int64(len(s.propNames))
+	case *typedArrayObject:
+		return int64(s.length) + int64(len(s.propNames))
+	case *baseObject:
+		return int64(len(s.propNames))
+	}
+	return 0
+}
+
+// selfKeys is how many of o's keys its stringKeys reports itself, up
+// front: the index keys of Arrays, typed arrays and String objects, which
+// it makes a name for each (array.go, array_sparse.go, typedarrays.go,
+// string.go).
+func selfKeys(o *Object) int64 {
+	switch s := o.self.(type) {
+	case *arrayObject:
+		return int64(s.objCount)
+	case *sparseArrayObject:
+		return int64(len(s.items))
+	case *stringObject:
+		return int64(s.length)
+	case *typedArrayObject:
+		return int64(s.length)
+	}
+	return 0
+}
+
+// keysRest reports, after a keys-listing built-in (Object.keys,
+// getOwnPropertyNames, Reflect.ownKeys) listed n keys in one call, the work
+// and the slots of the keys beyond the self keys that were reported already.
+// (The other keys' names exist already: the object holds them.)
+func (r *Runtime) keysRest(self int64, n int) {
+	if r.meter != nil && int64(n) > self {
+		r.allocN(int64(n)-self, valueBytes)
+		r.work(n - int(self))
+	}
+}
+
+// keysMeter meters a loop over an object's own properties that allocates
+// size bytes per property: the properties ownKeysHint tells of are reported
+// up front, any others in chunks as the loop reaches them, and the work is
+// one unit per property (reported in chunks by tick, the rest by done).
+type keysMeter struct {
+	r       *Runtime
+	hint, i int64
+	size    int
+}
+
+func (r *Runtime) newKeysMeter(o *Object, size int) keysMeter {
+	m := keysMeter{r: r, size: size}
+	if r.meter != nil && size > 0 {
+		m.hint = ownKeysHint(o)
+		r.allocN(m.hint, size)
+	}
+	return m
+}
+
+// next is called before each property is handled.
+func (m *keysMeter) next() {
+	m.r.tick(int(m.i))
+	if m.i >= m.hint {
+		m.r.allocStep(m.i-m.hint, m.size)
+	}
+	m.i++
+}
+
+// done is called after the loop.
+func (m *keysMeter) done() {
+	m.r.workRest(int(m.i))
+}
+
+// partsAlloc reports the memory of a string built from parts (join,
+// toLocaleString): each part before it is appended, in batches of
+// partsBatch bytes so that a long join does not call the Meter per element.
+type partsAlloc struct {
+	r *Runtime
+	n int
+}
+
+const partsBatch = 64 << 10
+
+func (a *partsAlloc) add(s String) {
+	if a.r.meter != nil {
+		a.n += stringBytes(s)
+		if a.n >= partsBatch {
+			n := a.n
+			a.n = 0
+			a.r.allocBytes(n)
+		}
+	}
+}
+
+func (a *partsAlloc) flush() {
+	if a.r.meter != nil && a.n > 0 {
+		n := a.n
+		a.n = 0
+		a.r.allocBytes(n)
+	}
+}

@@ -1,0 +1,257 @@
+package goja
+
+import (
+	"math"
+	"strings"
+)
+
+// Helpers for what the string, RegExp, JSON and URI built-ins report to the
+// Meter (a mustard-sidecar addition; see PATCHES.md). Like the Meter's own
+// helpers they do nothing without a Meter, except poll's cheap interrupt
+// check.
+
+const (
+	// regexpTimeoutWork is what a regexp2 match that ran past
+	// regexp2.DefaultMatchTimeout costs: it has done unbounded work, so it
+	// costs more than any budget.
+	regexpTimeoutWork = 1 << 40
+
+	// maxReportBytes caps a computed size: a request too large to compute
+	// (or to fit an int) is reported as this, never as a wrapped-around
+	// small or negative number.
+	maxReportBytes = math.MaxInt / 2
+
+	// produceBytesPerUnit: copying bytes into a result is much cheaper than
+	// visiting a character, so a copy of n bytes is n/produceBytesPerUnit
+	// units of work (the rate the Meter's copying helper uses).
+	produceBytesPerUnit = 128
+
+	// matchBytes is the memory of one match in a list of matches: a
+	// regexpResult and its start and end.
+	matchBytes = 64
+)
+
+// mulBytes is a*b for counts a, b >= 0, clamped to maxReportBytes.
+func mulBytes(a, b int64) int {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > maxReportBytes/b {
+		return maxReportBytes
+	}
+	return int(a * b)
+}
+
+// addBytes is a+b for sizes in [0, maxReportBytes], clamped.
+func addBytes(a, b int) int {
+	if a > maxReportBytes-b {
+		return maxReportBytes
+	}
+	return a + b
+}
+
+// unitBytes is the size of a string of n UTF-16 units: one byte a unit
+// if it is ASCII, else two a unit plus the BOM.
+func unitBytes(n int64, ascii bool) int {
+	if n <= 0 {
+		return 0
+	}
+	if ascii {
+		return mulBytes(n, 1)
+	}
+	return addBytes(mulBytes(n, 2), 2)
+}
+
+// isASCIIKind reports whether s is stored one byte a unit, without
+// scanning an imported string that was not scanned yet (false then: the
+// conservative answer).
+func isASCIIKind(s String) bool {
+	switch s := s.(type) {
+	case asciiString:
+		return true
+	case *importedString:
+		return s.scanned && s.u == nil
+	}
+	return false
+}
+
+// substringBytes is what s.Substring of n units allocates: nothing when s
+// is ASCII (Go substrings share memory), a copy otherwise.
+func substringBytes(s String, n int) int {
+	if isASCIIKind(s) {
+		return 0
+	}
+	return unitBytes(int64(n), false)
+}
+
+// produce reports a result of n bytes about to be copied together: its
+// memory, and the copy as work.
+func (r *Runtime) produce(n int) {
+	if r.meter != nil && n > 0 {
+		r.allocBytes(n) // first: a result too large for the limit is refused as such
+		r.work(n/produceBytesPerUnit + 1)
+	}
+}
+
+// transform reports a result of n UTF-16 units about to be built a
+// character at a time (case mapping, escaping, splitting into
+// characters): one unit of work a character, and its memory.
+func (r *Runtime) transform(n int64, ascii bool) {
+	if r.meter != nil && n > 0 {
+		r.allocBytes(unitBytes(n, ascii))
+		r.work(mulBytes(n, 1))
+	}
+}
+
+// grew reports the growth of a buffer now n bytes long past *reported, the
+// size reported so far.
+func (r *Runtime) grew(reported *int, n int) {
+	if n > *reported {
+		r.allocBytes(n - *reported)
+		*reported = n
+	}
+}
+
+// poll lets an Interrupt stop a long native loop whose work was reported
+// already: a check every workEvery iterations.
+func (r *Runtime) poll(i int) {
+	if i&(workEvery-1) == workEvery-1 {
+		r.vm.checkInterrupt()
+	}
+}
+
+// regexp2Failed handles the error of a regexp2 match, which goja reports
+// as "no match": a timeout costs regexpTimeoutWork, so with a Meter it
+// fails the execution instead of silently answering "no match".
+func (r *Runtime) regexp2Failed(err error) {
+	if err != nil && strings.HasPrefix(err.Error(), "match timeout") {
+		r.work(min(regexpTimeoutWork, math.MaxInt)) // MaxInt where int has 32 bits
+	}
+}
+
+// searched reports a search that began at start and stopped at end (the
+// end of its match, or of the input): at least one unit a call.
+func (r *Runtime) searched(start, end int) {
+	r.work(max(end-start, 1))
+}
+
+// foundEnd is where a search for a needle of n units stopped in a string
+// of length units: the end of the match at idx, or the end of the string.
+func foundEnd(idx, n, length int) int {
+	if idx >= 0 {
+		return idx + n
+	}
+	return length
+}
+
+// scanEnd is where a RegExp search stopped: the end of its match, or the
+// end of the input.
+func scanEnd(res regexpResult, length int) int {
+	if len(res.indexes) > 1 && res.indexes[1] >= 0 {
+		return res.indexes[1]
+	}
+	return length
+}
+
+// resultBytes is the memory of one match in a list of matches.
+func resultBytes(res regexpResult) int {
+	return matchBytes + 8*len(res.indexes) + 16*len(res.groups)
+}
+
+// foundAll reports a list of matches found by one call that searched from
+// start: its memory, and the span it scanned (to the end of the input
+// unless it stopped at its limit).
+func (r *Runtime) foundAll(res []regexpResult, start, limit, length int) []regexpResult {
+	if r.meter != nil {
+		n := 0
+		for _, m := range res {
+			n = addBytes(n, resultBytes(m))
+		}
+		r.alloc(n)
+		end := length
+		if limit > 0 && len(res) == limit {
+			end = scanEnd(res[len(res)-1], length)
+		}
+		r.searched(start, end)
+	}
+	return res
+}
+
+// converted reports a string of n units about to be converted for a
+// matcher (to runes, with a position map): n units of work and perUnit
+// bytes a unit.
+func (r *Runtime) converted(n, perUnit int) {
+	if r.meter != nil && n > 0 {
+		r.work(n)
+		r.allocBytes(mulBytes(int64(n), int64(perUnit)))
+	}
+}
+
+// regexpInstBytes is about what compiling a pattern takes per character
+// of its source: one RE2 instruction (regexp/syntax.Inst) a character.
+const regexpInstBytes = 40
+
+// compiling reports a RegExp pattern of n units about to be compiled.
+func (r *Runtime) compiling(n int) {
+	if r.meter != nil && n > 0 {
+		r.work(n)
+		r.allocBytes(mulBytes(int64(n), regexpInstBytes))
+	}
+}
+
+// scanCopy reports a built-in that visits every character of s and
+// returns about s again: a copy, unless s is ASCII (then the result is a
+// substring of it, which shares its memory).
+func (r *Runtime) scanCopy(s String) {
+	if r.meter != nil {
+		n := s.Length()
+		r.work(n)
+		if !isASCIIKind(s) {
+			r.allocBytes(unitBytes(int64(n), false))
+		}
+	}
+}
+
+// expanded reports the part of a result larger than the reported bytes
+// (case mapping and normalisation can lengthen a string).
+func (r *Runtime) expanded(res String, reported int) String {
+	if r.meter != nil {
+		r.allocBytes(stringBytes(res) - reported)
+	}
+	return res
+}
+
+// What converting a string for a matcher takes a UTF-16 unit: a rune; a
+// rune and a position; a position pair and up to 3 UTF-8 bytes.
+const (
+	runeBytes       = 4
+	posMapBytes     = 12
+	utf8PosMapBytes = 20
+)
+
+// findAllBatch is the first number of matches a bounded find-all asks for.
+const findAllBatch = 1024
+
+// findAllBounded runs a find-all of at most limit matches (-1: all) in
+// growing batches: Go's regexp builds its whole list of matches inside one
+// call, where nothing can stop it, so each batch's memory is reported
+// before a larger one is asked for. The same search runs again from the
+// start for each batch (batches grow 4x, so the scans add up to under
+// 4/3 of one) and returns the same matches as one call would.
+func (r *Runtime) findAllBounded(limit int, find func(n int) []regexpResult) []regexpResult {
+	if !r.metered() || limit >= 0 && limit <= findAllBatch {
+		return find(limit)
+	}
+	for n := findAllBatch; ; n *= 4 {
+		if limit >= 0 && n >= limit || n > maxReportBytes/matchBytes {
+			return find(limit)
+		}
+		res := find(n)
+		if len(res) < n {
+			return res
+		}
+		// This batch's memory: past the limit it stops here, and the next
+		// batch, 4x larger, is asked for only while it is not.
+		r.allocBytes(mulBytes(int64(n), matchBytes))
+	}
+}
