@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"math/big"
 	"reflect"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dop251/goja"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -27,11 +29,47 @@ type exporter struct {
 	r       *realm
 	seen    map[*goja.Object]bool // true while on the current path
 	checked bool                  // descriptorsSafe held when the export began
+	room    uint64                // bytes the exported value may still take
 }
 
+// errTooLarge: the exported value would take more memory than the heap
+// limit allows (the same 4 MB string 1,000 times is 4 GB once copied and
+// encoded), checked before it is built.
+var errTooLarge = errors.New("value too large")
+
+// What one exported element or member takes besides its text.
+const (
+	elemBytes   = uint64(unsafe.Sizeof(value.Value{}))
+	memberBytes = uint64(unsafe.Sizeof(value.Member{}))
+)
+
+// export converts a value crossing the boundary, within the execution's
+// heap limit.
 func (r *realm) export(v goja.Value) (value.Value, error) {
-	e := exporter{r: r, seen: map[*goja.Object]bool{}}
-	return e.value(v, 0)
+	return r.exporter().value(v, 0)
+}
+
+// exporter starts an export whose values share the room of one heap limit.
+func (r *realm) exporter() *exporter {
+	return &exporter{r: r, seen: map[*goja.Object]bool{}, room: r.x.limits.HeapLimitBytes}
+}
+
+// stringBytes bounds the WTF-8 size of a guest string: its length when it
+// is ASCII, at most 3 bytes per UTF-16 unit otherwise.
+func stringBytes(s goja.String) uint64 {
+	if goja.IsASCII(s) {
+		return uint64(s.Length())
+	}
+	return 3 * uint64(s.Length())
+}
+
+// take reserves n bytes of the export's room.
+func (e *exporter) take(n uint64) error {
+	if n > e.room {
+		return errTooLarge
+	}
+	e.room -= n
+	return nil
 }
 
 func (e *exporter) value(v goja.Value, depth int) (value.Value, error) {
@@ -47,6 +85,9 @@ func (e *exporter) value(v goja.Value, depth int) (value.Value, error) {
 	case *goja.Symbol:
 		return value.Value{}, &boundaryError{"symbols cannot cross the structured host boundary"}
 	case goja.String:
+		if err := e.take(stringBytes(v)); err != nil {
+			return value.Value{}, err
+		}
 		return value.String(guestString(v)), nil
 	}
 	t := v.ExportType()
@@ -184,6 +225,9 @@ func (e *exporter) array(o *goja.Object, depth int) (value.Value, error) {
 			return value.Value{}, &boundaryError{"arrays with extra properties cannot cross the structured host boundary"}
 		}
 	}
+	if err := e.take(uint64(n) * elemBytes); err != nil {
+		return value.Value{}, err
+	}
 	elems := make([]value.Value, n)
 	for i := range elems {
 		ev, present, err := e.ownData(o, e.r.rt.ToValue(i))
@@ -206,6 +250,9 @@ func (e *exporter) plain(o *goja.Object, depth int) (value.Value, error) {
 	if err != nil {
 		return value.Value{}, err
 	}
+	if err := e.take(uint64(len(keys)) * memberBytes); err != nil {
+		return value.Value{}, err
+	}
 	members := make([]value.Member, 0, len(keys))
 	for _, k := range keys {
 		pv, present, err := e.ownData(o, k)
@@ -222,6 +269,9 @@ func (e *exporter) plain(o *goja.Object, depth int) (value.Value, error) {
 		ks, _ := k.(goja.String)
 		if ks == nil {
 			ks, _ = k.ToString().(goja.String)
+		}
+		if err := e.take(stringBytes(ks)); err != nil {
+			return value.Value{}, err
 		}
 		members = append(members, value.Member{Key: guestString(ks), Value: mv})
 	}

@@ -177,3 +177,19 @@ func TestReplayMatchesHot(t *testing.T) {
 		assert.True(t, value.Equal(step.Value, cstep.Value), "resume at %d", i)
 	}
 }
+
+// Each argument of a capability call is its own value: one object may be
+// passed as two arguments, while the arguments share one size bound.
+func TestCapabilityArgumentsAreSeparateValues(t *testing.T) {
+	var got []value.Value
+	step, _ := runAll(t, "const o = {a: 1}; fetch(o, o); 'ok'", []string{"fetch"}, nil, func(_ string, args []value.Value) Payload {
+		got = args
+		return Payload{}
+	})
+	require.NoError(t, step.Err)
+	require.Len(t, got, 2)
+	assert.Equal(t, got[0], got[1])
+
+	step, _ = runAll(t, "const s = 'x'.repeat(3e6); fetch(s, s, s); 'ok'", []string{"fetch"}, nil, echo)
+	require.Equal(t, ErrHeapLimit, step.Err, "three 3 MB arguments pass an 8 MiB limit together")
+}

@@ -77,10 +77,9 @@ type Execution struct {
 	inbox  chan message
 	over   bool
 
-	rt          *Runtime
-	heap        heapState
-	workCarry   uint64 // built-in work not yet a whole instruction (meter.go)
-	nativeDepth int    // nesting of guarded recursive built-ins
+	rt        *Runtime
+	heap      heapState
+	workCarry uint64 // built-in work not yet a whole instruction (meter.go)
 }
 
 // errAbandoned ends an evicted execution's goroutine.
@@ -218,6 +217,9 @@ func (x *Execution) execute() Step {
 		return Step{Err: divergence("the program completed before reaching the suspended call")}
 	}
 	v, err := r.export(result)
+	if err == errTooLarge {
+		return Step{Err: ErrHeapLimit}
+	}
 	if err != nil {
 		return Step{Err: &Error{Kind: KindSerialization, Message: "result " + err.Error()}}
 	}
@@ -331,8 +333,14 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		rt := x.realm.rt
 		args := make([]value.Value, len(call.Arguments))
+		e := x.realm.exporter() // all the arguments share one limit
 		for i, a := range call.Arguments {
-			v, err := x.realm.export(a)
+			clear(e.seen) // each argument is its own value: o may be passed twice
+			v, err := e.value(a, 0)
+			if err == errTooLarge {
+				rt.Interrupt(ErrHeapLimit)
+				return goja.Undefined()
+			}
 			if err != nil {
 				panic(rt.NewTypeError(fmt.Sprintf("argument %d of %s: %s", i+1, name, err.Error())))
 			}
@@ -452,6 +460,9 @@ func (x *Execution) failure(err error) error {
 	case *goja.InterruptedError:
 		if le, ok := e.Value().(*Error); ok {
 			return le
+		}
+		if e.Value() == goja.ErrNativeDepth {
+			return ErrCallDepth
 		}
 		return ErrCancelled
 	case *goja.StackOverflowError:

@@ -276,9 +276,10 @@ fetch_data(2); r;`
 // Resuming with a different policy gives the same outcome hot (the parked
 // execution continues) and cold (a fresh session replays the journal): the
 // journaled past runs under the limits it ran under, the future under the
-// resume's, and budgets and memory count the whole execution.
+// resume's, and budgets and memory count the whole execution. Not
+// parallel: the heap figure is the process's, so executions of other tests
+// running at the same time would blur it.
 func TestInProcessPolicyChangeHotEqualsCold(t *testing.T) {
-	t.Parallel()
 	const deep = `function f(n) { return n === 0 ? fetch_data(1) : f(n - 1) + 0 }
 function g(n) { return n === 0 ? 0 : g(n - 1) + 0 }
 `
