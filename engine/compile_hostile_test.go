@@ -31,6 +31,78 @@ func chain(head, link string, size int) string {
 	return head + strings.Repeat(link, (size-len(head))/len(link))
 }
 
+// nestings are the recursive productions of the grammar, as open + core +
+// close, nested by repeating open and close.
+var nestings = []struct{ name, open, core, close string }{
+	{"parentheses", "(", "1", ")"},
+	{"array literals", "[", "", "]"},
+	{"object literals", "({a:", "1", "})"},
+	{"nested object values", "x={a:", "1", "}"},
+	{"blocks", "{", "", "}"},
+	{"calls", "f(", "", ")"},
+	{"bracket members", "a[", "0", "]"},
+	{"templates", "`${", "1", "}`"},
+	{"tagged templates", "f`${", "1", "}`"},
+	{"spread", "[...", "[]", "]"},
+	{"not", "!", "1", ""},
+	{"negation", "-", "1", ""},
+	{"typeof", "typeof ", "1", ""},
+	{"void", "void ", "1", ""},
+	{"delete", "delete ", "a", ""},
+	{"await", "async function f(){", "", "}"},
+	{"prefix increment", "++", "a", ""},
+	{"new", "new ", "A", ""},
+	{"arrows", "a=>", "1", ""},
+	{"async arrows", "async a=>", "1", ""},
+	{"arrow parameters", "(a=(", "1", ")=>1)"},
+	{"conditional", "a?b:", "c", ""},
+	{"conditional consequent", "a?(", "1", "):c"},
+	{"assignment", "a=", "1", ""},
+	{"compound assignment", "a+=", "1", ""},
+	{"exponent", "2**", "2", ""},
+	{"if", "if(a)", ";", ""},
+	{"else if", "if(a);else ", ";", ""},
+	{"while", "while(a)", ";", ""},
+	{"for", "for(;;)", "break;", ""},
+	{"labels", "a:", ";", ""},
+	{"try", "try{", "", "}finally{}"},
+	{"functions", "function f(){", "", "}"},
+	{"function expressions", "(function(){", "", "})"},
+	{"classes", "class A{m(){", "", "}}"},
+	{"class heritage", "class A extends (", "B", "){}"},
+	{"switch", "switch(a){case 1:", "", "}"},
+	{"array patterns", "[", "a", "]=b"},
+	{"object patterns", "({a:", "x", "}=b)"},
+	{"binding patterns", "let [", "a", "]=b"},
+	{"default parameters", "function f(a=", "1", "){}"},
+	{"generators", "function*g(){yield ", "1", "}"},
+	{"comma in parentheses", "(1,", "1", ")"},
+	{"optional calls", "a?.(", "", ")"},
+}
+
+// chains are the left-deep forms the parser builds in loops: head + link^n.
+var chains = []struct{ name, head, link string }{
+	{"addition", "1", "+1"},
+	{"string concatenation", "'a'", "+'a'"},
+	{"multiplication", "1", "*1"},
+	{"shift", "1", "<<1"},
+	{"relational", "1", "<1"},
+	{"instanceof", "a", " instanceof a"},
+	{"equality", "1", "==1"},
+	{"bitwise and", "1", "&1"},
+	{"bitwise xor", "1", "^1"},
+	{"bitwise or", "1", "|1"},
+	{"logical and", "1", "&&1"},
+	{"logical or", "1", "||1"},
+	{"coalesce", "1", "??1"},
+	{"members", "a", ".b"},
+	{"optional members", "a", "?.b"},
+	{"calls", "f", "()"},
+	{"index", "a", "[0]"},
+	{"tagged", "f", "``"},
+	{"postfix after members", "a", ".b()"},
+}
+
 type hostileSource struct {
 	name string
 	src  string
@@ -38,77 +110,9 @@ type hostileSource struct {
 }
 
 func hostileSources(size int) []hostileSource {
-	deep := []struct{ name, open, core, close string }{
-		{"parentheses", "(", "1", ")"},
-		{"array literals", "[", "", "]"},
-		{"object literals", "({a:", "1", "})"},
-		{"nested object values", "x={a:", "1", "}"},
-		{"blocks", "{", "", "}"},
-		{"calls", "f(", "", ")"},
-		{"bracket members", "a[", "0", "]"},
-		{"templates", "`${", "1", "}`"},
-		{"tagged templates", "f`${", "1", "}`"},
-		{"spread", "[...", "[]", "]"},
-		{"not", "!", "1", ""},
-		{"negation", "-", "1", ""},
-		{"typeof", "typeof ", "1", ""},
-		{"void", "void ", "1", ""},
-		{"delete", "delete ", "a", ""},
-		{"await", "async function f(){", "", "}"},
-		{"await chain", "(async()=>{", strings.Repeat("await ", size/8) + "1", "})"},
-		{"prefix increment", "++", "a", ""},
-		{"new", "new ", "A", ""},
-		{"arrows", "a=>", "1", ""},
-		{"async arrows", "async a=>", "1", ""},
-		{"arrow parameters", "(a=(", "1", ")=>1)"},
-		{"conditional", "a?b:", "c", ""},
-		{"conditional consequent", "a?(", "1", "):c"},
-		{"assignment", "a=", "1", ""},
-		{"compound assignment", "a+=", "1", ""},
-		{"exponent", "2**", "2", ""},
-		{"if", "if(a)", ";", ""},
-		{"else if", "if(a);else ", ";", ""},
-		{"while", "while(a)", ";", ""},
-		{"for", "for(;;)", "break;", ""},
-		{"labels", "a:", ";", ""},
-		{"try", "try{", "", "}finally{}"},
-		{"functions", "function f(){", "", "}"},
-		{"function expressions", "(function(){", "", "})"},
-		{"classes", "class A{m(){", "", "}}"},
-		{"class heritage", "class A extends (", "B", "){}"},
-		{"switch", "switch(a){case 1:", "", "}"},
-		{"array patterns", "[", "a", "]=b"},
-		{"object patterns", "({a:", "x", "}=b)"},
-		{"binding patterns", "let [", "a", "]=b"},
-		{"default parameters", "function f(a=", "1", "){}"},
-		{"generators", "function*g(){yield ", "1", "}"},
-		{"comma in parentheses", "(1,", "1", ")"},
-		{"optional calls", "a?.(", "", ")"},
-	}
-	var out []hostileSource
-	for _, d := range deep {
+	out := []hostileSource{{"await chain", "(async()=>{" + strings.Repeat("await ", size/8) + "1})", false}}
+	for _, d := range nestings {
 		out = append(out, hostileSource{d.name, nest(d.open, d.core, d.close, size), false})
-	}
-	chains := []struct{ name, head, link string }{
-		{"addition", "1", "+1"},
-		{"string concatenation", "'a'", "+'a'"},
-		{"multiplication", "1", "*1"},
-		{"shift", "1", "<<1"},
-		{"relational", "1", "<1"},
-		{"instanceof", "a", " instanceof a"},
-		{"equality", "1", "==1"},
-		{"bitwise and", "1", "&1"},
-		{"bitwise xor", "1", "^1"},
-		{"bitwise or", "1", "|1"},
-		{"logical and", "1", "&&1"},
-		{"logical or", "1", "||1"},
-		{"coalesce", "1", "??1"},
-		{"members", "a", ".b"},
-		{"optional members", "a", "?.b"},
-		{"calls", "f", "()"},
-		{"index", "a", "[0]"},
-		{"tagged", "f", "``"},
-		{"postfix after members", "a", ".b()"},
 	}
 	for _, c := range chains {
 		out = append(out, hostileSource{c.name + " chain", chain(c.head, c.link, size), false})

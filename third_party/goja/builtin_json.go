@@ -300,7 +300,7 @@ func (ctx *_builtinJSON_stringifyContext) do(v Value) bool {
 
 func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 	ctx.r.step()                             // mustard
-	ctx.r.work(1)                            // mustard: a unit a value visited
+	ctx.r.work(valueVisitUnits)              // mustard: a value visited and written
 	ctx.r.grew(&ctx.reported, ctx.buf.Len()) // mustard: the output so far
 	value := nilSafe(holder.get(key, nil))
 

@@ -23,6 +23,13 @@ const (
 	promiseElementBytes = 4 * objectBytes
 )
 
+// defaultCompareUnits: sort without a comparator converts both values to
+// strings at every comparison, about as costly as a guest call.
+const defaultCompareUnits = 32
+
+// valueVisitUnits: JSON.stringify visits a value and writes its text.
+const valueVisitUnits = 32
+
 // copyBytesPerWork: copy() moves memory far faster than a loop visits
 // elements, so a copy of n bytes is reported as n/copyBytesPerWork units.
 const copyBytesPerWork = 128

@@ -147,7 +147,7 @@ func buildUTF8PosMap(s unicodeString) (positionMap, string) {
 // of s), so that successive searches through s cost O(len(s)) in all.
 func (p *regexpPattern) findSubmatchIndex(r *Runtime, s String, start int) regexpResult {
 	res := p.findSubmatchIndexFrom(r, s, start)
-	r.searched(start, scanEnd(res, s.Length())) // mustard
+	r.matched(start, scanEnd(res, s.Length())) // mustard
 	return res
 }
 
@@ -187,7 +187,7 @@ func (p *regexpPattern) findAllSubmatchIndex(r *Runtime, s String, start int, li
 				r.converted(u.Length(), posMapBytes) // mustard
 			}
 			result := p.regexpWrapper.findSubmatchIndexUnicode(u, p.unicode)
-			r.searched(0, scanEnd(result, u.Length())) // mustard
+			r.matched(0, scanEnd(result, u.Length())) // mustard
 			if result.indexes == nil {
 				return nil
 			}
@@ -376,7 +376,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start,
 	wrapped := r.rx
 	match, runes, err := r.findUTF16Cached(rt, s, start, false)
 	if match == nil || err != nil {
-		rt.searched(start, len(runes)) // mustard
+		rt.matched(start, len(runes)) // mustard
 		return nil
 	}
 	if limit < 0 {
@@ -402,7 +402,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start,
 				result.appendIndexesAndGroup(-1, 0, group.Name)
 			}
 		}
-		rt.searched(scanned, result.indexes[1]) // mustard
+		rt.matched(scanned, result.indexes[1]) // mustard
 		scanned = max(scanned, result.indexes[1])
 		rt.alloc(resultBytes(result)) // mustard
 		rt.poll(len(results))         // mustard
@@ -425,7 +425,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start,
 			return nil
 		}
 		if match == nil {
-			rt.searched(scanned, len(runes)) // mustard
+			rt.matched(scanned, len(runes)) // mustard
 		}
 	}
 	return results
@@ -482,7 +482,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeStrin
 	}
 	scanned := start // mustard: each match reports the span since the previous one
 	if match == nil {
-		rt.searched(scanned, s.Length()) // mustard
+		rt.matched(scanned, s.Length()) // mustard
 	}
 	for match != nil {
 		groups := match.Groups()
@@ -501,7 +501,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeStrin
 				result.appendIndexesAndGroup(-1, 0, group.Name)
 			}
 		}
-		rt.searched(scanned, result.indexes[1]) // mustard
+		rt.matched(scanned, result.indexes[1]) // mustard
 		scanned = max(scanned, result.indexes[1])
 		rt.alloc(resultBytes(result)) // mustard
 		rt.poll(len(results))         // mustard
@@ -520,7 +520,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeStrin
 			return nil
 		}
 		if match == nil {
-			rt.searched(scanned, s.Length()) // mustard
+			rt.matched(scanned, s.Length()) // mustard
 		}
 	}
 	return results
