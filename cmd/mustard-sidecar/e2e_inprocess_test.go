@@ -356,3 +356,39 @@ fetch_data(1); s.length`
 		})
 	}
 }
+
+// Memory an execution keeps across resumes counts: a program that keeps
+// 1.5 MB more at every suspension fails with the heap limit (8 MiB) a few
+// resumes in, although no single segment grows by the limit. Not parallel:
+// the heap figure is the process's.
+func TestInProcessKeptMemoryIsCumulative(t *testing.T) {
+	const src = `const keep = [];
+for (let k = 0; k < 20; k++) { keep.push('x'.repeat(15e5) + k); fetch_data(k); }
+keep.length`
+	p := newInproc(t, protocol.Options{})
+	s := p.start(p.compile(src), "fetch_data")
+	for k := 1; k <= 20; k++ {
+		p.id++
+		hdr, err := json.Marshal(map[string]any{"protocol_version": 2, "id": p.id, "method": "resume",
+			"snapshot_id": s.snapID, "policy_id": s.policyID, "auth": hosttest.Auth(hostKey, s.snapID), "payload": valuePayload(num(0))})
+		require.NoError(t, err)
+		resp, err := p.s.Handle(hdr, nil)
+		require.NoError(t, err)
+		var out map[string]any
+		require.NoError(t, json.Unmarshal(resp.Header, &out))
+		if out["ok"] != true {
+			require.Equal(t, "Limit: heap limit exceeded", out["error"])
+			t.Logf("failed at resume %d, holding about %.1f MB", k, 1.5*float64(k))
+			// At resume k the execution holds k strings of 1.5 MB and builds
+			// one more through a 1.5 MB temporary: over 8 MiB from k = 4.
+			// Up to an eighth of the limit may escape the count between
+			// confirmations: at most one resume later.
+			require.GreaterOrEqual(t, k, 4)
+			require.LessOrEqual(t, k, 5)
+			return
+		}
+		s = p.step(out, resp.Payload)
+		require.NotEmpty(t, s.snapID, "resume %d completed: kept memory was not counted", k)
+	}
+	t.Fatal("20 resumes kept 30 MB under an 8 MiB limit")
+}
