@@ -183,6 +183,34 @@ func TestHostileSourceCompiles(t *testing.T) {
 	t.Logf("slowest compile: %v", worst.Round(time.Millisecond))
 }
 
+// Every chain and nesting just under the limit compiles quickly: the
+// compiler's own work must be linear too (constant folding of a && b once
+// took 2^n steps for n links).
+func TestChainsUnderTheLimitCompile(t *testing.T) {
+	n := MaxSourceNesting - 10
+	for _, c := range chains {
+		for _, head := range []string{c.head, "x"} {
+			src := head + strings.Repeat(c.link, n)
+			began := time.Now()
+			_, err := Compile(src)
+			d := time.Since(began)
+			if err != nil {
+				assert.True(t, strings.HasPrefix(err.Error(), "Parse: "), "%s: %v", c.name, err)
+			}
+			assert.Less(t, d, compileBound, "%s x %d", c.name, n)
+		}
+	}
+	for _, c := range nestings {
+		src := strings.Repeat(c.open, n/2) + c.core + strings.Repeat(c.close, n/2)
+		began := time.Now()
+		_, err := Compile(src)
+		if err != nil {
+			assert.True(t, strings.HasPrefix(err.Error(), "Parse: "), "%s: %v", c.name, err)
+		}
+		assert.Less(t, time.Since(began), compileBound, "%s x %d", c.name, n/2)
+	}
+}
+
 // Nesting up to the limit compiles and runs, for the constructs a program
 // plausibly nests; one level more is a Parse error naming the limit.
 func TestNestingAtTheLimit(t *testing.T) {

@@ -84,8 +84,9 @@ type compiler struct {
 
 	enumGetExpr compiledEnumGetExpr
 
-	evalVM *vm // VM used to evaluate constant expressions
-	ctxVM  *vm // VM in which an eval() code is compiled
+	evalVM *vm                          // VM used to evaluate constant expressions
+	consts map[compiledExpr]constResult // mustard: evalConst's results, see mustard_compiler.go
+	ctxVM  *vm                          // VM in which an eval() code is compiled
 
 	codeScratchpad []instruction
 

@@ -165,16 +165,19 @@ type compiledConditionalExpr struct {
 type compiledLogicalOr struct {
 	baseCompiledExpr
 	left, right compiledExpr
+	isConst     constMemo // mustard
 }
 
 type compiledCoalesce struct {
 	baseCompiledExpr
 	left, right compiledExpr
+	isConst     constMemo // mustard
 }
 
 type compiledLogicalAnd struct {
 	baseCompiledExpr
 	left, right compiledExpr
+	isConst     constMemo // mustard
 }
 
 type compiledBinaryExpr struct {
@@ -2434,6 +2437,15 @@ func (c *compiler) evalConst(expr compiledExpr) (Value, *Exception) {
 	if expr, ok := expr.(*compiledLiteral); ok {
 		return expr.val, nil
 	}
+	if r, ok := c.consts[expr]; ok { // mustard: each expression evaluated once
+		return r.val, r.ex
+	}
+	v, ex := c.evalConstOnce(expr)
+	c.rememberConst(expr, v, ex)
+	return v, ex
+}
+
+func (c *compiler) evalConstOnce(expr compiledExpr) (Value, *Exception) {
 	if c.evalVM == nil {
 		c.evalVM = New().vm
 	}
@@ -2568,6 +2580,10 @@ func (c *compiler) compileConditionalExpression(v *ast.ConditionalExpression) co
 }
 
 func (e *compiledLogicalOr) constant() bool {
+	return e.isConst.get(e.constantOnce)
+}
+
+func (e *compiledLogicalOr) constantOnce() bool {
 	if e.left.constant() {
 		if v, ex := e.c.evalConst(e.left); ex == nil {
 			if v.ToBoolean() {
@@ -2609,6 +2625,10 @@ func (e *compiledLogicalOr) emitGetter(putOnStack bool) {
 }
 
 func (e *compiledCoalesce) constant() bool {
+	return e.isConst.get(e.constantOnce)
+}
+
+func (e *compiledCoalesce) constantOnce() bool {
 	if e.left.constant() {
 		if v, ex := e.c.evalConst(e.left); ex == nil {
 			if v != _null && v != _undefined {
@@ -2650,6 +2670,10 @@ func (e *compiledCoalesce) emitGetter(putOnStack bool) {
 }
 
 func (e *compiledLogicalAnd) constant() bool {
+	return e.isConst.get(e.constantOnce)
+}
+
+func (e *compiledLogicalAnd) constantOnce() bool {
 	if e.left.constant() {
 		if v, ex := e.c.evalConst(e.left); ex == nil {
 			if !v.ToBoolean() {
