@@ -97,16 +97,7 @@ func TestE2EHostileClasses(t *testing.T) {
 		for _, c := range cases {
 			t.Run(class+"/"+c.name, func(t *testing.T) {
 				t.Parallel()
-				h := newHost(t, transports[0])
-				resp, d := h.limStart(c.src, []string{"fetch_data"}, nil)
-				hwm := vmHWM(t, h.sc.Pid())
-				t.Logf("%s in %v, VmHWM %.1f MiB", resp.Error(), d.Round(time.Millisecond), float64(hwm)/(1<<20))
-				limFailsOneOf(t, resp, c.want...)
-				if !limRace {
-					assert.Less(t, hwm, limRSS, "peak RSS")
-				}
-				limInTime(t, d)
-				h.limServesNormal()
+				limInFreshProcess(t, c.src, []string{"fetch_data"}, c.want...)
 			})
 		}
 	}
