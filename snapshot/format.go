@@ -57,17 +57,27 @@ func appendHeader(b []byte, h Header) []byte {
 }
 
 func appendPending(b []byte, p Pending) []byte {
+	b = appendCallHead(b, p.Capability, p.Limits != nil)
+	b = value.Array(p.Args...).AppendCBOR(b)
+	return appendCallTail(b, p.Meter, p.Limits)
+}
+
+// appendCallHead writes a pending item up to its arguments.
+func appendCallHead(b []byte, capability string, limits bool) []byte {
 	n := uint64(5)
-	if p.Limits != nil {
+	if limits {
 		n = 6
 	}
 	b = appendHead(b, majorArray, n)
 	b = appendHead(b, majorUint, tagPending)
-	b = appendText(b, p.Capability)
-	b = value.Array(p.Args...).AppendCBOR(b)
-	b = appendHead(b, majorUint, p.Meter.Instructions)
-	b = appendHead(b, majorUint, p.Meter.Allocations)
-	if l := p.Limits; l != nil {
+	return appendText(b, capability)
+}
+
+// appendCallTail writes a pending item after its arguments.
+func appendCallTail(b []byte, m Meter, l *policy.Limits) []byte {
+	b = appendHead(b, majorUint, m.Instructions)
+	b = appendHead(b, majorUint, m.Allocations)
+	if l != nil {
 		b = appendHead(b, majorArray, 5)
 		for _, v := range []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls} {
 			b = appendHead(b, majorUint, v)

@@ -80,7 +80,7 @@ func reencode(b []byte, s *Snapshot) string {
 		return "header"
 	}
 	for i, c := range s.Calls {
-		head := appendText(appendHead(appendHead(nil, majorArray, 5), majorUint, tagPending), c.Capability)
+		head := appendCallHead(nil, c.Capability, c.Limits != nil)
 		if rest, ok = bytes.CutPrefix(rest, head); !ok {
 			return "call head"
 		}
@@ -92,8 +92,7 @@ func reencode(b []byte, s *Snapshot) string {
 			return "call argument digest"
 		}
 		rest = after
-		meter := appendHead(appendHead(nil, majorUint, c.Meter.Instructions), majorUint, c.Meter.Allocations)
-		if rest, ok = bytes.CutPrefix(rest, meter); !ok {
+		if rest, ok = bytes.CutPrefix(rest, appendCallTail(nil, c.Meter, c.Limits)); !ok {
 			return "call meter"
 		}
 		if rest, ok = bytes.CutPrefix(rest, appendOutcome(nil, c.Outcome)); !ok {
