@@ -381,10 +381,12 @@ keep.length`
 			t.Logf("failed at resume %d, holding about %.1f MB", k, 1.5*float64(k))
 			// At resume k the execution holds k strings of 1.5 MB and builds
 			// one more through a 1.5 MB temporary: over 8 MiB from k = 4.
-			// Up to an eighth of the limit may escape the count between
-			// confirmations: at most one resume later.
+			// The count may forget up to one limit of a segment's growth when
+			// a collection reclaims older garbage (docs/limits.md), and an
+			// eighth of the limit between confirmations: on a busy machine
+			// the failure can come up to six resumes later, never sooner.
 			require.GreaterOrEqual(t, k, 4)
-			require.LessOrEqual(t, k, 5)
+			require.LessOrEqual(t, k, 10)
 			return
 		}
 		s = p.step(out, resp.Payload)
