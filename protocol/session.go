@@ -328,148 +328,202 @@ func readAuth(f fields) (authFields, error) {
 	return a, nil
 }
 
-func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
-	profile, err := f.bool("profile")
-	if err != nil {
-		return nil, err
-	}
-	answer, err := f.payload("payload")
-	if err != nil {
-		return nil, err
-	}
+// resumeReq is what a resume resolves, one contract step at a time.
+type resumeReq struct {
+	profile bool
+	answer  resumePayload
 
-	// 1. Snapshot.
+	// 1. Snapshot: its id, and either the bytes the host sent (raw) or the
+	// cached entry (entry).
+	snapID string
+	raw    []byte
+	entry  *snapshotEntry
+
+	// 2. Policy, and the authentication fields that came with it.
+	pol  policy.Policy
+	auth authFields
+
+	// 4. The decoded snapshot, when the bytes were sent.
+	snap *snapshot.Snapshot
+}
+
+// resume runs the contract's resume checks in order, then continues the
+// parked execution (hot) or replays the journal.
+func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
+	r := &resumeReq{}
+	var err error
+	if r.profile, err = f.bool("profile"); err != nil {
+		return nil, err
+	}
+	if r.answer, err = f.payload("payload"); err != nil {
+		return nil, err
+	}
+	if err := s.resolveSnapshot(r, f, payload); err != nil {
+		return nil, err
+	}
+	if err := s.resolvePolicy(r, f); err != nil {
+		return nil, err
+	}
+	if err := authenticate(r.auth, r.snapID); err != nil {
+		return nil, err
+	}
+	if err := r.reassert(); err != nil {
+		return nil, err
+	}
+	policyID := r.pol.ID()
+	s.policies.Add(policyID, r.pol, 1)
+	out := &outcome{policy: policyID, profile: r.profile, started: time.Now()}
+	if c, ok := s.conts.Take(r.snapID); ok {
+		return s.resumeHot(r, c, out)
+	}
+	return s.resumeReplay(r, out)
+}
+
+// resolveSnapshot is step 1: the snapshot's id from the bytes sent, or a
+// cached id.
+func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload []byte) error {
 	givenID, hasGivenID, err := f.string("snapshot_id")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	raw, hasRaw, err := s.rawBytes(f, payload, "snapshot_base64")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var snapID string
-	var entry *snapshotEntry
 	switch {
 	case hasRaw:
-		snapID = snapshot.ID(raw)
-		if hasGivenID && givenID != snapID {
-			return nil, errorf("snapshot_id did not match snapshot bytes")
+		r.raw, r.snapID = raw, snapshot.ID(raw)
+		if hasGivenID && givenID != r.snapID {
+			return errorf("snapshot_id did not match snapshot bytes")
 		}
+		return nil
 	case hasGivenID:
-		snapID = givenID
-		if c, ok := s.conts.Peek(snapID); ok {
-			entry = c.entry
-		} else if e, ok := s.snapshots.Get(snapID); ok {
-			entry = e
+		r.snapID = givenID
+		if c, ok := s.conts.Peek(givenID); ok {
+			r.entry = c.entry
+		} else if e, ok := s.snapshots.Get(givenID); ok {
+			r.entry = e
 		} else {
-			return nil, errorf("unknown snapshot_id `%s`", snapID)
+			return errorf("unknown snapshot_id `%s`", givenID)
 		}
-	default:
-		return nil, errorf("resume requires snapshot bytes or snapshot_id")
+		return nil
 	}
+	return errorf("resume requires snapshot bytes or snapshot_id")
+}
 
-	// 2. Policy.
+// resolvePolicy is step 2: a full policy (raw form) or a cached policy id
+// with an auth object.
+func (s *Session) resolvePolicy(r *resumeReq, f fields) error {
 	policyID, hasPolicyID, err := f.string("policy_id")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	polFields, hasPolicy, err := f.object("policy")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var pol policy.Policy
-	var auth authFields
 	switch {
 	case hasPolicy:
-		if !polFields.present("limits") {
-			return nil, errorf("raw snapshot restore requires explicit limits")
-		}
-		caps, err := polFields.capabilities("capabilities")
-		if err != nil {
-			return nil, errorf("policy.capabilities must be an array of strings")
-		}
-		limits, err := polFields.limits("limits")
-		if err != nil {
-			return nil, err
-		}
-		if pol, err = policy.New(caps, limits); err != nil {
-			return nil, requestError(err.Error())
-		}
-		if hasPolicyID && policyID != pol.ID() {
-			return nil, errorf("policy_id did not match policy")
-		}
-		if auth, err = readAuth(polFields); err != nil {
-			return nil, err
-		}
+		return r.rawPolicy(polFields, policyID, hasPolicyID)
 	case hasPolicyID:
-		var ok bool
-		if pol, ok = s.policies.Get(policyID); !ok {
-			return nil, errorf("unknown policy_id `%s`", policyID)
-		}
-		authObj, ok, err := f.object("auth")
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, errorf("resume with policy_id requires auth metadata")
-		}
-		if auth, err = readAuth(authObj); err != nil {
-			return nil, err
-		}
-		auth.snapshotID, auth.hasID = snapID, true
-	default:
-		return nil, errorf("resume requires policy or policy_id")
+		return s.cachedPolicy(r, f, policyID)
 	}
+	return errorf("resume requires policy or policy_id")
+}
 
-	// 3. Authentication.
-	if err := authenticate(auth, snapID); err != nil {
-		return nil, err
+func (r *resumeReq) rawPolicy(pf fields, policyID string, hasPolicyID bool) error {
+	if !pf.present("limits") {
+		return errorf("raw snapshot restore requires explicit limits")
 	}
-
-	// 4 and 5. Decode (now trusted), reassert the policy, resume.
-	var snap *snapshot.Snapshot
-	if entry == nil {
-		if snap, err = snapshot.Decode(raw); err != nil {
-			return nil, &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
-		}
-		if err := pol.Reassert(snap.Pending.Capability); err != nil {
-			return nil, requestError(err.Error())
-		}
-	} else if err := pol.Reassert(entry.pending); err != nil {
-		return nil, requestError(err.Error())
+	caps, err := pf.capabilities("capabilities")
+	if err != nil {
+		return errorf("policy.capabilities must be an array of strings")
 	}
-	policyID = pol.ID()
-	s.policies.Add(policyID, pol, 1)
+	limits, err := pf.limits("limits")
+	if err != nil {
+		return err
+	}
+	if r.pol, err = policy.New(caps, limits); err != nil {
+		return requestError(err.Error())
+	}
+	if hasPolicyID && policyID != r.pol.ID() {
+		return errorf("policy_id did not match policy")
+	}
+	r.auth, err = readAuth(pf)
+	return err
+}
 
-	out := &outcome{policy: policyID, profile: profile}
-	began := time.Now()
-	out.started = began
-	if c, ok := s.conts.Take(snapID); ok {
-		s.stats.HotResumes++
-		exec, step := c.exec.Resume(engine.Payload{Cancelled: answer.cancelled, Outcome: answer.outcome}, pol.Limits)
-		out.step, out.execNS = step, time.Since(began).Nanoseconds()
-		if step.Err != nil {
-			if exec != nil {
-				// Refused before running (already over the new limits):
-				// the execution stays parked.
-				s.conts.Add(snapID, c, 1)
-			}
-			return nil, step.Err
+func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
+	var ok bool
+	if r.pol, ok = s.policies.Get(policyID); !ok {
+		return errorf("unknown policy_id `%s`", policyID)
+	}
+	authObj, ok, err := f.object("auth")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errorf("resume with policy_id requires auth metadata")
+	}
+	if r.auth, err = readAuth(authObj); err != nil {
+		return err
+	}
+	r.auth.snapshotID, r.auth.hasID = r.snapID, true
+	return nil
+}
+
+// reassert is steps 4 and 5 for authenticated input: the pending
+// capability must be granted. Bytes the host sent are decoded first (the
+// pending call is their last item), so malformed ones fail here.
+func (r *resumeReq) reassert() error {
+	pending := ""
+	if r.entry != nil {
+		pending = r.entry.pending
+	} else {
+		var err error
+		if r.snap, err = snapshot.Decode(r.raw); err != nil {
+			return &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
 		}
+		pending = r.snap.Pending.Capability
+	}
+	if err := r.pol.Reassert(pending); err != nil {
+		return requestError(err.Error())
+	}
+	return nil
+}
+
+// resumeHot continues the parked execution that produced the snapshot.
+func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome) (*outcome, error) {
+	s.stats.HotResumes++
+	exec, step := c.exec.Resume(engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome}, r.pol.Limits)
+	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
+	if step.Err != nil {
 		if exec != nil {
-			if !answer.cancelled {
-				c.builder.Answer(answer.outcome)
-			}
-			s.park(out, exec, c.builder)
+			// Refused before running (already over the new limits):
+			// the execution stays parked.
+			s.conts.Add(r.snapID, c, 1)
 		}
-		return out, nil
+		return nil, step.Err
 	}
+	if exec != nil {
+		if !r.answer.cancelled {
+			c.builder.Answer(r.answer.outcome)
+		}
+		s.park(out, exec, c.builder)
+	}
+	return out, nil
+}
 
+// resumeReplay re-runs the program from the snapshot's journal in a fresh
+// realm and continues live from the pending call.
+func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
+	raw, snap := r.raw, r.snap
 	if snap == nil {
-		if snap, err = snapshot.Decode(entry.bytes); err != nil {
+		var err error
+		if snap, err = snapshot.Decode(r.entry.bytes); err != nil {
 			return nil, &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
 		}
-		raw = entry.bytes
+		raw = r.entry.bytes
 	}
 	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program)
 	if err != nil {
@@ -480,23 +534,23 @@ func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 	exec, step := s.engine.Start(engine.Config{
 		Program: prog,
 		Header:  snap.Header,
-		Limits:  pol.Limits,
+		Limits:  r.pol.Limits,
 		Replay:  snap.Calls,
 		Pending: &pending,
-		Answer:  engine.Payload{Cancelled: answer.cancelled, Outcome: answer.outcome},
+		Answer:  engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome},
 	})
-	out.step, out.execNS = step, time.Since(began).Nanoseconds()
+	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
 	if step.Err != nil {
 		return nil, step.Err
 	}
 	if exec != nil {
 		b := snapshot.ContinueBuilder(raw)
-		b.Answer(answer.outcome)
+		b.Answer(r.answer.outcome)
 		s.park(out, exec, b)
 	}
-	if entry == nil {
+	if r.entry == nil {
 		// Raw bytes a host sent are cached like ones this session produced.
-		s.snapshots.Add(snapID, &snapshotEntry{bytes: append([]byte(nil), raw...), pending: snap.Pending.Capability}, int64(len(raw)))
+		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: append([]byte(nil), raw...), pending: snap.Pending.Capability}, int64(len(raw)))
 	}
 	return out, nil
 }
