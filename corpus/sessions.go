@@ -378,6 +378,9 @@ func errorsResume(r *Rec) {
 	r.Fail(r.Req("resume", "policy_id", pid, "auth", Auth(sid), "payload", pay), "resume requires snapshot bytes or snapshot_id")
 	r.Fail(r.Req("resume", "snapshot_id", unknown, "policy_id", pid, "auth", Auth(unknown), "payload", pay), "unknown snapshot_id `"+unknown+"`")
 	r.Fail(r.Req("resume", "snapshot_id", unknown, "snapshot_base64", snap, "policy", Policy(sid, cap1, Obj{}), "payload", pay), "snapshot_id did not match snapshot bytes")
+	r.Note("policy.snapshot_id is the id the token signs: one that differs from the bytes' id rejects them, before any policy check.")
+	r.Fail(r.Req("resume", "snapshot_base64", snap, "policy", Policy(unknown, cap1, Obj{}), "payload", pay), "raw snapshot restore rejected a tampered or unauthenticated snapshot")
+	r.Fail(r.Req("resume", "snapshot_base64", snap, "policy", set(without("limits"), "snapshot_id", unknown), "payload", pay), "raw snapshot restore rejected a tampered or unauthenticated snapshot")
 	r.Fail(r.Req("resume", "snapshot_base64", "%%%", "policy", Policy(sid, cap1, Obj{}), "payload", pay), "snapshot_base64 is not valid base64")
 	r.Fail(r.Req("resume", "snapshot_id", 5, "policy_id", pid, "auth", Auth(sid), "payload", pay), "snapshot_id must be a string")
 
@@ -409,7 +412,7 @@ func errorsResume(r *Rec) {
 	r.Fail(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", set(Auth(sid), "snapshot_token", Token(Key, unknown)), "payload", pay), "raw snapshot restore rejected a tampered or unauthenticated snapshot")
 	r.Note("Tampered bytes: they no longer hash to the policy's snapshot_id, and the token for the original id does not authenticate their id.")
 	tampered := tamperMeter(mustB64(snap))
-	r.Fail(r.Req("resume", "snapshot_base64", B64(tampered), "policy", Policy(sid, cap1, Obj{}), "payload", pay), "snapshot_id did not match snapshot bytes")
+	r.Fail(r.Req("resume", "snapshot_base64", B64(tampered), "policy", Policy(sid, cap1, Obj{}), "payload", pay), "raw snapshot restore rejected a tampered or unauthenticated snapshot")
 	r.Fail(r.Req("resume", "snapshot_base64", B64(tampered), "policy", set(Policy(sha256Hex(tampered), cap1, Obj{}), "snapshot_token", Token(Key, sid)), "payload", pay), "raw snapshot restore rejected a tampered or unauthenticated snapshot")
 
 	r.Note("4. Policy reassertion: the pending capability must be granted.")

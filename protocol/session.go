@@ -396,7 +396,6 @@ func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload []byte) error 
 		if hasGivenID && givenID != r.snapID {
 			return errorf("snapshot_id did not match snapshot bytes")
 		}
-		return nil
 	case hasGivenID:
 		r.snapID = givenID
 		if c, ok := s.conts.Peek(givenID); ok {
@@ -406,9 +405,29 @@ func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload []byte) error 
 		} else {
 			return errorf("unknown snapshot_id `%s`", givenID)
 		}
-		return nil
+	default:
+		return errorf("resume requires snapshot bytes or snapshot_id")
 	}
-	return errorf("resume requires snapshot bytes or snapshot_id")
+	if signed, ok := policySnapshotID(f); ok && signed != r.snapID {
+		return errTampered
+	}
+	return nil
+}
+
+// errTampered is the one answer to a snapshot the host's token does not
+// authenticate.
+var errTampered = errorf("raw snapshot restore rejected a tampered or unauthenticated snapshot")
+
+// policySnapshotID reads policy.snapshot_id, the id the host's token signs,
+// when it is there to compare; a policy or field of the wrong type is
+// reported by the later steps.
+func policySnapshotID(f fields) (string, bool) {
+	pf, ok, err := f.object("policy")
+	if err != nil || !ok {
+		return "", false
+	}
+	id, ok, err := pf.string("snapshot_id")
+	return id, ok && err == nil
 }
 
 // resolvePolicy is step 2: a full policy (raw form) or a cached policy id
@@ -567,7 +586,7 @@ func authenticate(a authFields, snapID string) error {
 		return errorf("raw snapshot restore requires snapshot_key_digest")
 	}
 	if a.snapshotID != snapID {
-		return errorf("snapshot_id did not match snapshot bytes")
+		return errTampered
 	}
 	key, err := decodeBase64(a.keyB64)
 	if err != nil {
@@ -577,7 +596,7 @@ func authenticate(a authFields, snapID string) error {
 		return errorf("raw snapshot restore rejected a mismatched snapshot key digest")
 	}
 	if !snapshot.VerifyToken(key, snapID, a.token) {
-		return errorf("raw snapshot restore rejected a tampered or unauthenticated snapshot")
+		return errTampered
 	}
 	return nil
 }

@@ -185,7 +185,7 @@ var failCases = []failCase{
 	{name: "raw requires snapshot_key_base64", build: rawResume(func(p map[string]any) { delete(p, "snapshot_key_base64") }), want: "raw snapshot restore requires snapshot_key_base64"},
 	{name: "raw requires snapshot_token", build: rawResume(func(p map[string]any) { delete(p, "snapshot_token") }), want: "raw snapshot restore requires snapshot_token"},
 	{name: "raw requires snapshot_key_digest", build: rawResume(func(p map[string]any) { delete(p, "snapshot_key_digest") }), want: "raw snapshot restore requires snapshot_key_digest"},
-	{name: "policy snapshot_id mismatch", build: rawResume(func(p map[string]any) { p["snapshot_id"] = zeros64 }), want: "snapshot_id did not match snapshot bytes"},
+	{name: "policy snapshot_id mismatch", build: rawResume(func(p map[string]any) { p["snapshot_id"] = zeros64 }), want: "raw snapshot restore rejected a tampered or unauthenticated snapshot"},
 	{name: "bad snapshot_key_base64", build: rawResume(func(p map[string]any) { p["snapshot_key_base64"] = "!" }), want: "snapshot_key_base64 is not valid base64"},
 	{name: "mismatched key digest", build: rawResume(func(p map[string]any) { p["snapshot_key_digest"] = sha256Hex(otherKey) }), want: "raw snapshot restore rejected a mismatched snapshot key digest"},
 	{name: "digest checked before token", build: rawResume(func(p map[string]any) {
@@ -340,7 +340,7 @@ func TestE2ETamperedSnapshotEveryByte(t *testing.T) {
 				// Presenting the genuine id with the changed bytes fails too.
 				pol = hosttest.Policy(hostKey, s.SnapshotID, fetchCaps, map[string]any{})
 				resp = h.do(h.req("resume", "policy", pol, "payload", fiveAnswer), bad, "snapshot_base64")
-				require.Equal(t, "snapshot_id did not match snapshot bytes", resp.Error(), "byte %d", i)
+				require.Equal(t, "raw snapshot restore rejected a tampered or unauthenticated snapshot", resp.Error(), "byte %d", i)
 			}
 			// Truncations and extensions too.
 			for _, b := range [][]byte{s.Snapshot[:len(s.Snapshot)-1], s.Snapshot[1:], append(append([]byte(nil), s.Snapshot...), 0)} {
