@@ -264,3 +264,57 @@ func (f fields) payload(key string) (resumePayload, error) {
 	}
 	return resumePayload{}, errorf("payload.type must be \"value\", \"error\" or \"cancelled\"")
 }
+
+// delivery reads snapshot_delivery: "full" (also when absent or null),
+// "delta" or "none".
+func (f fields) delivery(key string) (delivery, error) {
+	if !f.present(key) {
+		return deliverFull, nil
+	}
+	v, _, err := f.string(key)
+	if err != nil {
+		return 0, err
+	}
+	switch v {
+	case "full":
+		return deliverFull, nil
+	case "delta":
+		return deliverDelta, nil
+	case "none":
+		return deliverNone, nil
+	}
+	return 0, errorf("unknown snapshot_delivery `%s`", v)
+}
+
+// uint reads an optional unsigned integer field.
+func (f fields) uint(key string) (uint64, bool, error) {
+	if !f.present(key) {
+		return 0, false, nil
+	}
+	n, ok := parseUint(f[key])
+	if !ok {
+		return 0, false, errorf("%s must be an unsigned integer", key)
+	}
+	return n, true, nil
+}
+
+// stageIDPhrase is the rule a stage_id must follow.
+const stageIDPhrase = "stage_id must be 1 to 64 characters of [A-Za-z0-9_-]"
+
+// stageID reads an optional stage_id and checks its form.
+func (f fields) stageID(key string) (string, bool, error) {
+	id, ok, err := f.string(key)
+	if err != nil || !ok {
+		return "", ok, err
+	}
+	if len(id) == 0 || len(id) > 64 {
+		return "", false, errorf(stageIDPhrase)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return "", false, errorf(stageIDPhrase)
+		}
+	}
+	return id, true, nil
+}

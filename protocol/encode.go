@@ -29,13 +29,40 @@ func (s *Session) failure(id uint64, err error) Response {
 
 func (s *Session) success(id uint64, o *outcome) Response {
 	jsonl := s.opts.Transport == JSONL
+	snap, baseID := o.delivered()
 	size := 256
 	if jsonl {
-		size += base64.StdEncoding.EncodedLen(len(o.snap))
+		size += base64.StdEncoding.EncodedLen(len(snap))
+		if o.fetched != nil {
+			size += base64.StdEncoding.EncodedLen(len(o.fetched.bytes))
+		}
 	}
 	b := appendEnvelope(make([]byte, 0, size), id, true)
 	var payload []byte
 	b = append(b, `,"result":{"kind":`...)
+	if ft := o.fetched; ft != nil {
+		b = append(b, `"snapshot","snapshot_id":`...)
+		b = appendString(b, ft.snapID)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendUint(b, ft.offset, 10)
+		b = append(b, `,"total_bytes":`...)
+		b = strconv.AppendInt(b, int64(ft.total), 10)
+		if jsonl {
+			b = append(b, `,"snapshot_base64":"`...)
+			b = base64.StdEncoding.AppendEncode(b, ft.bytes)
+			b = append(b, '"')
+		} else {
+			payload = ft.bytes
+		}
+		return Response{Header: append(b, "}}"...), Payload: payload}
+	}
+	if st := o.staged; st != nil {
+		b = append(b, `"staged","stage_id":`...)
+		b = appendString(b, st.stageID)
+		b = append(b, `,"total_bytes":`...)
+		b = strconv.AppendInt(b, int64(st.total), 10)
+		return Response{Header: append(b, "}}"...)}
+	}
 	if p := o.program; p != nil {
 		b = append(b, `"program","program_id":"`...)
 		b = append(b, p.ID...)
@@ -65,17 +92,24 @@ func (s *Session) success(id uint64, o *outcome) Response {
 			b = a.AppendJSON(b)
 		}
 		b = append(b, ']')
-		if jsonl {
+		switch {
+		case o.delivery == deliverNone:
+			// No bytes: the session keeps them for a snapshot fetch.
+		case jsonl:
 			b = append(b, `,"snapshot_base64":"`...)
-			b = base64.StdEncoding.AppendEncode(b, o.snap)
+			b = base64.StdEncoding.AppendEncode(b, snap)
 			b = append(b, '"')
-		} else {
-			payload = o.snap
+		default:
+			payload = snap
 		}
 		b = append(b, `},"snapshot_id":"`...)
 		b = append(b, o.snapID...)
 		b = append(b, `","policy_id":"`...)
 		b = append(b, o.policy...)
+		if baseID != "" {
+			b = append(b, `","snapshot_base_id":"`...)
+			b = append(b, baseID...)
+		}
 		b = append(b, `"}`...)
 	}
 	if o.profile {

@@ -3,6 +3,7 @@
 package protocol
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -33,6 +34,7 @@ type Options struct {
 	MaxSnapshotBytes int64 // default 128 MiB
 	MaxContinuations int   // parked live executions; default 64
 	MaxPolicies      int   // default 1024
+	MaxStageBytes    int64 // staged upload bytes, all stages together; default 64 MiB
 	Entropy          func() (seed uint64, clockMillis int64)
 }
 
@@ -45,6 +47,7 @@ type Session struct {
 	snapshots *cache.LRU[string, *snapshotEntry]
 	conts     *cache.LRU[string, *continuation]
 	policies  *cache.LRU[string, policy.Policy]
+	stages    *stages
 	stats     Stats
 }
 
@@ -88,6 +91,7 @@ func NewSession(opts Options) *Session {
 	def64(&opts.MaxSnapshotBytes, 128<<20)
 	def(&opts.MaxContinuations, 64)
 	def(&opts.MaxPolicies, 1024)
+	def64(&opts.MaxStageBytes, 64<<20)
 	if opts.Entropy == nil {
 		opts.Entropy = defaultEntropy
 	}
@@ -98,6 +102,7 @@ func NewSession(opts Options) *Session {
 		c.exec.Abandon()
 	})
 	s.policies = cache.New[string, policy.Policy](opts.MaxPolicies, 1<<62, nil)
+	s.stages = newStages(opts.MaxStageBytes)
 	return s
 }
 
@@ -143,6 +148,8 @@ func (s *Session) Handle(header, payload []byte) (Response, error) {
 // outcome is a successful result before encoding.
 type outcome struct {
 	program *engine.Program // compile
+	fetched *fetched        // snapshot
+	staged  *staged         // stage
 	step    engine.Step     // start/resume
 	snap    []byte
 	snapID  string
@@ -150,6 +157,36 @@ type outcome struct {
 	profile bool
 	execNS  int64
 	started time.Time
+
+	// How the snapshot travels, and the snapshot the execution was resumed
+	// from (nil for a start), which a delta extends.
+	delivery delivery
+	base     []byte
+	baseID   string
+}
+
+// delivery is a start/resume's snapshot_delivery.
+type delivery int
+
+const (
+	deliverFull  delivery = iota // the whole snapshot
+	deliverDelta                 // the bytes appended to the resumed snapshot
+	deliverNone                  // no bytes; the host fetches them if it wants them
+)
+
+// delivered returns the snapshot bytes a suspended response carries and,
+// for a delta, the id of the snapshot they extend. A delta is sent only
+// when the new snapshot really starts with the resumed one's bytes.
+func (o *outcome) delivered() (b []byte, baseID string) {
+	switch o.delivery {
+	case deliverNone:
+		return nil, ""
+	case deliverDelta:
+		if o.base != nil && bytes.HasPrefix(o.snap, o.base) {
+			return o.snap[len(o.base):], o.baseID
+		}
+	}
+	return o.snap, ""
 }
 
 func (s *Session) dispatch(f fields, method string, payload []byte) (*outcome, error) {
@@ -163,6 +200,10 @@ func (s *Session) dispatch(f fields, method string, payload []byte) (*outcome, e
 		return s.start(f, payload)
 	case "resume":
 		return s.resume(f, payload)
+	case "snapshot":
+		return s.fetchSnapshot(f, payload)
+	case "stage":
+		return s.stage(f, payload)
 	}
 	return nil, errorf("unknown method %q", method)
 }
@@ -241,6 +282,10 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	dlv, err := f.delivery("snapshot_delivery")
+	if err != nil {
+		return nil, err
+	}
 	opts, ok, err := f.object("options")
 	if err != nil {
 		return nil, err
@@ -280,7 +325,7 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 	}
 	began := time.Now()
 	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits})
-	out := &outcome{step: step, policy: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began}
+	out := &outcome{step: step, policy: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
 	if step.Err != nil {
 		return nil, step.Err
 	}
@@ -330,13 +375,15 @@ func readAuth(f fields) (authFields, error) {
 
 // resumeReq is what a resume resolves, one contract step at a time.
 type resumeReq struct {
-	profile bool
-	answer  resumePayload
+	profile  bool
+	delivery delivery
+	answer   resumePayload
 
-	// 1. Snapshot: its id, and either the bytes the host sent (raw) or the
-	// cached entry (entry).
+	// 1. Snapshot: its id, and either the bytes the host sent or staged
+	// (raw; owned when they came from a stage) or the cached entry (entry).
 	snapID string
 	raw    []byte
+	owned  bool
 	entry  *snapshotEntry
 
 	// 2. Policy, and the authentication fields that came with it.
@@ -351,14 +398,19 @@ type resumeReq struct {
 // parked execution (hot) or replays the journal.
 func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 	r := &resumeReq{}
+	// A stage is dropped by the resume that names it, whatever the outcome.
+	stagedBytes, stageErr := s.takeStage(f)
 	var err error
 	if r.profile, err = f.bool("profile"); err != nil {
+		return nil, err
+	}
+	if r.delivery, err = f.delivery("snapshot_delivery"); err != nil {
 		return nil, err
 	}
 	if r.answer, err = f.payload("payload"); err != nil {
 		return nil, err
 	}
-	if err := s.resolveSnapshot(r, f, payload); err != nil {
+	if err := s.resolveSnapshot(r, f, payload, stagedBytes, stageErr); err != nil {
 		return nil, err
 	}
 	if err := s.resolvePolicy(r, f); err != nil {
@@ -372,16 +424,33 @@ func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 	}
 	policyID := r.pol.ID()
 	s.policies.Add(policyID, r.pol, 1)
-	out := &outcome{policy: policyID, profile: r.profile, started: time.Now()}
+	out := &outcome{policy: policyID, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
 	if c, ok := s.conts.Take(r.snapID); ok {
 		return s.resumeHot(r, c, out)
 	}
 	return s.resumeReplay(r, out)
 }
 
-// resolveSnapshot is step 1: the snapshot's id from the bytes sent, or a
-// cached id.
-func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload []byte) error {
+// takeStage removes the stage a resume names. It returns nil bytes and no
+// error when the resume names none.
+func (s *Session) takeStage(f fields) ([]byte, error) {
+	id, ok, err := f.stageID("stage_id")
+	if err != nil || !ok {
+		return nil, err
+	}
+	b, ok := s.stages.take(id)
+	if !ok {
+		return nil, errorf("unknown stage_id `%s`", id)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// resolveSnapshot is step 1: the snapshot's id from the bytes sent or
+// staged, or a cached id.
+func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload, stagedBytes []byte, stageErr error) error {
 	givenID, hasGivenID, err := f.string("snapshot_id")
 	if err != nil {
 		return err
@@ -389,6 +458,15 @@ func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload []byte) error 
 	raw, hasRaw, err := s.rawBytes(f, payload, "snapshot_base64")
 	if err != nil {
 		return err
+	}
+	if stageErr != nil {
+		return stageErr
+	}
+	if stagedBytes != nil {
+		if hasRaw {
+			return errorf("resume takes snapshot bytes or stage_id, not both")
+		}
+		raw, hasRaw, r.owned = stagedBytes, true, true
 	}
 	switch {
 	case hasRaw:
@@ -398,11 +476,7 @@ func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload []byte) error 
 		}
 	case hasGivenID:
 		r.snapID = givenID
-		if c, ok := s.conts.Peek(givenID); ok {
-			r.entry = c.entry
-		} else if e, ok := s.snapshots.Get(givenID); ok {
-			r.entry = e
-		} else {
+		if r.entry = s.lookupSnapshot(givenID); r.entry == nil {
 			return errorf("unknown snapshot_id `%s`", givenID)
 		}
 	default:
@@ -514,6 +588,7 @@ func (r *resumeReq) reassert() error {
 // resumeHot continues the parked execution that produced the snapshot.
 func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome) (*outcome, error) {
 	s.stats.HotResumes++
+	out.base = c.entry.bytes
 	exec, step := c.exec.Resume(engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome}, r.pol.Limits)
 	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
 	if step.Err != nil {
@@ -550,6 +625,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
 	}
 	pending := snap.Pending
 	s.stats.Replays++
+	out.base = raw
 	exec, step := s.engine.Start(engine.Config{
 		Program: prog,
 		Header:  snap.Header,
@@ -569,7 +645,10 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
 	}
 	if r.entry == nil {
 		// Raw bytes a host sent are cached like ones this session produced.
-		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: append([]byte(nil), raw...), pending: snap.Pending.Capability}, int64(len(raw)))
+		if !r.owned {
+			raw = append([]byte(nil), raw...)
+		}
+		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, pending: snap.Pending.Capability}, int64(len(raw)))
 	}
 	return out, nil
 }

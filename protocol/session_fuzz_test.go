@@ -42,6 +42,7 @@ func FuzzSession(f *testing.F) {
 		s := protocol.NewSession(opts)
 		defer s.Close()
 		hay := haystack(stream)
+		known := map[string][]byte{} // snapshots seen whole, by id
 		for i := 0; i < maxRequests; i++ {
 			header, payload, ok := next()
 			if !ok {
@@ -63,7 +64,7 @@ func FuzzSession(f *testing.F) {
 				checkClean(t, fatal.Msg, hay)
 				return
 			}
-			checkResponse(t, binary, header, resp, hay)
+			checkResponse(t, binary, header, resp, hay, known)
 		}
 	})
 }
@@ -90,12 +91,17 @@ type response struct {
 	ID      json.RawMessage `json:"id"`
 	OK      *bool           `json:"ok"`
 	Result  *struct {
-		Kind          string          `json:"kind"`
-		ProgramID     string          `json:"program_id"`
-		ProgramBase64 *string         `json:"program_base64"`
-		SnapshotID    string          `json:"snapshot_id"`
-		PolicyID      string          `json:"policy_id"`
-		Step          json.RawMessage `json:"step"`
+		Kind           string          `json:"kind"`
+		ProgramID      string          `json:"program_id"`
+		ProgramBase64  *string         `json:"program_base64"`
+		SnapshotID     string          `json:"snapshot_id"`
+		SnapshotBaseID *string         `json:"snapshot_base_id"`
+		PolicyID       string          `json:"policy_id"`
+		Step           json.RawMessage `json:"step"`
+		SnapshotBase64 *string         `json:"snapshot_base64"`
+		StageID        *string         `json:"stage_id"`
+		Offset         *uint64         `json:"offset"`
+		TotalBytes     *uint64         `json:"total_bytes"`
 	} `json:"result"`
 	Error   *string `json:"error"`
 	Profile *struct {
@@ -114,7 +120,7 @@ type step struct {
 
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-func checkResponse(t *testing.T, binary bool, req []byte, resp protocol.Response, hay []string) {
+func checkResponse(t *testing.T, binary bool, req []byte, resp protocol.Response, hay []string, known map[string][]byte) {
 	t.Helper()
 	h := resp.Header
 	if !utf8.Valid(h) || !json.Valid(h) {
@@ -167,6 +173,31 @@ func checkResponse(t *testing.T, binary bool, req []byte, resp protocol.Response
 			t.Fatalf("compile result with a profile: %s", h)
 		}
 		return
+	case "snapshot":
+		b := resp.Payload
+		if !binary {
+			if res.SnapshotBase64 == nil || len(b) > 0 {
+				t.Fatalf("JSONL snapshot result without snapshot_base64: %s", h)
+			}
+			b = mustBase64(t, *res.SnapshotBase64)
+		} else if res.SnapshotBase64 != nil {
+			t.Fatalf("binary snapshot result with snapshot_base64: %s", h)
+		}
+		if res.Offset == nil || res.TotalBytes == nil || *res.Offset > *res.TotalBytes || uint64(len(b)) > *res.TotalBytes-*res.Offset {
+			t.Fatalf("snapshot result with inconsistent offsets (%d bytes): %s", len(b), h)
+		}
+		if len(h)+len(resp.Payload) >= 1<<20 {
+			t.Fatalf("snapshot result of %d bytes", len(h)+len(resp.Payload))
+		}
+		if whole, ok := known[res.SnapshotID]; ok && !bytes.Equal(whole[*res.Offset:*res.Offset+uint64(len(b))], b) {
+			t.Fatalf("fetched bytes differ from the snapshot: %s", h)
+		}
+		return
+	case "staged":
+		if res.StageID == nil || res.TotalBytes == nil || len(resp.Payload) > 0 {
+			t.Fatalf("staged result without stage_id and total_bytes: %s", h)
+		}
+		return
 	case "step":
 	default:
 		t.Fatalf("result kind %q: %s", res.Kind, h)
@@ -183,15 +214,36 @@ func checkResponse(t *testing.T, binary bool, req []byte, resp protocol.Response
 	case "suspended":
 		snap = resp.Payload
 		if !binary {
-			if st.SnapshotBase64 == nil || len(snap) > 0 {
-				t.Fatalf("JSONL suspension without snapshot_base64: %s", h)
+			if st.SnapshotBase64 != nil {
+				if len(snap) > 0 {
+					t.Fatalf("JSONL suspension with a payload: %s", h)
+				}
+				snap = mustBase64(t, *st.SnapshotBase64)
 			}
-			snap = mustBase64(t, *st.SnapshotBase64)
 		} else if st.SnapshotBase64 != nil {
 			t.Fatalf("binary suspension with snapshot_base64: %s", h)
 		}
-		if st.Capability == nil || st.Args == nil || res.SnapshotID != sha256Hex(snap) || !hex64.MatchString(res.PolicyID) {
-			t.Fatalf("suspended step must name the capability, args, snapshot id (SHA-256 of %d bytes) and policy id: %s", len(snap), h)
+		if st.Capability == nil || st.Args == nil || !hex64.MatchString(res.SnapshotID) || !hex64.MatchString(res.PolicyID) {
+			t.Fatalf("suspended step must name the capability, args, snapshot id and policy id: %s", h)
+		}
+		noBytes := (!binary && st.SnapshotBase64 == nil) || (binary && len(snap) == 0)
+		switch {
+		case res.SnapshotBaseID != nil:
+			// A delta: base + delta hash to the id, when the base was seen.
+			if base, ok := known[*res.SnapshotBaseID]; ok {
+				snap = append(append([]byte(nil), base...), snap...)
+				if res.SnapshotID != sha256Hex(snap) {
+					t.Fatalf("base + delta do not hash to snapshot_id: %s", h)
+				}
+				known[res.SnapshotID] = snap
+			}
+		case noBytes:
+			// snapshot_delivery "none".
+		default:
+			if res.SnapshotID != sha256Hex(snap) {
+				t.Fatalf("snapshot id is not the SHA-256 of the %d snapshot bytes: %s", len(snap), h)
+			}
+			known[res.SnapshotID] = snap
 		}
 	default:
 		t.Fatalf("step type %q: %s", st.Type, h)

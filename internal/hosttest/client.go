@@ -172,7 +172,8 @@ func (r Response) Step() map[string]any { m, _ := r.Result()["step"].(map[string
 
 // Send writes one request: header plus raw bytes, which travel as the
 // payload (binary) or as the named base64 field (JSONL; for a start's
-// program, "program_base64"; for a resume's snapshot, "snapshot_base64").
+// program, "program_base64"; for a resume's snapshot, "snapshot_base64";
+// for a stage's chunk, "bytes_base64").
 func (s *Sidecar) Send(header map[string]any, raw []byte, rawField string) error {
 	if s.JSONL {
 		if len(raw) > 0 {
@@ -218,6 +219,9 @@ func (s *Sidecar) Recv() (Response, error) {
 		}
 		if res := r.Result(); res != nil {
 			if b64, ok := res["program_base64"].(string); ok {
+				r.Payload, _ = base64.StdEncoding.DecodeString(b64)
+			}
+			if b64, ok := res["snapshot_base64"].(string); ok {
 				r.Payload, _ = base64.StdEncoding.DecodeString(b64)
 			}
 			if st := r.Step(); st != nil {

@@ -1,0 +1,175 @@
+package protocol
+
+// Snapshots larger than a request or response frame travel in pieces: a
+// host fetches the bytes of a snapshot the session holds in chunks
+// (method "snapshot"), and uploads the bytes of a snapshot to resume in
+// chunks (method "stage"), then resumes naming the stage.
+
+// MaxFetchBytes is the most snapshot bytes one fetch returns (and the
+// default). In JSONL the bound applies to the base64 text, so a response
+// stays under the 1 MiB frame size in either transport.
+const MaxFetchBytes = 960 << 10
+
+// maxFetchRawJSONL is the raw byte count whose base64 is MaxFetchBytes.
+const maxFetchRawJSONL = MaxFetchBytes / 4 * 3
+
+// MaxStages bounds how many stages a session holds at once.
+const MaxStages = 1024
+
+// fetched is a snapshot fetch result.
+type fetched struct {
+	snapID string
+	offset uint64
+	total  int
+	bytes  []byte
+}
+
+// staged is a stage result.
+type staged struct {
+	stageID string
+	total   int
+}
+
+// stages holds uploads in progress. Their bytes together are bounded by
+// max.
+type stages struct {
+	max   int64
+	total int64
+	m     map[string][]byte
+}
+
+func newStages(max int64) *stages { return &stages{max: max, m: make(map[string][]byte)} }
+
+// take removes a stage and returns its bytes.
+func (st *stages) take(id string) ([]byte, bool) {
+	b, ok := st.m[id]
+	if ok {
+		delete(st.m, id)
+		st.total -= int64(len(b))
+	}
+	return b, ok
+}
+
+// add appends chunk at offset. A failed add changes nothing.
+func (st *stages) add(id string, offset uint64, chunk []byte) (int, error) {
+	cur, ok := st.m[id]
+	switch {
+	case offset == 0:
+		if !ok && len(st.m) >= MaxStages {
+			return 0, errorf("too many stages (at most %d); resume or restart one", MaxStages)
+		}
+		cur = nil
+	case !ok:
+		return 0, errorf("unknown stage_id `%s`", id)
+	case offset != uint64(len(cur)):
+		return 0, errorf("stage offset %d does not match staged length %d", offset, len(cur))
+	}
+	old := int64(len(st.m[id]))
+	if st.total-old+int64(len(cur))+int64(len(chunk)) > st.max {
+		return 0, errorf("stage exceeds %d bytes", st.max)
+	}
+	cur = grow(cur, len(chunk), st.max)
+	cur = append(cur, chunk...)
+	st.m[id] = cur
+	st.total += int64(len(cur)) - old
+	return len(cur), nil
+}
+
+// grow makes room for n more bytes, doubling but never past limit, so an
+// upload near the bound does not hold twice the bound.
+func grow(b []byte, n int, limit int64) []byte {
+	need := len(b) + n
+	if need <= cap(b) {
+		return b
+	}
+	c := 2 * cap(b)
+	if c < need {
+		c = need
+	}
+	if int64(c) > limit {
+		c = int(limit)
+	}
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
+}
+
+// stage serves {"method":"stage","stage_id","offset"} with a chunk.
+func (s *Session) stage(f fields, payload []byte) (*outcome, error) {
+	id, ok, err := f.stageID("stage_id")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf("stage requires stage_id")
+	}
+	offset, ok, err := f.uint("offset")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf("stage requires offset")
+	}
+	chunk, _, err := s.rawBytes(f, payload, "bytes_base64")
+	if err != nil {
+		return nil, err
+	}
+	total, err := s.stages.add(id, offset, chunk)
+	if err != nil {
+		return nil, err
+	}
+	return &outcome{staged: &staged{stageID: id, total: total}}, nil
+}
+
+// fetchSnapshot serves {"method":"snapshot","snapshot_id","offset","max_bytes"}.
+func (s *Session) fetchSnapshot(f fields, payload []byte) (*outcome, error) {
+	if s.opts.Transport == Binary && len(payload) > 0 {
+		return nil, errorf("snapshot requests must not include a binary payload")
+	}
+	id, ok, err := f.string("snapshot_id")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf("snapshot requires snapshot_id")
+	}
+	offset, _, err := f.uint("offset")
+	if err != nil {
+		return nil, err
+	}
+	limit := uint64(MaxFetchBytes)
+	if s.opts.Transport == JSONL {
+		limit = maxFetchRawJSONL
+	}
+	max, ok, err := f.uint("max_bytes")
+	if err != nil {
+		return nil, err
+	}
+	if !ok || max > limit {
+		max = limit
+	}
+	entry := s.lookupSnapshot(id)
+	if entry == nil {
+		return nil, errorf("unknown snapshot_id `%s`", id)
+	}
+	total := uint64(len(entry.bytes))
+	if offset > total {
+		return nil, errorf("offset %d is past the end of snapshot (%d bytes)", offset, total)
+	}
+	end := total
+	if total-offset > max {
+		end = offset + max
+	}
+	return &outcome{fetched: &fetched{snapID: id, offset: offset, total: len(entry.bytes), bytes: entry.bytes[offset:end]}}, nil
+}
+
+// lookupSnapshot returns the snapshot this session holds under id, or nil.
+func (s *Session) lookupSnapshot(id string) *snapshotEntry {
+	if c, ok := s.conts.Peek(id); ok {
+		return c.entry
+	}
+	if e, ok := s.snapshots.Get(id); ok {
+		return e
+	}
+	return nil
+}
