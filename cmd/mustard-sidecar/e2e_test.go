@@ -260,6 +260,22 @@ func TestE2ECommandLine(t *testing.T) {
 		assert.Contains(t, stderr, "usage: mustard-sidecar")
 		assert.Contains(t, stderr, fmt.Sprintf("%q", arg))
 	}
+	for _, args := range [][]string{
+		{"--max-stage-bytes"}, {"--max-stage-bytes", "0"}, {"--max-stage-bytes=-1"}, {"--max-stage-bytes", "1e6"},
+		{"--max-stage-bytes="}, {"--max-stage-bytes", "18446744073709551616"}, {"--jsonl", "--max-stage-bytes", "many"},
+	} {
+		stdout, stderr, code, err := hosttest.Run(args...)
+		require.NoError(t, err)
+		assert.Equal(t, 2, code, "%q", args)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, "--max-stage-bytes")
+		assert.Contains(t, stderr, "usage: mustard-sidecar")
+	}
+	for _, args := range [][]string{{"--max-stage-bytes", "1048576"}, {"--max-stage-bytes=5", "--jsonl"}} {
+		_, stderr, code, err := hosttest.Run(args...)
+		require.NoError(t, err)
+		assert.Equal(t, 0, code, "%q: %s", args, stderr)
+	}
 }
 
 // Object key order is the sender's both ways: inputs and resume values keep

@@ -16,14 +16,16 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
-const usage = `usage: mustard-sidecar [--jsonl]
+const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N]
 
 Runs guest JavaScript for an embedding host, speaking the mustard-sidecar
 protocol (version 2) on stdin/stdout.
 
-  (default)   length-prefixed binary frames
-  --jsonl     newline-delimited JSON, raw bytes as base64 fields
-  -h, --help  print this help and exit
+  (default)              length-prefixed binary frames
+  --jsonl                newline-delimited JSON, raw bytes as base64 fields
+  --max-stage-bytes N    bound on staged upload bytes, all stages together
+                         (a positive integer; default 67108864, 64 MiB)
+  -h, --help             print this help and exit
 `
 
 // entropyEnv ("<seed>:<unix_millis>") fixes every execution's Math.random
@@ -45,14 +47,31 @@ func Main(args []string) int {
 const softMemoryLimit = 192 << 20
 
 func run(args []string, stdin io.Reader, stderr io.Writer) int {
-	transport := protocol.Binary
-	for _, a := range args {
-		switch a {
-		case "--jsonl":
-			transport = protocol.JSONL
-		case "-h", "--help":
+	opts := protocol.Options{Transport: protocol.Binary}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		switch {
+		case a == "--jsonl":
+			opts.Transport = protocol.JSONL
+		case a == "-h" || a == "--help":
 			fmt.Fprint(os.Stdout, usage)
 			return 0
+		case name == "--max-stage-bytes":
+			if !hasVal {
+				if i+1 == len(args) {
+					fmt.Fprintf(stderr, "mustard-sidecar: --max-stage-bytes needs a value\n%s", usage)
+					return 2
+				}
+				i++
+				val = args[i]
+			}
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || n <= 0 {
+				fmt.Fprintf(stderr, "mustard-sidecar: --max-stage-bytes must be a positive integer, got %q\n%s", val, usage)
+				return 2
+			}
+			opts.MaxStageBytes = n
 		default:
 			fmt.Fprintf(stderr, "mustard-sidecar: unknown argument %q\n%s", a, usage)
 			return 2
@@ -71,7 +90,8 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mustard-sidecar: %v\n", err)
 		return 1
 	}
-	if err := Serve(protocol.Options{Transport: transport, Entropy: entropy}, stdin, out); err != nil {
+	opts.Entropy = entropy
+	if err := Serve(opts, stdin, out); err != nil {
 		// Unprefixed: hosts match the start of the message ("invalid
 		// request ...", per the contract).
 		fmt.Fprintln(stderr, err)
