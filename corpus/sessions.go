@@ -48,6 +48,7 @@ var Sessions = []Session{
 	{Name: "hello_world", About: "Compile and start programs that complete without suspending; the three ways a start names its program.", ReplayBinary: true, Run: helloWorld},
 	{Name: "hostile", About: "Hostile guests: endless loops, recursion, deep nesting, dynamic code, boundary violations and exhausted limits, all failing closed.", ReplayBinary: true, Run: hostile},
 	{Name: "profile", About: "profile:true adds execution figures to successful starts and resumes (timings normalized to 0).", ReplayBinary: true, Run: profileSession},
+	{Name: "snapshot_transfer", About: "Snapshots in pieces: delta and none delivery, chunked snapshot fetch, staged uploads resumed by stage_id, and their failures.", ReplayBinary: true, Run: snapshotTransfer},
 	{Name: "suspend_resume", About: "Suspend/resume chains on cached snapshot and policy ids: values, host errors, cancellation, Promise.all, replaying a consumed snapshot.", ReplayBinary: true, Run: suspendResume},
 	{Name: "values", About: "StructuredValues crossing the boundary both ways: inputs, capability arguments, resume values and results; fixed Math.random and clock.", ReplayBinary: true, Run: values},
 }
@@ -542,4 +543,59 @@ func tamperMeter(b []byte) []byte {
 	s.Pending.Meter.Allocations ^= 1
 	out, _ := snapshot.NewBuilder(s.Header).Suspend(s.Pending)
 	return out
+}
+
+func snapshotTransfer(r *Rec) {
+	r.Spawn("--jsonl")
+	id, _ := compile(r, "let t = 0;\nfor (let i = 0; i < 4; i++) t += fetch_data(i);\nt;")
+	r.Note("A start comes in full whatever the delivery.")
+	s0 := r.Suspended(r.Req("start", "program_id", id, "options", Options(nil, cap1, nil), "snapshot_delivery", "delta"), "fetch_data")
+	sid0, pid, snap0 := s0.SnapshotID(), s0.PolicyID(), s0.Payload
+	r.Note("delta: only the bytes appended to the resumed snapshot, and the id they extend (snapshot_base_id). Base + delta hash to snapshot_id.")
+	s1 := r.OK(r.Req("resume", "snapshot_id", sid0, "policy_id", pid, "auth", Auth(sid0), "payload", ValuePayload(Num(10)), "snapshot_delivery", "delta"))
+	snap1 := append(append([]byte(nil), snap0...), s1.Payload...)
+	if s1.Result()["snapshot_base_id"] != sid0 || sha256Hex(snap1) != s1.SnapshotID() {
+		r.fatalf("delta does not extend the resumed snapshot: %s", s1.Raw)
+	}
+	sid1 := s1.SnapshotID()
+	r.Note("none: no bytes; the session keeps them.")
+	s2 := r.OK(r.Req("resume", "snapshot_id", sid1, "policy_id", pid, "auth", Auth(sid1), "payload", ValuePayload(Num(20)), "snapshot_delivery", "none"))
+	sid2 := s2.SnapshotID()
+	r.Note("Fetch them: whole (offset 0 and max_bytes 983040 by default), or in chunks.")
+	whole := r.OK(r.Req("snapshot", "snapshot_id", sid2)).Payload
+	if sha256Hex(whole) != sid2 {
+		r.fatalf("fetched bytes do not hash to the id")
+	}
+	r.OK(r.Req("snapshot", "snapshot_id", sid2, "offset", 0, "max_bytes", 100))
+	r.OK(r.Req("snapshot", "snapshot_id", sid2, "offset", 100, "max_bytes", 100))
+	r.Note("An offset at the end gives no bytes; past the end fails.")
+	r.OK(r.Req("snapshot", "snapshot_id", sid2, "offset", len(whole)))
+	r.Fail(r.Req("snapshot", "snapshot_id", sid2, "offset", len(whole)+1), "is past the end of snapshot")
+	r.Fail(r.Req("snapshot", "snapshot_id", strings.Repeat("ab", 32)), "unknown snapshot_id")
+	r.Fail(r.Req("resume", "snapshot_id", sid2, "policy_id", pid, "auth", Auth(sid2), "payload", ValuePayload(Num(30)), "snapshot_delivery", "partial"), "unknown snapshot_delivery `partial`")
+	r.Exit(0)
+
+	r.Spawn("--jsonl")
+	r.Note("A fresh process: upload the snapshot in chunks; each offset is the length staged so far.")
+	r.OK(r.Req("stage", "stage_id", "run-7", "offset", 0, "bytes_base64", B64(whole[:120])))
+	r.Fail(r.Req("stage", "stage_id", "run-7", "offset", 100, "bytes_base64", B64(whole[100:])), "stage offset 100 does not match staged length 120")
+	r.OK(r.Req("stage", "stage_id", "run-7", "offset", 120, "bytes_base64", B64(whole[120:])))
+	r.Fail(r.Req("stage", "stage_id", "run 7", "offset", 0), "stage_id must be 1 to 64 characters of [A-Za-z0-9_-]")
+	r.Fail(r.Req("stage", "stage_id", "other", "offset", 5, "bytes_base64", B64(whole[:5])), "unknown stage_id `other`")
+	r.Note("Resume naming the stage instead of sending bytes; with delta, the new snapshot extends the staged bytes.")
+	s3 := r.OK(r.Req("resume", "stage_id", "run-7", "policy", Policy(sid2, cap1, Obj{}), "payload", ValuePayload(Num(30)), "snapshot_delivery", "delta"))
+	if s3.Result()["snapshot_base_id"] != sid2 || sha256Hex(append(append([]byte(nil), whole...), s3.Payload...)) != s3.SnapshotID() {
+		r.fatalf("staged resume delta: %s", s3.Raw)
+	}
+	r.Note("That resume dropped the stage.")
+	r.Fail(r.Req("resume", "stage_id", "run-7", "policy", Policy(sid2, cap1, Obj{}), "payload", ValuePayload(Num(30))), "unknown stage_id `run-7`")
+	r.Note("A restart at offset 0 replaces what was staged; a stage holding other bytes is checked like sent bytes.")
+	r.OK(r.Req("stage", "stage_id", "run-8", "offset", 0, "bytes_base64", B64([]byte("not a snapshot"))))
+	r.OK(r.Req("stage", "stage_id", "run-8", "offset", 0, "bytes_base64", B64(snap1)))
+	r.Fail(r.Req("resume", "stage_id", "run-8", "policy", Policy(sid2, cap1, Obj{}), "payload", ValuePayload(Num(20))), "raw snapshot restore rejected a tampered or unauthenticated snapshot")
+	r.Note("A failed resume drops its stage too: stage the bytes again.")
+	r.OK(r.Req("stage", "stage_id", "run-8", "offset", 0, "bytes_base64", B64(snap1)))
+	r.Suspended(r.Req("resume", "stage_id", "run-8", "policy", Policy(sid1, cap1, Obj{}), "payload", ValuePayload(Num(20))), "fetch_data")
+	r.Completed(r.Req("resume", "snapshot_id", s3.SnapshotID(), "policy_id", pid, "auth", Auth(s3.SnapshotID()), "payload", ValuePayload(Num(40))), `{"Number":{"Finite":100.0}}`)
+	r.Exit(0)
 }

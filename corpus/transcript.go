@@ -294,10 +294,10 @@ func (t *Transcript) Binary() (*Transcript, error) {
 			}
 			bs := Step{Notes: s.Notes}
 			var err error
-			if bs.Send, bs.SendPayload, err = moveBase64(s.Send, []string{"program_base64"}, []string{"snapshot_base64"}); err != nil {
+			if bs.Send, bs.SendPayload, err = moveBase64(s.Send, []string{"program_base64"}, []string{"snapshot_base64"}, []string{"bytes_base64"}); err != nil {
 				return nil, fmt.Errorf("%s: request %s: %v", t.Name, s.Send, err)
 			}
-			if bs.Expect, bs.ExpectPayload, err = moveBase64(s.Expect, []string{"result", "program_base64"}, []string{"result", "step", "snapshot_base64"}); err != nil {
+			if bs.Expect, bs.ExpectPayload, err = moveBase64(s.Expect, []string{"result", "program_base64"}, []string{"result", "step", "snapshot_base64"}, []string{"result", "snapshot_base64"}); err != nil {
 				return nil, fmt.Errorf("%s: response %s: %v", t.Name, s.Expect, err)
 			}
 			bp.Steps = append(bp.Steps, bs)
