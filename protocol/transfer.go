@@ -6,12 +6,10 @@ package protocol
 // chunks (method "stage"), then resumes naming the stage.
 
 // MaxFetchBytes is the most snapshot bytes one fetch returns (and the
-// default). In JSONL the bound applies to the base64 text, so a response
-// stays under the 1 MiB frame size in either transport.
+// default), in either transport: a binary response stays under 1 MiB. In
+// JSONL base64 adds a third; a host that wants lines under 1 MiB there asks
+// for at most 737,280 bytes.
 const MaxFetchBytes = 960 << 10
-
-// maxFetchRawJSONL is the raw byte count whose base64 is MaxFetchBytes.
-const maxFetchRawJSONL = MaxFetchBytes / 4 * 3
 
 // MaxStages bounds how many stages a session holds at once.
 const MaxStages = 1024
@@ -138,9 +136,6 @@ func (s *Session) fetchSnapshot(f fields, payload []byte) (*outcome, error) {
 		return nil, err
 	}
 	limit := uint64(MaxFetchBytes)
-	if s.opts.Transport == JSONL {
-		limit = maxFetchRawJSONL
-	}
 	max, ok, err := f.uint("max_bytes")
 	if err != nil {
 		return nil, err
