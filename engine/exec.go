@@ -300,26 +300,30 @@ func (r *realm) allocate(c goja.FunctionCall) goja.Value {
 		x.fail(ErrAllocationBudget)
 		return c.Argument(0)
 	}
-	x.meterPoint()
+	if x.heap.due.Load() == 0 {
+		x.checkHeap()
+	}
 	return c.Argument(0)
 }
 
-// spend charges instructions at a metering point.
+// spend charges instructions at a metering point. One comparison covers the
+// budget, the periodic heap look and a look the watchdog asked for: due is
+// the instruction count at which the slow path runs.
 func (x *Execution) spend(n uint64) {
 	x.meter.Instructions += n
+	if x.meter.Instructions > x.heap.due.Load() {
+		x.slowPoint()
+	}
+}
+
+// slowPoint is where the guest pauses: out of budget, or to have its heap
+// looked at (every heapCheckTicks instructions, or when the watchdog asks).
+func (x *Execution) slowPoint() {
 	if x.meter.Instructions > x.limits.InstructionBudget {
 		x.fail(ErrInstructionBudget)
 		return
 	}
-	x.meterPoint()
-}
-
-// meterPoint is where the guest pauses to have its heap looked at, when
-// the watchdog asks or every heapCheckTicks points.
-func (x *Execution) meterPoint() {
-	if x.heap.countdown--; x.heap.countdown <= 0 || x.heap.due.Load() {
-		x.checkHeap()
-	}
+	x.checkHeap()
 }
 
 func divergence(detail string) error {
@@ -409,6 +413,7 @@ func (x *Execution) segmentLimits(k int) policy.Limits {
 // setLimits switches the running segment's limits, as a hot resume does.
 func (x *Execution) setLimits(l policy.Limits) {
 	x.limits = l
+	x.scheduleLook()
 	x.heap.trigger.Store(x.heap.base + l.HeapLimitBytes)
 	x.realm.rt.SetMaxCallStackSize(maxCallStack(l))
 }

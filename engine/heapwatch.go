@@ -48,8 +48,7 @@ type heapState struct {
 	// Per segment.
 	base      uint64        // process heap when the segment began, less retained (or after a collection found less)
 	trigger   atomic.Uint64 // heap at which to collect and look: read by the watchdog
-	due       atomic.Bool   // set by the watchdog: look at the next metering point
-	countdown int           // metering points until the meter reads the heap itself
+	due       atomic.Uint64 // instruction count past which the meter looks; the watchdog sets 0 to ask for a look
 	allocated uint64        // bytes built-ins reported since the last look
 
 	// Across segments: what the execution keeps while it is parked counts
@@ -72,8 +71,7 @@ func (rt *Runtime) enterSegment(x *Execution) {
 	now := heapBytes()
 	h.base = now - min(now, h.retained)
 	h.trigger.Store(h.base + x.limits.HeapLimitBytes)
-	h.due.Store(false)
-	h.countdown = heapCheckTicks
+	x.scheduleLook()
 	h.allocated = 0
 	rt.watch.current.Store(x)
 	if rt.watch.sleeping.Load() {
@@ -112,11 +110,16 @@ func (rt *Runtime) suspendSegment(x *Execution) bool {
 // sub is a - b, or 0 when b is larger.
 func sub(a, b uint64) uint64 { return a - min(a, b) }
 
+// scheduleLook sets when the meter next takes its slow path: at the budget,
+// or heapCheckTicks instructions from now, whichever comes first.
+func (x *Execution) scheduleLook() {
+	x.heap.due.Store(min(x.limits.InstructionBudget, x.meter.Instructions+heapCheckTicks))
+}
+
 // checkHeap is called by the meters when a look is due; it interrupts the
 // guest if its live growth is over the limit.
 func (x *Execution) checkHeap() {
-	x.heap.countdown = heapCheckTicks
-	x.heap.due.Store(false)
+	x.scheduleLook()
 	if x.overHeapLimit(0) {
 		x.fail(ErrHeapLimit)
 	}
@@ -168,7 +171,7 @@ func (rt *Runtime) watchHeap() {
 		if x != nil {
 			idle = 0
 			if heapBytes() > x.heap.trigger.Load() {
-				x.heap.due.Store(true)
+				x.heap.due.Store(0)
 			}
 			continue
 		}
