@@ -330,15 +330,26 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 		return nil, step.Err
 	}
 	if exec != nil {
-		s.park(out, exec, snapshot.NewBuilder(header))
+		if err := s.park(out, exec, snapshot.NewBuilder(header)); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
-// park records a suspension: its snapshot bytes and the live execution.
-func (s *Session) park(out *outcome, exec *engine.Execution, b *snapshot.Builder) {
+// ErrSnapshotTooLarge ends an execution whose next snapshot would be larger
+// than the stage bound: no process could ever resume it from its bytes.
+var ErrSnapshotTooLarge = &engine.Error{Kind: engine.KindLimit, Message: "snapshot size limit exceeded"}
+
+// park records a suspension: its snapshot bytes and the live execution. A
+// snapshot over the stage bound ends the execution instead.
+func (s *Session) park(out *outcome, exec *engine.Execution, b *snapshot.Builder) error {
 	st := out.step
 	bytes, id := b.Suspend(snapshot.Pending{Capability: st.Capability, Args: st.Args, Meter: st.Meter, Limits: &st.Limits})
+	if int64(len(bytes)) > s.opts.MaxStageBytes {
+		exec.Abandon()
+		return ErrSnapshotTooLarge
+	}
 	entry := &snapshotEntry{bytes: bytes, pending: st.Capability}
 	out.snap, out.snapID = bytes, id
 	s.snapshots.Add(id, entry, int64(len(bytes)))
@@ -347,6 +358,7 @@ func (s *Session) park(out *outcome, exec *engine.Execution, b *snapshot.Builder
 		old.exec.Abandon()
 	}
 	s.conts.Add(id, &continuation{exec: exec, builder: b, entry: entry}, 1)
+	return nil
 }
 
 // authFields are the four authentication fields of a resume.
@@ -603,7 +615,9 @@ func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome) (*outco
 		if !r.answer.cancelled {
 			c.builder.Answer(r.answer.outcome)
 		}
-		s.park(out, exec, c.builder)
+		if err := s.park(out, exec, c.builder); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -641,7 +655,9 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
 	if exec != nil {
 		b := snapshot.ContinueBuilder(raw)
 		b.Answer(r.answer.outcome)
-		s.park(out, exec, b)
+		if err := s.park(out, exec, b); err != nil {
+			return nil, err
+		}
 	}
 	if r.entry == nil {
 		// Raw bytes a host sent are cached like ones this session produced.

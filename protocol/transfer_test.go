@@ -380,3 +380,38 @@ func TestFetchEvicted(t *testing.T) {
 		c.fail(c.call("snapshot", nil, "", "snapshot_id", first), "unknown snapshot_id `"+first+"`")
 	})
 }
+
+// A suspension whose snapshot would be larger than the stage bound (what
+// any process could take back as a staged upload) ends the execution with
+// a Limit error at once, hot or replayed; the session goes on.
+func TestSnapshotSizeLimit(t *testing.T) {
+	forBoth(t, func(t *testing.T, jsonl bool) {
+		c := newSess(t, jsonl, protocol.Options{MaxStageBytes: 4096})
+		const grow = `let t = 0; for (let i = 0; i < 5; i++) t += fetch_data('x'.repeat(1000)).length; t;`
+		prog := c.must(c.call("compile", nil, "", "source", grow)).str("program_id")
+		st := c.must(c.call("start", nil, "", "program_id", prog, "options", map[string]any{"capabilities": []string{"fetch_data"}}))
+		for i := 0; ; i++ {
+			id, pol := st.str("snapshot_id"), st.str("policy_id")
+			answer := map[string]any{"type": "value", "value": map[string]any{"String": "ok"}}
+			r := c.call("resume", nil, "", "snapshot_id", id, "policy_id", pol, "auth", auth(id), "payload", answer)
+			if !r.ok() {
+				if r.err() != "Limit: snapshot size limit exceeded" {
+					t.Fatalf("resume %d: %s", i+1, r.raw)
+				}
+				// The same resume, replayed from the snapshot's bytes in a
+				// fresh session, fails alike.
+				fresh := newSess(t, jsonl, protocol.Options{MaxStageBytes: 4096})
+				r = fresh.call("resume", st.bytes, "snapshot_base64", "policy", rawPolicy(id, "fetch_data"), "payload", answer)
+				if r.err() != "Limit: snapshot size limit exceeded" {
+					t.Fatalf("replayed: %s", r.raw)
+				}
+				break
+			}
+			if len(st.bytes) > 4096 || i > 5 {
+				t.Fatalf("a %d-byte snapshot got through", len(st.bytes))
+			}
+			st = r
+		}
+		c.must(c.call("compile", nil, "", "source", "1 + 1"))
+	})
+}
