@@ -251,7 +251,7 @@ func TestSnapshotDeliveryNoneThenFetch(t *testing.T) {
 // phrase, and the session goes on.
 func TestTransferFailures(t *testing.T) {
 	forBoth(t, func(t *testing.T, jsonl bool) {
-		c := newSess(t, jsonl, protocol.Options{MaxStageBytes: 100})
+		c := newSess(t, jsonl, protocol.Options{MaxStageBytes: 1000})
 		st := c.startThree("")
 		id, pol, snap := st.str("snapshot_id"), st.str("policy_id"), st.bytes
 		unknown := strings.Repeat("ab", 32)
@@ -278,7 +278,7 @@ func TestTransferFailures(t *testing.T) {
 			{"stage id with a slash", "stage", []byte("x"), "bytes_base64", []any{"stage_id", "a/b", "offset", 0}, "stage_id must be 1 to 64 characters of [A-Za-z0-9_-]"},
 			{"stage without offset", "stage", []byte("x"), "bytes_base64", []any{"stage_id", "s"}, "stage requires offset"},
 			{"stage unknown at offset", "stage", []byte("x"), "bytes_base64", []any{"stage_id", "nope", "offset", 5}, "unknown stage_id `nope`"},
-			{"stage over the bound", "stage", make([]byte, 101), "bytes_base64", []any{"stage_id", "big", "offset", 0}, "stage exceeds 100 bytes"},
+			{"stage over the bound", "stage", make([]byte, 1001), "bytes_base64", []any{"stage_id", "big", "offset", 0}, "stage exceeds 1000 bytes"},
 			{"resume unknown stage", "resume", nil, "", []any{"stage_id", "nope", "policy", rawPolicy(id, "fetch_data"), "payload", numPayload(1)}, "unknown stage_id `nope`"},
 			{"resume invalid stage id", "resume", nil, "", []any{"stage_id", "a b", "policy", rawPolicy(id, "fetch_data"), "payload", numPayload(1)}, "stage_id must be 1 to 64 characters of [A-Za-z0-9_-]"},
 		}
