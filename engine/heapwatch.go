@@ -16,10 +16,12 @@ import (
 // own goroutine, at a metering point, after a forced collection, while the
 // guest is paused. Heap readings taken elsewhere only say when to look: a
 // watchdog samples the heap every heapPollInterval while a segment runs and
-// raises the segment's heapDue flag when growth passes its trigger, and the
-// meter itself reads the heap every heapCheckTicks ticks, which bounds the
-// growth between looks when the watchdog is starved of CPU. A loaded machine
-// can therefore delay a heap-limit failure, never cause one.
+// asks for a look at the next metering point when growth passes the
+// trigger; the meter also looks every heapCheckTicks instructions, and
+// built-ins every quarter of the limit they report allocating (meter.go),
+// which bounds the growth between looks when the watchdog is starved of
+// CPU. A loaded machine can therefore delay a heap-limit failure, never
+// cause one.
 const (
 	heapPollInterval = time.Millisecond
 	heapCheckTicks   = 1024
