@@ -47,13 +47,7 @@ func (s *Session) success(id uint64, o *outcome) Response {
 		b = strconv.AppendUint(b, ft.offset, 10)
 		b = append(b, `,"total_bytes":`...)
 		b = strconv.AppendInt(b, int64(ft.total), 10)
-		if jsonl {
-			b = append(b, `,"snapshot_base64":"`...)
-			b = base64.StdEncoding.AppendEncode(b, ft.bytes)
-			b = append(b, '"')
-		} else {
-			payload = ft.bytes
-		}
+		b, payload = appendRaw(b, jsonl, "snapshot_base64", ft.bytes)
 		return Response{Header: append(b, "}}"...), Payload: payload}
 	}
 	if st := o.staged; st != nil {
@@ -67,13 +61,7 @@ func (s *Session) success(id uint64, o *outcome) Response {
 		b = append(b, `"program","program_id":"`...)
 		b = append(b, p.ID...)
 		b = append(b, '"')
-		if jsonl {
-			b = append(b, `,"program_base64":"`...)
-			b = base64.StdEncoding.AppendEncode(b, p.Bytes)
-			b = append(b, '"')
-		} else {
-			payload = p.Bytes
-		}
+		b, payload = appendRaw(b, jsonl, "program_base64", p.Bytes)
 		return Response{Header: append(b, "}}"...), Payload: payload}
 	}
 	b = append(b, `"step","step":{"type":`...)
@@ -92,15 +80,8 @@ func (s *Session) success(id uint64, o *outcome) Response {
 			b = a.AppendJSON(b)
 		}
 		b = append(b, ']')
-		switch {
-		case o.delivery == deliverNone:
-			// No bytes: the session keeps them for a snapshot fetch.
-		case jsonl:
-			b = append(b, `,"snapshot_base64":"`...)
-			b = base64.StdEncoding.AppendEncode(b, snap)
-			b = append(b, '"')
-		default:
-			payload = snap
+		if o.delivery != deliverNone { // none: the session keeps them for a snapshot fetch
+			b, payload = appendRaw(b, jsonl, "snapshot_base64", snap)
 		}
 		b = append(b, `},"snapshot_id":"`...)
 		b = append(b, o.snapID...)
@@ -173,3 +154,16 @@ func appendString(b []byte, s string) []byte {
 }
 
 var _ = value.KindNull
+
+// appendRaw places raw bytes where the transport carries them: a base64
+// field (JSONL) appended to the header, or the frame's payload (binary).
+func appendRaw(b []byte, jsonl bool, field string, raw []byte) (header, payload []byte) {
+	if !jsonl {
+		return b, raw
+	}
+	b = append(b, `,"`...)
+	b = append(b, field...)
+	b = append(b, `":"`...)
+	b = base64.StdEncoding.AppendEncode(b, raw)
+	return append(b, '"'), nil
+}
