@@ -6,6 +6,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.2
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/fxamacker/cbor/v2 v2.10.0
+	github.com/klauspost/compress v1.20.4
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -23,6 +23,7 @@ import (
 //	         (the limits the segment that made the call ran under; journals
 //	         written before they were recorded have 5 items and still decode)
 //	outcome [2, value] | [3, name: text, message: text, code: text|null, details: [] or [value]]
+//	        | [4, size: uint, zstd: bytes] (a large value, compressed: compress.go)
 //
 // Each snapshot of an execution is therefore a prefix of the next one plus
 // new items, so producing snapshot k+1 appends and hashes only the new call.
@@ -88,9 +89,16 @@ func appendCallTail(b []byte, m Meter, l *policy.Limits) []byte {
 
 func appendOutcome(b []byte, o Outcome) []byte {
 	if o.Error == nil {
+		enc := o.Value.AppendCBOR(nil)
+		if z := compressed(enc); z != nil {
+			b = appendHead(b, majorArray, 3)
+			b = appendHead(b, majorUint, tagCompressedValue)
+			b = appendHead(b, majorUint, uint64(len(enc)))
+			return appendBytes(b, z)
+		}
 		b = appendHead(b, majorArray, 2)
 		b = appendHead(b, majorUint, tagValue)
-		return o.Value.AppendCBOR(b)
+		return append(b, enc...)
 	}
 	e := o.Error
 	b = appendHead(b, majorArray, 5)
@@ -291,7 +299,32 @@ func (r *reader) outcome() (Outcome, error) {
 		if err != nil {
 			return o, fail("malformed outcome value")
 		}
+		if compressed(r.b[:len(r.b)-len(rest)]) != nil {
+			return o, fail("outcome value should be compressed")
+		}
 		r.b = rest
+		o.Value = v
+		return o, nil
+	case tag == tagCompressedValue && n == 3:
+		size, err := r.uint()
+		if err != nil {
+			return o, fail("malformed compressed outcome")
+		}
+		z, err := r.raw(majorBytes)
+		if err != nil {
+			return o, fail("malformed compressed outcome")
+		}
+		enc, ok := decompress(z, size)
+		if !ok {
+			return o, fail("compressed outcome does not decompress to its size")
+		}
+		v, rest, err := value.DecodeCBOR(enc)
+		if err != nil || len(rest) != 0 {
+			return o, fail("malformed outcome value")
+		}
+		if string(compressed(enc)) != string(z) {
+			return o, fail("compressed outcome is not in canonical form")
+		}
 		o.Value = v
 		return o, nil
 	case tag == tagError && n == 5:

@@ -2,7 +2,14 @@ package snapshot
 
 import (
 	"bytes"
+	"reflect"
+	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // A host error's strings keep unpaired surrogates (WTF-8) through the
@@ -38,4 +45,99 @@ func TestHostErrorStringsRoundTrip(t *testing.T) {
 	if _, err := Decode(forged); err == nil {
 		t.Fatal("a UTF-8 name as a byte string was accepted")
 	}
+}
+
+// journalWith returns a one-call journal whose call was answered with v.
+func journalWith(v value.Value) []byte {
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}})
+	b.Suspend(Pending{Capability: "cap"})
+	b.Answer(Outcome{Value: v})
+	raw, _ := b.Suspend(Pending{Capability: "cap"})
+	return raw
+}
+
+// Large answers are journaled compressed, small or incompressible ones
+// plain; both round trip, and a snapshot is still a prefix of the next.
+func TestCompressedAnswers(t *testing.T) {
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog; ", 2000)
+	for _, c := range []struct {
+		name       string
+		v          value.Value
+		compressed bool
+	}{
+		{"small", value.String("short"), false},
+		{"large text", value.String(text), true},
+		{"large array", value.Array(value.String(text[:3000]), value.Number(1)), true},
+	} {
+		raw := journalWith(c.v)
+		s, err := Decode(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !reflect.DeepEqual(s.Calls[0].Outcome.Value, c.v) {
+			t.Fatalf("%s: value changed", c.name)
+		}
+		if got := len(raw) < len(c.v.AppendCBOR(nil)); got != c.compressed {
+			t.Fatalf("%s: %d snapshot bytes for a %d-byte value", c.name, len(raw), len(c.v.AppendCBOR(nil)))
+		}
+	}
+}
+
+// A compressed record is accepted only as the encoder writes it: a bomb
+// (a size it does not decompress to, or past MaxRecordBytes) and a value
+// written plain that should be compressed fail closed.
+func TestCompressedRecordsFailClosed(t *testing.T) {
+	header := func() []byte {
+		b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}})
+		raw, _ := b.Suspend(Pending{Capability: "cap"})
+		return raw
+	}
+	pending := appendPending(nil, Pending{Capability: "cap"})
+	record := func(tag, size uint64, z []byte) []byte {
+		b := header()
+		b = appendHead(b, majorArray, 3)
+		b = appendHead(b, majorUint, tag)
+		b = appendHead(b, majorUint, size)
+		b = appendBytes(b, z)
+		return append(b, pending...)
+	}
+	enc := value.String(strings.Repeat("bomb ", 400000)).AppendCBOR(nil) // 2 MB
+	z := encoder.EncodeAll(enc, nil)
+	for _, c := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"claims less than it holds", record(tagCompressedValue, 2048, z)},
+		{"claims more than it holds", record(tagCompressedValue, uint64(len(enc))+1, z)},
+		{"claims past the record bound", record(tagCompressedValue, MaxRecordBytes+1, z)},
+		{"not zstd", record(tagCompressedValue, 2048, []byte("not a zstd frame at all"))},
+		{"plain, should be compressed", func() []byte {
+			b := header()
+			b = appendHead(b, majorArray, 2)
+			b = appendHead(b, majorUint, tagValue)
+			b = append(b, enc...)
+			return append(b, pending...)
+		}()},
+		{"compressed differently", record(tagCompressedValue, uint64(len(enc)), zstdBest(enc))},
+	} {
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := Decode(c.raw); err == nil {
+			t.Fatalf("%s: accepted", c.name)
+		}
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {
+			t.Fatalf("%s: decoding allocated %d bytes", c.name, grown)
+		}
+	}
+	// The honest record decodes.
+	if _, err := Decode(record(tagCompressedValue, uint64(len(enc)), z)); err != nil {
+		t.Fatalf("the encoder's own record: %v", err)
+	}
+}
+
+func zstdBest(b []byte) []byte {
+	e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+	return e.EncodeAll(b, nil)
 }

@@ -23,6 +23,10 @@ func FuzzDecode(f *testing.F) {
 	b.Answer(Outcome{Error: &HostError{Name: "E", Message: "m"}})
 	seed, _ := b.Suspend(Pending{Capability: "cap", Meter: Meter{Instructions: 5, Allocations: 6}})
 	f.Add(seed)
+	// A compressed answer.
+	b.Answer(Outcome{Value: value.String(strings.Repeat("a compressible tool result; ", 100))})
+	seed, _ = b.Suspend(Pending{Capability: "cap", Meter: Meter{Instructions: 7, Allocations: 8}})
+	f.Add(seed)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		orig := bytes.Clone(b)
 		s, err := Decode(b)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,10 +113,22 @@ func jsonLikeText(r *rand.Rand, size int) string {
 	return b.String()
 }
 
-// A 40-call execution whose answers are about 50 KB each grows a snapshot
-// past 1 MiB. With delta delivery every response carries only what the
-// step added; the whole snapshot rebuilt from the deltas equals the one a
-// none-delivery replay leaves for a chunked fetch; and a fresh process
+// randomText is about size bytes of JSON holding base64 of random bytes:
+// it compresses by a quarter at most.
+func randomText(r *rand.Rand, size int) string {
+	raw := make([]byte, (size-20)*3/4)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	return `{"data":"` + base64.StdEncoding.EncodeToString(raw) + `","end":0}`
+}
+
+// A 40-call execution whose answers are about 50 KB each. With delta
+// delivery every response carries only what the step added, whatever the
+// step; answers are journaled compressed, so JSON-like text leaves a
+// snapshot under half the answer bytes, while random text grows it past
+// 1 MiB. The whole snapshot rebuilt from the deltas equals the one a
+// none-delivery replay leaves for a chunked fetch, and a fresh process
 // resumes it from a chunked stage to the value the hot run reaches.
 func TestE2EDeltaDeliveryOfLargeSnapshot(t *testing.T) {
 	t.Parallel()
@@ -122,72 +136,84 @@ func TestE2EDeltaDeliveryOfLargeSnapshot(t *testing.T) {
 	const src = `let total = 0;
 for (let i = 0; i < 40; i++) { const r = fetch_data(i); total += r.length + JSON.parse(r).end; }
 total;`
+	texts := map[string]func(*rand.Rand, int) string{"json-like": jsonLikeText, "random": randomText}
 	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			t.Parallel()
-			rng := rand.New(rand.NewPCG(7, 40))
-			answers := make([]map[string]any, calls)
-			minLen, maxLen := 1<<30, 0
-			for i := range answers {
-				s := jsonLikeText(rng, 50_000)
-				minLen, maxLen = min(minLen, len(s)), max(maxLen, len(s))
-				answers[i] = valuePayload(str(s))
-			}
-			h := newHost(t, tr)
-			programID, _ := h.compile(src)
-			first := deliveredOf(t, h.do(h.req("start", "program_id", programID, "options", options(fetchCaps, nil), "snapshot_delivery", "delta"), nil, ""))
-			require.Equal(t, "suspended", first.Type)
-			require.Empty(t, first.Base, "a start comes in full")
-			require.Equal(t, sha256Hex(first.Bytes), first.SnapshotID)
+		for kind, text := range texts {
+			t.Run(tr.name+"/"+kind, func(t *testing.T) {
+				t.Parallel()
+				rng := rand.New(rand.NewPCG(7, 40))
+				answers := make([]map[string]any, calls)
+				total := 0
+				for i := range answers {
+					s := text(rng, 50_000)
+					total += len(s)
+					answers[i] = valuePayload(str(s))
+				}
+				var deltas []int
+				h := newHost(t, tr)
+				programID, _ := h.compile(src)
+				first := deliveredOf(t, h.do(h.req("start", "program_id", programID, "options", options(fetchCaps, nil), "snapshot_delivery", "delta"), nil, ""))
+				require.Equal(t, "suspended", first.Type)
+				require.Empty(t, first.Base, "a start comes in full")
+				require.Equal(t, sha256Hex(first.Bytes), first.SnapshotID)
 
-			whole := first.Bytes
-			cur, prev := first, first
-			for i := 0; i < calls-1; i++ {
-				next := h.resumeDelivery(cur.SnapshotID, cur.PolicyID, "delta", answers[i])
-				require.Equal(t, "suspended", next.Type)
-				require.Equal(t, cur.SnapshotID, next.Base, "step %d", i)
-				require.Less(t, h.wireSize(next.Raw, next.Bytes), maxFrame)
-				// Only what the step appended: its answer and the next call.
-				require.GreaterOrEqual(t, len(next.Bytes), minLen, "step %d", i)
-				require.LessOrEqual(t, len(next.Bytes), maxLen+200, "step %d: delta of %d bytes", i, len(next.Bytes))
-				whole = append(whole, next.Bytes...)
-				require.Equal(t, sha256Hex(whole), next.SnapshotID, "step %d", i)
-				prev, cur = cur, next
-			}
-			require.Greater(t, len(whole), maxFrame, "the final snapshot is larger than a frame")
+				whole := first.Bytes
+				cur, prev := first, first
+				for i := 0; i < calls-1; i++ {
+					next := h.resumeDelivery(cur.SnapshotID, cur.PolicyID, "delta", answers[i])
+					require.Equal(t, "suspended", next.Type)
+					require.Equal(t, cur.SnapshotID, next.Base, "step %d", i)
+					require.Less(t, h.wireSize(next.Raw, next.Bytes), maxFrame)
+					// Only what the step appended: its answer and the next call.
+					deltas = append(deltas, len(next.Bytes))
+					whole = append(whole, next.Bytes...)
+					require.Equal(t, sha256Hex(whole), next.SnapshotID, "step %d", i)
+					prev, cur = cur, next
+				}
+				// Each delta is one compressed answer: its size does not grow
+				// with the step.
+				slices.Sort(deltas)
+				t.Logf("%s: deltas %d to %d bytes; final snapshot %d bytes for %d answer bytes", kind, deltas[0], deltas[len(deltas)-1], len(whole), total)
+				require.Less(t, float64(deltas[len(deltas)-1]), 1.2*float64(deltas[0]), "delta sizes")
+				if kind == "json-like" {
+					require.LessOrEqual(t, len(whole), total/2, "the final snapshot is at most half the answer bytes")
+					return
+				}
+				require.Greater(t, len(whole), maxFrame, "the final snapshot is larger than a frame")
 
-			// Replaying the last step with none delivery reaches the same
-			// snapshot and carries no bytes; the fetch gives them.
-			again := h.resumeDelivery(prev.SnapshotID, prev.PolicyID, "none", answers[calls-2])
-			require.Equal(t, cur.SnapshotID, again.SnapshotID)
-			require.Empty(t, again.Bytes)
-			require.NotContains(t, string(again.Raw), "snapshot_base64")
-			require.NotContains(t, string(again.Raw), "snapshot_base_id")
-			fetched := h.fetchAll(cur.SnapshotID, 300_000)
-			require.True(t, bytes.Equal(whole, fetched), "fetched %d bytes, rebuilt %d", len(fetched), len(whole))
-			// The largest chunk that keeps every response under 1 MiB: the
-			// cap in binary frames, three quarters of it in JSONL (base64).
-			largest := 983_040
-			if tr.jsonl {
-				largest = 737_280
-			}
-			require.True(t, bytes.Equal(whole, h.fetchAll(cur.SnapshotID, largest)))
-			// Without max_bytes a fetch returns the contract's default, 960
-			// KiB, in either transport (a JSONL line is then over 1 MiB).
-			dflt := h.mustOK(h.do(h.req("snapshot", "snapshot_id", cur.SnapshotID), nil, ""))
-			require.Equal(t, whole[:983_040], dflt.Payload)
+				// Replaying the last step with none delivery reaches the same
+				// snapshot and carries no bytes; the fetch gives them.
+				again := h.resumeDelivery(prev.SnapshotID, prev.PolicyID, "none", answers[calls-2])
+				require.Equal(t, cur.SnapshotID, again.SnapshotID)
+				require.Empty(t, again.Bytes)
+				require.NotContains(t, string(again.Raw), "snapshot_base64")
+				require.NotContains(t, string(again.Raw), "snapshot_base_id")
+				fetched := h.fetchAll(cur.SnapshotID, 300_000)
+				require.True(t, bytes.Equal(whole, fetched), "fetched %d bytes, rebuilt %d", len(fetched), len(whole))
+				// The largest chunk that keeps every response under 1 MiB: the
+				// cap in binary frames, three quarters of it in JSONL (base64).
+				largest := 983_040
+				if tr.jsonl {
+					largest = 737_280
+				}
+				require.True(t, bytes.Equal(whole, h.fetchAll(cur.SnapshotID, largest)))
+				// Without max_bytes a fetch returns the contract's default, 960
+				// KiB, in either transport (a JSONL line is then over 1 MiB).
+				dflt := h.mustOK(h.do(h.req("snapshot", "snapshot_id", cur.SnapshotID), nil, ""))
+				require.Equal(t, whole[:983_040], dflt.Payload)
 
-			hot := h.resumeDelivery(cur.SnapshotID, cur.PolicyID, "delta", answers[calls-1])
-			require.Equal(t, "completed", hot.Type)
+				hot := h.resumeDelivery(cur.SnapshotID, cur.PolicyID, "delta", answers[calls-1])
+				require.Equal(t, "completed", hot.Type)
 
-			// A fresh process: upload in chunks under 1 MiB, resume cold.
-			fresh := newHost(t, tr)
-			fresh.stageAll("final", whole, 700_000)
-			pol := hosttest.Policy(hostKey, cur.SnapshotID, fetchCaps, map[string]any{})
-			cold := deliveredOf(t, fresh.do(fresh.req("resume", "stage_id", "final", "policy", pol, "payload", answers[calls-1]), nil, ""))
-			require.Equal(t, "completed", cold.Type)
-			require.Equal(t, hot.Value, cold.Value)
-		})
+				// A fresh process: upload in chunks under 1 MiB, resume cold.
+				fresh := newHost(t, tr)
+				fresh.stageAll("final", whole, 700_000)
+				pol := hosttest.Policy(hostKey, cur.SnapshotID, fetchCaps, map[string]any{})
+				cold := deliveredOf(t, fresh.do(fresh.req("resume", "stage_id", "final", "policy", pol, "payload", answers[calls-1]), nil, ""))
+				require.Equal(t, "completed", cold.Type)
+				require.Equal(t, hot.Value, cold.Value)
+			})
+		}
 	}
 }
 

@@ -1,0 +1,65 @@
+package snapshot
+
+import (
+	"github.com/klauspost/compress/zstd"
+)
+
+// Large host answers are journaled compressed, record by record, so that a
+// snapshot stays a prefix of the next one and grows with the compressed
+// size of what the execution received: a value whose encoding is at least
+// compressMin bytes and shrinks under zstd is written as
+//
+//	[4, size: uint, zstd: bytes]   (the value's CBOR, compressed)
+//
+// instead of [2, value]. The encoder's settings are fixed, so the bytes are
+// deterministic for a given build, and snapshot ids with them. Each value
+// has one encoding: a decoder accepts a compressed record only if it is
+// exactly what the encoder writes for the value, and a plain one only if
+// compression would not have shrunk it.
+const (
+	tagCompressedValue = 4
+	compressMin        = 1 << 10
+
+	// MaxRecordBytes bounds one decompressed record: a record that claims
+	// more, or decompresses to other than it claims, fails closed before
+	// its memory is taken (a decompression bomb in authenticated bytes).
+	MaxRecordBytes = 64 << 20
+)
+
+var (
+	encoder, _ = zstd.NewWriter(nil,
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderLevel(zstd.SpeedDefault),
+		zstd.WithEncoderCRC(false),
+		zstd.WithSingleSegment(true),
+		zstd.WithZeroFrames(true))
+	decoder, _ = zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxMemory(MaxRecordBytes),
+		zstd.WithDecodeAllCapLimit(true))
+)
+
+// compressed returns the compressed form of an encoded value, or nil when
+// the value is written plain.
+func compressed(enc []byte) []byte {
+	if len(enc) < compressMin {
+		return nil
+	}
+	z := encoder.EncodeAll(enc, make([]byte, 0, len(enc)/2))
+	if len(z) >= len(enc) {
+		return nil
+	}
+	return z
+}
+
+// decompress returns the size bytes z claims to hold, or false.
+func decompress(z []byte, size uint64) ([]byte, bool) {
+	if size < compressMin || size > MaxRecordBytes {
+		return nil, false
+	}
+	out, err := decoder.DecodeAll(z, make([]byte, 0, size))
+	if err != nil || uint64(len(out)) != size {
+		return nil, false
+	}
+	return out, true
+}
