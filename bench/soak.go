@@ -434,24 +434,12 @@ type soakClient struct {
 	id uint64
 }
 
-// soakResponse is what the soak reads of a response.
+// soakResponse is what the soak reads of a response: a step response
+// (host.go) with the envelope the soak checks on every response.
 type soakResponse struct {
 	ID      json.Number `json:"id"`
 	Version json.Number `json:"protocol_version"`
-	OK      bool        `json:"ok"`
-	Error   string      `json:"error"`
-	Result  struct {
-		Kind      string `json:"kind"`
-		ProgramID string `json:"program_id"`
-		Step      struct {
-			Type       string            `json:"type"`
-			Capability string            `json:"capability"`
-			Args       []json.RawMessage `json:"args"`
-			Value      json.RawMessage   `json:"value"`
-		} `json:"step"`
-		SnapshotID string `json:"snapshot_id"`
-		PolicyID   string `json:"policy_id"`
-	} `json:"result"`
+	stepResponse
 
 	raw     []byte // the header as received
 	payload []byte // a copy of the frame payload
@@ -812,11 +800,12 @@ func (s *soaker) start(name string, n int, limits map[string]any) (*soakResponse
 // expectSuspension checks a suspension on cap(arg) and keeps it pending.
 func (s *soaker) expectSuspension(k soakKind, r *soakResponse, arg float64, sp *suspension) {
 	st := r.Result.Step
-	if !r.OK || st.Type != "suspended" || st.Capability != "cap" || len(st.Args) != 1 {
+	var args []json.RawMessage
+	if !r.OK || st.Type != "suspended" || st.Capability != "cap" || json.Unmarshal(st.Args, &args) != nil || len(args) != 1 {
 		s.unexpected(k, r, "want suspended on cap(%v)", arg)
 		return
 	}
-	if f, ok := finite(st.Args[0]); !ok || f != arg || r.Result.SnapshotID != sha256Hex(r.payload) || r.Result.PolicyID == "" {
+	if f, ok := finite(args[0]); !ok || f != arg || r.Result.SnapshotID != sha256Hex(r.payload) || r.Result.PolicyID == "" {
 		s.unexpected(k, r, "want cap(%v) with a snapshot whose id is the SHA-256 of its bytes", arg)
 		return
 	}
