@@ -32,15 +32,7 @@ func deliveredOf(t *testing.T, resp hosttest.Response) delivered {
 	st := resp.Step()
 	d := delivered{Type: fmt.Sprint(st["type"]), Raw: resp.Raw, Bytes: resp.Payload}
 	if d.Type == "completed" {
-		var exact struct {
-			Result struct {
-				Step struct {
-					Value json.RawMessage `json:"value"`
-				} `json:"step"`
-			} `json:"result"`
-		}
-		require.NoError(t, json.Unmarshal(resp.Raw, &exact))
-		d.Value = string(exact.Result.Step.Value)
+		_, d.Value = exactStep(t, resp)
 		return d
 	}
 	d.Capability = fmt.Sprint(st["capability"])

@@ -170,13 +170,10 @@ type step struct {
 	Snapshot   []byte
 }
 
-func stepOf(t *testing.T, resp hosttest.Response) step {
+// exactStep returns a step's args and value as sent, byte for byte:
+// decoding into maps would lose object key order and number spelling.
+func exactStep(t *testing.T, resp hosttest.Response) (args, value string) {
 	t.Helper()
-	require.True(t, resp.OK(), "step failed: %s", resp.Raw)
-	st := resp.Step()
-	s := step{Type: fmt.Sprint(st["type"])}
-	// Args and value as sent, byte for byte: decoding into maps would lose
-	// object key order.
 	var exact struct {
 		Result struct {
 			Step struct {
@@ -186,15 +183,24 @@ func stepOf(t *testing.T, resp hosttest.Response) step {
 		} `json:"result"`
 	}
 	require.NoError(t, json.Unmarshal(resp.Raw, &exact))
+	return string(exact.Result.Step.Args), string(exact.Result.Step.Value)
+}
+
+func stepOf(t *testing.T, resp hosttest.Response) step {
+	t.Helper()
+	require.True(t, resp.OK(), "step failed: %s", resp.Raw)
+	st := resp.Step()
+	s := step{Type: fmt.Sprint(st["type"])}
+	args, value := exactStep(t, resp)
 	switch s.Type {
 	case "completed":
-		s.Value = string(exact.Result.Step.Value)
+		s.Value = value
 		require.Empty(t, resp.Payload, "a completed step carries no snapshot")
 		require.NotContains(t, resp.Result(), "snapshot_id")
 		require.NotContains(t, resp.Result(), "policy_id")
 	case "suspended":
 		s.Capability = fmt.Sprint(st["capability"])
-		s.Args = string(exact.Result.Step.Args)
+		s.Args = args
 		s.SnapshotID, s.PolicyID, s.Snapshot = resp.SnapshotID(), resp.PolicyID(), resp.Payload
 		require.NotEmpty(t, s.Snapshot)
 		require.Equal(t, sha256Hex(s.Snapshot), s.SnapshotID, "snapshot_id is the SHA-256 of the bytes")
