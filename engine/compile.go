@@ -36,11 +36,7 @@ const MaxSourceNesting = 1000
 // third_party/goja/PATCHES.md): nesting, and tokens scanned per byte, which
 // keeps parsing linear in the source's length. Source maps are never read:
 // the parser would open the file a guest comment names.
-var parseOptions = []parser.Option{
-	parser.WithDisableSourceMaps,
-	parser.WithMaxDepth(MaxSourceNesting),
-	parser.WithMaxTokensPerByte(maxTokensPerByte),
-}
+var parseOptions = parseBounds(MaxSourceNesting)
 
 // maxTokensPerByte: a token takes at least one byte, and the arrow-function
 // lookahead re-scans a parenthesised list once.
@@ -48,10 +44,14 @@ const maxTokensPerByte = 4
 
 // instrumentedParseOptions: metering calls add nesting around what they
 // wrap, so the instrumented text gets more room than the guest's own.
-var instrumentedParseOptions = []parser.Option{
-	parser.WithDisableSourceMaps,
-	parser.WithMaxDepth(4 * MaxSourceNesting),
-	parser.WithMaxTokensPerByte(maxTokensPerByte),
+var instrumentedParseOptions = parseBounds(4 * MaxSourceNesting)
+
+func parseBounds(depth int) []parser.Option {
+	return []parser.Option{
+		parser.WithDisableSourceMaps,
+		parser.WithMaxDepth(depth),
+		parser.WithMaxTokensPerByte(maxTokensPerByte),
+	}
 }
 
 // Program is a validated, instrumented guest program ready to run in any
