@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"reflect"
@@ -354,7 +353,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			rt.Interrupt(ErrOutstandingCalls)
 			return goja.Undefined()
 		}
-		digest := ArgsDigest(args)
+		digest := snapshot.ArgsDigest(args)
 		k := x.calls
 		x.calls++
 		if k < len(x.cfg.Replay) {
@@ -369,7 +368,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		}
 		if p := x.cfg.Pending; p != nil {
 			x.cfg.Pending = nil
-			if p.Capability != name || ArgsDigest(p.Args) != digest || p.Meter != x.meter {
+			if p.Capability != name || snapshot.ArgsDigest(p.Args) != digest || p.Meter != x.meter {
 				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the suspended call", k+1)))
 				return goja.Undefined()
 			}
@@ -450,11 +449,6 @@ func (x *Execution) answer(o snapshot.Outcome) goja.Value {
 		_ = obj.DefineDataProperty("details", r.importValue(*e.Details), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 	}
 	panic(obj)
-}
-
-// ArgsDigest is the SHA-256 of the CBOR encoding of a call's arguments.
-func ArgsDigest(args []value.Value) [32]byte {
-	return sha256.Sum256(value.Array(args...).AppendCBOR(nil))
 }
 
 // failure turns a goja error into a guest-side Error.

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 )
 
 // ReservedPrefix starts names kept for the implementation's own globals, so
@@ -172,43 +174,17 @@ func (p Policy) ID() string {
 // AppendCanonical appends the canonical encoding hashed by ID to b.
 func (p Policy) AppendCanonical(b []byte) []byte {
 	b = append(b, 0x83) // array(3)
-	b = appendHead(b, majorText, uint64(len(IDVersion)))
-	b = append(b, IDVersion...)
-	b = appendHead(b, majorArray, uint64(len(p.Capabilities)))
+	b = detcbor.AppendText(b, IDVersion)
+	b = detcbor.AppendHead(b, detcbor.MajorArray, uint64(len(p.Capabilities)))
 	for _, c := range p.Capabilities {
-		b = appendHead(b, majorText, uint64(len(c)))
-		b = append(b, c...)
+		b = detcbor.AppendText(b, c)
 	}
 	l := p.Limits
 	b = append(b, 0x85) // array(5)
-	b = appendHead(b, majorUint, l.InstructionBudget)
-	b = appendHead(b, majorUint, l.HeapLimitBytes)
-	b = appendHead(b, majorUint, l.AllocationBudget)
-	b = appendHead(b, majorUint, l.CallDepthLimit)
-	b = appendHead(b, majorUint, l.MaxOutstandingHostCalls)
+	b = detcbor.AppendUint(b, l.InstructionBudget)
+	b = detcbor.AppendUint(b, l.HeapLimitBytes)
+	b = detcbor.AppendUint(b, l.AllocationBudget)
+	b = detcbor.AppendUint(b, l.CallDepthLimit)
+	b = detcbor.AppendUint(b, l.MaxOutstandingHostCalls)
 	return b
-}
-
-const (
-	majorUint  = 0 << 5
-	majorText  = 3 << 5
-	majorArray = 4 << 5
-)
-
-// appendHead writes a CBOR item head in its shortest form, as deterministic
-// encoding requires.
-func appendHead(b []byte, major byte, n uint64) []byte {
-	switch {
-	case n < 24:
-		return append(b, major|byte(n))
-	case n <= 0xff:
-		return append(b, major|24, byte(n))
-	case n <= 0xffff:
-		return append(b, major|25, byte(n>>8), byte(n))
-	case n <= 0xffffffff:
-		return append(b, major|26, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	default:
-		return append(b, major|27, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32),
-			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	}
 }

@@ -11,10 +11,10 @@ import (
 //
 //	[4, size: uint, zstd: bytes]   (the value's CBOR, compressed)
 //
-// instead of [2, value]. The encoder's settings are fixed, so the bytes are
+// instead of [2, value]. The zstdEncoder's settings are fixed, so the bytes are
 // deterministic for a given build, and snapshot ids with them. Each value
-// has one encoding: a decoder accepts a compressed record only if it is
-// exactly what the encoder writes for the value, and a plain one only if
+// has one encoding: a zstdDecoder accepts a compressed record only if it is
+// exactly what the zstdEncoder writes for the value, and a plain one only if
 // compression would not have shrunk it.
 const (
 	tagCompressedValue = 4
@@ -27,13 +27,13 @@ const (
 )
 
 var (
-	encoder, _ = zstd.NewWriter(nil,
+	zstdEncoder, _ = zstd.NewWriter(nil,
 		zstd.WithEncoderConcurrency(1),
 		zstd.WithEncoderLevel(zstd.SpeedDefault),
 		zstd.WithEncoderCRC(false),
 		zstd.WithSingleSegment(true),
 		zstd.WithZeroFrames(true))
-	decoder, _ = zstd.NewReader(nil,
+	zstdDecoder, _ = zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxMemory(MaxRecordBytes),
 		zstd.WithDecodeAllCapLimit(true))
@@ -45,7 +45,7 @@ func compressed(enc []byte) []byte {
 	if len(enc) < compressMin {
 		return nil
 	}
-	z := encoder.EncodeAll(enc, make([]byte, 0, len(enc)/2))
+	z := zstdEncoder.EncodeAll(enc, make([]byte, 0, len(enc)/2))
 	if len(z) >= len(enc) {
 		return nil
 	}
@@ -57,7 +57,7 @@ func decompress(z []byte, size uint64) ([]byte, bool) {
 	if size < compressMin || size > MaxRecordBytes {
 		return nil, false
 	}
-	out, err := decoder.DecodeAll(z, make([]byte, 0, size))
+	out, err := zstdDecoder.DecodeAll(z, make([]byte, 0, size))
 	if err != nil || uint64(len(out)) != size {
 		return nil, false
 	}

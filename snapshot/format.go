@@ -3,10 +3,12 @@ package snapshot
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"unicode/utf8"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -44,17 +46,17 @@ func ID(b []byte) string {
 }
 
 func appendHeader(b []byte, h Header) []byte {
-	b = appendHead(b, majorArray, 7)
-	b = appendText(b, Magic)
-	b = appendHead(b, majorUint, Version)
-	b = appendBytes(b, h.Program)
+	b = detcbor.AppendHead(b, detcbor.MajorArray, 7)
+	b = detcbor.AppendText(b, Magic)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, Version)
+	b = detcbor.AppendBytes(b, h.Program)
 	b = value.Object(h.Inputs...).AppendCBOR(b)
-	b = appendHead(b, majorArray, uint64(len(h.Capabilities)))
+	b = detcbor.AppendHead(b, detcbor.MajorArray, uint64(len(h.Capabilities)))
 	for _, c := range h.Capabilities {
-		b = appendText(b, c)
+		b = detcbor.AppendText(b, c)
 	}
-	b = appendHead(b, majorUint, h.Seed)
-	return appendInt(b, h.ClockMillis)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, h.Seed)
+	return detcbor.AppendInt(b, h.ClockMillis)
 }
 
 func appendPending(b []byte, p Pending) []byte {
@@ -69,19 +71,19 @@ func appendCallHead(b []byte, capability string, limits bool) []byte {
 	if limits {
 		n = 6
 	}
-	b = appendHead(b, majorArray, n)
-	b = appendHead(b, majorUint, tagPending)
-	return appendText(b, capability)
+	b = detcbor.AppendHead(b, detcbor.MajorArray, n)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, tagPending)
+	return detcbor.AppendText(b, capability)
 }
 
 // appendCallTail writes a pending item after its arguments.
 func appendCallTail(b []byte, m Meter, l *policy.Limits) []byte {
-	b = appendHead(b, majorUint, m.Instructions)
-	b = appendHead(b, majorUint, m.Allocations)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, m.Instructions)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, m.Allocations)
 	if l != nil {
-		b = appendHead(b, majorArray, 5)
+		b = detcbor.AppendHead(b, detcbor.MajorArray, 5)
 		for _, v := range []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls} {
-			b = appendHead(b, majorUint, v)
+			b = detcbor.AppendHead(b, detcbor.MajorUint, v)
 		}
 	}
 	return b
@@ -91,30 +93,30 @@ func appendOutcome(b []byte, o Outcome) []byte {
 	if o.Error == nil {
 		enc := o.Value.AppendCBOR(nil)
 		if z := compressed(enc); z != nil {
-			b = appendHead(b, majorArray, 3)
-			b = appendHead(b, majorUint, tagCompressedValue)
-			b = appendHead(b, majorUint, uint64(len(enc)))
-			return appendBytes(b, z)
+			b = detcbor.AppendHead(b, detcbor.MajorArray, 3)
+			b = detcbor.AppendHead(b, detcbor.MajorUint, tagCompressedValue)
+			b = detcbor.AppendHead(b, detcbor.MajorUint, uint64(len(enc)))
+			return detcbor.AppendBytes(b, z)
 		}
-		b = appendHead(b, majorArray, 2)
-		b = appendHead(b, majorUint, tagValue)
+		b = detcbor.AppendHead(b, detcbor.MajorArray, 2)
+		b = detcbor.AppendHead(b, detcbor.MajorUint, tagValue)
 		return append(b, enc...)
 	}
 	e := o.Error
-	b = appendHead(b, majorArray, 5)
-	b = appendHead(b, majorUint, tagError)
+	b = detcbor.AppendHead(b, detcbor.MajorArray, 5)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, tagError)
 	b = appendGuestText(b, e.Name)
 	b = appendGuestText(b, e.Message)
 	if e.Code != nil {
 		b = appendGuestText(b, *e.Code)
 	} else {
-		b = append(b, cborNull)
+		b = append(b, detcbor.Null)
 	}
 	if e.Details != nil {
-		b = appendHead(b, majorArray, 1)
+		b = detcbor.AppendHead(b, detcbor.MajorArray, 1)
 		return e.Details.AppendCBOR(b)
 	}
-	return appendHead(b, majorArray, 0)
+	return detcbor.AppendHead(b, detcbor.MajorArray, 0)
 }
 
 // appendGuestText writes a host error's string: a text item when it is
@@ -122,25 +124,9 @@ func appendOutcome(b []byte, o Outcome) []byte {
 // value strings are. Snapshots with only text items decode as before.
 func appendGuestText(b []byte, s string) []byte {
 	if utf8.ValidString(s) {
-		return appendText(b, s)
+		return detcbor.AppendText(b, s)
 	}
-	return appendBytes(b, []byte(s))
-}
-
-// guestText reads what appendGuestText wrote.
-func (r *reader) guestText() (string, error) {
-	if len(r.b) > 0 && r.b[0]>>5 == majorBytes {
-		p, err := r.raw(majorBytes)
-		if err != nil || !value.ValidWTF8(string(p)) || utf8.Valid(p) {
-			return "", errMalformed
-		}
-		return string(p), nil
-	}
-	s, err := r.text()
-	if err != nil || !utf8.ValidString(s) {
-		return "", errMalformed
-	}
-	return s, nil
+	return detcbor.AppendBytes(b, []byte(s))
 }
 
 // Builder produces the snapshots of one live execution incrementally: its
@@ -181,58 +167,131 @@ func (b *Builder) Answer(o Outcome) {
 	b.h.Write(b.buf[start:])
 }
 
-// Decode parses snapshot bytes. It must only be called after the bytes were
-// authenticated; it still fails closed on anything malformed.
-func Decode(b []byte) (*Snapshot, error) {
-	r := &reader{b: b}
-	s := &Snapshot{}
-	if err := r.array(7); err != nil {
-		return nil, fail("not a snapshot")
-	}
-	if magic, err := r.text(); err != nil || magic != Magic {
-		return nil, fail("not a snapshot")
-	}
-	if v, err := r.uint(); err != nil || v != Version {
-		return nil, fail(fmt.Sprintf("unsupported snapshot format version (expected %d)", Version))
-	}
-	prog, err := r.raw(majorBytes)
+// ArgsDigest is what the journal keeps of a completed call's arguments: the
+// SHA-256 of their encoding as an array. Replay compares a re-made call's
+// digest with it.
+func ArgsDigest(args []value.Value) [32]byte {
+	return argsDigest(value.Array(args...).AppendCBOR(nil))
+}
+
+// argsDigest hashes an encoded argument array. Decode hashes the bytes as
+// they stand; the encoding is canonical, so that equals ArgsDigest of the
+// decoded arguments (TestArgsDigestOfDecodedCalls).
+func argsDigest(enc []byte) [32]byte { return sha256.Sum256(enc) }
+
+// Decoding errors. Decode returns them wrapped in a *FormatError that says
+// at which byte the snapshot stopped making sense.
+var (
+	ErrNotSnapshot     = errors.New("not a snapshot")
+	ErrVersion         = errors.New("unsupported format version")
+	ErrHeader          = errors.New("malformed header")
+	ErrInputs          = errors.New("malformed inputs")
+	ErrCapabilities    = errors.New("malformed capabilities")
+	ErrCall            = errors.New("malformed call")
+	ErrCallArgs        = errors.New("malformed call arguments")
+	ErrCallLimits      = errors.New("malformed call limits")
+	ErrOutcome         = errors.New("malformed outcome")
+	ErrDecompress      = errors.New("compressed outcome does not decompress to its size")
+	ErrNotCanonical    = errors.New("outcome is not in canonical form")
+	ErrTrailingOutcome = errors.New("outcome after the last call")
+)
+
+// FormatError is a snapshot that fails to decode.
+type FormatError struct {
+	Offset int   // from the start of the snapshot bytes
+	Err    error // one of the Err values above
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("snapshot bytes rejected at byte %d: %v", e.Offset, e.Err)
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// decoder reads one snapshot; at marks the start of the item being read,
+// which is where a failure is reported.
+type decoder struct {
+	*detcbor.Reader
+	at int
+}
+
+func (d *decoder) fail(err error) error { return &FormatError{Offset: d.at, Err: err} }
+
+// mark starts a new item.
+func (d *decoder) mark() { d.at = d.Offset() }
+
+// value decodes one value item.
+func (d *decoder) value() (value.Value, []byte, error) {
+	rest := d.Rest()
+	v, after, err := value.DecodeCBOR(rest)
 	if err != nil {
-		return nil, fail("malformed header")
+		return value.Value{}, nil, err
+	}
+	enc := rest[:len(rest)-len(after)]
+	d.Skip(len(enc))
+	return v, enc, nil
+}
+
+// Decode parses snapshot bytes. It must only be called after the bytes were
+// authenticated; it still fails closed on anything malformed, with a
+// *FormatError.
+func Decode(b []byte) (*Snapshot, error) {
+	d := &decoder{Reader: detcbor.NewReader(b)}
+	s := &Snapshot{}
+	if err := d.Array(7); err != nil {
+		return nil, d.fail(ErrNotSnapshot)
+	}
+	d.mark()
+	if magic, err := d.Text(); err != nil || magic != Magic {
+		return nil, d.fail(ErrNotSnapshot)
+	}
+	d.mark()
+	if v, err := d.Uint(); err != nil {
+		return nil, d.fail(ErrHeader)
+	} else if v != Version {
+		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads version %d)", ErrVersion, v, Version))
+	}
+	d.mark()
+	prog, err := d.Raw(detcbor.MajorBytes)
+	if err != nil {
+		return nil, d.fail(ErrHeader)
 	}
 	s.Header.Program = prog
-	inputs, rest, err := value.DecodeCBOR(r.b)
+	d.mark()
+	inputs, _, err := d.value()
 	if err != nil || inputs.Kind != value.KindObject {
-		return nil, fail("malformed inputs")
+		return nil, d.fail(ErrInputs)
 	}
-	r.b = rest
 	s.Header.Inputs = inputs.Members
-	n, err := r.expect(majorArray)
+	d.mark()
+	n, err := d.Expect(detcbor.MajorArray)
 	if err != nil || n > maxCapabilities {
-		return nil, fail("malformed capabilities")
+		return nil, d.fail(ErrCapabilities)
 	}
 	for i := uint64(0); i < n; i++ {
-		c, err := r.text()
+		c, err := d.Text()
 		if err != nil || !utf8.ValidString(c) {
-			return nil, fail("malformed capabilities")
+			return nil, d.fail(ErrCapabilities)
 		}
 		s.Header.Capabilities = append(s.Header.Capabilities, c)
 	}
-	if s.Header.Seed, err = r.uint(); err != nil {
-		return nil, fail("malformed header")
+	d.mark()
+	if s.Header.Seed, err = d.Uint(); err != nil {
+		return nil, d.fail(ErrHeader)
 	}
-	if s.Header.ClockMillis, err = r.int(); err != nil {
-		return nil, fail("malformed header")
+	if s.Header.ClockMillis, err = d.Int(); err != nil {
+		return nil, d.fail(ErrHeader)
 	}
 	for {
-		p, digest, err := r.pending()
+		p, digest, err := d.pending()
 		if err != nil {
 			return nil, err
 		}
-		if len(r.b) == 0 {
+		if d.Len() == 0 {
 			s.Pending = p
 			return s, nil
 		}
-		o, err := r.outcome()
+		o, err := d.outcome()
 		if err != nil {
 			return nil, err
 		}
@@ -240,42 +299,42 @@ func Decode(b []byte) (*Snapshot, error) {
 	}
 }
 
-func fail(msg string) error { return fmt.Errorf("snapshot %s", msg) }
-
-func (r *reader) pending() (Pending, [32]byte, error) {
+func (d *decoder) pending() (Pending, [32]byte, error) {
 	var p Pending
-	items, err := r.expect(majorArray)
+	d.mark()
+	items, err := d.Expect(detcbor.MajorArray)
 	if err != nil || items != 5 && items != 6 {
-		return p, [32]byte{}, fail("malformed call")
+		return p, [32]byte{}, d.fail(ErrCall)
 	}
-	if tag, err := r.uint(); err != nil || tag != tagPending {
-		return p, [32]byte{}, fail("malformed call")
+	if tag, err := d.Uint(); err != nil || tag != tagPending {
+		return p, [32]byte{}, d.fail(ErrCall)
 	}
-	if p.Capability, err = r.text(); err != nil || !utf8.ValidString(p.Capability) {
-		return p, [32]byte{}, fail("malformed call")
+	if p.Capability, err = d.Text(); err != nil || !utf8.ValidString(p.Capability) {
+		return p, [32]byte{}, d.fail(ErrCall)
 	}
-	before := r.b
-	args, rest, err := value.DecodeCBOR(r.b)
+	d.mark()
+	args, enc, err := d.value()
 	if err != nil || args.Kind != value.KindArray {
-		return p, [32]byte{}, fail("malformed call arguments")
+		return p, [32]byte{}, d.fail(ErrCallArgs)
 	}
-	digest := sha256.Sum256(before[:len(before)-len(rest)])
-	r.b = rest
+	digest := argsDigest(enc)
 	p.Args = args.Elems
-	if p.Meter.Instructions, err = r.uint(); err != nil {
-		return p, digest, fail("malformed call")
+	d.mark()
+	if p.Meter.Instructions, err = d.Uint(); err != nil {
+		return p, digest, d.fail(ErrCall)
 	}
-	if p.Meter.Allocations, err = r.uint(); err != nil {
-		return p, digest, fail("malformed call")
+	if p.Meter.Allocations, err = d.Uint(); err != nil {
+		return p, digest, d.fail(ErrCall)
 	}
 	if items == 6 {
-		if err := r.array(5); err != nil {
-			return p, digest, fail("malformed call limits")
+		d.mark()
+		if err := d.Array(5); err != nil {
+			return p, digest, d.fail(ErrCallLimits)
 		}
 		var l policy.Limits
 		for _, f := range []*uint64{&l.InstructionBudget, &l.HeapLimitBytes, &l.AllocationBudget, &l.CallDepthLimit, &l.MaxOutstandingHostCalls} {
-			if *f, err = r.uint(); err != nil {
-				return p, digest, fail("malformed call limits")
+			if *f, err = d.Uint(); err != nil {
+				return p, digest, d.fail(ErrCallLimits)
 			}
 		}
 		p.Limits = &l
@@ -283,79 +342,95 @@ func (r *reader) pending() (Pending, [32]byte, error) {
 	return p, digest, nil
 }
 
-func (r *reader) outcome() (Outcome, error) {
+func (d *decoder) outcome() (Outcome, error) {
 	var o Outcome
-	n, err := r.expect(majorArray)
+	d.mark()
+	n, err := d.Expect(detcbor.MajorArray)
 	if err != nil {
-		return o, fail("malformed outcome")
+		return o, d.fail(ErrOutcome)
 	}
-	tag, err := r.uint()
+	tag, err := d.Uint()
 	if err != nil {
-		return o, fail("malformed outcome")
+		return o, d.fail(ErrOutcome)
 	}
 	switch {
 	case tag == tagValue && n == 2:
-		v, rest, err := value.DecodeCBOR(r.b)
+		d.mark()
+		v, enc, err := d.value()
 		if err != nil {
-			return o, fail("malformed outcome value")
+			return o, d.fail(ErrOutcome)
 		}
-		if compressed(r.b[:len(r.b)-len(rest)]) != nil {
-			return o, fail("outcome value should be compressed")
+		if compressed(enc) != nil {
+			return o, d.fail(ErrNotCanonical)
 		}
-		r.b = rest
 		o.Value = v
 		return o, nil
 	case tag == tagCompressedValue && n == 3:
-		size, err := r.uint()
+		size, err := d.Uint()
 		if err != nil {
-			return o, fail("malformed compressed outcome")
+			return o, d.fail(ErrOutcome)
 		}
-		z, err := r.raw(majorBytes)
+		z, err := d.Raw(detcbor.MajorBytes)
 		if err != nil {
-			return o, fail("malformed compressed outcome")
+			return o, d.fail(ErrOutcome)
 		}
 		enc, ok := decompress(z, size)
 		if !ok {
-			return o, fail("compressed outcome does not decompress to its size")
+			return o, d.fail(ErrDecompress)
 		}
 		v, rest, err := value.DecodeCBOR(enc)
 		if err != nil || len(rest) != 0 {
-			return o, fail("malformed outcome value")
+			return o, d.fail(ErrOutcome)
 		}
 		if string(compressed(enc)) != string(z) {
-			return o, fail("compressed outcome is not in canonical form")
+			return o, d.fail(ErrNotCanonical)
 		}
 		o.Value = v
 		return o, nil
 	case tag == tagError && n == 5:
 		e := &HostError{}
-		if e.Name, err = r.guestText(); err != nil {
-			return o, fail("malformed outcome")
+		if e.Name, err = d.guestText(); err != nil {
+			return o, d.fail(ErrOutcome)
 		}
-		if e.Message, err = r.guestText(); err != nil {
-			return o, fail("malformed outcome")
+		if e.Message, err = d.guestText(); err != nil {
+			return o, d.fail(ErrOutcome)
 		}
-		if !r.isNull() {
-			code, err := r.guestText()
+		if !d.Null() {
+			code, err := d.guestText()
 			if err != nil {
-				return o, fail("malformed outcome")
+				return o, d.fail(ErrOutcome)
 			}
 			e.Code = &code
 		}
-		k, err := r.expect(majorArray)
+		k, err := d.Expect(detcbor.MajorArray)
 		if err != nil || k > 1 {
-			return o, fail("malformed outcome")
+			return o, d.fail(ErrOutcome)
 		}
 		if k == 1 {
-			d, rest, err := value.DecodeCBOR(r.b)
+			dv, _, err := d.value()
 			if err != nil {
-				return o, fail("malformed outcome details")
+				return o, d.fail(ErrOutcome)
 			}
-			r.b = rest
-			e.Details = &d
+			e.Details = &dv
 		}
 		o.Error = e
 		return o, nil
 	}
-	return o, fail("malformed outcome")
+	return o, d.fail(ErrOutcome)
+}
+
+// guestText reads what appendGuestText wrote.
+func (d *decoder) guestText() (string, error) {
+	if m, ok := d.Peek(); ok && m == detcbor.MajorBytes {
+		p, err := d.Raw(detcbor.MajorBytes)
+		if err != nil || !value.ValidWTF8(string(p)) || utf8.Valid(p) {
+			return "", ErrOutcome
+		}
+		return string(p), nil
+	}
+	s, err := d.Text()
+	if err != nil || !utf8.ValidString(s) {
+		return "", ErrOutcome
+	}
+	return s, nil
 }

@@ -2,6 +2,8 @@ package snapshot
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"reflect"
 	"runtime"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -95,14 +98,14 @@ func TestCompressedRecordsFailClosed(t *testing.T) {
 	pending := appendPending(nil, Pending{Capability: "cap"})
 	record := func(tag, size uint64, z []byte) []byte {
 		b := header()
-		b = appendHead(b, majorArray, 3)
-		b = appendHead(b, majorUint, tag)
-		b = appendHead(b, majorUint, size)
-		b = appendBytes(b, z)
+		b = detcbor.AppendHead(b, detcbor.MajorArray, 3)
+		b = detcbor.AppendHead(b, detcbor.MajorUint, tag)
+		b = detcbor.AppendHead(b, detcbor.MajorUint, size)
+		b = detcbor.AppendBytes(b, z)
 		return append(b, pending...)
 	}
 	enc := value.String(strings.Repeat("bomb ", 400000)).AppendCBOR(nil) // 2 MB
-	z := encoder.EncodeAll(enc, nil)
+	z := zstdEncoder.EncodeAll(enc, nil)
 	for _, c := range []struct {
 		name string
 		raw  []byte
@@ -113,8 +116,8 @@ func TestCompressedRecordsFailClosed(t *testing.T) {
 		{"not zstd", record(tagCompressedValue, 2048, []byte("not a zstd frame at all"))},
 		{"plain, should be compressed", func() []byte {
 			b := header()
-			b = appendHead(b, majorArray, 2)
-			b = appendHead(b, majorUint, tagValue)
+			b = detcbor.AppendHead(b, detcbor.MajorArray, 2)
+			b = detcbor.AppendHead(b, detcbor.MajorUint, tagValue)
 			b = append(b, enc...)
 			return append(b, pending...)
 		}()},
@@ -140,4 +143,65 @@ func TestCompressedRecordsFailClosed(t *testing.T) {
 func zstdBest(b []byte) []byte {
 	e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
 	return e.EncodeAll(b, nil)
+}
+
+// Every decoding failure is one of the exported errors, wrapped with the
+// offset of the item that failed.
+func TestDecodeErrorsSayWhere(t *testing.T) {
+	h := Header{Program: []byte("prog"), Capabilities: []string{"cap"}}
+	header := appendHeader(nil, h)
+	call := appendPending(nil, Pending{Capability: "cap", Args: []value.Value{value.String("a")}})
+	good := append(append(append([]byte(nil), header...), call...), appendOutcome(nil, Outcome{Value: value.Null()})...)
+	good = append(good, call...)
+	if _, err := Decode(good); err != nil {
+		t.Fatal(err)
+	}
+	versionAt := len(detcbor.AppendText(detcbor.AppendHead(nil, detcbor.MajorArray, 7), Magic))
+	outcomeAt := len(header) + len(call)
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want error
+		at   int
+	}{
+		{"empty", nil, ErrNotSnapshot, 0},
+		{"other magic", bytes.Replace(good, []byte(Magic), []byte("mustard-snapshoT"), 1), ErrNotSnapshot, 1},
+		{"future version", append(append(good[:versionAt:versionAt], 2), good[versionAt+1:]...), ErrVersion, versionAt},
+		{"call args not an array", cat(header, bytes.Replace(call, []byte{0x81, 0x41, 'a'}, []byte{0x41, 'a', 0xf6}, 1)), ErrCallArgs, len(header) + 6},
+		{"truncated call", cat(header, call[:len(call)-1]), ErrCall, len(header) + len(call) - 2},
+		{"bad outcome tag", cat(header, call, []byte{0x82, 0x09, 0xf6}), ErrOutcome, outcomeAt},
+	} {
+		_, err := Decode(c.in)
+		var fe *FormatError
+		if !errors.As(err, &fe) || !errors.Is(err, c.want) {
+			t.Fatalf("%s: got %v, want %v", c.name, err, c.want)
+		}
+		if fe.Offset != c.at {
+			t.Errorf("%s: offset %d, want %d (%v)", c.name, fe.Offset, c.at, err)
+		}
+	}
+	_, err := Decode(append(append(good[:versionAt:versionAt], 2), good[versionAt+1:]...))
+	if want := "snapshot bytes rejected at byte 18: unsupported format version 2 (this sidecar reads version 1)"; err.Error() != want {
+		t.Fatalf("version error %q, want %q", err, want)
+	}
+}
+
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// The digest a decoded call carries is ArgsDigest of its arguments: the
+// decoder hashes the bytes as they stand, and the encoding is canonical.
+func TestArgsDigestOfDecodedCalls(t *testing.T) {
+	args := []value.Value{value.String("x\xed\xa0\x80"), value.Number(math.Copysign(0, -1)), value.Array(value.Hole(), value.Undefined()),
+		value.Object(value.Member{Key: "k", Value: value.Bool(true)})}
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}})
+	b.Suspend(Pending{Capability: "cap", Args: args})
+	b.Answer(Outcome{Value: value.Null()})
+	raw, _ := b.Suspend(Pending{Capability: "cap"})
+	s, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Calls[0].ArgsDigest != ArgsDigest(args) || ArgsDigest(args) == ArgsDigest(nil) {
+		t.Fatal("decoded digest differs from ArgsDigest")
+	}
 }

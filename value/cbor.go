@@ -3,6 +3,8 @@ package value
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 )
 
 // The binary form is a deterministic subset of CBOR (RFC 8949):
@@ -29,9 +31,9 @@ const (
 	cborUndefined = 0xf7
 	cborFloat64   = 0xfb
 
-	majorBytes = 2
-	majorArray = 4
-	majorMap   = 5
+	majorBytes = detcbor.MajorBytes
+	majorArray = detcbor.MajorArray
+	majorMap   = detcbor.MajorMap
 
 	canonicalNaN = 0x7ff8000000000000
 )
@@ -88,41 +90,25 @@ func appendCBOR(dst []byte, v *Value) []byte {
 		}
 		return binary.BigEndian.AppendUint64(append(dst, cborFloat64), bits)
 	case KindString:
-		dst = appendHead(dst, majorBytes, uint64(len(v.Str)))
+		dst = detcbor.AppendHead(dst, majorBytes, uint64(len(v.Str)))
 		return append(dst, v.Str...)
 	case KindArray:
-		dst = appendHead(dst, majorArray, uint64(len(v.Elems)))
+		dst = detcbor.AppendHead(dst, majorArray, uint64(len(v.Elems)))
 		for i := range v.Elems {
 			dst = appendCBOR(dst, &v.Elems[i])
 		}
 		return dst
 	case KindObject:
-		dst = appendHead(dst, majorMap, uint64(len(v.Members)))
+		dst = detcbor.AppendHead(dst, majorMap, uint64(len(v.Members)))
 		for i := range v.Members {
 			m := &v.Members[i]
-			dst = appendHead(dst, majorBytes, uint64(len(m.Key)))
+			dst = detcbor.AppendHead(dst, majorBytes, uint64(len(m.Key)))
 			dst = append(dst, m.Key...)
 			dst = appendCBOR(dst, &m.Value)
 		}
 		return dst
 	}
 	return append(dst, 0xff)
-}
-
-// appendHead writes a major type and argument in shortest form.
-func appendHead(dst []byte, major byte, n uint64) []byte {
-	m := major << 5
-	switch {
-	case n < 24:
-		return append(dst, m|byte(n))
-	case n <= math.MaxUint8:
-		return append(dst, m|24, byte(n))
-	case n <= math.MaxUint16:
-		return binary.BigEndian.AppendUint16(append(dst, m|25), uint16(n))
-	case n <= math.MaxUint32:
-		return binary.BigEndian.AppendUint32(append(dst, m|26), uint32(n))
-	}
-	return binary.BigEndian.AppendUint64(append(dst, m|27), n)
 }
 
 // DecodeCBOR decodes one value in binary form from the start of b and
@@ -155,46 +141,11 @@ type cborDecoder struct {
 // head reads the argument of the item at d.i whose major type the caller
 // has already checked, enforcing the shortest form.
 func (d *cborDecoder) head() (uint64, error) {
-	b, at := d.b, d.i
-	ai := b[at] & 31
-	var n uint64
-	var size int
-	switch {
-	case ai < 24:
-		d.i++
-		return uint64(ai), nil
-	case ai == 24:
-		size = 1
-	case ai == 25:
-		size = 2
-	case ai == 26:
-		size = 4
-	case ai == 27:
-		size = 8
-	case ai == 31:
-		return 0, invalidf("indefinite-length item at byte %d", at)
-	default:
-		return 0, invalidf("malformed item header at byte %d", at)
+	_, n, next, err := detcbor.ReadHead(d.b, d.i)
+	if err != nil {
+		return 0, invalidf("%v", err)
 	}
-	if len(b)-at-1 < size {
-		return 0, invalidf("unexpected end of data at byte %d", len(b))
-	}
-	p := b[at+1 : at+1+size]
-	var min uint64
-	switch size {
-	case 1:
-		n, min = uint64(p[0]), 24
-	case 2:
-		n, min = uint64(binary.BigEndian.Uint16(p)), 1<<8
-	case 4:
-		n, min = uint64(binary.BigEndian.Uint32(p)), 1<<16
-	default:
-		n, min = binary.BigEndian.Uint64(p), 1<<32
-	}
-	if n < min {
-		return 0, invalidf("non-shortest length at byte %d", at)
-	}
-	d.i = at + 1 + size
+	d.i = next
 	return n, nil
 }
 

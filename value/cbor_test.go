@@ -1,6 +1,8 @@
 package value
 
 import (
+	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
+
 	"encoding/hex"
 	"errors"
 	"math"
@@ -78,7 +80,7 @@ func TestAppendHead(t *testing.T) {
 		{math.MaxUint64, "5b ffffffffffffffff"},
 	}
 	for _, tc := range tests {
-		assert.Equal(t, unhex(t, tc.want), appendHead(nil, majorBytes, tc.n), "%d", tc.n)
+		assert.Equal(t, unhex(t, tc.want), detcbor.AppendHead(nil, majorBytes, tc.n), "%d", tc.n)
 	}
 }
 
@@ -244,7 +246,7 @@ func TestDecodeCBORArrayLength(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds arrays of a million elements")
 	}
-	b := appendHead(nil, majorArray, MaxArrayLength)
+	b := detcbor.AppendHead(nil, majorArray, MaxArrayLength)
 	b = append(b, make([]byte, MaxArrayLength)...)
 	for i := 5; i < len(b); i++ {
 		b[i] = cborHole
@@ -254,7 +256,7 @@ func TestDecodeCBORArrayLength(t *testing.T) {
 	assert.Empty(t, rest)
 	assert.Len(t, v.Elems, MaxArrayLength)
 
-	b = appendHead(nil, majorArray, MaxArrayLength+1)
+	b = detcbor.AppendHead(nil, majorArray, MaxArrayLength+1)
 	b = append(b, make([]byte, MaxArrayLength+1)...)
 	_, _, err = DecodeCBOR(b)
 	require.ErrorIs(t, err, ErrArrayTooLong)
@@ -266,7 +268,7 @@ func TestDecodeCBORArrayLength(t *testing.T) {
 func TestDecodeCBORInflatedCounts(t *testing.T) {
 	var b []byte
 	for range MaxDepth {
-		b = appendHead(b, majorArray, 60_000)
+		b = detcbor.AppendHead(b, majorArray, 60_000)
 	}
 	b = append(b, make([]byte, 60_000)...) // not enough for any claim to hold
 	for i := MaxDepth * 3; i < len(b); i++ {
