@@ -158,7 +158,7 @@ func BenchmarkSnapshotProduction(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if n == window {
 					b.StopTimer()
-					bld = snapshot.NewBuilder(header)
+					bld = snapshot.NewBuilder(header, nil)
 					for j := 1; j < entries; j++ {
 						call(bld, j)
 					}

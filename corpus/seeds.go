@@ -27,13 +27,14 @@ const (
 	SessionSeeds   = "protocol/testdata/fuzz/FuzzSession"
 	ProgramSeeds   = "engine/testdata/fuzz/FuzzLoadProgram"
 	SnapshotSeeds  = "snapshot/testdata/fuzz/FuzzDecode"
+	SealedSeeds    = "snapshot/testdata/fuzz/FuzzOpen"
 	JSONValueSeeds = "value/testdata/fuzz/FuzzParseJSON"
 	CBORValueSeeds = "value/testdata/fuzz/FuzzDecodeCBOR"
 	LineSeeds      = "frame/testdata/fuzz/FuzzLineReader"
 	FrameSeeds     = "frame/testdata/fuzz/FuzzBinaryReader"
 )
 
-var seedDirs = []string{SessionSeeds, ProgramSeeds, SnapshotSeeds, JSONValueSeeds, CBORValueSeeds, LineSeeds, FrameSeeds}
+var seedDirs = []string{SessionSeeds, ProgramSeeds, SnapshotSeeds, SealedSeeds, JSONValueSeeds, CBORValueSeeds, LineSeeds, FrameSeeds}
 
 // seedSet collects seed files, dropping repeated inputs.
 type seedSet struct {
@@ -67,8 +68,8 @@ func (s *seedSet) add(dir, name string, args ...any) {
 // module root -> file content.
 func Seeds(ts []*Transcript) (map[string][]byte, error) {
 	s := &seedSet{files: map[string][]byte{}, seen: map[string]bool{}}
-	var programs, snapshots [][]byte
-	var programNames, snapshotNames []string
+	var programs, snapshots, sealed [][]byte
+	var programNames, snapshotNames, sealedNames []string
 	for _, t := range ts {
 		variants := []*Transcript{t}
 		if t.ReplayBinary {
@@ -107,7 +108,9 @@ func Seeds(ts []*Transcript) (map[string][]byte, error) {
 				}
 				tag := fmt.Sprintf("%s_%d_%d", t.Name, pi+1, si+1)
 				for _, raw := range [][]byte{st.SendPayload, st.ExpectPayload} {
-					if isSnapshot(raw) {
+					if snapshot.IsSealed(raw) {
+						sealed, sealedNames = append(sealed, raw), append(sealedNames, tag)
+					} else if isSnapshot(raw) {
 						snapshots, snapshotNames = append(snapshots, raw), append(snapshotNames, tag)
 					} else if isProgram(raw) {
 						programs, programNames = append(programs, raw), append(programNames, tag)
@@ -120,7 +123,9 @@ func Seeds(ts []*Transcript) (map[string][]byte, error) {
 					}
 					for _, f := range []string{"program_base64", "snapshot_base64"} {
 						for _, b := range base64Fields(doc, f) {
-							if f == "snapshot_base64" && isSnapshot(b) {
+							if f == "snapshot_base64" && snapshot.IsSealed(b) {
+								sealed, sealedNames = append(sealed, b), append(sealedNames, tag)
+							} else if f == "snapshot_base64" && isSnapshot(b) {
 								snapshots, snapshotNames = append(snapshots, b), append(snapshotNames, tag)
 							} else if f == "program_base64" && isProgram(b) {
 								programs, programNames = append(programs, b), append(programNames, tag)
@@ -144,6 +149,14 @@ func Seeds(ts []*Transcript) (map[string][]byte, error) {
 	if len(programs) > 0 {
 		for name, b := range corruptions(programs[0]) {
 			s.add(ProgramSeeds, "corrupt_"+name, b)
+		}
+	}
+	for i, b := range sealed {
+		s.add(SealedSeeds, sealedNames[i], b)
+	}
+	if len(sealed) > 0 {
+		for name, b := range corruptions(sealed[len(sealed)-1]) {
+			s.add(SealedSeeds, "corrupt_"+name, b)
 		}
 	}
 	for i, b := range snapshots {

@@ -48,6 +48,7 @@ var Sessions = []Session{
 	{Name: "hello_world", About: "Compile and start programs that complete without suspending; the three ways a start names its program.", ReplayBinary: true, Run: helloWorld},
 	{Name: "hostile", About: "Hostile guests: endless loops, recursion, deep nesting, dynamic code, boundary violations and exhausted limits, all failing closed.", ReplayBinary: true, Run: hostile},
 	{Name: "profile", About: "profile:true adds execution figures to successful starts and resumes (timings normalized to 0).", ReplayBinary: true, Run: profileSession},
+	{Name: "sealed_snapshots", About: "Sealed snapshots: a start with a seal key, cached and raw resumes that name it, delta delivery of sealed records, and the refusals for a missing, wrong or unexpected key.", ReplayBinary: true, Run: sealedSnapshots},
 	{Name: "snapshot_transfer", About: "Snapshots in pieces: delta and none delivery, chunked snapshot fetch, staged uploads resumed by stage_id, and their failures.", ReplayBinary: true, Run: snapshotTransfer},
 	{Name: "suspend_resume", About: "Suspend/resume chains on cached snapshot and policy ids: values, host errors, cancellation, Promise.all, replaying a consumed snapshot.", ReplayBinary: true, Run: suspendResume},
 	{Name: "values", About: "StructuredValues crossing the boundary both ways: inputs, capability arguments, resume values and results; fixed Math.random and clock.", ReplayBinary: true, Run: values},
@@ -541,7 +542,7 @@ func tamperMeter(b []byte) []byte {
 		panic("tamperMeter needs a first snapshot")
 	}
 	s.Pending.Meter.Allocations ^= 1
-	out, _ := snapshot.NewBuilder(s.Header).Suspend(s.Pending)
+	out, _ := snapshot.NewBuilder(s.Header, nil).Suspend(s.Pending)
 	return out
 }
 
@@ -597,5 +598,37 @@ func snapshotTransfer(r *Rec) {
 	r.OK(r.Req("stage", "stage_id", "run-8", "offset", 0, "bytes_base64", B64(snap1)))
 	r.Suspended(r.Req("resume", "stage_id", "run-8", "policy", Policy(sid1, cap1, Obj{}), "payload", ValuePayload(Num(20))), "fetch_data")
 	r.Completed(r.Req("resume", "snapshot_id", s3.SnapshotID(), "policy_id", pid, "auth", Auth(s3.SnapshotID()), "payload", ValuePayload(Num(40))), `{"Number":{"Finite":100.0}}`)
+	r.Exit(0)
+}
+
+// SealKey is the seal key of the sealed_snapshots transcript.
+var SealKey = []byte("corpus seal key: 32 bytes long!!")
+
+func sealedSnapshots(r *Rec) {
+	r.Spawn("--jsonl")
+	key := B64(SealKey)
+	id, _ := compile(r, "let t = '';\nfor (let i = 0; i < 3; i++) t += fetch_data(secret + i);\nt;")
+	r.Note("options.seal_key_base64 seals every record of the execution's snapshots; steps are what they are unsealed.")
+	opts := append(Options(Obj{{"secret", Str("private-input-")}}, cap1, nil), KV{"seal_key_base64", key})
+	s0 := r.Suspended(r.Req("start", "program_id", id, "options", opts, "snapshot_delivery", "delta"), "fetch_data")
+	sid0, pid, snap0 := s0.SnapshotID(), s0.PolicyID(), s0.Payload
+	sealedAuth := func(sid string) Obj { return append(Auth(sid), KV{"seal_key_base64", key}) }
+	r.Note("A cached resume names the key in auth; delta delivery appends sealed records.")
+	s1 := r.OK(r.Req("resume", "snapshot_id", sid0, "policy_id", pid, "auth", sealedAuth(sid0), "payload", ValuePayload(Str("private-answer-0;")), "snapshot_delivery", "delta"))
+	snap1 := append(append([]byte(nil), snap0...), s1.Payload...)
+	if s1.Result()["snapshot_base_id"] != sid0 || sha256Hex(snap1) != s1.SnapshotID() {
+		r.fatalf("sealed delta does not extend the resumed snapshot: %s", s1.Raw)
+	}
+	sid1 := s1.SnapshotID()
+	r.Note("Without the key, or with another, the resume is refused and the execution stays parked.")
+	r.Fail(r.Req("resume", "snapshot_id", sid1, "policy_id", pid, "auth", Auth(sid1), "payload", ValuePayload(Str("x"))), "snapshot is sealed and no seal key was given")
+	r.Fail(r.Req("resume", "snapshot_id", sid1, "policy_id", pid, "auth", append(Auth(sid1), KV{"seal_key_base64", B64([]byte("another seal key, 32 bytes long!"))}), "payload", ValuePayload(Str("x"))), "snapshot was sealed under another seal key")
+	r.Fail(r.Req("start", "program_id", id, "options", append(Options(nil, cap1, nil), KV{"seal_key_base64", B64([]byte("short"))})), "options.seal_key_base64 must decode to at least 32 bytes")
+	r.Exit(0)
+
+	r.Spawn("--jsonl")
+	r.Note("A fresh process: a raw resume names the key in policy.")
+	r.Suspended(r.Req("resume", "snapshot_base64", B64(snap1), "policy", append(Policy(sid1, cap1, Obj{}), KV{"seal_key_base64", key}), "payload", ValuePayload(Str("private-answer-1;"))), "fetch_data")
+	r.Fail(r.Req("resume", "snapshot_base64", B64(snap1), "policy", Policy(sid1, cap1, Obj{}), "payload", ValuePayload(Str("x"))), "snapshot is sealed and no seal key was given")
 	r.Exit(0)
 }

@@ -151,7 +151,7 @@ func TestReplayMatchesHot(t *testing.T) {
 	pol, err := policy.New([]string{"cap"}, policy.DefaultLimits())
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 99, ClockMillis: 5}
-	b := snapshot.NewBuilder(h)
+	b := snapshot.NewBuilder(h, nil)
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	var snaps [][]byte
 	var answers []Payload

@@ -179,7 +179,7 @@ func (r *mdRun) hot(t testing.TB) []mdStep {
 // replays the k earlier calls from the journal, and runs to the end.
 func (r *mdRun) cold(t testing.TB, k int) []mdStep {
 	t.Helper()
-	b := snapshot.NewBuilder(r.header)
+	b := snapshot.NewBuilder(r.header, nil)
 	var raw []byte
 	for i := 0; i <= k; i++ {
 		s := r.steps[i]

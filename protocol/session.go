@@ -62,7 +62,8 @@ type Stats struct {
 // snapshotEntry is a snapshot this session produced or was given.
 type snapshotEntry struct {
 	bytes   []byte
-	pending string // the capability it is suspended on
+	pending string           // the capability it is suspended on
+	seal    *snapshot.Sealer // its seal, when it is sealed
 }
 
 // continuation is a parked live execution: the fast path for resuming the
@@ -305,6 +306,10 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	seal, err := readSeal(opts, "options")
+	if err != nil {
+		return nil, err
+	}
 	pol, err := policy.New(caps, limits)
 	if err != nil {
 		return nil, requestError(err.Error())
@@ -330,7 +335,7 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 		return nil, step.Err
 	}
 	if exec != nil {
-		if err := s.park(out, exec, snapshot.NewBuilder(header)); err != nil {
+		if err := s.park(out, exec, snapshot.NewBuilder(header, seal)); err != nil {
 			return nil, err
 		}
 	}
@@ -350,7 +355,7 @@ func (s *Session) park(out *outcome, exec *engine.Execution, b *snapshot.Builder
 		exec.Abandon()
 		return ErrSnapshotTooLarge
 	}
-	entry := &snapshotEntry{bytes: bytes, pending: st.Capability}
+	entry := &snapshotEntry{bytes: bytes, pending: st.Capability, seal: b.Sealer()}
 	out.snap, out.snapID = bytes, id
 	s.snapshots.Add(id, entry, int64(len(bytes)))
 	if old, ok := s.conts.Take(id); ok {
@@ -398,9 +403,11 @@ type resumeReq struct {
 	owned  bool
 	entry  *snapshotEntry
 
-	// 2. Policy, and the authentication fields that came with it.
+	// 2. Policy, and the authentication fields that came with it (the
+	// seal key among them).
 	pol  policy.Policy
 	auth authFields
+	seal *snapshot.Sealer
 
 	// 4. The decoded snapshot, when the bytes were sent.
 	snap *snapshot.Snapshot
@@ -430,6 +437,11 @@ func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 	}
 	if err := authenticate(r.auth, r.snapID); err != nil {
 		return nil, err
+	}
+	if r.entry != nil {
+		if err := checkSeal(r.entry.seal, r.seal); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.reassert(); err != nil {
 		return nil, err
@@ -554,7 +566,10 @@ func (r *resumeReq) rawPolicy(pf fields, policyID string, hasPolicyID bool) erro
 	if hasPolicyID && policyID != r.pol.ID() {
 		return errorf("policy_id did not match policy")
 	}
-	r.auth, err = readAuth(pf)
+	if r.auth, err = readAuth(pf); err != nil {
+		return err
+	}
+	r.seal, err = readSeal(pf, "policy")
 	return err
 }
 
@@ -573,6 +588,9 @@ func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 	if r.auth, err = readAuth(authObj); err != nil {
 		return err
 	}
+	if r.seal, err = readSeal(authObj, "auth"); err != nil {
+		return err
+	}
 	r.auth.snapshotID, r.auth.hasID = r.snapID, true
 	return nil
 }
@@ -586,8 +604,8 @@ func (r *resumeReq) reassert() error {
 		pending = r.entry.pending
 	} else {
 		var err error
-		if r.snap, err = snapshot.Decode(r.raw); err != nil {
-			return &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
+		if r.snap, err = loadSnapshot(r.raw, r.seal); err != nil {
+			return err
 		}
 		pending = r.snap.Pending.Capability
 	}
@@ -628,8 +646,8 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
 	raw, snap := r.raw, r.snap
 	if snap == nil {
 		var err error
-		if snap, err = snapshot.Decode(r.entry.bytes); err != nil {
-			return nil, &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
+		if snap, err = loadSnapshot(r.entry.bytes, r.seal); err != nil {
+			return nil, err
 		}
 		raw = r.entry.bytes
 	}
@@ -653,7 +671,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
 		return nil, step.Err
 	}
 	if exec != nil {
-		b := snapshot.ContinueBuilder(raw)
+		b := snapshot.ContinueBuilder(raw, snap, r.seal)
 		b.Answer(r.answer.outcome)
 		if err := s.park(out, exec, b); err != nil {
 			return nil, err
@@ -664,7 +682,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
 		if !r.owned {
 			raw = append([]byte(nil), raw...)
 		}
-		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, pending: snap.Pending.Capability}, int64(len(raw)))
+		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, pending: snap.Pending.Capability, seal: r.seal}, int64(len(raw)))
 	}
 	return out, nil
 }

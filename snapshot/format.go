@@ -130,38 +130,78 @@ func appendGuestText(b []byte, s string) []byte {
 }
 
 // Builder produces the snapshots of one live execution incrementally: its
-// buffer only grows, and the running hash always covers all of it.
+// buffer only grows, and the running hash always covers all of it. A
+// sealed builder appends each journal item as a sealed record.
 type Builder struct {
 	buf []byte
 	h   hash.Hash
+
+	seal    *Sealer
+	records uint64 // sealed records written
+	item    []byte // scratch for the journal item being sealed
 }
 
-// NewBuilder starts the journal of a fresh execution.
-func NewBuilder(h Header) *Builder {
-	b := &Builder{buf: appendHeader(make([]byte, 0, 256+len(h.Program)), h), h: sha256.New()}
+// NewBuilder starts the journal of a fresh execution, sealed under seal
+// unless it is nil.
+func NewBuilder(h Header, seal *Sealer) *Builder {
+	b := &Builder{buf: make([]byte, 0, 256+len(h.Program)), h: sha256.New(), seal: seal}
+	if seal != nil {
+		b.buf = seal.appendEnvelope(b.buf)
+		b.h.Write(b.buf)
+	}
+	if seal == nil {
+		b.buf = appendHeader(b.buf, h)
+		b.h.Write(b.buf)
+	} else {
+		b.sealItem(appendHeader(nil, h))
+	}
+	return b
+}
+
+// ContinueBuilder continues the journal of snapshot bytes s was loaded
+// from (with the same seal, if any).
+func ContinueBuilder(raw []byte, s *Snapshot, seal *Sealer) *Builder {
+	b := &Builder{buf: append([]byte(nil), raw...), h: sha256.New(), seal: seal, records: s.records}
 	b.h.Write(b.buf)
 	return b
 }
 
-// ContinueBuilder continues the journal of snapshot bytes already decoded.
-func ContinueBuilder(raw []byte) *Builder {
-	b := &Builder{buf: append([]byte(nil), raw...), h: sha256.New()}
-	b.h.Write(b.buf)
-	return b
+// Sealer is the builder's seal, or nil.
+func (b *Builder) Sealer() *Sealer { return b.seal }
+
+// sealItem appends a journal item as the next sealed record and extends
+// the running hash over it.
+func (b *Builder) sealItem(item []byte) {
+	start := len(b.buf)
+	b.buf = b.seal.appendRecord(b.buf, b.records, b.h.Sum(nil), item)
+	b.records++
+	b.item = item
+	b.h.Write(b.buf[start:])
 }
+
+// The unsealed paths append in place, without a copy: they are the hot
+// path of every suspension.
 
 // Suspend appends the pending call and returns the snapshot bytes and id.
 // The bytes are never modified afterwards.
 func (b *Builder) Suspend(p Pending) ([]byte, string) {
-	start := len(b.buf)
-	b.buf = appendPending(b.buf, p)
-	b.h.Write(b.buf[start:])
+	if b.seal != nil {
+		b.sealItem(appendPending(b.item[:0], p))
+	} else {
+		start := len(b.buf)
+		b.buf = appendPending(b.buf, p)
+		b.h.Write(b.buf[start:])
+	}
 	n := len(b.buf)
 	return b.buf[:n:n], hex.EncodeToString(b.h.Sum(nil))
 }
 
 // Answer appends the outcome of the pending call.
 func (b *Builder) Answer(o Outcome) {
+	if b.seal != nil {
+		b.sealItem(appendOutcome(b.item[:0], o))
+		return
+	}
 	start := len(b.buf)
 	b.buf = appendOutcome(b.buf, o)
 	b.h.Write(b.buf[start:])

@@ -23,7 +23,7 @@ func TestHostErrorStringsRoundTrip(t *testing.T) {
 		{Name: "TypeError", Message: "plain UTF-8 é"},
 		{Name: "\xed\xa0\x80", Message: "x\xed\xb0\x80", Code: &code},
 	} {
-		b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}})
+		b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
 		b.Suspend(Pending{Capability: "cap"})
 		b.Answer(Outcome{Error: &e})
 		raw, _ := b.Suspend(Pending{Capability: "cap"})
@@ -37,7 +37,7 @@ func TestHostErrorStringsRoundTrip(t *testing.T) {
 		}
 	}
 	// Valid UTF-8 written as a byte string is not canonical: rejected.
-	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}})
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
 	b.Suspend(Pending{Capability: "cap"})
 	b.Answer(Outcome{Error: &HostError{Name: "E", Message: "m"}})
 	raw, _ := b.Suspend(Pending{Capability: "cap"})
@@ -52,7 +52,7 @@ func TestHostErrorStringsRoundTrip(t *testing.T) {
 
 // journalWith returns a one-call journal whose call was answered with v.
 func journalWith(v value.Value) []byte {
-	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}})
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
 	b.Suspend(Pending{Capability: "cap"})
 	b.Answer(Outcome{Value: v})
 	raw, _ := b.Suspend(Pending{Capability: "cap"})
@@ -91,7 +91,7 @@ func TestCompressedAnswers(t *testing.T) {
 // written plain that should be compressed fail closed.
 func TestCompressedRecordsFailClosed(t *testing.T) {
 	header := func() []byte {
-		b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}})
+		b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
 		raw, _ := b.Suspend(Pending{Capability: "cap"})
 		return raw
 	}
@@ -193,7 +193,7 @@ func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 func TestArgsDigestOfDecodedCalls(t *testing.T) {
 	args := []value.Value{value.String("x\xed\xa0\x80"), value.Number(math.Copysign(0, -1)), value.Array(value.Hole(), value.Undefined()),
 		value.Object(value.Member{Key: "k", Value: value.Bool(true)})}
-	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}})
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
 	b.Suspend(Pending{Capability: "cap", Args: args})
 	b.Answer(Outcome{Value: value.Null()})
 	raw, _ := b.Suspend(Pending{Capability: "cap"})

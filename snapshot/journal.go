@@ -63,4 +63,6 @@ type Snapshot struct {
 	Header  Header
 	Calls   []Call
 	Pending Pending
+
+	records uint64 // sealed records, for continuing a sealed journal
 }

@@ -1,0 +1,72 @@
+package protocol
+
+import (
+	"errors"
+
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+)
+
+// Sealed snapshots (opt-in): a start with options.seal_key_base64 seals
+// every record of its snapshots under that key (snapshot/seal.go); every
+// resume of them names the same key in policy (raw form) or auth (cached
+// form). Hot and cold resumes check it alike, so a resume that would fail
+// after a crash fails before one too.
+
+// sealKeyField names the field a seal key travels in.
+const sealKeyField = "seal_key_base64"
+
+// readSeal reads the optional seal key of an object.
+func readSeal(f fields, where string) (*snapshot.Sealer, error) {
+	s, ok, err := f.string(sealKeyField)
+	if err != nil || !ok {
+		return nil, err
+	}
+	key, err := decodeBase64(s)
+	if err != nil {
+		return nil, errorf("%s.%s is not valid base64", where, sealKeyField)
+	}
+	seal, err := snapshot.NewSealer(key)
+	if err != nil {
+		return nil, errorf("%s.%s must decode to at least %d bytes", where, sealKeyField, snapshot.MinSealKeyBytes)
+	}
+	return seal, nil
+}
+
+// checkSeal compares the seal of a snapshot the session holds with the
+// resume's.
+func checkSeal(held, given *snapshot.Sealer) error {
+	switch {
+	case held != nil && given == nil:
+		return sealError(snapshot.ErrSealedNeedsKey)
+	case held == nil && given != nil:
+		return sealError(snapshot.ErrNotSealed)
+	case held != nil && !held.Same(given):
+		return sealError(snapshot.ErrSealKey)
+	}
+	return nil
+}
+
+// sealError turns a seal mismatch into its request error; other loading
+// failures are the snapshot's (Serialization).
+func sealError(err error) error {
+	for _, e := range []error{snapshot.ErrSealedNeedsKey, snapshot.ErrNotSealed, snapshot.ErrSealKey} {
+		if errors.Is(err, e) {
+			return requestError(e.Error())
+		}
+	}
+	return nil
+}
+
+// loadSnapshot decodes authenticated snapshot bytes, opening them with
+// seal when sealed.
+func loadSnapshot(raw []byte, seal *snapshot.Sealer) (*snapshot.Snapshot, error) {
+	snap, err := snapshot.Load(raw, seal)
+	if err != nil {
+		if e := sealError(err); e != nil {
+			return nil, e
+		}
+		return nil, &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
+	}
+	return snap, nil
+}
