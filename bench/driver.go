@@ -29,6 +29,7 @@ type Config struct {
 	// ~1 KiB arguments are timed: every suspended response carries the
 	// whole journal, so their cost grows with it.
 	HistorySteps []int
+	Large        int       // runs of the 40 × 50 KB answers program
 	Peer         bool      // also run the reference implementation
 	Log          io.Writer // progress lines; nil for none
 }
@@ -46,6 +47,7 @@ func DefaultConfig() Config {
 		ColdSteps:    []int{1, 10, 100},
 		History:      100,
 		HistorySteps: []int{1, 500},
+		Large:        10,
 		Peer:         true,
 	}
 }
@@ -92,7 +94,22 @@ type Report struct {
 	PeerInfo    string // what ran as the peer
 	PeerSkipped string // why the peer column is empty
 
-	peer map[string][]time.Duration // by Row.PeerKey
+	peer  map[string][]time.Duration // by Row.PeerKey
+	Notes []Note                     // figures that are not durations
+}
+
+// Note is a figure printed below the table; a later note with the same key
+// replaces an earlier one.
+type Note struct{ Key, Text string }
+
+func (r *Report) note(key, text string) {
+	for i := range r.Notes {
+		if r.Notes[i].Key == key {
+			r.Notes[i].Text = text
+			return
+		}
+	}
+	r.Notes = append(r.Notes, Note{key, text})
 }
 
 func (r *Report) row(name, peerKey string) *Row {
@@ -207,6 +224,9 @@ type ours struct {
 	programs  map[string]string // workload name → cached program_id
 	coldID    string            // program_id of coldSource
 	cold      []coldSnapshot
+
+	largeID      string // program_id of largeSource
+	largeAnswers []string
 }
 
 type coldSnapshot struct {
@@ -244,6 +264,11 @@ func newOurs(workloads []*Workload, steps []int) (*ours, error) {
 		return nil, err
 	}
 	o.coldID = r.Result.ProgramID
+	if r, _, err = o.bin.call(compileRequest(o.bin.nextID(), largeSource), nil); err != nil {
+		o.close()
+		return nil, err
+	}
+	o.largeID, o.largeAnswers = r.Result.ProgramID, LargeAnswers()
 	if o.cold, err = prepareCold(o.bin, o.coldID, steps); err != nil {
 		o.close()
 		return nil, err
@@ -312,6 +337,9 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		}
 		r = rep.row(fmt.Sprintf("%s end to end, program cached: start+resumes", w.Name), "workload_cached/"+w.Name)
 		r.Ours = append(r.Ours, d...)
+	}
+	if err := o.largeRound(rep, share(cfg.Large, round, cfg.Rounds)); err != nil {
+		return err
 	}
 	for _, c := range o.cold {
 		total, req, err := coldResumes(c, share(cfg.ColdResume, round, cfg.Rounds))

@@ -11,7 +11,7 @@ import (
 // TestDriver runs the driver's measurements with tiny counts against the
 // real binary, so the driver cannot rot unnoticed. The peer is left out.
 func TestDriver(t *testing.T) {
-	cfg := Config{Rounds: 2, Hot: 6, HotChain: 4, Compile: 2, ColdStart: 1, Workload: 2, ColdResume: 1, ColdSteps: []int{3}, History: 2, HistorySteps: []int{5}}
+	cfg := Config{Rounds: 2, Hot: 6, HotChain: 4, Compile: 2, ColdStart: 1, Workload: 2, ColdResume: 1, ColdSteps: []int{3}, History: 2, HistorySteps: []int{5}, Large: 1}
 	rep, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +27,9 @@ func TestDriver(t *testing.T) {
 		"triage end to end, program cached: start+resumes":       2,
 		"cold resume at step 3: spawn → answered":                1,
 		"cold resume at step 3: request in fresh process":        1,
+		largeFirstRow: 5,
+		largeLastRow:  5,
+		"40 × 50 KB answers: cold resume of the last suspension, staged upload + resume": 1,
 	}
 	if _, err := exec.LookPath("cat"); err != nil {
 		delete(want, "pipe floor: 600 B echoed by cat (no sidecar)")
@@ -54,7 +57,8 @@ func TestDriver(t *testing.T) {
 	}
 	var out bytes.Buffer
 	rep.Print(&out)
-	if !strings.Contains(out.String(), "peer column skipped: disabled") || !strings.Contains(out.String(), "| hot round trip, binary frames | 6 |") {
+	if !strings.Contains(out.String(), "peer column skipped: disabled") || !strings.Contains(out.String(), "| hot round trip, binary frames | 6 |") ||
+		!strings.Contains(out.String(), "40 × 50 KB answers, ours: final snapshot") {
 		t.Errorf("report:\n%s", out.String())
 	}
 }

@@ -97,13 +97,15 @@ func startPeer(cfg Config, workloads []*Workload) (*peer, string) {
 		BindingPath string `json:"binding"`
 	}
 	init := map[string]any{
-		"cmd":         "init",
-		"workloads":   workloads,
-		"hot_source":  hotSource,
-		"cold_source": coldSource,
-		"cold_note":   strings.Repeat(coldNote, 64),
-		"cold_steps":  coldLimit,
-		"key":         base64.StdEncoding.EncodeToString(benchKey),
+		"cmd":           "init",
+		"workloads":     workloads,
+		"hot_source":    hotSource,
+		"cold_source":   coldSource,
+		"cold_note":     strings.Repeat(coldNote, 64),
+		"cold_steps":    coldLimit,
+		"key":           base64.StdEncoding.EncodeToString(benchKey),
+		"large_source":  largeSource,
+		"large_answers": LargeAnswers(),
 	}
 	if err := p.exchange(init, &ready, time.Minute); err != nil {
 		p.close()
@@ -173,15 +175,20 @@ func (p *peer) round(rep *Report, cfg Config, round int, workloads []*Workload) 
 		"cold_steps":    cfg.ColdSteps,
 		"history":       share(cfg.History, round, cfg.Rounds),
 		"history_steps": cfg.HistorySteps,
+		"large":         share(cfg.Large, round, cfg.Rounds),
 	}
 	var reply struct {
 		Samples map[string][]int64 `json:"samples"`
+		Notes   map[string]string  `json:"notes"`
 	}
 	if err := p.exchange(cmd, &reply, 3*time.Minute); err != nil {
 		return err
 	}
 	if rep.peer == nil {
 		rep.peer = map[string][]time.Duration{}
+	}
+	for k, text := range reply.Notes {
+		rep.note(k, text)
 	}
 	for k, ns := range reply.Samples {
 		for _, n := range ns {

@@ -99,4 +99,26 @@ func (r *Report) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", x.Name, len(x.Ours), fmtDur(om), fmtDur(op), pn, pm, pp, ratio)
 	}
+	if first, last := r.find(largeFirstRow), r.find(largeLastRow); first != nil && last != nil {
+		growth := func(a, b []time.Duration) string {
+			if len(a) == 0 || len(b) == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.2f×", float64(Quantile(b, 0.5))/float64(Quantile(a, 0.5)))
+		}
+		fmt.Fprintf(w, "\n40 × 50 KB answers, median round trip of the last 5 over the first 5: ours %s, peer %s\n",
+			growth(first.Ours, last.Ours), growth(first.Peer, last.Peer))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "%s\n", n.Text)
+	}
+}
+
+func (r *Report) find(name string) *Row {
+	for _, x := range r.Rows {
+		if x.Name == name {
+			return x
+		}
+	}
+	return nil
 }

@@ -11,11 +11,13 @@ import (
 //
 //	[4, size: uint, zstd: bytes]   (the value's CBOR, compressed)
 //
-// instead of [2, value]. The zstdEncoder's settings are fixed, so the bytes are
-// deterministic for a given build, and snapshot ids with them. Each value
-// has one encoding: a zstdDecoder accepts a compressed record only if it is
-// exactly what the zstdEncoder writes for the value, and a plain one only if
-// compression would not have shrunk it.
+// instead of [2, value]. The encoder's settings are fixed, so the bytes are
+// deterministic for a given build, and snapshot ids with them. The decoder
+// accepts any zstd frame that holds exactly the claimed size of one value's
+// canonical encoding, and plain records of any size: a snapshot written by
+// one build (another version of the compressor, other settings) resumes in
+// every other. Replay never re-encodes a record, so the bytes a resume
+// appends do not depend on how older records were compressed.
 const (
 	tagCompressedValue = 4
 	compressMin        = 1 << 10

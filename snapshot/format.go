@@ -232,7 +232,6 @@ var (
 	ErrCallLimits      = errors.New("malformed call limits")
 	ErrOutcome         = errors.New("malformed outcome")
 	ErrDecompress      = errors.New("compressed outcome does not decompress to its size")
-	ErrNotCanonical    = errors.New("outcome is not in canonical form")
 	ErrTrailingOutcome = errors.New("outcome after the last call")
 )
 
@@ -396,12 +395,9 @@ func (d *decoder) outcome() (Outcome, error) {
 	switch {
 	case tag == tagValue && n == 2:
 		d.mark()
-		v, enc, err := d.value()
+		v, _, err := d.value()
 		if err != nil {
 			return o, d.fail(ErrOutcome)
-		}
-		if compressed(enc) != nil {
-			return o, d.fail(ErrNotCanonical)
 		}
 		o.Value = v
 		return o, nil
@@ -421,9 +417,6 @@ func (d *decoder) outcome() (Outcome, error) {
 		v, rest, err := value.DecodeCBOR(enc)
 		if err != nil || len(rest) != 0 {
 			return o, d.fail(ErrOutcome)
-		}
-		if string(compressed(enc)) != string(z) {
-			return o, d.fail(ErrNotCanonical)
 		}
 		o.Value = v
 		return o, nil

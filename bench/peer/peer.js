@@ -63,6 +63,9 @@ function init(cmd) {
     hot: new Mustard(cmd.hot_source),
     cold: new Mustard(cmd.cold_source, { inputs: ['steps', 'note'] }),
     coldInputs: { steps: cmd.cold_steps, note: cmd.cold_note },
+    large: new Mustard(cmd.large_source),
+    largeCap: { fetch_page: noop },
+    largeAnswers: cmd.large_answers,
     workloads: cmd.workloads.map((w) => ({
       ...w,
       caps: Object.fromEntries(w.capabilities.map((n) => [n, noop])),
@@ -156,6 +159,46 @@ function cold(k, n) {
   return out;
 }
 
+// large runs the 40 × 50 KB answers program n times, timing each resume.
+// After each run, a second execution is taken to its last suspension and
+// dumped (a suspension resumed in this process cannot be loaded again),
+// then loaded as after a restart and resumed to completion.
+function large(n) {
+  const first = [];
+  const last = [];
+  const cold = [];
+  let note = '';
+  const answers = S.largeAnswers;
+  const start = () => S.large.start({ capabilities: S.largeCap, limits: {}, snapshotKey: S.key });
+  for (let r = 0; r < n; r++) {
+    let p = start();
+    const rts = [];
+    for (let i = 0; i < answers.length; i++) {
+      const t0 = now();
+      p = p.resume(answers[i]);
+      rts.push(Number(now() - t0));
+    }
+    if (p instanceof Progress) throw new Error('large answers: did not complete');
+    const hot = p;
+    rts.pop(); // the last one completes
+    first.push(...rts.slice(0, 5));
+    last.push(...rts.slice(rts.length - 5));
+
+    let q = start();
+    for (let i = 0; i < answers.length - 1; i++) q = q.resume(answers[i]);
+    const dumped = q.dump();
+    const t0 = now();
+    const loaded = Progress.load(dumped, { capabilities: S.largeCap, limits: {}, snapshotKey: S.key });
+    const v = loaded.resume(answers[answers.length - 1]);
+    cold.push(Number(now() - t0));
+    if (v !== hot) throw new Error(`large answers: cold resume gave ${v}, the hot run ${hot}`);
+    const total = answers.reduce((a, s) => a + s.length, 0);
+    const size = dumped.snapshot.length;
+    note = `40 × 50 KB answers, peer: final snapshot ${size} bytes for ${total} answer bytes (${Math.round((100 * size) / total)}%); cold resume of the dump gives the hot run's value ${hot}`;
+  }
+  return { first, last, cold, note };
+}
+
 function round(cmd) {
   const samples = { hot: hot(cmd.hot, cmd.hot_chain) };
   for (const k of cmd.history_steps) samples[`history/${k}`] = history(k, cmd.history);
@@ -165,14 +208,22 @@ function round(cmd) {
     samples[`workload_cached/${w.name}`] = workload(w, cmd.workload, true);
   }
   for (const k of cmd.cold_steps) samples[`cold/${k}`] = cold(k, cmd.cold);
-  return samples;
+  const notes = {};
+  if (cmd.large > 0) {
+    const l = large(cmd.large);
+    samples['large/first'] = l.first;
+    samples['large/last'] = l.last;
+    samples['large/cold'] = l.cold;
+    notes['large/peer'] = l.note;
+  }
+  return { samples, notes };
 }
 
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   try {
     const cmd = JSON.parse(line);
     if (cmd.cmd === 'init') reply(init(cmd));
-    else if (cmd.cmd === 'round') reply({ samples: round(cmd) });
+    else if (cmd.cmd === 'round') reply(round(cmd));
     else reply({ error: `unknown command ${cmd.cmd}` });
   } catch (e) {
     reply({ error: String((e && e.message) || e) });

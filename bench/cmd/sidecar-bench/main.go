@@ -30,6 +30,7 @@ func main() {
 	steps := flag.String("cold-steps", "1,10,100", "suspension numbers to resume cold from")
 	flag.IntVar(&cfg.History, "history", cfg.History, "hot round trips with 1 KiB args per step in -history-steps")
 	history := flag.String("history-steps", "1,500", "suspension numbers from which -history round trips are timed")
+	flag.IntVar(&cfg.Large, "large", cfg.Large, "runs of the 40 × 50 KB answers program (each with a cold resume)")
 	noPeer := flag.Bool("no-peer", false, "skip the peer comparison")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
 	flag.Parse()

@@ -1,0 +1,185 @@
+package bench
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+)
+
+// The large-answers program: 40 capability calls, each answered with ~50 KB
+// of pseudo-random JSON-like text (a web page, a query result), of which
+// the guest keeps only the length. Its journal holds every answer, so this
+// is where snapshot size and delta delivery show. bench/peer/peer.js runs
+// the same program on the same answers.
+const (
+	largeSource      = "let total = 0;\nfor (let i = 0; i < 40; i++) { const r = fetch_page(i); total += r.length; }\ntotal;"
+	largeCalls       = 40
+	largeAnswerBytes = 50_000
+	// largeWindow is how many round trips at each end are compared.
+	largeWindow = 5
+	// stageChunk keeps every stage request under the 1 MiB frame limit.
+	stageChunk = 900 << 10
+)
+
+// LargeAnswers returns the 40 answers, the same on every run.
+func LargeAnswers() []string {
+	r := rand.New(rand.NewPCG(40, 50))
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
+	out := make([]string, largeCalls)
+	for i := range out {
+		var b strings.Builder
+		b.WriteString("{")
+		for b.Len() < largeAnswerBytes-40 {
+			fmt.Fprintf(&b, `"%s_%d":[%d,"%s%x",%t],`, words[r.IntN(len(words))], r.IntN(1e6), r.Int64N(1e12), words[r.IntN(len(words))], r.Uint32(), r.IntN(2) == 0)
+		}
+		b.WriteString(`"end":0}`)
+		out[i] = b.String()
+	}
+	return out
+}
+
+// largeRun is one run of the large-answers program.
+type largeRun struct {
+	roundTrips  []time.Duration // resume request written → response read, per call
+	final       []byte          // the last snapshot, rebuilt from the deltas
+	finalID     string
+	value       string // the completed value, as sent
+	answerBytes int
+}
+
+// largeHost runs the large-answers program over binary frames with delta
+// delivery, as a host that keeps snapshots would: it rebuilds each
+// snapshot from base + delta and checks the id.
+func largeHost(h *host, programID string, answers []string) (*largeRun, error) {
+	run := &largeRun{}
+	payloads := make([][]byte, len(answers))
+	for i, a := range answers {
+		payloads[i] = mustJSONText(map[string]any{"type": "value", "value": map[string]any{"String": a}})
+		run.answerBytes += len(a)
+	}
+	req := startRequest(h.nextID(), programID, noInputs, []byte(`["fetch_page"]`))
+	req = append(req[:len(req)-1], `,"snapshot_delivery":"delta"}`...)
+	hdr, delta, err := h.roundTrip(req, nil)
+	if err != nil {
+		return nil, err
+	}
+	snap := bytes.Clone(delta)
+	var buf []byte
+	for i := 0; ; i++ {
+		r, err := parseResponse(hdr)
+		if err != nil {
+			return nil, fmt.Errorf("large answers, step %d: %w", i, err)
+		}
+		if r.Result.Step.Type == "completed" {
+			if i != largeCalls {
+				return nil, fmt.Errorf("large answers: completed after %d calls", i)
+			}
+			run.value = string(r.Result.Step.Value)
+			return run, nil
+		}
+		sum := sha256.Sum256(snap)
+		if hex.EncodeToString(sum[:]) != r.Result.SnapshotID {
+			return nil, fmt.Errorf("large answers, step %d: base + delta do not hash to snapshot_id", i)
+		}
+		run.final, run.finalID = snap, r.Result.SnapshotID
+		buf = resumeRequest(buf[:0], h.nextID(), r.Result.SnapshotID, r.Result.PolicyID, payloads[i])
+		buf = append(buf[:len(buf)-1], `,"snapshot_delivery":"delta"}`...)
+		t0 := time.Now()
+		hdr, delta, err = h.roundTrip(buf, nil)
+		run.roundTrips = append(run.roundTrips, time.Since(t0))
+		if err != nil {
+			return nil, err
+		}
+		snap = append(bytes.Clone(snap), delta...)
+	}
+}
+
+// largeCold resumes the last suspension of a run in a fresh process from
+// staged chunks, and returns the time from the first stage request to the
+// resume's answer, and the value it completed with.
+func largeCold(run *largeRun, lastAnswer string) (time.Duration, string, error) {
+	sc, err := hosttest.Start()
+	if err != nil {
+		return 0, "", err
+	}
+	defer sc.Wait()
+	if err := sc.SendRaw(pingRequest, nil); err != nil { // the process is serving
+		return 0, "", err
+	}
+	if _, _, err := sc.RecvRaw(); err != nil {
+		return 0, "", err
+	}
+	t0 := time.Now()
+	for off := 0; off < len(run.final); off += stageChunk {
+		end := min(off+stageChunk, len(run.final))
+		req := []byte(`{"protocol_version":2,"id":` + strconv.Itoa(2+off) + `,"method":"stage","stage_id":"large","offset":` + strconv.Itoa(off) + `}`)
+		if err := sc.SendRaw(req, run.final[off:end]); err != nil {
+			return 0, "", err
+		}
+		hdr, _, err := sc.RecvRaw()
+		if err != nil {
+			return 0, "", err
+		}
+		if !bytes.Contains(hdr, []byte(`"ok":true`)) {
+			return 0, "", fmt.Errorf("stage failed: %.300s", hdr)
+		}
+	}
+	req, _ := json.Marshal(map[string]any{
+		"protocol_version": 2, "id": 1, "method": "resume", "stage_id": "large",
+		"policy":  hosttest.Policy(benchKey, run.finalID, []string{"fetch_page"}, map[string]any{}),
+		"payload": map[string]any{"type": "value", "value": map[string]any{"String": lastAnswer}},
+	})
+	if err := sc.SendRaw(req, nil); err != nil {
+		return 0, "", err
+	}
+	hdr, _, err := sc.RecvRaw()
+	d := time.Since(t0)
+	if err != nil {
+		return 0, "", err
+	}
+	r, err := parseResponse(hdr)
+	if err != nil {
+		return 0, "", fmt.Errorf("cold resume via stage: %w", err)
+	}
+	return d, string(r.Result.Step.Value), nil
+}
+
+// largeRound measures n runs and one cold resume per run, into rep.
+func (o *ours) largeRound(rep *Report, n int) error {
+	for range n {
+		run, err := largeHost(o.bin, o.largeID, o.largeAnswers)
+		if err != nil {
+			return err
+		}
+		cold, value, err := largeCold(run, o.largeAnswers[largeCalls-1])
+		if err != nil {
+			return err
+		}
+		if value != run.value {
+			return fmt.Errorf("large answers: cold resume gave %s, the hot run %s", value, run.value)
+		}
+		rts := run.roundTrips[:largeCalls-1] // the last one completes
+		first := rep.row(largeFirstRow, "large/first")
+		first.Ours = append(first.Ours, rts[:largeWindow]...)
+		last := rep.row(largeLastRow, "large/last")
+		last.Ours = append(last.Ours, rts[len(rts)-largeWindow:]...)
+		c := rep.row("40 × 50 KB answers: cold resume of the last suspension, staged upload + resume", "large/cold")
+		c.Ours = append(c.Ours, cold)
+		rep.note("large/ours", fmt.Sprintf("40 × 50 KB answers, ours: final snapshot %d bytes for %d answer bytes (%.0f%%); cold resume via stage gives the hot run's value %s",
+			len(run.final), run.answerBytes, 100*float64(len(run.final))/float64(run.answerBytes), run.value))
+	}
+	return nil
+}
+
+const (
+	largeFirstRow = "40 × 50 KB answers, delta delivery: round trips 1–5"
+	largeLastRow  = "40 × 50 KB answers, delta delivery: round trips 35–39"
+)
