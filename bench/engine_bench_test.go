@@ -69,9 +69,8 @@ func BenchmarkLoadProgram(b *testing.B) {
 	}
 }
 
-// BenchmarkSessionCompile is a compile request for a program the session
-// already holds. It costs a full compile: the cache is keyed by
-// program_id, which a host only learns from the first compile.
+// BenchmarkSessionCompile is a compile request for a source the session
+// compiled before: served from the cache keyed by source.
 func BenchmarkSessionCompile(b *testing.B) {
 	s := protocol.NewSession(protocol.Options{})
 	defer s.Close()

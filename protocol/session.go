@@ -44,6 +44,7 @@ type Session struct {
 	opts      Options
 	engine    *engine.Runtime
 	programs  *cache.LRU[string, *engine.Program]
+	compiled  *cache.LRU[string, string] // source → program_id of its compile
 	snapshots *cache.LRU[string, *snapshotEntry]
 	conts     *cache.LRU[string, *continuation]
 	policies  *cache.LRU[string, policy.Policy]
@@ -57,6 +58,7 @@ type Session struct {
 type Stats struct {
 	HotResumes int
 	Replays    int
+	Compiles   int // sources compiled (not served from the cache)
 }
 
 // snapshotEntry is a snapshot this session produced or was given.
@@ -98,6 +100,7 @@ func NewSession(opts Options) *Session {
 	}
 	s := &Session{opts: opts, engine: engine.NewRuntime()}
 	s.programs = cache.New[string, *engine.Program](opts.MaxPrograms, opts.MaxProgramBytes, nil)
+	s.compiled = cache.New[string, string](opts.MaxPrograms, opts.MaxProgramBytes, nil)
 	s.snapshots = cache.New[string, *snapshotEntry](opts.MaxSnapshots, opts.MaxSnapshotBytes, nil)
 	s.conts = cache.New[string, *continuation](opts.MaxContinuations, 1<<62, func(_ string, c *continuation) {
 		c.exec.Abandon()
@@ -232,11 +235,21 @@ func (s *Session) compile(f fields, payload []byte) (*outcome, error) {
 	if !ok {
 		return nil, errorf("compile requires source")
 	}
+	// Compiling is deterministic: a source compiled before in this process
+	// gives the same program, served from the cache (hosts recompile the
+	// same program for every run).
+	if id, ok := s.compiled.Get(src); ok {
+		if p, ok := s.programs.Get(id); ok {
+			return &outcome{program: p}, nil
+		}
+	}
+	s.stats.Compiles++
 	p, err := engine.Compile(src)
 	if err != nil {
 		return nil, err
 	}
 	s.programs.Add(p.ID, p, int64(len(p.Bytes)+2*len(p.Source)))
+	s.compiled.Add(p.Source, p.ID, int64(len(p.Source)))
 	return &outcome{program: p}, nil
 }
 
