@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
 )
 
 // The large-answers program: 40 capability calls, each answered with ~50 KB
@@ -32,16 +32,9 @@ const (
 // LargeAnswers returns the 40 answers, the same on every run.
 func LargeAnswers() []string {
 	r := rand.New(rand.NewPCG(40, 50))
-	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
 	out := make([]string, largeCalls)
 	for i := range out {
-		var b strings.Builder
-		b.WriteString("{")
-		for b.Len() < largeAnswerBytes-40 {
-			fmt.Fprintf(&b, `"%s_%d":[%d,"%s%x",%t],`, words[r.IntN(len(words))], r.IntN(1e6), r.Int64N(1e12), words[r.IntN(len(words))], r.Uint32(), r.IntN(2) == 0)
-		}
-		b.WriteString(`"end":0}`)
-		out[i] = b.String()
+		out[i] = sampletext.JSONLike(r, largeAnswerBytes)
 	}
 	return out
 }

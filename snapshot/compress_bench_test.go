@@ -1,36 +1,21 @@
 package snapshot
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
-
-// jsonLike is ~size bytes of pseudo-random JSON-like text, the shape of a
-// typical tool result.
-func jsonLike(size int) string {
-	r := rand.New(rand.NewPCG(1, 2))
-	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
-	var b strings.Builder
-	b.WriteString("{")
-	for b.Len() < size-40 {
-		fmt.Fprintf(&b, `"%s_%d":[%d,"%s%x",%t],`, words[r.IntN(len(words))], r.IntN(1e6), r.Int64N(1e12), words[r.IntN(len(words))], r.Uint32(), r.IntN(2) == 0)
-	}
-	b.WriteString(`"end":0}`)
-	return b.String()
-}
 
 // BenchmarkCompressAnswer compares the codecs considered for journaled
 // answers on a 50 KB JSON-like answer: time per answer, and the ratio as
 // a metric (compressed / plain).
 func BenchmarkCompressAnswer(b *testing.B) {
-	enc := value.String(jsonLike(50_000)).AppendCBOR(nil)
+	enc := value.String(sampletext.JSONLike(rand.New(rand.NewPCG(1, 2)), 50_000)).AppendCBOR(nil)
 	zstdAt := func(l zstd.EncoderLevel) func([]byte) []byte {
 		e, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(l), zstd.WithEncoderCRC(false), zstd.WithSingleSegment(true), zstd.WithZeroFrames(true))
 		return func(p []byte) []byte { return e.EncodeAll(p, nil) }

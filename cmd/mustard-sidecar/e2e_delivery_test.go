@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
 )
 
 // maxFrame is the request and response size every message here stays under.
@@ -92,19 +93,6 @@ func (h *host) stageAll(id string, b []byte, chunk int) {
 	}
 }
 
-// jsonLikeText is size bytes of pseudo-random text that looks like JSON
-// (keys, numbers, words), so nothing compresses or repeats.
-func jsonLikeText(r *rand.Rand, size int) string {
-	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"}
-	var b strings.Builder
-	b.WriteString("{")
-	for b.Len() < size-40 {
-		fmt.Fprintf(&b, `"%s_%d":[%d,"%s%x",%t],`, words[r.IntN(len(words))], r.IntN(1e6), r.Int64N(1e12), words[r.IntN(len(words))], r.Uint32(), r.IntN(2) == 0)
-	}
-	b.WriteString(`"end":0}`)
-	return b.String()
-}
-
 // randomText is about size bytes of JSON holding base64 of random bytes:
 // it compresses by a quarter at most.
 func randomText(r *rand.Rand, size int) string {
@@ -128,7 +116,7 @@ func TestE2EDeltaDeliveryOfLargeSnapshot(t *testing.T) {
 	const src = `let total = 0;
 for (let i = 0; i < 40; i++) { const r = fetch_data(i); total += r.length + JSON.parse(r).end; }
 total;`
-	texts := map[string]func(*rand.Rand, int) string{"json-like": jsonLikeText, "random": randomText}
+	texts := map[string]func(*rand.Rand, int) string{"json-like": sampletext.JSONLike, "random": randomText}
 	for _, tr := range transports {
 		for kind, text := range texts {
 			t.Run(tr.name+"/"+kind, func(t *testing.T) {
