@@ -97,8 +97,10 @@ func (s *LimitsSpec) slot(i int) **uint64 {
 // null, or a plain non-negative JSON integer that fits in 64 bits; floats,
 // exponents, signs, strings and booleans are rejected rather than coerced,
 // because a silently rounded budget is a security bug. A whole-value null
-// means all defaults. Unknown keys are ignored; a known key given twice is
-// rejected, since JSON parsers disagree on which occurrence wins.
+// means all defaults. An unknown key is rejected (`unknown field `<key>` in
+// limits`): a misspelt limit must never silently run on its default. A
+// known key given twice is rejected, since JSON parsers disagree on which
+// occurrence wins.
 //
 // Error messages reach hosts, so they name wire fields, not Go types.
 func (s *LimitsSpec) UnmarshalJSON(b []byte) error {
@@ -116,7 +118,7 @@ func (s *LimitsSpec) UnmarshalJSON(b []byte) error {
 		return malformed(err)
 	}
 	var out LimitsSpec
-	var seen [5]bool
+	var seen [len(limitKeys)]bool
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -132,7 +134,7 @@ func (s *LimitsSpec) UnmarshalJSON(b []byte) error {
 		}
 		idx := slices.Index(limitKeys[:], key)
 		if idx < 0 {
-			continue // unknown keys are ignored so hosts may be newer
+			return fmt.Errorf("unknown field `%s` in limits", key)
 		}
 		if seen[idx] {
 			return fmt.Errorf("limits.%s appears more than once", key)

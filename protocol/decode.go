@@ -205,7 +205,7 @@ type resumePayload struct {
 }
 
 func (f fields) payload(key string) (resumePayload, error) {
-	p, ok, err := f.object(key)
+	p, ok, err := f.closedObject(key, "payload", payloadKeys)
 	if err != nil {
 		return resumePayload{}, err
 	}
@@ -233,6 +233,9 @@ func (f fields) payload(key string) (resumePayload, error) {
 		e, ok, err := p.object("error")
 		if err != nil || !ok {
 			return resumePayload{}, errorf("payload.error must be an object")
+		}
+		if err := checkClosed(e, p["error"], "payload.error", payloadErrorKeys); err != nil {
+			return resumePayload{}, err
 		}
 		he := &snapshot.HostError{}
 		if he.Name, _, err = e.guestString("name"); err != nil {

@@ -300,7 +300,7 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts, ok, err := f.object("options")
+	opts, ok, err := f.closedObject("options", "options", optionsKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -440,6 +440,12 @@ func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 		return nil, err
 	}
 	if r.answer, err = f.payload("payload"); err != nil {
+		return nil, err
+	}
+	if err := f.unknownIn("policy", "policy", policyKeys); err != nil {
+		return nil, err
+	}
+	if err := f.unknownIn("auth", "auth", authKeys); err != nil {
 		return nil, err
 	}
 	if err := s.resolveSnapshot(r, f, payload, stagedBytes, stageErr); err != nil {

@@ -1,0 +1,80 @@
+package protocol
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Closed structures: the objects inside a request whose keys are all known.
+// Any other key fails the request, so that a misspelt field never silently
+// means its default ("instructions" for "instruction_budget" would run on
+// the default budget). Top-level keys stay open: hosts may add their own.
+// limits is closed by policy.LimitsSpec.
+var (
+	optionsKeys      = []string{"inputs", "capabilities", "limits", sealKeyField}
+	policyKeys       = []string{"capabilities", "limits", "snapshot_id", "snapshot_key_base64", "snapshot_key_digest", "snapshot_token", sealKeyField}
+	authKeys         = []string{"snapshot_key_base64", "snapshot_key_digest", "snapshot_token", sealKeyField}
+	payloadKeys      = []string{"type", "value", "error"}
+	payloadErrorKeys = []string{"name", "message", "code", "details"}
+)
+
+// closedObject reads f[key] as an object that may hold only the known
+// keys; structure names it in the error.
+func (f fields) closedObject(key, structure string, known []string) (fields, bool, error) {
+	sub, ok, err := f.object(key)
+	if err != nil || !ok {
+		return sub, ok, err
+	}
+	if err := checkClosed(sub, f[key], structure, known); err != nil {
+		return nil, false, err
+	}
+	return sub, true, nil
+}
+
+// unknownIn checks f[key] when it is an object; anything else is left for
+// the step that reads the field to report.
+func (f fields) unknownIn(key, structure string, known []string) error {
+	if !f.present(key) {
+		return nil
+	}
+	sub, err := splitObject(f[key])
+	if err != nil {
+		return nil
+	}
+	return checkClosed(sub, f[key], structure, known)
+}
+
+// checkClosed fails with the first unknown key of raw, in document order,
+// so the error is the same on every run. The common case, every key known,
+// costs one look per key.
+func checkClosed(sub fields, raw []byte, structure string, known []string) error {
+	for k := range sub {
+		if !slices.Contains(known, k) {
+			return errorf("unknown field `%s` in %s", firstUnknownKey(raw, known), structure)
+		}
+	}
+	return nil
+}
+
+// firstUnknownKey walks an object splitObject accepted and returns its
+// first key that is not known.
+func firstUnknownKey(b []byte, known []string) string {
+	i := skipSpace(b, 0) + 1 // '{'
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return ""
+		}
+		end := skipString(b, i)
+		k, ok := plainString(b[i:end])
+		if !ok {
+			_ = json.Unmarshal(b[i:end], &k)
+		}
+		if !slices.Contains(known, k) {
+			return k
+		}
+		i = skipSpace(b, end)
+		i = skipValue(b, skipSpace(b, i+1)) // ':' and the value
+		i = skipSpace(b, i) + 1             // ',' or '}'
+	}
+}
