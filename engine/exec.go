@@ -21,6 +21,11 @@ type Config struct {
 	Header  snapshot.Header // Program bytes in it are not re-read: Program is used
 	Limits  policy.Limits
 
+	// Stop, if not nil, lets another goroutine end this segment (the
+	// start, or the replay and what follows it). A wall-time limit needs
+	// none: the segment then makes its own.
+	Stop *Stopper
+
 	// Replay, for a resume from snapshot bytes.
 	Replay  []snapshot.Call
 	Pending *snapshot.Pending
@@ -60,6 +65,7 @@ type Stats struct {
 type message struct {
 	payload Payload
 	limits  policy.Limits
+	stop    *Stopper
 	abandon bool
 }
 
@@ -75,6 +81,7 @@ type Execution struct {
 	steps  chan Step
 	inbox  chan message
 	over   bool
+	stop   *Stopper // the running segment's, if it has one
 
 	rt        *Runtime
 	heap      heapState
@@ -114,10 +121,17 @@ func (x *Execution) next() (*Execution, Step) {
 // The Execution must not be used again unless the step is a suspension
 // (then Resume returns x itself).
 func (x *Execution) Resume(p Payload, limits policy.Limits) (*Execution, Step) {
+	return x.ResumeWith(nil, p, limits)
+}
+
+// ResumeWith is Resume with a Stopper that can end the resumed segment
+// (nil: none). A resume refused before it runs (over a stricter budget)
+// leaves the execution parked; one that a Stopper ended is over.
+func (x *Execution) ResumeWith(stop *Stopper, p Payload, limits policy.Limits) (*Execution, Step) {
 	if err := overBudget(x.meter, limits); err != nil {
 		return x, Step{Err: err}
 	}
-	x.inbox <- message{payload: p, limits: limits}
+	x.inbox <- message{payload: p, limits: limits, stop: stop}
 	return x.next()
 }
 
@@ -155,6 +169,11 @@ func (x *Execution) run() {
 		if p := recover(); p != nil {
 			final = Step{Err: &Error{Kind: KindRuntime, Message: "internal error"}}
 		}
+		if err := x.detach(); err != nil {
+			// Stopped: that decides the outcome, whatever the segment
+			// did after the interrupt was sent.
+			final = Step{Err: err, Meter: final.Meter}
+		}
 		if x.rt.leaveSegment(x) && final.Err == nil {
 			final = Step{Err: ErrHeapLimit, Meter: final.Meter}
 		}
@@ -182,6 +201,7 @@ func (x *Execution) execute() Step {
 	// A replay runs the journaled past under the limits it ran under.
 	x.limits = x.segmentLimits(0)
 	x.rt.enterSegment(x)
+	x.attach(x.cfg.Stop, x.cfg.Limits)
 	rt.SetMaxCallStackSize(maxCallStack(x.limits))
 	global := rt.GlobalObject()
 	for _, name := range h.Capabilities {
@@ -376,6 +396,12 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			x.setLimits(x.cfg.Limits)
 			return x.deliver(x.cfg.Answer)
 		}
+		if err := x.detach(); err != nil {
+			// Stopped just before suspending: the execution ends here
+			// rather than parking with an interrupt pending.
+			rt.Interrupt(err)
+			return goja.Undefined()
+		}
 		if x.rt.suspendSegment(x) {
 			rt.Interrupt(ErrHeapLimit)
 			return goja.Undefined()
@@ -388,9 +414,31 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		}
 		x.limits = m.limits
 		x.rt.enterSegment(x)
+		x.attach(m.stop, m.limits)
 		rt.SetMaxCallStackSize(maxCallStack(m.limits))
 		return x.deliver(m.payload)
 	}
+}
+
+// attach begins a segment that stop (or its wall-time limit, from the
+// policy in force, not a journal's) can end.
+func (x *Execution) attach(stop *Stopper, l policy.Limits) {
+	if stop == nil && l.WallTimeMS != 0 {
+		stop = NewStopper()
+	}
+	x.stop = stop
+	if stop != nil {
+		stop.attach(x.realm.rt, wallTime(l.WallTimeMS))
+	}
+}
+
+// detach ends the segment's exposure to its Stopper and reports whether it
+// was stopped.
+func (x *Execution) detach() *Error {
+	if x.stop == nil {
+		return nil
+	}
+	return x.stop.detach()
 }
 
 // segmentLimits returns the limits the journaled segment ending in call k

@@ -19,6 +19,9 @@ const (
 	DefaultMaxOutstandingHostCalls uint64 = 128
 )
 
+// NoWallTime is the default wall_time_ms: no wall-time limit.
+const NoWallTime uint64 = 0
+
 // Limits are fully resolved execution limits. Zero is a real value meaning
 // "none allowed", never "use the default".
 type Limits struct {
@@ -27,6 +30,11 @@ type Limits struct {
 	AllocationBudget        uint64 `json:"allocation_budget"`
 	CallDepthLimit          uint64 `json:"call_depth_limit"`
 	MaxOutstandingHostCalls uint64 `json:"max_outstanding_host_calls"`
+
+	// WallTimeMS bounds each start/resume segment in milliseconds of wall
+	// time; 0 means no bound. Unlike the others it is not deterministic,
+	// so it is never recorded in a snapshot's journal.
+	WallTimeMS uint64 `json:"wall_time_ms"`
 }
 
 // DefaultLimits returns the limits used when a host specifies none.
@@ -48,6 +56,7 @@ type LimitsSpec struct {
 	AllocationBudget        *uint64 `json:"allocation_budget,omitempty"`
 	CallDepthLimit          *uint64 `json:"call_depth_limit,omitempty"`
 	MaxOutstandingHostCalls *uint64 `json:"max_outstanding_host_calls,omitempty"`
+	WallTimeMS              *uint64 `json:"wall_time_ms,omitempty"`
 }
 
 // Resolve fills every unset field with its default.
@@ -58,6 +67,7 @@ func (s LimitsSpec) Resolve() Limits {
 		AllocationBudget:        orDefault(s.AllocationBudget, DefaultAllocationBudget),
 		CallDepthLimit:          orDefault(s.CallDepthLimit, DefaultCallDepthLimit),
 		MaxOutstandingHostCalls: orDefault(s.MaxOutstandingHostCalls, DefaultMaxOutstandingHostCalls),
+		WallTimeMS:              orDefault(s.WallTimeMS, NoWallTime),
 	}
 }
 
@@ -70,13 +80,17 @@ func orDefault(p *uint64, def uint64) uint64 {
 
 // limitKeys are the wire names, in the order used by slot and by the
 // policy_id encoding.
-var limitKeys = [5]string{
+var limitKeys = [6]string{
 	"instruction_budget",
 	"heap_limit_bytes",
 	"allocation_budget",
 	"call_depth_limit",
 	"max_outstanding_host_calls",
+	"wall_time_ms",
 }
+
+// LimitNames are the wire names of every limit, in policy_id order.
+func LimitNames() []string { return limitKeys[:] }
 
 func (s *LimitsSpec) slot(i int) **uint64 {
 	switch i {
@@ -88,8 +102,10 @@ func (s *LimitsSpec) slot(i int) **uint64 {
 		return &s.AllocationBudget
 	case 3:
 		return &s.CallDepthLimit
-	default:
+	case 4:
 		return &s.MaxOutstandingHostCalls
+	default:
+		return &s.WallTimeMS
 	}
 }
 

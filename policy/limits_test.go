@@ -43,6 +43,9 @@ func TestLimitsDecodeDefaultsAndZero(t *testing.T) {
 		{`{"call_depth_limit":0}`, func() Limits { l := def; l.CallDepthLimit = 0; return l }()},
 		{`{"instruction_budget":5,"allocation_budget":null}`, func() Limits { l := def; l.InstructionBudget = 5; return l }()},
 		{`{"heap_limit_bytes":18446744073709551615}`, func() Limits { l := def; l.HeapLimitBytes = 1<<64 - 1; return l }()},
+		{`{"wall_time_ms":null}`, def},
+		{`{"wall_time_ms":0}`, def},
+		{`{"wall_time_ms":1500}`, func() Limits { l := def; l.WallTimeMS = 1500; return l }()},
 	}
 	for _, c := range cases {
 		got, err := decodeLimits(t, c.in)
@@ -103,6 +106,7 @@ func TestLimitsDecodeStrict(t *testing.T) {
 		{`{"call_depth_limit":"256"}`, "limits.call_depth_limit must be an unsigned integer"},
 		{`{"max_outstanding_host_calls":false}`, "limits.max_outstanding_host_calls must be an unsigned integer"},
 		{`{"call_depth_limit":1,"call_depth_limit":2}`, "limits.call_depth_limit appears more than once"},
+		{`{"wall_time_ms":-1}`, "limits.wall_time_ms must be an unsigned integer"},
 		// Closed: a misspelt or unknown limit never runs on a default.
 		{`{"instructions":1000}`, "unknown field `instructions` in limits"},
 		{`{"max_outstanding_host_calls":1,"future_limit":"whatever"}`, "unknown field `future_limit` in limits"},

@@ -155,9 +155,13 @@ func (p Policy) Reassert(capability string) error {
 //	[ "mustard-policy/1",
 //	  [ capability, ... ],          // text strings, sorted bytewise, no duplicates
 //	  [ instruction_budget, heap_limit_bytes, allocation_budget,
-//	    call_depth_limit, max_outstanding_host_calls ] ]  // unsigned integers
+//	    call_depth_limit, max_outstanding_host_calls
+//	    (, wall_time_ms) ] ]        // unsigned integers
 //
-// with the limits fully resolved (defaults applied). For example the default
+// with the limits fully resolved (defaults applied). wall_time_ms is there
+// only when it is not 0, so a policy without a wall-time limit keeps the id
+// it had before the limit existed, and one with it can never share an id
+// with one without. For example the default
 // policy with no capabilities encodes as
 //
 //	83 70 "mustard-policy/1" 80 85 1a000f4240 1a00800000 1a0003d090 190100 1880
@@ -180,11 +184,18 @@ func (p Policy) AppendCanonical(b []byte) []byte {
 		b = detcbor.AppendText(b, c)
 	}
 	l := p.Limits
-	b = append(b, 0x85) // array(5)
+	if l.WallTimeMS == 0 {
+		b = append(b, 0x85) // array(5)
+	} else {
+		b = append(b, 0x86) // array(6)
+	}
 	b = detcbor.AppendUint(b, l.InstructionBudget)
 	b = detcbor.AppendUint(b, l.HeapLimitBytes)
 	b = detcbor.AppendUint(b, l.AllocationBudget)
 	b = detcbor.AppendUint(b, l.CallDepthLimit)
 	b = detcbor.AppendUint(b, l.MaxOutstandingHostCalls)
+	if l.WallTimeMS != 0 {
+		b = detcbor.AppendUint(b, l.WallTimeMS)
+	}
 	return b
 }

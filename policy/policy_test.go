@@ -36,6 +36,23 @@ func TestIDGolden(t *testing.T) {
 	}
 }
 
+// A wall-time limit of 0 (none, the default) leaves the encoding, and so
+// every policy_id made before the limit existed, as it was; any other value
+// adds a sixth limit.
+func TestWallTimeInIDOnlyWhenSet(t *testing.T) {
+	l := DefaultLimits()
+	l.WallTimeMS = 0
+	if got := mustNew(t, []string{"fetch_data"}, l).ID(); got != "fbd6ecf21199b80c737e4119a278cdba382183933071b30d99ce9d5a05ed22c0" {
+		t.Fatalf("wall_time_ms 0 changed the id: %s", got)
+	}
+	l.WallTimeMS = 250
+	enc := mustNew(t, nil, l).AppendCanonical(nil)
+	tail := []byte{0x86, 0x1a, 0x00, 0x0f, 0x42, 0x40, 0x1a, 0x00, 0x80, 0x00, 0x00, 0x1a, 0x00, 0x03, 0xd0, 0x90, 0x19, 0x01, 0x00, 0x18, 0x80, 0x18, 0xfa}
+	if !bytes.HasSuffix(enc, tail) {
+		t.Fatalf("encoding = %x, want it to end %x", enc, tail)
+	}
+}
+
 func TestCanonicalEncodingGolden(t *testing.T) {
 	got := mustNew(t, nil, DefaultLimits()).AppendCanonical(nil)
 	want := []byte{0x83, 0x70}
@@ -61,14 +78,14 @@ func TestCanonicalEncodingMatchesCBOR(t *testing.T) {
 	values := []uint64{0, 1, 23, 24, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, 1<<64 - 1}
 	names := []string{"a", strings.Repeat("b", 23), strings.Repeat("c", 24), strings.Repeat("d", 128)}
 	for i, v := range values {
-		l := Limits{v, values[(i+1)%len(values)], values[(i+2)%len(values)], values[(i+3)%len(values)], values[(i+4)%len(values)]}
+		l := Limits{v, values[(i+1)%len(values)], values[(i+2)%len(values)], values[(i+3)%len(values)], values[(i+4)%len(values)], values[(i+5)%len(values)]}
 		caps := names[:i%(len(names)+1)]
 		p := mustNew(t, caps, l)
-		want, err := em.Marshal([]any{
-			IDVersion,
-			p.Capabilities,
-			[]uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls},
-		})
+		limits := []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls}
+		if l.WallTimeMS != 0 {
+			limits = append(limits, l.WallTimeMS)
+		}
+		want, err := em.Marshal([]any{IDVersion, p.Capabilities, limits})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +131,7 @@ func TestIDEqualForPermutationsAndDuplicates(t *testing.T) {
 		}
 	}
 	// Limits given via defaults or spelled out are the same policy.
-	spelled := Limits{1_000_000, 8 << 20, 250_000, 256, 128}
+	spelled := Limits{1_000_000, 8 << 20, 250_000, 256, 128, 0}
 	if got := mustNew(t, []string{"beta", "alpha", "gamma"}, spelled).ID(); got != base {
 		t.Errorf("explicit default limits changed id")
 	}
@@ -141,6 +158,7 @@ func TestIDDiffersForAnyChange(t *testing.T) {
 		{"allocation_budget", func(l *Limits) *uint64 { return &l.AllocationBudget }},
 		{"call_depth_limit", func(l *Limits) *uint64 { return &l.CallDepthLimit }},
 		{"max_outstanding_host_calls", func(l *Limits) *uint64 { return &l.MaxOutstandingHostCalls }},
+		{"wall_time_ms", func(l *Limits) *uint64 { return &l.WallTimeMS }},
 	}
 	for _, f := range fields {
 		for _, delta := range []string{"+1", "zero"} {
@@ -149,6 +167,9 @@ func TestIDDiffersForAnyChange(t *testing.T) {
 				*f.ptr(&l)++
 			} else {
 				*f.ptr(&l) = 0
+			}
+			if *f.ptr(&l) == *f.ptr(&base.Limits) {
+				continue // wall_time_ms defaults to 0
 			}
 			check(f.name+delta, mustNew(t, caps, l))
 		}

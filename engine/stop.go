@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// ErrWallTime ends a segment that ran longer than its wall_time_ms.
+var ErrWallTime = &Error{Kind: KindLimit, Message: "wall time exceeded"}
+
+// A Stopper lets another goroutine end the segment an execution runs under
+// it (a start, or one resume): the host cancelling it, or its wall-time
+// limit running out. A segment that a Stopper stopped ends with the
+// Stopper's error, whatever it was doing, even if it was about to suspend
+// or complete; the execution is then over. A Stopper stopped before its
+// segment begins ends it at its first instruction.
+//
+// goja's Interrupt is the mechanism, as for the limits the meter enforces;
+// the interpreter looks for it between instructions and long built-ins
+// every 1,024 iterations. The Stopper makes sure an interrupt only ever
+// reaches the segment it was meant for, never a parked execution or a
+// later segment.
+type Stopper struct {
+	mu      sync.Mutex
+	err     *Error
+	running *goja.Runtime // the runtime of the segment in progress; nil outside one
+	timer   *time.Timer   // the segment's wall-time limit
+}
+
+// NewStopper returns a Stopper that has not stopped.
+func NewStopper() *Stopper { return &Stopper{} }
+
+// Stop ends the segment with err, now if it is running, or as soon as it
+// begins. Only the first Stop counts.
+func (s *Stopper) Stop(err *Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	s.err = err
+	if s.running != nil {
+		s.running.Interrupt(err)
+	}
+}
+
+// Stopped reports the error the Stopper stopped with, or nil.
+func (s *Stopper) Stopped() *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// attach begins a segment on rt, with the wall-time limit of l.
+func (s *Stopper) attach(rt *goja.Runtime, l time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = rt
+	if s.err != nil {
+		rt.Interrupt(s.err)
+		return
+	}
+	if l > 0 {
+		s.timer = time.AfterFunc(l, func() { s.Stop(ErrWallTime) })
+	}
+}
+
+// detach ends the segment: no interrupt reaches rt after it. It returns the
+// error the segment was stopped with, if it was.
+func (s *Stopper) detach() *Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = nil
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	return s.err
+}
+
+// wallTime converts a wall_time_ms limit (0: none).
+func wallTime(ms uint64) time.Duration {
+	const most = uint64(1<<63-1) / uint64(time.Millisecond)
+	return time.Duration(min(ms, most)) * time.Millisecond
+}
