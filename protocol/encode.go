@@ -50,6 +50,10 @@ func (s *Session) success(id uint64, o *outcome) Response {
 		b, payload = appendRaw(b, jsonl, "snapshot_base64", ft.bytes)
 		return Response{Header: append(b, "}}"...), Payload: payload}
 	}
+	if o.pong {
+		b = s.appendPong(b)
+		return Response{Header: append(b, "}}"...)}
+	}
 	if st := o.staged; st != nil {
 		b = append(b, `"staged","stage_id":`...)
 		b = appendString(b, st.stageID)

@@ -154,6 +154,7 @@ type outcome struct {
 	program *engine.Program // compile
 	fetched *fetched        // snapshot
 	staged  *staged         // stage
+	pong    bool            // ping
 	step    engine.Step     // start/resume
 	snap    []byte
 	snapID  string
@@ -208,6 +209,8 @@ func (s *Session) dispatch(f fields, method string, payload []byte) (*outcome, e
 		return s.fetchSnapshot(f, payload)
 	case "stage":
 		return s.stage(f, payload)
+	case "ping":
+		return s.ping(payload)
 	}
 	return nil, errorf("unknown method %q", method)
 }

@@ -13,10 +13,11 @@ import (
 	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/frame"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/version"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
-const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N]
+const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N] [--version]
 
 Runs guest JavaScript for an embedding host, speaking the mustard-sidecar
 protocol (version 2) on stdin/stdout.
@@ -25,6 +26,7 @@ protocol (version 2) on stdin/stdout.
   --jsonl                newline-delimited JSON, raw bytes as base64 fields
   --max-stage-bytes N    bound on staged upload bytes, all stages together
                          (a positive integer; default 67108864, 64 MiB)
+  --version              print the sidecar's version and exit
   -h, --help             print this help and exit
 `
 
@@ -56,6 +58,9 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			opts.Transport = protocol.JSONL
 		case a == "-h" || a == "--help":
 			fmt.Fprint(os.Stdout, usage)
+			return 0
+		case a == "--version":
+			fmt.Fprintln(os.Stdout, version.Version)
 			return 0
 		case name == "--max-stage-bytes":
 			if !hasVal {

@@ -1,0 +1,60 @@
+package protocol
+
+import (
+	"strconv"
+
+	"github.com/mustard-sidecar/mustard-sidecar/frame"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/version"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+)
+
+// Features are the extensions to protocol 2 this sidecar has, as ping
+// reports them. A new extension adds its name here and nowhere else.
+var Features = []string{
+	"wall_time",         // limits.wall_time_ms
+	"snapshot_delivery", // snapshot_delivery full/delta/none
+	"snapshot_fetch",    // the snapshot method
+	"stage",             // the stage method, resume by stage_id
+}
+
+// ping serves {"method":"ping"}: what a host needs to know before it sends
+// anything else.
+func (s *Session) ping(payload []byte) (*outcome, error) {
+	if s.opts.Transport == Binary && len(payload) > 0 {
+		return nil, errorf("ping requests must not include a binary payload")
+	}
+	return &outcome{pong: true}, nil
+}
+
+// appendPong writes the ping result's members after "kind".
+func (s *Session) appendPong(b []byte) []byte {
+	b = append(b, `"pong","sidecar_version":`...)
+	b = appendString(b, version.Version)
+	b = append(b, `,"protocol_versions":[`...)
+	b = strconv.AppendInt(b, Version, 10)
+	b = append(b, `],"transport":`...)
+	if s.opts.Transport == JSONL {
+		b = append(b, `"jsonl"`...)
+	} else {
+		b = append(b, `"binary"`...)
+	}
+	b = append(b, `,"features":[`...)
+	for i, f := range Features {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, f)
+	}
+	b = append(b, `],"default_limits":{`...)
+	d := policy.DefaultLimits()
+	for i, v := range []uint64{d.InstructionBudget, d.HeapLimitBytes, d.AllocationBudget, d.CallDepthLimit, d.MaxOutstandingHostCalls, d.WallTimeMS} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, policy.LimitNames()[i])
+		b = append(b, ':')
+		b = strconv.AppendUint(b, v, 10)
+	}
+	b = append(b, `},"max_request_bytes":`...)
+	return strconv.AppendInt(b, frame.MaxRequestSize, 10)
+}
