@@ -50,6 +50,13 @@ func (s *Session) success(id uint64, o *outcome) Response {
 		b, payload = appendRaw(b, jsonl, "snapshot_base64", ft.bytes)
 		return Response{Header: append(b, "}}"...), Payload: payload}
 	}
+	if c := o.cancel; c != nil {
+		b = append(b, `"cancelled","target_id":`...)
+		b = strconv.AppendUint(b, c.target, 10)
+		b = append(b, `,"was_running":`...)
+		b = strconv.AppendBool(b, c.wasRunning)
+		return Response{Header: append(b, "}}"...)}
+	}
 	if o.pong {
 		b = s.appendPong(b)
 		return Response{Header: append(b, "}}"...)}

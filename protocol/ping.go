@@ -11,6 +11,7 @@ import (
 // Features are the extensions to protocol 2 this sidecar has, as ping
 // reports them. A new extension adds its name here and nowhere else.
 var Features = []string{
+	"cancel",            // in-band cancel of a running start/resume
 	"wall_time",         // limits.wall_time_ms
 	"snapshot_delivery", // snapshot_delivery full/delta/none
 	"snapshot_fetch",    // the snapshot method

@@ -38,8 +38,10 @@ type Options struct {
 	Entropy          func() (seed uint64, clockMillis int64)
 }
 
-// Session serves one host connection. It is not safe for concurrent use:
-// requests are handled strictly in order.
+// Session serves one host connection. Requests are read (Read) and served
+// (Serve) strictly in order; one goroutine may read ahead while another
+// serves, which is how a cancel reaches a running request. Nothing else is
+// safe for concurrent use.
 type Session struct {
 	opts      Options
 	engine    *engine.Runtime
@@ -50,6 +52,7 @@ type Session struct {
 	policies  *cache.LRU[string, policy.Policy]
 	stages    *stages
 	stats     Stats
+	flights   flights
 }
 
 // Stats counts how resumes that got past authentication ran: a hot resume
@@ -134,19 +137,78 @@ type Response struct {
 	Payload []byte
 }
 
-// Handle serves one request. A non-nil error is a *FatalError: the session
-// must end.
+// Handle reads and serves one request. A non-nil error is a *FatalError:
+// the session must end.
 func (s *Session) Handle(header, payload []byte) (Response, error) {
-	binary := s.opts.Transport == Binary
-	f, id, method, err := envelope(header, binary)
-	if err != nil {
-		return Response{}, err
+	return s.Serve(s.Read(header, payload))
+}
+
+// Request is a request as read: its envelope, decoded once, and what had to
+// be settled the moment it was read.
+type Request struct {
+	header, payload []byte
+	f               fields
+	id              uint64
+	method          string
+	fatal           error
+
+	flight *flight       // start/resume: how a cancel reaches it
+	cancel *cancelAnswer // cancel: its effect, settled when read
+}
+
+// Fatal reports whether serving the request ends the session: nothing in it
+// can be correlated. Nothing after it is read.
+func (r *Request) Fatal() bool { return r.fatal != nil }
+
+// Read takes in the next request, in order, and does what must happen when
+// it is read rather than when it is served: a cancel takes effect. It may
+// run while Serve serves an earlier request. header and payload must stay
+// unchanged until the request is served.
+func (s *Session) Read(header, payload []byte) *Request {
+	r := &Request{header: header, payload: payload}
+	r.f, r.id, r.method, r.fatal = envelope(header, s.opts.Transport == Binary)
+	if r.fatal != nil {
+		return r
 	}
-	res, err := s.dispatch(f, method, payload)
-	if err != nil {
-		return s.failure(id, err), nil
+	switch r.method {
+	case "start", "resume":
+		r.flight = s.flights.add(r.id)
+	case "cancel":
+		r.cancel = s.readCancel(r.f, payload)
 	}
-	return s.success(id, res), nil
+	return r
+}
+
+// Serve answers a request Read returned, in the order they were read. A
+// non-nil error is a *FatalError: the session must end.
+func (s *Session) Serve(r *Request) (Response, error) {
+	if r.fatal != nil {
+		return Response{}, r.fatal
+	}
+	res, err := s.serve(r)
+	if err != nil {
+		return s.failure(r.id, err), nil
+	}
+	return s.success(r.id, res), nil
+}
+
+func (s *Session) serve(r *Request) (*outcome, error) {
+	fl := r.flight
+	if fl == nil {
+		return s.dispatch(r, nil)
+	}
+	// A flight cancelled while it waited its turn is served all the same,
+	// under its stopped Stopper: its segment ends at its first
+	// instruction, so it ends exactly as if the cancel had come while it
+	// ran, however the two goroutines were scheduled.
+	out, err := s.dispatch(r, fl)
+	// A start/resume settles itself once its segment ends; one that failed
+	// before it ran settles here. Either way a cancel read before this
+	// point decides the answer.
+	if s.flights.settle(fl) {
+		return nil, engine.ErrCancelled
+	}
+	return out, err
 }
 
 // outcome is a successful result before encoding.
@@ -155,6 +217,7 @@ type outcome struct {
 	fetched *fetched        // snapshot
 	staged  *staged         // stage
 	pong    bool            // ping
+	cancel  *cancelAnswer   // cancel
 	step    engine.Step     // start/resume
 	snap    []byte
 	snapID  string
@@ -194,7 +257,15 @@ func (o *outcome) delivered() (b []byte, baseID string) {
 	return o.snap, ""
 }
 
-func (s *Session) dispatch(f fields, method string, payload []byte) (*outcome, error) {
+func (s *Session) dispatch(r *Request, fl *flight) (*outcome, error) {
+	f, method, payload := r.f, r.method, r.payload
+	if method == "cancel" {
+		c := r.cancel
+		if c.err != nil {
+			return nil, c.err
+		}
+		return &outcome{cancel: c}, nil
+	}
 	if err := checkVersion(f); err != nil {
 		return nil, err
 	}
@@ -202,9 +273,9 @@ func (s *Session) dispatch(f fields, method string, payload []byte) (*outcome, e
 	case "compile":
 		return s.compile(f, payload)
 	case "start":
-		return s.start(f, payload)
+		return s.start(f, payload, fl)
 	case "resume":
-		return s.resume(f, payload)
+		return s.resume(f, payload, fl)
 	case "snapshot":
 		return s.fetchSnapshot(f, payload)
 	case "stage":
@@ -294,7 +365,7 @@ func (s *Session) loadProgram(id string, b []byte) (*engine.Program, error) {
 	return p, nil
 }
 
-func (s *Session) start(f fields, payload []byte) (*outcome, error) {
+func (s *Session) start(f fields, payload []byte, fl *flight) (*outcome, error) {
 	profile, err := f.bool("profile")
 	if err != nil {
 		return nil, err
@@ -345,8 +416,11 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 		ClockMillis:  clock,
 	}
 	began := time.Now()
-	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits})
+	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Stop: fl.stop})
 	out := &outcome{step: step, policy: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
+	if err := s.settleRun(fl, exec); err != nil {
+		return nil, err
+	}
 	if step.Err != nil {
 		return nil, step.Err
 	}
@@ -356,6 +430,18 @@ func (s *Session) start(f fields, payload []byte) (*outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// settleRun decides a start/resume's outcome once its segment has ended and
+// before anything is parked: a cancel read until now ends the execution.
+func (s *Session) settleRun(fl *flight, exec *engine.Execution) error {
+	if !s.flights.settle(fl) {
+		return nil
+	}
+	if exec != nil {
+		exec.Abandon()
+	}
+	return engine.ErrCancelled
 }
 
 // ErrSnapshotTooLarge ends an execution whose next snapshot would be larger
@@ -431,7 +517,7 @@ type resumeReq struct {
 
 // resume runs the contract's resume checks in order, then continues the
 // parked execution (hot) or replays the journal.
-func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
+func (s *Session) resume(f fields, payload []byte, fl *flight) (*outcome, error) {
 	r := &resumeReq{}
 	// A stage is dropped by the resume that names it, whatever the outcome.
 	stagedBytes, stageErr := s.takeStage(f)
@@ -472,9 +558,9 @@ func (s *Session) resume(f fields, payload []byte) (*outcome, error) {
 	s.policies.Add(policyID, r.pol, 1)
 	out := &outcome{policy: policyID, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
 	if c, ok := s.conts.Take(r.snapID); ok {
-		return s.resumeHot(r, c, out)
+		return s.resumeHot(r, c, out, fl)
 	}
-	return s.resumeReplay(r, out)
+	return s.resumeReplay(r, out, fl)
 }
 
 // takeStage removes the stage a resume names. It returns nil bytes and no
@@ -638,11 +724,14 @@ func (r *resumeReq) reassert() error {
 }
 
 // resumeHot continues the parked execution that produced the snapshot.
-func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome) (*outcome, error) {
+func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome, fl *flight) (*outcome, error) {
 	s.stats.HotResumes++
 	out.base = c.entry.bytes
-	exec, step := c.exec.Resume(engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome}, r.pol.Limits)
+	exec, step := c.exec.ResumeWith(fl.stop, engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome}, r.pol.Limits)
 	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
+	if err := s.settleRun(fl, exec); err != nil {
+		return nil, err
+	}
 	if step.Err != nil {
 		if exec != nil {
 			// Refused before running (already over the new limits):
@@ -664,7 +753,7 @@ func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome) (*outco
 
 // resumeReplay re-runs the program from the snapshot's journal in a fresh
 // realm and continues live from the pending call.
-func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
+func (s *Session) resumeReplay(r *resumeReq, out *outcome, fl *flight) (*outcome, error) {
 	raw, snap := r.raw, r.snap
 	if snap == nil {
 		var err error
@@ -687,8 +776,12 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome) (*outcome, error) {
 		Replay:  snap.Calls,
 		Pending: &pending,
 		Answer:  engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome},
+		Stop:    fl.stop,
 	})
 	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
+	if err := s.settleRun(fl, exec); err != nil {
+		return nil, err
+	}
 	if step.Err != nil {
 		return nil, step.Err
 	}

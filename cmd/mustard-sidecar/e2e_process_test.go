@@ -109,8 +109,10 @@ func cpuTicks(pid int) (uint64, bool) {
 // What a sidecar may hold of a host's input while the host reads none of
 // its output, for the 256 KiB compile requests of the test below:
 //
-//   - the request being handled, read in full by its frame reader (its
-//     response cannot be written: the stdout pipe is full);
+//   - the request being served, read in full (its response cannot be
+//     written: the stdout pipe is full);
+//   - up to 4 requests read ahead of it (internal/cli readAhead: reading
+//     ahead is what lets a cancel reach a running guest);
 //   - the 4 KiB read-ahead of the frame reader's bufio.Reader;
 //   - the stdin pipe's buffer;
 //   - requests already answered whose whole responses sit in the stdout
@@ -120,10 +122,10 @@ func cpuTicks(pid int) (uint64, bool) {
 //
 // Linux pipes hold 64 KiB unless an owner raises them (up to
 // fs.pipe-max-size, 1 MiB by default), which neither side does. With the
-// default pipes that is 256 KiB + 4 KiB + 64 KiB ≈ 324 KiB; even with
-// both pipes at 1 MiB it is 5 × 256 KiB + 4 KiB + 1 MiB ≈ 2.3 MiB. The
-// bound asserted is 4 MiB: a sidecar that queued requests would take all
-// backpressureFrames × 256 KiB = 16 MiB.
+// default pipes that is 5 x 256 KiB + 4 KiB + 64 KiB = 1,348 KiB; even
+// with both pipes at 1 MiB it is 9 x 256 KiB + 4 KiB + 1 MiB ~ 3.3 MiB.
+// The bound asserted is 4 MiB: a sidecar that queued requests without a
+// bound would take all backpressureFrames x 256 KiB = 16 MiB.
 const (
 	backpressureSource = 256 << 10
 	backpressureFrames = 64
@@ -134,9 +136,9 @@ const (
 )
 
 // A host that writes faster than the sidecar answers, and reads nothing,
-// is pushed back on: the sidecar reads one request at a time and stops
-// reading while it cannot write the response, so the host's writes block
-// after a bounded number of bytes. Then every request is answered, in
+// is pushed back on: the sidecar reads at most 4 requests ahead of the one
+// it serves and stops reading while it cannot write that one's response,
+// so the host's writes block after a bounded number of bytes. Then every request is answered, in
 // order, and the sidecar's peak RSS stays small.
 //
 // The timing cannot make the assertion flake: the bound is on what the

@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mustard-sidecar/mustard-sidecar/frame"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/version"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
@@ -103,56 +101,6 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// Serve answers requests from in on out until EOF, as the command does. A
-// returned error is fatal.
-func Serve(opts protocol.Options, in io.Reader, out io.Writer) error {
-	s := protocol.NewSession(opts)
-	defer s.Close()
-	if opts.Transport == protocol.JSONL {
-		r, w := frame.NewLineReader(in), frame.NewLineWriter(out)
-		for {
-			line, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return readError(err, "invalid request")
-			}
-			resp, err := s.Handle(line, nil)
-			if err != nil {
-				return err
-			}
-			if err := w.Write(resp.Header); err != nil {
-				return fmt.Errorf("writing response: %w", err)
-			}
-		}
-	}
-	r, w := frame.NewBinaryReader(in), frame.NewBinaryWriter(out)
-	for {
-		f, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return readError(err, "invalid request header")
-		}
-		resp, err := s.Handle(f.Header, f.Payload)
-		if err != nil {
-			return err
-		}
-		if err := w.Write(resp.Header, resp.Payload); err != nil {
-			return fmt.Errorf("writing response: %w", err)
-		}
-	}
-}
-
-func readError(err error, prefix string) error {
-	if errors.Is(err, frame.ErrFrameTooLarge) || errors.Is(err, frame.ErrLineTooLarge) || errors.Is(err, frame.ErrTruncated) {
-		return err
-	}
-	return fmt.Errorf("%s: reading stdin failed", prefix)
 }
 
 // fixedEntropy parses "<seed>:<unix_millis>". Empty means not set (nil).
