@@ -16,6 +16,7 @@ var Features = []string{
 	"snapshot_delivery", // snapshot_delivery full/delta/none
 	"snapshot_fetch",    // the snapshot method
 	"stage",             // the stage method, resume by stage_id
+	"pinned_key",        // --snapshot-key-file
 }
 
 // ping serves {"method":"ping"}: what a host needs to know before it sends

@@ -36,6 +36,11 @@ type Options struct {
 	MaxPolicies      int   // default 1024
 	MaxStageBytes    int64 // staged upload bytes, all stages together; default 64 MiB
 	Entropy          func() (seed uint64, clockMillis int64)
+
+	// PinnedKey, if set, is the only snapshot key a resume may use
+	// (--snapshot-key-file): every resume's snapshot_key_digest must be its
+	// digest, and snapshot_key_base64 may be left out.
+	PinnedKey []byte
 }
 
 // Session serves one host connection. Requests are read (Read) and served
@@ -543,7 +548,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*outcome, error)
 	if err := s.resolvePolicy(r, f); err != nil {
 		return nil, err
 	}
-	if err := authenticate(r.auth, r.snapID); err != nil {
+	if err := authenticate(r.auth, r.snapID, s.opts.PinnedKey); err != nil {
 		return nil, err
 	}
 	if r.entry != nil {
@@ -802,11 +807,14 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome, fl *flight) (*outcome
 	return out, nil
 }
 
-func authenticate(a authFields, snapID string) error {
+// authenticate is step 3. With a pinned key the digest must be the pinned
+// key's, and a key sent along must be that key (it must match the digest);
+// the token is checked under the pinned key.
+func authenticate(a authFields, snapID string, pinned []byte) error {
 	switch {
 	case !a.hasID:
 		return errorf("raw snapshot restore requires snapshot_id")
-	case !a.hasKey:
+	case !a.hasKey && pinned == nil:
 		return errorf("raw snapshot restore requires snapshot_key_base64")
 	case !a.hasToken:
 		return errorf("raw snapshot restore requires snapshot_token")
@@ -816,18 +824,29 @@ func authenticate(a authFields, snapID string) error {
 	if a.snapshotID != snapID {
 		return errTampered
 	}
-	key, err := decodeBase64(a.keyB64)
-	if err != nil {
-		return errorf("snapshot_key_base64 is not valid base64")
+	key := pinned
+	if a.hasKey {
+		sent, err := decodeBase64(a.keyB64)
+		if err != nil {
+			return errorf("snapshot_key_base64 is not valid base64")
+		}
+		if !snapshot.VerifyKeyDigest(sent, a.digest) {
+			return errMismatchedDigest
+		}
+		if key == nil {
+			key = sent
+		}
 	}
-	if !snapshot.VerifyKeyDigest(key, a.digest) {
-		return errorf("raw snapshot restore rejected a mismatched snapshot key digest")
+	if pinned != nil && !snapshot.VerifyKeyDigest(pinned, a.digest) {
+		return errMismatchedDigest
 	}
 	if !snapshot.VerifyToken(key, snapID, a.token) {
 		return errTampered
 	}
 	return nil
 }
+
+var errMismatchedDigest = errorf("raw snapshot restore rejected a mismatched snapshot key digest")
 
 // errorText renders a failure for the host.
 func errorText(err error) string {

@@ -15,7 +15,7 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
-const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N] [--version]
+const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N] [--snapshot-key-file PATH] [--version]
 
 Runs guest JavaScript for an embedding host, speaking the mustard-sidecar
 protocol (version 2) on stdin/stdout.
@@ -24,6 +24,10 @@ protocol (version 2) on stdin/stdout.
   --jsonl                newline-delimited JSON, raw bytes as base64 fields
   --max-stage-bytes N    bound on staged upload bytes, all stages together
                          (a positive integer; default 67108864, 64 MiB)
+  --snapshot-key-file PATH
+                         the file's bytes (at least 32) are the only snapshot
+                         key resumes may use; snapshot_key_base64 may then be
+                         left out
   --version              print the sidecar's version and exit
   -h, --help             print this help and exit
 `
@@ -60,6 +64,21 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		case a == "--version":
 			fmt.Fprintln(os.Stdout, version.Version)
 			return 0
+		case name == "--snapshot-key-file":
+			if !hasVal {
+				if i+1 == len(args) {
+					fmt.Fprintf(stderr, "mustard-sidecar: --snapshot-key-file needs a value\n%s", usage)
+					return 2
+				}
+				i++
+				val = args[i]
+			}
+			key, err := readKeyFile(val)
+			if err != nil {
+				fmt.Fprintf(stderr, "mustard-sidecar: --snapshot-key-file: %v\n", err)
+				return 2
+			}
+			opts.PinnedKey = key
 		case name == "--max-stage-bytes":
 			if !hasVal {
 				if i+1 == len(args) {
