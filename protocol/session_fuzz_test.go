@@ -102,6 +102,10 @@ type response struct {
 		StageID        *string         `json:"stage_id"`
 		Offset         *uint64         `json:"offset"`
 		TotalBytes     *uint64         `json:"total_bytes"`
+		TargetID       *uint64         `json:"target_id"`
+		WasRunning     *bool           `json:"was_running"`
+		SidecarVersion *string         `json:"sidecar_version"`
+		Features       []string        `json:"features"`
 	} `json:"result"`
 	Error   *string `json:"error"`
 	Profile *struct {
@@ -196,6 +200,18 @@ func checkResponse(t *testing.T, binary bool, req []byte, resp protocol.Response
 	case "staged":
 		if res.StageID == nil || res.TotalBytes == nil || len(resp.Payload) > 0 {
 			t.Fatalf("staged result without stage_id and total_bytes: %s", h)
+		}
+		return
+	case "pong":
+		if res.SidecarVersion == nil || res.Features == nil || len(resp.Payload) > 0 {
+			t.Fatalf("pong without its fields: %s", h)
+		}
+		return
+	case "cancelled":
+		// In process nothing runs while a cancel is read: Handle serves
+		// each request before reading the next.
+		if res.TargetID == nil || res.WasRunning == nil || *res.WasRunning || len(resp.Payload) > 0 {
+			t.Fatalf("cancel result: %s", h)
 		}
 		return
 	case "step":
