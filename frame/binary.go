@@ -15,6 +15,7 @@ type BinaryReader struct {
 	prefix [prefixLen]byte
 	buf    []byte // holds header and payload back to back; reused across frames
 	err    error  // sticky: once framing is lost nothing later can be trusted
+	failed []byte // the bytes of the frame that failed, as far as they were read
 }
 
 // NewBinaryReader returns a reader of binary frames from r.
@@ -51,12 +52,18 @@ func (r *BinaryReader) Next() (Frame, error) {
 	return f, nil
 }
 
+// Partial returns, after Next failed, the bytes of the frame it failed
+// on, as far as they were read (none for io.EOF): enough to reproduce the
+// failure, for a recording of the session.
+func (r *BinaryReader) Partial() []byte { return r.failed }
+
 func (r *BinaryReader) next() (Frame, error) {
 	n, err := io.ReadFull(r.br, r.prefix[:])
 	if err != nil {
 		if err == io.EOF {
 			return Frame{}, io.EOF
 		}
+		r.failed = append([]byte(nil), r.prefix[:n]...)
 		return Frame{}, readErr(err, "prefix", n, prefixLen)
 	}
 	hl := binary.LittleEndian.Uint32(r.prefix[0:4])
@@ -64,15 +71,25 @@ func (r *BinaryReader) next() (Frame, error) {
 	// 64-bit sum: two u32 values cannot overflow it, on any platform.
 	total := uint64(hl) + uint64(pl)
 	if total > uint64(r.limit) {
+		r.failed = append([]byte(nil), r.prefix[:]...)
 		return Frame{}, fmt.Errorf("%w: header %d + payload %d bytes > %d",
 			ErrFrameTooLarge, hl, pl, r.limit)
 	}
 	r.buf = grow(r.buf[:0], int(total), r.limit)
 	if n, err := io.ReadFull(r.br, r.buf); err != nil {
+		r.failed = append(append([]byte(nil), r.prefix[:]...), r.buf[:n]...)
 		return Frame{}, readErr(err, "body", n, int(total))
 	}
 	h := int(hl)
 	return Frame{Header: r.buf[:h:h], Payload: r.buf[h:]}, nil
+}
+
+// Encode returns one frame's bytes: prefix, header, payload.
+func Encode(header, payload []byte) []byte {
+	b := make([]byte, prefixLen, prefixLen+len(header)+len(payload))
+	binary.LittleEndian.PutUint32(b[0:4], uint32(len(header)))
+	binary.LittleEndian.PutUint32(b[4:8], uint32(len(payload)))
+	return append(append(b, header...), payload...)
 }
 
 // readErr maps an EOF inside a frame to ErrTruncated and wraps other I/O

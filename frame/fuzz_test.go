@@ -96,6 +96,19 @@ func FuzzBinaryReader(f *testing.F) {
 			} else if !errors.Is(err, wantErr) {
 				t.Fatalf("%s: got %v, want %v", cfg.name, err, wantErr)
 			}
+
+			// Partial reproduces the failure: the same error, read from the
+			// partial bytes alone.
+			if err != io.EOF {
+				part := r.Partial()
+				if !bytes.Equal(part, data[wantEnd:min(len(data), wantEnd+len(part))]) {
+					t.Fatalf("%s: Partial %q is not the input after the last frame", cfg.name, part)
+				}
+				_, again := newBinaryReader(bytes.NewReader(part), cfg.bufSize, cfg.limit).Next()
+				if again == nil || again.Error() != err.Error() {
+					t.Fatalf("%s: Partial %q gives %v, want %v", cfg.name, part, again, err)
+				}
+			}
 		}
 	})
 }
@@ -162,6 +175,19 @@ func FuzzLineReader(f *testing.F) {
 				}
 			} else if !errors.Is(err, wantErr) {
 				t.Fatalf("%s: got %v, want %v", cfg.name, err, wantErr)
+			}
+
+			// Partial reproduces a line over the limit: its first limit+1
+			// bytes alone fail the same way.
+			if err != io.EOF {
+				part := r.Partial()
+				if len(part) != cfg.limit+1 || !bytes.Contains(data, part) {
+					t.Fatalf("%s: Partial %q is not the start of the line over the limit", cfg.name, part)
+				}
+				_, again := newLineReader(bytes.NewReader(part), cfg.bufSize, cfg.limit).Next()
+				if again == nil || again.Error() != err.Error() {
+					t.Fatalf("%s: Partial %q gives %v, want %v", cfg.name, part, again, err)
+				}
 			}
 
 			// Writing the lines back and rereading them is lossless.

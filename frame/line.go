@@ -10,10 +10,11 @@ import (
 
 // LineReader reads '\n'-terminated lines (JSONL).
 type LineReader struct {
-	br    *bufio.Reader
-	limit int
-	buf   []byte // accumulates lines longer than the bufio buffer; reused
-	err   error  // sticky, as for BinaryReader
+	br     *bufio.Reader
+	limit  int
+	buf    []byte // accumulates lines longer than the bufio buffer; reused
+	err    error  // sticky, as for BinaryReader
+	failed []byte // the start of the line that failed, as far as it was read
 }
 
 // NewLineReader returns a reader of lines from r.
@@ -55,6 +56,18 @@ func (r *LineReader) Next() ([]byte, error) {
 	}
 }
 
+// Partial returns, after Next failed, the start of the line it failed on,
+// as far as it was read (a line over the limit: its first limit+1 bytes),
+// for a recording of the session.
+func (r *LineReader) Partial() []byte { return r.failed }
+
+// tooLarge records the first limit+1 bytes of a line over the limit.
+func (r *LineReader) tooLarge(avail []byte) error {
+	r.failed = append([]byte(nil), r.buf...)
+	r.failed = append(r.failed, avail[:min(len(avail), r.limit+1-len(r.failed))]...)
+	return fmt.Errorf("%w: more than %d bytes", ErrLineTooLarge, r.limit)
+}
+
 // readLine returns one line with '\n' and a trailing '\r' removed. It looks
 // at whatever is buffered after every read, so a line over the limit fails
 // as soon as its excess has arrived, even if the host then stops writing.
@@ -74,7 +87,7 @@ func (r *LineReader) readLine() ([]byte, error) {
 		avail, _ := r.br.Peek(r.br.Buffered())
 		if i := bytes.IndexByte(avail, '\n'); i >= 0 {
 			if len(r.buf)+i > r.limit {
-				return nil, fmt.Errorf("%w: more than %d bytes", ErrLineTooLarge, r.limit)
+				return nil, r.tooLarge(avail)
 			}
 			line := avail[:i]
 			if len(r.buf) > 0 {
@@ -89,7 +102,7 @@ func (r *LineReader) readLine() ([]byte, error) {
 			return trimCR(line), nil
 		}
 		if len(r.buf)+len(avail) > r.limit {
-			return nil, fmt.Errorf("%w: more than %d bytes", ErrLineTooLarge, r.limit)
+			return nil, r.tooLarge(avail)
 		}
 		n := len(r.buf)
 		r.buf = grow(r.buf, n+len(avail), r.limit)
