@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
@@ -37,8 +36,8 @@ type Session struct {
 type Rec struct {
 	t     *Transcript
 	cur   *Process
+	sp    *spawned
 	sc    *hosttest.Sidecar
-	timer *time.Timer
 	notes []string
 	id    uint64
 }
@@ -58,7 +57,7 @@ func Record(s Session) (t *Transcript, err error) {
 	r := &Rec{t: tr}
 	defer func() {
 		if r.sc != nil {
-			r.timer.Stop()
+			r.sp.stop()
 			r.sc.Kill()
 		}
 		if v := recover(); v != nil {
@@ -87,11 +86,11 @@ func (r *Rec) Spawn(args ...string) {
 	if args == nil && r.t.Transport == "jsonl" {
 		args = []string{"--jsonl"}
 	}
-	sc, timer, err := start(r.t, args)
+	sp, err := start(r.t, Process{Args: args})
 	if err != nil {
 		r.fatalf("spawn: %v", err)
 	}
-	r.sc, r.timer = sc, timer
+	r.sp, r.sc = sp, sp.sc
 	r.t.Processes = append(r.t.Processes, Process{Args: args})
 	r.cur = &r.t.Processes[len(r.t.Processes)-1]
 	r.id = 0
@@ -236,7 +235,7 @@ func (r *Rec) Exit(code int, want ...string) {
 		r.fatalf("Exit before Spawn")
 	}
 	got, stderr := r.sc.Wait()
-	r.timer.Stop()
+	r.sp.stop()
 	if left := r.sc.Leftover(); len(left) > 0 {
 		r.fatalf("unexpected output after the last response: %q", left)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -406,4 +407,23 @@ func StaleSeeds(root string, files map[string][]byte) []string {
 	}
 	sort.Strings(diffs)
 	return diffs
+}
+
+// ModuleRoot is the nearest directory at or above the working directory
+// holding go.mod: where the seed directories are.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run inside the mustard-sidecar module")
+		}
+		dir = parent
+	}
 }

@@ -13,9 +13,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/trace"
 )
 
 // EntropyEnv is the sidecar's test-only variable fixing every execution's
@@ -58,10 +59,16 @@ type Step struct {
 	// Send is the request: a JSONL line or a binary frame header.
 	Send        []byte
 	SendPayload []byte
-	// Text marks Send as raw text (malformed input) with no response.
+	// Text marks Send as raw input (malformed) with no response: text
+	// (send_text; a JSONL line gets its newline) or, Raw, bytes written as
+	// they are (send_raw_base64, from a trace).
 	Text          bool
+	Raw           bool
 	Expect        []byte
 	ExpectPayload []byte
+	// Entropy is the "<seed>:<unix_millis>" the start sent here read, when
+	// the recording did not fix one for the whole process (a trace).
+	Entropy string
 }
 
 // Exit is how a process must end once its stdin is closed.
@@ -81,6 +88,8 @@ type line struct {
 	Note          *string         `json:"note,omitempty"`
 	Send          json.RawMessage `json:"send,omitempty"`
 	SendText      *string         `json:"send_text,omitempty"`
+	SendRaw       *string         `json:"send_raw_base64,omitempty"`
+	StartEntropy  *string         `json:"start_entropy,omitempty"`
 	Expect        json.RawMessage `json:"expect,omitempty"`
 	PayloadBase64 *string         `json:"payload_base64,omitempty"`
 	Exit          *Exit           `json:"exit,omitempty"`
@@ -114,11 +123,22 @@ func (t *Transcript) Encode() []byte {
 				b.Write(encode(n))
 				b.WriteString("}\n")
 			}
+			if s.Raw {
+				b.WriteString(`{"send_raw_base64":`)
+				b.Write(encode(base64.StdEncoding.EncodeToString(s.Send)))
+				b.WriteString("}\n")
+				continue
+			}
 			if s.Text {
 				b.WriteString(`{"send_text":`)
 				b.Write(encode(string(s.Send)))
 				b.WriteString("}\n")
 				continue
+			}
+			if s.Entropy != "" {
+				b.WriteString(`{"start_entropy":`)
+				b.Write(encode(s.Entropy))
+				b.WriteString("}\n")
 			}
 			writeRaw(&b, "send", s.Send, s.SendPayload)
 			writeRaw(&b, "expect", s.Expect, s.ExpectPayload)
@@ -148,6 +168,7 @@ func Parse(data []byte) (*Transcript, error) {
 	sc.Buffer(nil, 16<<20)
 	var p *Process
 	var notes []string
+	var entropy *string
 	n := 0
 	for sc.Scan() {
 		n++
@@ -183,11 +204,27 @@ func Parse(data []byte) (*Transcript, error) {
 			return nil, fmt.Errorf("line %d: expected spawn", n)
 		case l.Note != nil:
 			notes = append(notes, *l.Note)
+		case l.StartEntropy != nil:
+			if entropy != nil {
+				return nil, fmt.Errorf("line %d: two start_entropy lines before one send", n)
+			}
+			entropy = l.StartEntropy
 		case l.Send != nil:
-			p.Steps = append(p.Steps, Step{Notes: notes, Send: l.Send, SendPayload: payload})
+			st := Step{Notes: notes, Send: l.Send, SendPayload: payload}
+			if entropy != nil {
+				st.Entropy, entropy = *entropy, nil
+			}
+			p.Steps = append(p.Steps, st)
 			notes = nil
 		case l.SendText != nil:
 			p.Steps = append(p.Steps, Step{Notes: notes, Send: []byte(*l.SendText), Text: true})
+			notes = nil
+		case l.SendRaw != nil:
+			b, err := base64.StdEncoding.DecodeString(*l.SendRaw)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: send_raw_base64: %v", n, err)
+			}
+			p.Steps = append(p.Steps, Step{Notes: notes, Send: b, Text: true, Raw: true})
 			notes = nil
 		case l.Expect != nil:
 			if len(p.Steps) == 0 {
@@ -199,6 +236,9 @@ func Parse(data []byte) (*Transcript, error) {
 			}
 			s.Expect, s.ExpectPayload = l.Expect, payload
 		case l.Exit != nil:
+			if entropy != nil {
+				return nil, fmt.Errorf("line %d: start_entropy without a send", n)
+			}
 			for _, s := range p.Steps {
 				if !s.Text && s.Expect == nil {
 					return nil, fmt.Errorf("line %d: a send has no expect", n)
@@ -254,21 +294,9 @@ func Load(dir string) ([]*Transcript, error) {
 	return out, nil
 }
 
-// profileTimings matches the two timing figures of a response's profile,
-// which is always the last member of the header.
-var profileTimings = regexp.MustCompile(`,"profile":\{"execution_ns":\d+,"response_prepare_ns":\d+([,}])`)
-
 // Normalize rewrites what the contract lets vary between runs: the profile
 // timings become 0. Everything else must match byte for byte.
-func Normalize(header []byte) []byte {
-	loc := profileTimings.FindSubmatchIndex(header)
-	if loc == nil {
-		return header
-	}
-	out := append([]byte(nil), header[:loc[0]]...)
-	out = append(out, `,"profile":{"execution_ns":0,"response_prepare_ns":0`...)
-	return append(out, header[loc[2]:]...)
-}
+func Normalize(header []byte) []byte { return trace.NormalizeProfile(header) }
 
 // Binary returns the binary-frame form of a JSONL transcript that has
 // ReplayBinary set: "--jsonl" dropped, base64 request fields moved to the
@@ -431,7 +459,7 @@ func (t *Transcript) Stream(p Process) []byte {
 }
 
 func writeRequest(w io.Writer, binary bool, s Step) {
-	if s.Text && binary {
+	if s.Raw || s.Text && binary {
 		w.Write(s.Send)
 		return
 	}

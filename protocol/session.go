@@ -104,7 +104,7 @@ func NewSession(opts Options) *Session {
 	def(&opts.MaxPolicies, 1024)
 	def64(&opts.MaxStageBytes, 64<<20)
 	if opts.Entropy == nil {
-		opts.Entropy = defaultEntropy
+		opts.Entropy = RandomEntropy
 	}
 	s := &Session{opts: opts, engine: engine.NewRuntime()}
 	s.programs = cache.New[string, *engine.Program](opts.MaxPrograms, opts.MaxProgramBytes, nil)
@@ -118,7 +118,9 @@ func NewSession(opts Options) *Session {
 	return s
 }
 
-func defaultEntropy() (uint64, int64) {
+// RandomEntropy is what a start reads unless Options say otherwise: a
+// random Math.random seed and the wall clock.
+func RandomEntropy() (uint64, int64) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:]), time.Now().UnixMilli()

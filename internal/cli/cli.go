@@ -11,11 +11,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/trace"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/version"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
-const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N] [--snapshot-key-file PATH] [--version]
+const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N] [--snapshot-key-file PATH]
+                       [--trace FILE] [--version]
 
 Runs guest JavaScript for an embedding host, speaking the mustard-sidecar
 protocol (version 2) on stdin/stdout.
@@ -28,6 +30,9 @@ protocol (version 2) on stdin/stdout.
                          the file's bytes (at least 32) are the only snapshot
                          key resumes may use; snapshot_key_base64 may then be
                          left out
+  --trace FILE           record every request and response, keys and tokens
+                         redacted, as a transcript the corpus replayer runs
+                         (corpus/README.md)
   --version              print the sidecar's version and exit
   -h, --help             print this help and exit
 `
@@ -52,12 +57,28 @@ const softMemoryLimit = 192 << 20
 
 func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	opts := protocol.Options{Transport: protocol.Binary}
+	var tracePath string
+	replayArgs := []string{} // the arguments a replay of a trace passes
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, val, hasVal := strings.Cut(a, "=")
+		// value reads the flag's value: after "=" or the next argument.
+		value := func() bool {
+			if hasVal {
+				return true
+			}
+			if i+1 == len(args) {
+				fmt.Fprintf(stderr, "mustard-sidecar: %s needs a value\n%s", name, usage)
+				return false
+			}
+			i++
+			val = args[i]
+			return true
+		}
 		switch {
 		case a == "--jsonl":
 			opts.Transport = protocol.JSONL
+			replayArgs = append(replayArgs, a)
 		case a == "-h" || a == "--help":
 			fmt.Fprint(os.Stdout, usage)
 			return 0
@@ -65,13 +86,8 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			fmt.Fprintln(os.Stdout, version.Version)
 			return 0
 		case name == "--snapshot-key-file":
-			if !hasVal {
-				if i+1 == len(args) {
-					fmt.Fprintf(stderr, "mustard-sidecar: --snapshot-key-file needs a value\n%s", usage)
-					return 2
-				}
-				i++
-				val = args[i]
+			if !value() {
+				return 2
 			}
 			key, err := readKeyFile(val)
 			if err != nil {
@@ -79,14 +95,10 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 				return 2
 			}
 			opts.PinnedKey = key
+			replayArgs = append(replayArgs, name, trace.PinnedKeyArg)
 		case name == "--max-stage-bytes":
-			if !hasVal {
-				if i+1 == len(args) {
-					fmt.Fprintf(stderr, "mustard-sidecar: --max-stage-bytes needs a value\n%s", usage)
-					return 2
-				}
-				i++
-				val = args[i]
+			if !value() {
+				return 2
 			}
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n <= 0 {
@@ -94,18 +106,49 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 				return 2
 			}
 			opts.MaxStageBytes = n
+			replayArgs = append(replayArgs, name, val)
+		case name == "--trace":
+			if !value() {
+				return 2
+			}
+			tracePath = val
 		default:
 			fmt.Fprintf(stderr, "mustard-sidecar: unknown argument %q\n%s", a, usage)
 			return 2
 		}
 	}
-	entropy, err := fixedEntropy(os.Getenv(entropyEnv))
+	envEntropy := os.Getenv(entropyEnv)
+	entropy, err := fixedEntropy(envEntropy)
 	if err != nil {
 		fmt.Fprintf(stderr, "mustard-sidecar: %v\n%s", err, usage)
 		return 2
 	}
+	// What the sidecar writes to stderr from here on, a trace records.
+	var said strings.Builder
+	stderr = io.MultiWriter(stderr, &said)
 	if entropy != nil {
 		fmt.Fprintf(stderr, "mustard-sidecar: warning: %s is set; executions are not randomized\n", entropyEnv)
+	}
+	var tr *trace.Writer
+	if tracePath != "" {
+		transport := "binary"
+		if opts.Transport == protocol.JSONL {
+			transport = "jsonl"
+		}
+		tr, err = trace.Create(tracePath, trace.Header{Transport: transport, Args: replayArgs, Entropy: envEntropy}, opts.PinnedKey)
+		if err != nil {
+			fmt.Fprintf(stderr, "mustard-sidecar: --trace: the trace file cannot be created\n")
+			return 2
+		}
+		if entropy == nil {
+			// Each start's own seed and clock go in the trace, so that a
+			// replay can give the start the same ones.
+			entropy = func() (uint64, int64) {
+				seed, clock := protocol.RandomEntropy()
+				tr.Entropy(seed, clock)
+				return seed, clock
+			}
+		}
 	}
 	out, err := privateStdout()
 	if err != nil {
@@ -113,32 +156,54 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		return 1
 	}
 	opts.Entropy = entropy
-	if err := Serve(opts, stdin, out); err != nil {
+	code := 0
+	if err := serve(opts, stdin, out, tr); err != nil {
 		// Unprefixed: hosts match the start of the message ("invalid
 		// request ...", per the contract).
 		fmt.Fprintln(stderr, err)
-		return 1
+		code = 1
 	}
-	return 0
+	if tr != nil {
+		if err := tr.Close(code, said.String()); err != nil {
+			fmt.Fprintf(stderr, "mustard-sidecar: warning: --trace: writing the trace failed; it is incomplete\n")
+		}
+	}
+	return code
 }
 
-// fixedEntropy parses "<seed>:<unix_millis>". Empty means not set (nil).
+// fixedEntropy parses "<seed>:<unix_millis>", or a comma-separated list of
+// them: the n-th start takes the n-th pair and every start after the last
+// takes the last (a replayed trace gives each start what it read). Empty
+// means not set (nil).
 func fixedEntropy(v string) (func() (uint64, int64), error) {
 	if v == "" {
 		return nil, nil
 	}
-	bad := fmt.Errorf("%s must be <seed>:<unix_millis> (decimal integers), got %q", entropyEnv, v)
-	s, c, ok := strings.Cut(v, ":")
-	if !ok {
-		return nil, bad
+	type pair struct {
+		seed  uint64
+		clock int64
 	}
-	seed, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return nil, bad
+	var pairs []pair
+	for _, item := range strings.Split(v, ",") {
+		bad := fmt.Errorf("%s must be <seed>:<unix_millis> (decimal integers), or a comma-separated list of them, got %q", entropyEnv, item)
+		s, c, ok := strings.Cut(item, ":")
+		if !ok {
+			return nil, bad
+		}
+		seed, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return nil, bad
+		}
+		clock, err := strconv.ParseInt(c, 10, 64)
+		if err != nil {
+			return nil, bad
+		}
+		pairs = append(pairs, pair{seed, clock})
 	}
-	clock, err := strconv.ParseInt(c, 10, 64)
-	if err != nil {
-		return nil, bad
-	}
-	return func() (uint64, int64) { return seed, clock }, nil
+	next := 0
+	return func() (uint64, int64) {
+		p := pairs[min(next, len(pairs)-1)]
+		next++
+		return p.seed, p.clock
+	}, nil
 }

@@ -53,13 +53,17 @@ func Binary() (string, error) {
 }
 
 // Command returns an unstarted command that runs the sidecar with args.
-func Command(args ...string) (*exec.Cmd, error) {
+func Command(args ...string) (*exec.Cmd, error) { return CommandEnv(nil, args...) }
+
+// CommandEnv is Command with env ("KEY=value") added to the environment the
+// sidecar inherits, overriding it.
+func CommandEnv(env []string, args ...string) (*exec.Cmd, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(append(os.Environ(), env...), childEnv+"=1")
 	return cmd, nil
 }
 
@@ -77,8 +81,11 @@ type Sidecar struct {
 }
 
 // Start spawns the binary with args.
-func Start(args ...string) (*Sidecar, error) {
-	cmd, err := Command(args...)
+func Start(args ...string) (*Sidecar, error) { return StartEnv(nil, args...) }
+
+// StartEnv is Start with env added to the sidecar's environment.
+func StartEnv(env []string, args ...string) (*Sidecar, error) {
+	cmd, err := CommandEnv(env, args...)
 	if err != nil {
 		return nil, err
 	}

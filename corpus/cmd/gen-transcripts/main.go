@@ -7,7 +7,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -31,7 +30,7 @@ func main() {
 }
 
 func generate(seedsOnly bool, run string) error {
-	root, err := moduleRoot()
+	root, err := corpus.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -69,23 +68,4 @@ func generate(seedsOnly bool, run string) error {
 		return err
 	}
 	return corpus.WriteSeeds(root, files)
-}
-
-// moduleRoot is the nearest directory at or above the working directory
-// holding go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("run inside the mustard-sidecar module")
-		}
-		dir = parent
-	}
 }
