@@ -167,6 +167,10 @@ type Request struct {
 // can be correlated. Nothing after it is read.
 func (r *Request) Fatal() bool { return r.fatal != nil }
 
+// Runs reports whether the request is a start or resume: one that runs
+// guest code, which a cancel can stop.
+func (r *Request) Runs() bool { return r.flight != nil }
+
 // Read takes in the next request, in order, and does what must happen when
 // it is read rather than when it is served: a cancel takes effect. It may
 // run while Serve serves an earlier request. header and payload must stay

@@ -107,23 +107,27 @@ func cpuTicks(pid int) (uint64, bool) {
 }
 
 // What a sidecar may hold of a host's input while the host reads none of
-// its output, for the 256 KiB compile requests of the test below:
+// its output, for the 256 KiB requests of the test below:
 //
 //   - the request being served, read in full (its response cannot be
 //     written: the stdout pipe is full);
-//   - up to 4 requests read ahead of it (internal/cli readAhead: reading
-//     ahead is what lets a cancel reach a running guest);
+//   - while that request is a start or resume that has run for a
+//     millisecond, up to 4 requests read ahead of it (internal/cli
+//     readAhead: reading ahead is what lets a cancel reach a running
+//     guest); none otherwise;
 //   - the 4 KiB read-ahead of the frame reader's bufio.Reader;
 //   - the stdin pipe's buffer;
 //   - requests already answered whose whole responses sit in the stdout
-//     pipe's buffer. A compile response carries the program bytes, which
-//     hold the source, so it is larger than its request: a pipe of P
-//     bytes holds at most P / 256 KiB of them.
+//     pipe's buffer. Each response here is larger than its request (a
+//     compile answers the program bytes, which hold the source; a start
+//     answers its 256 KiB input back), so a pipe of P bytes holds at most
+//     P / 256 KiB of them.
 //
 // Linux pipes hold 64 KiB unless an owner raises them (up to
 // fs.pipe-max-size, 1 MiB by default), which neither side does. With the
-// default pipes that is 5 x 256 KiB + 4 KiB + 64 KiB = 1,348 KiB; even
-// with both pipes at 1 MiB it is 9 x 256 KiB + 4 KiB + 1 MiB ~ 3.3 MiB.
+// default pipes that is 256 KiB + 4 KiB + 64 KiB = 324 KiB for compiles
+// and 5 x 256 KiB + 4 KiB + 64 KiB = 1,348 KiB for long starts; even with
+// both pipes at 1 MiB it is at most 9 x 256 KiB + 4 KiB + 1 MiB ~ 3.3 MiB.
 // The bound asserted is 4 MiB: a sidecar that queued requests without a
 // bound would take all backpressureFrames x 256 KiB = 16 MiB.
 const (
@@ -137,8 +141,9 @@ const (
 
 // A host that writes faster than the sidecar answers, and reads nothing,
 // is pushed back on: the sidecar reads at most 4 requests ahead of the one
-// it serves and stops reading while it cannot write that one's response,
-// so the host's writes block after a bounded number of bytes. Then every request is answered, in
+// it serves (and only while that one is a start or resume running long)
+// and stops reading while it cannot write that one's response, so the
+// host's writes block after a bounded number of bytes. Then every request is answered, in
 // order, and the sidecar's peak RSS stays small.
 //
 // The timing cannot make the assertion flake: the bound is on what the
@@ -147,6 +152,61 @@ const (
 // the writer eventually, as 16 MiB cannot fit in what it may hold.
 func TestE2EHostWritingFasterThanItReadsIsPushedBack(t *testing.T) {
 	t.Parallel()
+	pad := strings.Repeat("x", backpressureSource)
+
+	// Compiles: served in well under a millisecond, so nothing is read
+	// ahead of them. A valid program: one long comment, then 1.
+	compile, err := json.Marshal(map[string]any{"protocol_version": 2, "id": 0, "method": "compile", "source": "//" + pad + "\n1"})
+	require.NoError(t, err)
+	compileID := ""
+	t.Run("compile", func(t *testing.T) {
+		t.Parallel()
+		pushBack(t, func(id int) []byte {
+			return frameOf(strings.Replace(string(compile), `"id":0`, `"id":`+strconv.Itoa(id), 1), nil)
+		}, func(id int, hdr, payload []byte) {
+			var r struct {
+				Result struct {
+					ProgramID string `json:"program_id"`
+				} `json:"result"`
+			}
+			require.NoError(t, json.Unmarshal(hdr, &r), "%.300s", hdr)
+			require.Equal(t, sha256Hex(payload), r.Result.ProgramID)
+			if id == 1 {
+				compileID = r.Result.ProgramID
+			}
+			require.Equal(t, compileID, r.Result.ProgramID, "the same source compiles to the same program")
+		})
+	})
+
+	// Starts that run long enough for requests to be read ahead of them
+	// (internal/cli readAheadAfter), each taking 256 KiB of input and
+	// answering it back.
+	program := compileBytes(t, `let i = 0; while (i < 50000) i++; pad`)
+	start, err := json.Marshal(map[string]any{"protocol_version": 2, "id": 0, "method": "start",
+		"options": map[string]any{"inputs": map[string]any{"pad": map[string]any{"String": pad}}, "limits": map[string]any{"instruction_budget": 10_000_000}}})
+	require.NoError(t, err)
+	t.Run("long start", func(t *testing.T) {
+		t.Parallel()
+		pushBack(t, func(id int) []byte {
+			return frameOf(strings.Replace(string(start), `"id":0`, `"id":`+strconv.Itoa(id), 1), program)
+		}, func(id int, hdr, payload []byte) {
+			var r struct {
+				Result struct {
+					Step struct {
+						Value struct{ String string } `json:"value"`
+					} `json:"step"`
+				} `json:"result"`
+			}
+			require.NoError(t, json.Unmarshal(hdr, &r), "%.300s", hdr)
+			require.Equal(t, pad, r.Result.Step.Value.String)
+		})
+	})
+}
+
+// pushBack writes backpressureFrames requests without reading, measures
+// how much the sidecar took before the writes stalled, then reads and
+// checks every response.
+func pushBack(t *testing.T, request func(id int) []byte, check func(id int, header, payload []byte)) {
 	// os.Pipe rather than cmd.StdinPipe: the host's end must be an
 	// *os.File to take a write deadline. Likewise for stdout, so that
 	// Wait does not close the host's end before it has read everything.
@@ -173,14 +233,6 @@ func TestE2EHostWritingFasterThanItReadsIsPushedBack(t *testing.T) {
 		<-exited
 		stdoutR.Close()
 	})
-
-	// A valid program: one long comment, then 1.
-	source := "//" + strings.Repeat("x", backpressureSource) + "\n1"
-	hdr, err := json.Marshal(map[string]any{"protocol_version": 2, "id": 0, "method": "compile", "source": source})
-	require.NoError(t, err)
-	request := func(id int) []byte {
-		return frameOf(strings.Replace(string(hdr), `"id":0`, `"id":`+strconv.Itoa(id), 1), nil)
-	}
 
 	// The writer reports the bytes accepted until its first stalled write
 	// (or -1 if none stalled), writes the rest without a deadline, and
@@ -235,25 +287,17 @@ func TestE2EHostWritingFasterThanItReadsIsPushedBack(t *testing.T) {
 	require.Less(t, n, int64(backpressureBound), "bytes the sidecar took before pushing back")
 
 	out := bufio.NewReaderSize(stdoutR, 1<<16)
-	programID := ""
 	for id := 1; id <= backpressureFrames; id++ {
 		hdr, payload, err := readFrame(out)
 		require.NoError(t, err, "response %d", id)
 		var r struct {
-			ID     uint64 `json:"id"`
-			OK     bool   `json:"ok"`
-			Result struct {
-				ProgramID string `json:"program_id"`
-			} `json:"result"`
+			ID uint64 `json:"id"`
+			OK bool   `json:"ok"`
 		}
 		require.NoError(t, json.Unmarshal(hdr, &r), "%.300s", hdr)
 		require.Equal(t, uint64(id), r.ID, "responses come in request order")
 		require.True(t, r.OK, "%.300s", hdr)
-		require.Equal(t, sha256Hex(payload), r.Result.ProgramID)
-		if id == 1 {
-			programID = r.Result.ProgramID
-		}
-		require.Equal(t, programID, r.Result.ProgramID, "the same source compiles to the same program")
+		check(id, hdr, payload)
 	}
 	// Before EOF: the process must still be there to be measured.
 	hwm := vmHWM(t, cmd.Process.Pid)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/frame"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/trace"
@@ -17,6 +19,14 @@ import (
 // sidecar then holds at most readAhead+1 requests.
 const readAhead = 4
 
+// readAheadAfter is how long a start or resume runs before the sidecar
+// reads ahead of it. Until then the goroutine that serves requests reads
+// them too: a request that arrives while nothing runs long is served by
+// the goroutine that read it, with no hand-off between goroutines (which
+// costs a hot resume tens of microseconds). A cancel of a long run is read
+// at most this much later than it would be otherwise.
+const readAheadAfter = time.Millisecond
+
 // inbound is one request read, or the end of the input: io.EOF or a fatal
 // read error, the last item.
 type inbound struct {
@@ -26,11 +36,15 @@ type inbound struct {
 	partial         []byte // with a fatal read error: the failing request's bytes, as far as read
 }
 
+// last reports whether nothing can be read after it.
+func (it inbound) last() bool { return it.err != nil || it.req.Fatal() }
+
 // Serve answers requests from in on out until EOF, as the command does. A
-// returned error is fatal. Requests are read on a second goroutine while
-// one is served, up to readAhead ahead; responses are written strictly in
-// request order. On EOF every request read is answered first; a fatal
-// input takes effect once every request before it is answered.
+// returned error is fatal. Responses are written strictly in request
+// order. While a start or resume runs (past readAheadAfter) requests are
+// read ahead on a second goroutine, at most readAhead, so that a cancel
+// reaches it. On EOF every request read is answered first; a fatal input
+// read ahead takes effect once every request before it is answered.
 func Serve(opts protocol.Options, in io.Reader, out io.Writer) error {
 	return serve(opts, in, out, nil)
 }
@@ -40,21 +54,11 @@ func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer)
 	s := protocol.NewSession(opts)
 	defer s.Close()
 	src, write := transport(opts.Transport, in, out)
-
-	items := make(chan inbound, readAhead)
-	slots := make(chan struct{}, readAhead) // a slot per request read and not yet being served
-	done := make(chan struct{})             // the serving side has stopped
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		readRequests(s, src, items, slots, done)
-	}()
-
+	r := newReader(s, src)
+	defer r.stop()
 	for {
-		it := <-items
-		<-slots
+		it := r.next()
 		if it.err != nil {
-			<-ended
 			if errors.Is(it.err, io.EOF) {
 				return nil
 			}
@@ -63,7 +67,14 @@ func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer)
 			}
 			return it.err
 		}
+		runs := it.req.Runs()
+		if runs {
+			r.running(true)
+		}
 		resp, err := s.Serve(it.req)
+		if runs {
+			r.running(false)
+		}
 		if err == nil {
 			err = write(resp)
 			if err == nil && tr != nil {
@@ -73,42 +84,138 @@ func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer)
 			tr.Input(src.raw(it.header, it.payload))
 		}
 		if err != nil {
-			// The reader may be blocked reading stdin; it ends when the
-			// input does, or with the process.
-			close(done)
 			return err
 		}
 	}
 }
 
-// readRequests reads requests into items until the input ends, a fatal
-// request, or done. Each takes a slot before it is read, so at most
-// readAhead are read and not yet being served.
-func readRequests(s *protocol.Session, src source, items chan<- inbound, slots chan<- struct{}, done <-chan struct{}) {
+// reader reads requests in order, one read at a time, either on the
+// serving goroutine (next) or, while a start or resume runs long, ahead on
+// its own goroutine.
+type reader struct {
+	s     *protocol.Session
+	src   source
+	timer *time.Timer // fires readAheadAfter into a run
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []inbound // read ahead, not yet served
+	reading bool      // a read is in progress
+	serving bool      // a start or resume is being served
+	ahead   bool      // ... and has run long: read ahead
+	ended   bool      // the last item has been read
+	quit    bool
+	done    chan struct{} // closed when the read-ahead goroutine ends
+}
+
+func newReader(s *protocol.Session, src source) *reader {
+	r := &reader{s: s, src: src, done: make(chan struct{})}
+	r.cond = sync.NewCond(&r.mu)
+	r.timer = time.AfterFunc(time.Hour, r.longRun)
+	r.timer.Stop()
+	go r.readAhead()
+	return r
+}
+
+// read reads the next request. Only one read runs at a time, so requests
+// are read, and Session.Read sees them, in order.
+func (r *reader) read() inbound {
+	header, payload, err := r.src.next()
+	if err != nil {
+		return inbound{err: err, partial: r.src.partial()}
+	}
+	// The frame readers reuse their buffers; a request served while the
+	// next is read must own its bytes.
+	it := inbound{header: bytes.Clone(header), payload: bytes.Clone(payload)}
+	it.req = r.s.Read(it.header, it.payload)
+	return it
+}
+
+// next returns the next request to serve: one read ahead, the one being
+// read ahead (waiting for it), or one read now.
+func (r *reader) next() inbound {
+	r.mu.Lock()
+	for len(r.queue) == 0 && r.reading {
+		r.cond.Wait()
+	}
+	if len(r.queue) > 0 {
+		it := r.queue[0]
+		r.queue = r.queue[1:]
+		r.cond.Broadcast() // room to read ahead again
+		r.mu.Unlock()
+		return it
+	}
+	r.reading = true
+	r.mu.Unlock()
+	it := r.read()
+	r.mu.Lock()
+	r.reading = false
+	r.ended = it.last()
+	r.mu.Unlock()
+	return it
+}
+
+// running marks a start or resume being served. Reading ahead begins once
+// it has run readAheadAfter, and ends with it (a read in progress then
+// completes, and its request is the next one served).
+func (r *reader) running(on bool) {
+	if on {
+		r.mu.Lock()
+		r.serving = true
+		r.mu.Unlock()
+		r.timer.Reset(readAheadAfter)
+		return
+	}
+	r.timer.Stop()
+	r.mu.Lock()
+	r.serving, r.ahead = false, false
+	r.mu.Unlock()
+}
+
+// longRun is the timer: the run in progress, if any, has run long.
+func (r *reader) longRun() {
+	r.mu.Lock()
+	if r.serving { // not one that has ended meanwhile
+		r.ahead = true
+		r.cond.Broadcast()
+	}
+	r.mu.Unlock()
+}
+
+// readAhead is the read-ahead goroutine.
+func (r *reader) readAhead() {
+	defer close(r.done)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for {
-		select {
-		case slots <- struct{}{}:
-		case <-done:
+		for !r.quit && !(r.ahead && !r.reading && !r.ended && len(r.queue) < readAhead) {
+			r.cond.Wait()
+		}
+		if r.quit {
 			return
 		}
-		header, payload, err := src.next()
-		it := inbound{err: err}
-		if err == nil {
-			// The frame readers reuse their buffers; a request read ahead
-			// must own its bytes.
-			it.header, it.payload = bytes.Clone(header), bytes.Clone(payload)
-			it.req = s.Read(it.header, it.payload)
-		} else {
-			it.partial = src.partial()
-		}
-		select {
-		case items <- it:
-		case <-done:
-			return
-		}
-		if err != nil || it.req.Fatal() {
-			return
-		}
+		r.reading = true
+		r.mu.Unlock()
+		it := r.read()
+		r.mu.Lock()
+		r.reading = false
+		r.ended = it.last()
+		r.queue = append(r.queue, it)
+		r.cond.Broadcast()
+	}
+}
+
+// stop ends the read-ahead goroutine. One blocked reading stdin ends when
+// the input does, or with the process: stop does not wait for it.
+func (r *reader) stop() {
+	r.timer.Stop()
+	r.mu.Lock()
+	r.quit = true
+	wait := !r.reading
+	r.cond.Broadcast()
+	r.mu.Unlock()
+	if wait {
+		<-r.done
 	}
 }
 
