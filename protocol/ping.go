@@ -17,6 +17,7 @@ var Features = []string{
 	"snapshot_fetch",    // the snapshot method
 	"stage",             // the stage method, resume by stage_id
 	"pinned_key",        // --snapshot-key-file
+	"sealed_snapshots",  // options.seal_key_base64
 }
 
 // ping serves {"method":"ping"}: what a host needs to know before it sends

@@ -55,7 +55,7 @@ func TestE2EPingAndVersion(t *testing.T) {
 			assert.Equal(t, []int{2}, pong.ProtocolVersions)
 			assert.Equal(t, tr.name, pong.Transport)
 			assert.Equal(t, protocol.Features, pong.Features)
-			for _, f := range []string{"cancel", "wall_time", "snapshot_delivery", "snapshot_fetch", "stage", "pinned_key"} {
+			for _, f := range []string{"cancel", "wall_time", "snapshot_delivery", "snapshot_fetch", "stage", "pinned_key", "sealed_snapshots"} {
 				assert.Contains(t, pong.Features, f)
 			}
 			assert.Equal(t, map[string]uint64{
