@@ -43,6 +43,7 @@ var Sessions = []Session{
 	{Name: "errors_envelope", About: "Per-request failures of the envelope and of compile: version, method, mistyped fields, Parse and Validation errors. The session goes on after each.", ReplayBinary: true, Run: errorsEnvelope},
 	{Name: "errors_resume", About: "Every resume resolution, authentication and policy error, in the order the contract checks them.", Run: errorsResume},
 	{Name: "errors_start", About: "Every start program-resolution and options error.", Run: errorsStart},
+	{Name: "extensions", About: "This sidecar's additions that answer deterministically: ping, closed structures, wall_time_ms in policies, cancel of requests not in flight.", Run: extensions},
 	{Name: "fatal_binary", About: "Binary input that ends the session: truncated frames, oversized frames, headers without id or method.", Binary: true, Run: fatalBinary},
 	{Name: "fatal_jsonl", About: "JSONL input that ends the session: lines that are not JSON objects or lack a readable id and method. Blank lines are ignored.", Run: fatalJSONL},
 	{Name: "hello_world", About: "Compile and start programs that complete without suspending; the three ways a start names its program.", ReplayBinary: true, Run: helloWorld},
@@ -630,5 +631,35 @@ func sealedSnapshots(r *Rec) {
 	r.Note("A fresh process: a raw resume names the key in policy.")
 	r.Suspended(r.Req("resume", "snapshot_base64", B64(snap1), "policy", append(Policy(sid1, cap1, Obj{}), KV{"seal_key_base64", key}), "payload", ValuePayload(Str("private-answer-1;"))), "fetch_data")
 	r.Fail(r.Req("resume", "snapshot_base64", B64(snap1), "policy", Policy(sid1, cap1, Obj{}), "payload", ValuePayload(Str("x"))), "snapshot is sealed and no seal key was given")
+	r.Exit(0)
+}
+
+func extensions(r *Rec) {
+	r.Spawn()
+	r.Note("ping: version, transports, features, default limits, the request bound. (A new version or feature changes this response: regenerate.)")
+	r.OK(r.Req("ping"))
+	id, _ := compile(r, "let n = 0; for (let i = 0; i < 2; i++) { try { n += fetch_data(i) } catch (e) { n += 100 } } n")
+	r.Note("Closed structures: an unknown key inside options, limits, policy, auth, payload or payload.error fails the request; unknown top-level keys are ignored.")
+	r.Fail(r.Req("start", "program_id", id, "options", Obj{{"capabilities", cap1}, {"limit", Obj{}}}), "unknown field `limit` in options")
+	r.Fail(r.Req("start", "program_id", id, "options", Options(nil, cap1, Obj{{"instructions", 1000}})), "unknown field `instructions` in limits")
+	s := r.Suspended(r.Req("start", "program_id", id, "options", Options(nil, cap1, nil), "host_tag", "ignored"), "fetch_data")
+	sid, pid := s.SnapshotID(), s.PolicyID()
+	r.Fail(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", append(Auth(sid), KV{"snapshot_id", sid}), "payload", ValuePayload(Num(1))), "unknown field `snapshot_id` in auth")
+	r.Fail(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", Auth(sid), "payload", append(ValuePayload(Num(1)), KV{"values", 1})), "unknown field `values` in payload")
+	r.Fail(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", Auth(sid), "payload", Obj{{"type", "error"}, {"error", Obj{{"name", "E"}, {"mesage", "m"}}}}), "unknown field `mesage` in payload.error")
+	r.Fail(r.Req("resume", "snapshot_id", sid, "policy", append(Policy(sid, cap1, nil), KV{"policy_id", pid}), "payload", ValuePayload(Num(1))), "unknown field `policy_id` in policy")
+	r.Note("wall_time_ms: 0 (none) keeps the policy id of the defaults; another value makes another policy, here one a fast guest never reaches.")
+	r.Suspended(r.Req("start", "program_id", id, "options", Options(nil, cap1, Obj{{"wall_time_ms", 0}})), "fetch_data")
+	r.Suspended(r.Req("start", "program_id", id, "options", Options(nil, cap1, Obj{{"wall_time_ms", 60000}})), "fetch_data")
+	r.Suspended(r.Req("resume", "snapshot_id", sid, "policy", Policy(sid, cap1, Obj{{"wall_time_ms", 60000}}), "payload", ValuePayload(Num(1))), "fetch_data")
+	r.Note("cancel of a request that is not running: answered, was_running false, nothing changes.")
+	r.OK(r.Req("cancel", "target_id", 1))
+	r.OK(r.Req("cancel", "target_id", 99999))
+	r.Fail(r.Req("cancel"), "cancel requires target_id")
+	r.Fail(r.Req("cancel", "target_id", "1"), "target_id must be an unsigned integer")
+	r.Note("The session goes on: the snapshot resumes, a host error is caught by the guest.")
+	s2 := r.Suspended(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", Auth(sid), "payload", ValuePayload(Num(1))), "fetch_data")
+	r.Completed(r.Req("resume", "snapshot_id", s2.SnapshotID(), "policy_id", pid, "auth", Auth(s2.SnapshotID()),
+		"payload", Obj{{"type", "error"}, {"error", Obj{{"name", "ToolError"}, {"message", "down"}}}}), "{\"Number\":{\"Finite\":101.0}}")
 	r.Exit(0)
 }
