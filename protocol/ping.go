@@ -49,8 +49,10 @@ func (s *Session) appendPong(b []byte) []byte {
 		b = appendString(b, f)
 	}
 	b = append(b, `],"default_limits":{`...)
+	// The contract's five counting limits; wall_time_ms has no default
+	// beyond "none" and is not among them.
 	d := policy.DefaultLimits()
-	for i, v := range []uint64{d.InstructionBudget, d.HeapLimitBytes, d.AllocationBudget, d.CallDepthLimit, d.MaxOutstandingHostCalls, d.WallTimeMS} {
+	for i, v := range []uint64{d.InstructionBudget, d.HeapLimitBytes, d.AllocationBudget, d.CallDepthLimit, d.MaxOutstandingHostCalls} {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -64,7 +64,6 @@ func TestE2EPingAndVersion(t *testing.T) {
 				"allocation_budget":          250_000,
 				"call_depth_limit":           256,
 				"max_outstanding_host_calls": 128,
-				"wall_time_ms":               0,
 			}, pong.DefaultLimits)
 			assert.Equal(t, 1_048_576, pong.MaxRequestBytes)
 
