@@ -37,7 +37,7 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 	if !utf8.Valid(header) {
 		return nil, 0, "", &FatalError{prefix + ": not valid UTF-8"}
 	}
-	if !json.Valid(header) {
+	if !validJSON(header) {
 		return nil, 0, "", &FatalError{prefix + ": not valid JSON"}
 	}
 	f, err := splitObject(header)

@@ -5,6 +5,7 @@ package protocol
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -58,6 +59,7 @@ type Session struct {
 	stages    *stages
 	stats     Stats
 	flights   flights
+	keys      keys
 }
 
 // Stats counts how resumes that got past authentication ran: a hot resume
@@ -107,6 +109,9 @@ func NewSession(opts Options) *Session {
 		opts.Entropy = RandomEntropy
 	}
 	s := &Session{opts: opts, engine: engine.NewRuntime()}
+	if opts.PinnedKey != nil {
+		s.keys.pinned = snapshot.NewVerifier(opts.PinnedKey)
+	}
 	s.programs = cache.New[string, *engine.Program](opts.MaxPrograms, opts.MaxProgramBytes, nil)
 	s.compiled = cache.New[string, string](opts.MaxPrograms, opts.MaxProgramBytes, nil)
 	s.snapshots = cache.New[string, *snapshotEntry](opts.MaxSnapshots, opts.MaxSnapshotBytes, nil)
@@ -554,7 +559,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*outcome, error)
 	if err := s.resolvePolicy(r, f); err != nil {
 		return nil, err
 	}
-	if err := authenticate(r.auth, r.snapID, s.opts.PinnedKey); err != nil {
+	if err := s.keys.authenticate(r.auth, r.snapID); err != nil {
 		return nil, err
 	}
 	if r.entry != nil {
@@ -816,11 +821,35 @@ func (s *Session) resumeReplay(r *resumeReq, out *outcome, fl *flight) (*outcome
 // authenticate is step 3. With a pinned key the digest must be the pinned
 // key's, and a key sent along must be that key (it must match the digest);
 // the token is checked under the pinned key.
-func authenticate(a authFields, snapID string, pinned []byte) error {
+// keys verifies resumes: the pinned key's verifier, and the last key a
+// host sent with its own (hosts use one key, so its digest and HMAC state
+// are computed once, not per request).
+type keys struct {
+	pinned  *snapshot.Verifier
+	lastB64 string
+	last    *snapshot.Verifier
+}
+
+// sent returns the verifier of a key sent as base64.
+func (k *keys) sent(keyB64 string) (*snapshot.Verifier, error) {
+	// Constant time: the cached text is a host's key.
+	if k.last != nil && subtle.ConstantTimeCompare([]byte(k.lastB64), []byte(keyB64)) == 1 {
+		return k.last, nil
+	}
+	key, err := decodeBase64(keyB64)
+	if err != nil {
+		return nil, errorf("snapshot_key_base64 is not valid base64")
+	}
+	k.lastB64, k.last = keyB64, snapshot.NewVerifier(key)
+	return k.last, nil
+}
+
+// authenticate is step 3 of a resume.
+func (k *keys) authenticate(a authFields, snapID string) error {
 	switch {
 	case !a.hasID:
 		return errorf("raw snapshot restore requires snapshot_id")
-	case !a.hasKey && pinned == nil:
+	case !a.hasKey && k.pinned == nil:
 		return errorf("raw snapshot restore requires snapshot_key_base64")
 	case !a.hasToken:
 		return errorf("raw snapshot restore requires snapshot_token")
@@ -830,23 +859,23 @@ func authenticate(a authFields, snapID string, pinned []byte) error {
 	if a.snapshotID != snapID {
 		return errTampered
 	}
-	key := pinned
+	v := k.pinned
 	if a.hasKey {
-		sent, err := decodeBase64(a.keyB64)
+		sent, err := k.sent(a.keyB64)
 		if err != nil {
-			return errorf("snapshot_key_base64 is not valid base64")
+			return err
 		}
-		if !snapshot.VerifyKeyDigest(sent, a.digest) {
+		if !sent.VerifyDigest(a.digest) {
 			return errMismatchedDigest
 		}
-		if key == nil {
-			key = sent
+		if v == nil {
+			v = sent
 		}
 	}
-	if pinned != nil && !snapshot.VerifyKeyDigest(pinned, a.digest) {
+	if k.pinned != nil && !k.pinned.VerifyDigest(a.digest) {
 		return errMismatchedDigest
 	}
-	if !snapshot.VerifyToken(key, snapID, a.token) {
+	if !v.VerifyToken(snapID, a.token) {
 		return errTampered
 	}
 	return nil

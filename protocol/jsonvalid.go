@@ -1,0 +1,191 @@
+package protocol
+
+// validJSON reports whether b is exactly one JSON value (RFC 8259) with
+// optional whitespace around it: what encoding/json.Valid accepts, in one
+// pass without a per-byte state function, since every request header goes
+// through it (FuzzValidJSON checks the two agree). Nesting is tracked on an
+// explicit stack, so no input can exhaust the Go stack.
+func validJSON(b []byte) bool {
+	var inline [32]byte
+	stack := inline[:0] // '{' or '[' per open container
+	i := skipSpace(b, 0)
+	for {
+		// A value starts at b[i].
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; c {
+		case '{':
+			if len(stack) >= maxJSONDepth {
+				return false
+			}
+			i = skipSpace(b, i+1)
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			stack = append(stack, '{')
+			if i = objectKey(b, i); i < 0 {
+				return false
+			}
+			continue
+		case '[':
+			if len(stack) >= maxJSONDepth {
+				return false
+			}
+			i = skipSpace(b, i+1)
+			if i < len(b) && b[i] == ']' {
+				i++
+				break
+			}
+			stack = append(stack, '[')
+			continue
+		case '"':
+			if i = scanString(b, i); i < 0 {
+				return false
+			}
+		case 't':
+			if i = literal(b, i, "true"); i < 0 {
+				return false
+			}
+		case 'f':
+			if i = literal(b, i, "false"); i < 0 {
+				return false
+			}
+		case 'n':
+			if i = literal(b, i, "null"); i < 0 {
+				return false
+			}
+		default:
+			if i = scanNumber(b, i); i < 0 {
+				return false
+			}
+		}
+		// A value ended at b[i]: close containers, or go on to the next
+		// element or member.
+		for {
+			i = skipSpace(b, i)
+			if len(stack) == 0 {
+				return i == len(b)
+			}
+			if i >= len(b) {
+				return false
+			}
+			top := stack[len(stack)-1]
+			if b[i] == ',' {
+				i = skipSpace(b, i+1)
+				if top == '{' {
+					if i = objectKey(b, i); i < 0 {
+						return false
+					}
+				}
+				break
+			}
+			if top == '{' && b[i] == '}' || top == '[' && b[i] == ']' {
+				stack = stack[:len(stack)-1]
+				i++
+				continue
+			}
+			return false
+		}
+	}
+}
+
+// maxJSONDepth is encoding/json's nesting bound, an empty container at the
+// deepest level included.
+const maxJSONDepth = 10000
+
+// objectKey reads `"key" :` at b[i] and returns where the member's value
+// starts, or -1.
+func objectKey(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if i = scanString(b, i); i < 0 {
+		return -1
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return skipSpace(b, i+1)
+}
+
+// scanString returns the index just past the valid string literal at b[i],
+// or -1.
+func scanString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i < 5 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return -1
+				}
+				i += 4
+			default:
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func literal(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// scanNumber returns the index just past the number at b[i], or -1:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return -1
+	case b[i] == '0':
+		i++
+	case isDigit(b[i]):
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	}
+	return i
+}

@@ -1,0 +1,65 @@
+package protocol
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var validJSONCases = []string{
+	``, ` `, `{}`, `[]`, `""`, `0`, `-0`, `01`, `1.`, `.5`, `1e`, `1e+`, `1E-2`, `-`, `--1`, `1.5e3`,
+	`true`, `tru`, `truex`, `null`, `nul`, `false`, `falsy`,
+	`{"a":1}`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `{"a":1 "b":2}`, `{"a":[1,2,{"b":null}],"c":"d"}`,
+	`[1,2,]`, `[,1]`, `[1 2]`, `[[[[]]]]`, `[[[[]]]`, `[]]`, `{}}`, `{"a":}`, `{"a"}`, `{,}`,
+	`"\u00e9\n\t\"\\\/\b\f\r"`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"a\x01\"", `"unterminated`, `"\`,
+	" {\"id\" : 1 , \"method\" : \"ping\" } \r\n", `{"id":1}x`, `1 2`, `[1]  [2]`,
+	"\"\xff\"", "\"\xed\xa0\x80\"", `{"a":{"b":{"c":[true,false,null,-1.25E+10]}}}`,
+	strings.Repeat("[", 100000) + strings.Repeat("]", 100000),
+	strings.Repeat("[", 100000) + strings.Repeat("]", 99999),
+	strings.Repeat(`{"a":`, 5000) + "1" + strings.Repeat("}", 5000),
+	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat("[", 9999) + "{}" + strings.Repeat("]", 9999),
+	strings.Repeat("[", 10000) + "{}" + strings.Repeat("]", 10000),
+}
+
+func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range validJSONCases {
+		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)); got != want {
+			t.Errorf("validJSON(%.60q) = %v, encoding/json says %v", c, got, want)
+		}
+	}
+}
+
+// FuzzValidJSON: validJSON accepts exactly what encoding/json.Valid does.
+func FuzzValidJSON(f *testing.F) {
+	for _, c := range validJSONCases {
+		if len(c) < 1000 {
+			f.Add([]byte(c))
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkValidJSON(b *testing.B) {
+	hdr := []byte(`{"protocol_version":2,"id":3,"method":"resume","snapshot_id":"` + strings.Repeat("ab", 32) + `","policy_id":"` + strings.Repeat("cd", 32) +
+		`","auth":{"snapshot_key_base64":"MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=","snapshot_key_digest":"` + strings.Repeat("ef", 32) +
+		`","snapshot_token":"` + strings.Repeat("01", 32) + `"},"payload":{"type":"value","value":{"Number":{"Finite":1.0}}}}`)
+	for _, c := range []struct {
+		name string
+		f    func([]byte) bool
+	}{{"ours", validJSON}, {"encoding-json", json.Valid}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(hdr)))
+			for b.Loop() {
+				if !c.f(hdr) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
