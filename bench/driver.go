@@ -291,24 +291,34 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		r := rep.row("pipe floor: 600 B echoed by cat (no sidecar)", "")
 		r.Ours = append(r.Ours, d...)
 	}
-	for _, h := range []*host{o.bin, o.jl} {
-		d, err := hotRoundTrips(h, n, cfg.HotChain)
+	for _, pass := range []struct {
+		h              *host
+		name, delivery string
+	}{
+		{o.bin, "hot round trip, binary frames", ""},
+		{o.jl, "hot round trip, JSONL", ""},
+		{o.bin, "hot round trip, binary frames, delta delivery", "delta"}, // what a fast host asks for
+	} {
+		d, err := hotRoundTrips(pass.h, n, cfg.HotChain, pass.delivery)
 		if err != nil {
 			return err
 		}
-		name := "hot round trip, binary frames"
-		if h.jsonl {
-			name = "hot round trip, JSONL"
-		}
-		rep.row(name, "hot").Ours = append(rep.row(name, "hot").Ours, d...)
+		r := rep.row(pass.name, "hot")
+		r.Ours = append(r.Ours, d...)
 	}
 	for _, step := range cfg.HistorySteps {
-		d, err := historyRoundTrips(o.bin, o.coldID, step, share(cfg.History, round, cfg.Rounds))
-		if err != nil {
-			return err
+		for _, delivery := range []string{"", "delta"} {
+			d, err := historyRoundTrips(o.bin, o.coldID, step, share(cfg.History, round, cfg.Rounds), delivery)
+			if err != nil {
+				return err
+			}
+			name := fmt.Sprintf("hot round trip, binary frames, 1 KiB args, from step %d", step)
+			if delivery != "" {
+				name += ", delta delivery"
+			}
+			r := rep.row(name, "history/"+strconv.Itoa(step))
+			r.Ours = append(r.Ours, d...)
 		}
-		r := rep.row(fmt.Sprintf("hot round trip, binary frames, 1 KiB args, from step %d", step), "history/"+strconv.Itoa(step))
-		r.Ours = append(r.Ours, d...)
 	}
 	for _, w := range o.workloads {
 		d, err := compiles(o.bin, w, share(cfg.Compile, round, cfg.Rounds))
@@ -357,7 +367,7 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 // hotRoundTrips times resume request written → response read, on a
 // parked execution, restarting the execution every chain suspensions so
 // the snapshot (sent back in full with every suspension) stays small.
-func hotRoundTrips(h *host, n, chain int) ([]time.Duration, error) {
+func hotRoundTrips(h *host, n, chain int, delivery string) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
 	var programID string
 	if n > 0 {
@@ -375,7 +385,7 @@ func hotRoundTrips(h *host, n, chain int) ([]time.Duration, error) {
 		}
 		sid, pid := r.Result.SnapshotID, r.Result.PolicyID
 		for s := 0; s < chain && len(out) < n; s++ {
-			req = resumeRequest(req[:0], h.nextID(), sid, pid, oneValue)
+			req = withDelivery(resumeRequest(req[:0], h.nextID(), sid, pid, oneValue), delivery)
 			t0 := time.Now()
 			hdr, _, err := h.roundTrip(req, nil)
 			d := time.Since(t0)
@@ -429,7 +439,7 @@ func pipeFloor(n int) ([]time.Duration, error) {
 
 // historyRoundTrips times n hot round trips of the cold program (~1 KiB
 // of arguments per call) from suspension step on.
-func historyRoundTrips(h *host, programID string, step, n int) ([]time.Duration, error) {
+func historyRoundTrips(h *host, programID string, step, n int, delivery string) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
 	if n == 0 {
 		return out, nil
@@ -441,7 +451,7 @@ func historyRoundTrips(h *host, programID string, step, n int) ([]time.Duration,
 	sid, pid := r.Result.SnapshotID, r.Result.PolicyID
 	var req []byte
 	for s := 1; len(out) < n; s++ {
-		req = resumeRequest(req[:0], h.nextID(), sid, pid, coldAnswer(s))
+		req = withDelivery(resumeRequest(req[:0], h.nextID(), sid, pid, coldAnswer(s)), delivery)
 		t0 := time.Now()
 		hdr, _, err := h.roundTrip(req, nil)
 		d := time.Since(t0)
@@ -644,4 +654,13 @@ func checkColdStep(hdr []byte, step int) error {
 		}
 	}
 	return fmt.Errorf("cold resume at step %d: unexpected step %.300s", step, hdr)
+}
+
+// withDelivery adds a snapshot_delivery to a request; "" leaves it as is
+// (full delivery).
+func withDelivery(req []byte, delivery string) []byte {
+	if delivery == "" {
+		return req
+	}
+	return append(append(append(req[:len(req)-1], `,"snapshot_delivery":"`...), delivery...), `"}`...)
 }
