@@ -328,12 +328,16 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		r := rep.row("compile "+w.Name+", warm process", "compile/"+w.Name)
 		r.Ours = append(r.Ours, d...)
 	}
-	d, err := coldStarts(o.workloads[0].Source, share(cfg.ColdStart, round, cfg.Rounds))
+	compile, first, tenth, err := coldStarts(o.workloads[0], share(cfg.ColdStart, round, cfg.Rounds))
 	if err != nil {
 		return err
 	}
 	r := rep.row("cold start: spawn → first compile answered", "")
-	r.Ours = append(r.Ours, d...)
+	r.Ours = append(r.Ours, compile...)
+	r = rep.row("fresh process: first start ("+o.workloads[0].Name+", to its first call)", "")
+	r.Ours = append(r.Ours, first...)
+	r = rep.row("fresh process: tenth start (same)", "")
+	r.Ours = append(r.Ours, tenth...)
 	for _, w := range o.workloads {
 		n := share(cfg.Workload, round, cfg.Rounds)
 		d, err := o.workload(w, n, "")
@@ -491,31 +495,59 @@ func compiles(h *host, w *Workload, n int) ([]time.Duration, error) {
 
 // coldStarts times spawning the sidecar until its first compile is
 // answered.
-func coldStarts(source string, n int) ([]time.Duration, error) {
-	out := make([]time.Duration, 0, n)
-	req := compileRequest(1, source)
+// coldStarts spawns n processes and times spawn → first compile answered
+// of w's source; in each it then times the first and the tenth start of
+// the compiled program (request → first suspension), each start cancelled
+// after it suspends.
+func coldStarts(w *Workload, n int) (compile, first, tenth []time.Duration, err error) {
+	req := compileRequest(1, w.Source)
 	for i := 0; i < n; i++ {
 		t0 := time.Now()
 		sc, err := hosttest.Start()
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
-		if err := sc.SendRaw(req, nil); err != nil {
-			sc.Kill()
-			return nil, err
-		}
-		hdr, _, err := sc.RecvRaw()
-		d := time.Since(t0)
-		sc.Wait()
+		h := &host{sc: sc, id: 1}
+		err = func() error {
+			defer sc.Wait()
+			if err := sc.SendRaw(req, nil); err != nil {
+				return err
+			}
+			hdr, _, err := sc.RecvRaw()
+			compile = append(compile, time.Since(t0))
+			if err != nil {
+				return err
+			}
+			r, err := parseResponse(hdr)
+			if err != nil {
+				return fmt.Errorf("cold start compile: %w", err)
+			}
+			start := startRequest(0, r.Result.ProgramID, w.inputs, mustJSONText(w.Capabilities))
+			var buf []byte
+			for k := 1; k <= 10; k++ {
+				t1 := time.Now()
+				r, _, err := h.call(start, nil)
+				d := time.Since(t1)
+				if err != nil {
+					return fmt.Errorf("start %d in a fresh process: %w", k, err)
+				}
+				switch k {
+				case 1:
+					first = append(first, d)
+				case 10:
+					tenth = append(tenth, d)
+				}
+				if _, _, err := h.roundTrip(resumeRequest(buf[:0], h.nextID(), r.Result.SnapshotID, r.Result.PolicyID, cancelled), nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		}()
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
-		if !bytes.Contains(hdr, []byte(`"ok":true`)) {
-			return nil, fmt.Errorf("cold start compile: %.300s", hdr)
-		}
-		out = append(out, d)
 	}
-	return out, nil
+	return compile, first, tenth, nil
 }
 
 // workload runs w end to end n times and times each run: compile (unless

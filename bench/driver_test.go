@@ -25,6 +25,8 @@ func TestDriver(t *testing.T) {
 		"hot round trip, JSONL":                                                  6,
 		"compile triage, warm process":                                           2,
 		"cold start: spawn → first compile answered":                             1,
+		"fresh process: first start (triage, to its first call)":                 1,
+		"fresh process: tenth start (same)":                                      1,
 		"triage end to end (25 calls): compile+start+resumes":                    2,
 		"triage end to end, program cached: start+resumes":                       2,
 		"cold resume at step 3: spawn → answered":                                1,

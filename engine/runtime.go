@@ -44,12 +44,23 @@ func (rt *Runtime) Start(cfg Config) (*Execution, Step) {
 	if rt.closed.Load() {
 		return nil, Step{Err: errClosed}
 	}
+	rt.Warm()
+	return start(rt, cfg)
+}
+
+// Warm starts preparing realms (and the heap watchdog) ahead of the first
+// Start, so that it finds a realm ready instead of building one: a host
+// that compiles first pays for the realm during its compile. It is cheap to
+// call again, and a no-op on a closed Runtime.
+func (rt *Runtime) Warm() {
 	rt.startOnce.Do(func() {
+		if rt.closed.Load() {
+			return
+		}
 		rt.wg.Add(2)
 		go rt.prepareRealms()
 		go rt.watchHeap()
 	})
-	return start(rt, cfg)
 }
 
 // Close stops the Runtime's goroutines and waits for them to end. It is

@@ -42,6 +42,7 @@ func TestRuntimeCloseEndsItsGoroutines(t *testing.T) {
 		run  func(rt *Runtime)
 	}{
 		{"unused", func(*Runtime) {}},
+		{"warmed, unused", func(rt *Runtime) { rt.Warm(); rt.Warm() }},
 		{"completed", func(rt *Runtime) {
 			_, step := start(rt, "1 + 1", policy.DefaultLimits())
 			require.True(t, step.Done)

@@ -328,6 +328,9 @@ func (s *Session) compile(f fields, payload []byte) (*outcome, error) {
 	// Compiling is deterministic: a source compiled before in this process
 	// gives the same program, served from the cache (hosts recompile the
 	// same program for every run).
+	// A compile usually comes before the first start: have a realm ready
+	// by then.
+	s.engine.Warm()
 	if id, ok := s.compiled.Get(src); ok {
 		if p, ok := s.programs.Get(id); ok {
 			return &outcome{program: p}, nil
