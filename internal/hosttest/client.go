@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,8 +64,15 @@ func CommandEnv(env []string, args ...string) (*exec.Cmd, error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(os.Environ(), env...), childEnv+"=1")
+	cmd.Env = append(append(append(os.Environ(), raceExitEnv()), env...), childEnv+"=1")
 	return cmd, nil
+}
+
+// raceExitEnv keeps a race-instrumented sidecar from sleeping a second
+// at exit (the race runtime's default, to let late reports print), which
+// every test that closes or restarts a process would otherwise pay.
+func raceExitEnv() string {
+	return "GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")
 }
 
 // Sidecar is one running sidecar process.
