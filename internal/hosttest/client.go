@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -359,4 +360,48 @@ func Run(args ...string) (stdout, stderr string, code int, err error) {
 		return out.String(), errb.String(), ee.ExitCode(), nil
 	}
 	return out.String(), errb.String(), 0, err
+}
+
+// OnPath makes the command name `mustard-sidecar`, looked up on PATH, run
+// this binary as the sidecar, for code that finds the sidecar the way a
+// host does (host.DefaultCommand, external programs, other languages'
+// hosts): it links the name in a new temporary directory, puts that first
+// on PATH and marks the environment so that children run as the sidecar.
+// It returns a function that undoes all three. For TestMain, after
+// RunAsSidecar.
+func OnPath() (undo func(), err error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "mustard-sidecar-path-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Symlink(bin, filepath.Join(dir, "mustard-sidecar")); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	saved := map[string]*string{}
+	for _, k := range []string{"PATH", childEnv, "GORACE"} {
+		if v, ok := os.LookupEnv(k); ok {
+			saved[k] = &v
+		} else {
+			saved[k] = nil
+		}
+	}
+	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	os.Setenv(childEnv, "1")
+	_, race, _ := strings.Cut(raceExitEnv(), "=")
+	os.Setenv("GORACE", race)
+	return func() {
+		for k, v := range saved {
+			if v == nil {
+				os.Unsetenv(k)
+			} else {
+				os.Setenv(k, *v)
+			}
+		}
+		os.RemoveAll(dir)
+	}, nil
 }
