@@ -1,0 +1,776 @@
+package host
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// Undefined is JavaScript's undefined as a Go value: ValueOf turns it into
+// an Undefined StructuredValue and Decode into an `any` gives it back.
+type Undefined struct{}
+
+// Hole is an array hole (a missing element of a sparse array such as
+// [1, , 3]) as a Go value, like Undefined. It is only valid as an element.
+type Hole struct{}
+
+// maxSafeInteger is the largest integer every float64 below it represents
+// exactly (Number.MAX_SAFE_INTEGER).
+const maxSafeInteger = 1<<53 - 1
+
+var (
+	valueType     = reflect.TypeFor[value.Value]()
+	undefinedType = reflect.TypeFor[Undefined]()
+	holeType      = reflect.TypeFor[Hole]()
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	jsonUnmarsh   = reflect.TypeFor[json.Unmarshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarsh   = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// ValueOf converts a Go value to a StructuredValue, in the manner of
+// encoding/json:
+//
+//   - nil, nil pointers, nil slices and nil maps are Null; Undefined and
+//     Hole are undefined and an array hole; a value.Value is itself.
+//   - bool and string are Bool and String (a string must be UTF-8, or
+//     WTF-8 for lone surrogates).
+//   - Integers are Numbers, and must be within ±(2^53−1), which a
+//     JavaScript number holds exactly. float32 and float64 are Numbers,
+//     NaN, ±Inf and −0 included: those are ordinary float64 values in Go
+//     (math.NaN(), math.Inf(±1), math.Copysign(0, -1)).
+//   - Slices and arrays are Arrays ([]byte is a base64 String, as in
+//     encoding/json); maps with string or integer keys are Objects with
+//     their keys sorted; structs are Objects of their exported fields in
+//     declaration order, named and skipped by `json` tags ("name",
+//     "-", omitempty, omitzero), with embedded structs' fields promoted.
+//   - A type with a MarshalJSON method goes through its JSON (see
+//     FromPlainJSON); one with MarshalText becomes a String.
+//
+// Channels, functions and complex numbers fail, as do values nested
+// deeper than value.MaxDepth (which includes cycles).
+func ValueOf(x any) (value.Value, error) {
+	v, err := toValue(reflect.ValueOf(x), 0)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if err := v.Validate(); err != nil {
+		return value.Value{}, err
+	}
+	return v, nil
+}
+
+// MustValueOf is ValueOf for values known to convert, such as literals in
+// tests and examples; it panics on an error.
+func MustValueOf(x any) value.Value {
+	v, err := ValueOf(x)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func toValue(rv reflect.Value, depth int) (value.Value, error) {
+	if !rv.IsValid() {
+		return value.Null(), nil
+	}
+	if depth > value.MaxDepth {
+		return value.Value{}, fmt.Errorf("%w (or a cycle)", value.ErrNestingLimit)
+	}
+	t := rv.Type()
+	switch t {
+	case valueType:
+		return rv.Interface().(value.Value), nil
+	case undefinedType:
+		return value.Undefined(), nil
+	case holeType:
+		return value.Hole(), nil
+	}
+	if (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface) && rv.IsNil() {
+		return value.Null(), nil
+	}
+	if rv.Kind() != reflect.Interface {
+		if t.Implements(jsonMarshaler) {
+			b, err := rv.Interface().(json.Marshaler).MarshalJSON()
+			if err != nil {
+				return value.Value{}, fmt.Errorf("%s.MarshalJSON: %w", t, err)
+			}
+			return FromPlainJSON(b)
+		}
+		if t.Implements(textMarshaler) {
+			b, err := rv.Interface().(encoding.TextMarshaler).MarshalText()
+			if err != nil {
+				return value.Value{}, fmt.Errorf("%s.MarshalText: %w", t, err)
+			}
+			return value.String(string(b)), nil
+		}
+	}
+	switch rv.Kind() {
+	case reflect.Bool:
+		return value.Bool(rv.Bool()), nil
+	case reflect.String:
+		return value.String(rv.String()), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n := rv.Int()
+		if n > maxSafeInteger || n < -maxSafeInteger {
+			return value.Value{}, fmt.Errorf("integer %d is beyond ±(2^53-1) and has no exact JavaScript number", n)
+		}
+		return value.Number(float64(n)), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n := rv.Uint()
+		if n > maxSafeInteger {
+			return value.Value{}, fmt.Errorf("integer %d is beyond 2^53-1 and has no exact JavaScript number", n)
+		}
+		return value.Number(float64(n)), nil
+	case reflect.Float32, reflect.Float64:
+		return value.Number(rv.Float()), nil
+	case reflect.Pointer, reflect.Interface:
+		return toValue(rv.Elem(), depth)
+	case reflect.Slice:
+		if rv.IsNil() {
+			return value.Null(), nil
+		}
+		if t.Elem().Kind() == reflect.Uint8 && !t.Elem().Implements(jsonMarshaler) {
+			return value.String(base64.StdEncoding.EncodeToString(rv.Bytes())), nil
+		}
+		fallthrough
+	case reflect.Array:
+		n := rv.Len()
+		if n > value.MaxArrayLength {
+			return value.Value{}, value.ErrArrayTooLong
+		}
+		elems := make([]value.Value, n)
+		for i := range n {
+			e, err := toValue(rv.Index(i), depth+1)
+			if err != nil {
+				return value.Value{}, err
+			}
+			elems[i] = e
+		}
+		return value.Array(elems...), nil
+	case reflect.Map:
+		if rv.IsNil() {
+			return value.Null(), nil
+		}
+		members := make([]value.Member, 0, rv.Len())
+		it := rv.MapRange()
+		for it.Next() {
+			k, err := mapKey(it.Key())
+			if err != nil {
+				return value.Value{}, err
+			}
+			e, err := toValue(it.Value(), depth+1)
+			if err != nil {
+				return value.Value{}, err
+			}
+			members = append(members, value.M(k, e))
+		}
+		slices.SortFunc(members, func(a, b value.Member) int { return strings.Compare(a.Key, b.Key) })
+		return value.Object(members...), nil
+	case reflect.Struct:
+		fields := structFields(t)
+		members := make([]value.Member, 0, len(fields))
+		for _, f := range fields {
+			fv, ok := fieldByIndex(rv, f.index)
+			if !ok || (f.omitEmpty && isEmpty(fv)) || (f.omitZero && fv.IsZero()) {
+				continue
+			}
+			e, err := toValue(fv, depth+1)
+			if err != nil {
+				return value.Value{}, err
+			}
+			members = append(members, value.M(f.name, e))
+		}
+		return value.Object(members...), nil
+	}
+	return value.Value{}, fmt.Errorf("a Go %s cannot cross the structured host boundary", t)
+}
+
+func mapKey(k reflect.Value) (string, error) {
+	switch k.Kind() {
+	case reflect.String:
+		return k.String(), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(k.Int(), 10), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return strconv.FormatUint(k.Uint(), 10), nil
+	}
+	return "", fmt.Errorf("a Go map with %s keys cannot cross the structured host boundary", k.Type())
+}
+
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+// fieldByIndex follows index through embedded pointers; ok is false when
+// one of them is nil.
+func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
+}
+
+type field struct {
+	name      string
+	index     []int
+	tagged    bool
+	omitEmpty bool
+	omitZero  bool
+}
+
+var fieldCache sync.Map // reflect.Type → []field
+
+// structFields lists t's fields as encoding/json names them: exported
+// fields and the promoted fields of embedded structs; of several fields
+// with one name the shallowest wins, then a tagged one, else none.
+func structFields(t reflect.Type) []field {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.([]field)
+	}
+	type level struct {
+		t     reflect.Type
+		index []int
+	}
+	var all []field
+	depthOf := map[string]int{}
+	current := []level{{t: t}}
+	seen := map[reflect.Type]bool{}
+	for depth := 0; len(current) > 0; depth++ {
+		var next []level
+		for _, lv := range current {
+			if seen[lv.t] {
+				continue
+			}
+			seen[lv.t] = true
+			for i := range lv.t.NumField() {
+				sf := lv.t.Field(i)
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				ft := sf.Type
+				if sf.Anonymous {
+					if ft.Kind() == reflect.Pointer {
+						ft = ft.Elem()
+					}
+					if name == "" && ft.Kind() == reflect.Struct {
+						next = append(next, level{t: ft, index: append(slices.Clone(lv.index), i)})
+						continue
+					}
+					if !sf.IsExported() && ft.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				f := field{name: name, index: append(slices.Clone(lv.index), i), tagged: name != ""}
+				if f.name == "" {
+					f.name = sf.Name
+				}
+				for _, o := range strings.Split(opts, ",") {
+					f.omitEmpty = f.omitEmpty || o == "omitempty"
+					f.omitZero = f.omitZero || o == "omitzero"
+				}
+				if d, ok := depthOf[f.name]; ok && d < depth {
+					continue // a shallower field of this name wins
+				}
+				depthOf[f.name] = depth
+				all = append(all, f)
+			}
+		}
+		current = next
+	}
+	// Resolve same-depth duplicates: one tagged field wins, else none.
+	var out []field
+	for _, f := range all {
+		var rivals []field
+		for _, g := range all {
+			if g.name == f.name && len(g.index) == len(f.index) {
+				rivals = append(rivals, g)
+			}
+		}
+		if len(rivals) == 1 {
+			out = append(out, f)
+			continue
+		}
+		tagged := 0
+		for _, g := range rivals {
+			if g.tagged {
+				tagged++
+			}
+		}
+		if tagged == 1 && f.tagged {
+			out = append(out, f)
+		}
+	}
+	// Declaration order: shallower fields first within each struct is what
+	// encoding/json does; sort by index path.
+	slices.SortStableFunc(out, func(a, b field) int { return slices.Compare(a.index, b.index) })
+	fieldCache.Store(t, out)
+	return out
+}
+
+// Decode stores v in the Go value dst points to, in the manner of
+// encoding/json:
+//
+//   - into a value.Value, v as it is (the only target that keeps
+//     everything, member order included);
+//   - into an `any`: nil for Null, Undefined{} and Hole{}, bool, string,
+//     float64 (NaN, ±Inf and −0 as those float64 values), []any and
+//     map[string]any;
+//   - into bool, string and numeric types, the matching kind; an integer
+//     type takes only an integral Number in its range; []byte takes a
+//     base64 String;
+//   - into slices, arrays, maps with string or integer keys, and structs
+//     (members matched to fields by `json` name, exactly, else ignoring
+//     case; unknown members ignored), element by element;
+//   - Null, Undefined and Hole set pointers, slices, maps and interfaces
+//     to nil and leave other targets unchanged;
+//   - a type with UnmarshalJSON gets the value's plain JSON (see
+//     ToPlainJSON), one with UnmarshalText a String's text.
+//
+// Errors name the path of the offending part (args[0].city).
+func Decode(v value.Value, dst any) error { return decodePath(v, dst, "value") }
+
+func decodePath(v value.Value, dst any, path string) error {
+	rv := reflect.ValueOf(dst)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return errors.New("Decode needs a non-nil pointer")
+	}
+	return decodeInto(v, rv.Elem(), path)
+}
+
+// DecodeError is a value that does not fit the Go type it is decoded into.
+type DecodeError struct {
+	Path string // where in the value: value, value[2].name, ...
+	Msg  string
+}
+
+func (e *DecodeError) Error() string { return e.Path + ": " + e.Msg }
+
+func mismatch(v value.Value, rv reflect.Value, path string) error {
+	return &DecodeError{Path: path, Msg: fmt.Sprintf("cannot decode %s into Go %s", kindName(v), rv.Type())}
+}
+
+func kindName(v value.Value) string {
+	switch v.Kind {
+	case value.KindUndefined:
+		return "Undefined"
+	case value.KindNull:
+		return "Null"
+	case value.KindHole:
+		return "Hole"
+	case value.KindBool:
+		return "Bool"
+	case value.KindString:
+		return "String"
+	case value.KindNumber:
+		return "Number " + strconv.FormatFloat(v.Num, 'g', -1, 64)
+	case value.KindArray:
+		return "Array"
+	case value.KindObject:
+		return "Object"
+	}
+	return "invalid value"
+}
+
+func decodeInto(v value.Value, rv reflect.Value, path string) error {
+	t := rv.Type()
+	switch t {
+	case valueType:
+		rv.Set(reflect.ValueOf(v))
+		return nil
+	case undefinedType:
+		if v.Kind != value.KindUndefined {
+			return mismatch(v, rv, path)
+		}
+		return nil
+	case holeType:
+		if v.Kind != value.KindHole {
+			return mismatch(v, rv, path)
+		}
+		return nil
+	}
+	nothing := v.Kind == value.KindNull || v.Kind == value.KindUndefined || v.Kind == value.KindHole
+	if rv.Kind() == reflect.Interface && t.NumMethod() == 0 {
+		if v.Kind == value.KindNull {
+			rv.SetZero()
+		} else {
+			rv.Set(reflect.ValueOf(generic(v)))
+		}
+		return nil
+	}
+	if nothing {
+		switch rv.Kind() {
+		case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map:
+			rv.SetZero()
+		}
+		return nil
+	}
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			rv.Set(reflect.New(t.Elem()))
+		}
+		return decodeInto(v, rv.Elem(), path)
+	}
+	if pt := reflect.PointerTo(t); pt.Implements(jsonUnmarsh) {
+		b, err := ToPlainJSON(v)
+		if err != nil {
+			return &DecodeError{Path: path, Msg: err.Error()}
+		}
+		if err := rv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(b); err != nil {
+			return &DecodeError{Path: path, Msg: err.Error()}
+		}
+		return nil
+	} else if pt.Implements(textUnmarsh) && v.Kind == value.KindString {
+		if err := rv.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(v.Str)); err != nil {
+			return &DecodeError{Path: path, Msg: err.Error()}
+		}
+		return nil
+	}
+	switch rv.Kind() {
+	case reflect.Bool:
+		if v.Kind != value.KindBool {
+			return mismatch(v, rv, path)
+		}
+		rv.SetBool(v.Bool)
+	case reflect.String:
+		if v.Kind != value.KindString {
+			return mismatch(v, rv, path)
+		}
+		rv.SetString(v.Str)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if v.Kind != value.KindNumber || v.Num != math.Trunc(v.Num) || math.IsInf(v.Num, 0) ||
+			v.Num < -(1<<63) || v.Num >= 1<<63 || rv.OverflowInt(int64(v.Num)) {
+			return mismatch(v, rv, path)
+		}
+		rv.SetInt(int64(v.Num))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if v.Kind != value.KindNumber || v.Num != math.Trunc(v.Num) || v.Num < 0 || v.Num >= 1<<64 ||
+			rv.OverflowUint(uint64(v.Num)) {
+			return mismatch(v, rv, path)
+		}
+		rv.SetUint(uint64(v.Num))
+	case reflect.Float32, reflect.Float64:
+		if v.Kind != value.KindNumber || (rv.Kind() == reflect.Float32 && rv.OverflowFloat(v.Num) && !math.IsInf(v.Num, 0)) {
+			return mismatch(v, rv, path)
+		}
+		rv.SetFloat(v.Num)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 && v.Kind == value.KindString {
+			b, err := base64.StdEncoding.DecodeString(v.Str)
+			if err != nil {
+				return &DecodeError{Path: path, Msg: "String is not base64 for Go []byte"}
+			}
+			rv.SetBytes(b)
+			return nil
+		}
+		if v.Kind != value.KindArray {
+			return mismatch(v, rv, path)
+		}
+		s := reflect.MakeSlice(t, len(v.Elems), len(v.Elems))
+		for i, e := range v.Elems {
+			if err := decodeInto(e, s.Index(i), path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		rv.Set(s)
+	case reflect.Array:
+		if v.Kind != value.KindArray {
+			return mismatch(v, rv, path)
+		}
+		rv.SetZero()
+		for i, e := range v.Elems {
+			if i == rv.Len() {
+				break
+			}
+			if err := decodeInto(e, rv.Index(i), path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if v.Kind != value.KindObject {
+			return mismatch(v, rv, path)
+		}
+		if rv.IsNil() {
+			rv.Set(reflect.MakeMapWithSize(t, len(v.Members)))
+		}
+		for _, m := range v.Members {
+			k := reflect.New(t.Key()).Elem()
+			if err := setMapKey(k, m.Key); err != nil {
+				return &DecodeError{Path: path, Msg: err.Error()}
+			}
+			e := reflect.New(t.Elem()).Elem()
+			if err := decodeInto(m.Value, e, path+"."+m.Key); err != nil {
+				return err
+			}
+			rv.SetMapIndex(k, e)
+		}
+	case reflect.Struct:
+		if v.Kind != value.KindObject {
+			return mismatch(v, rv, path)
+		}
+		fields := structFields(t)
+		for _, m := range v.Members {
+			f := matchField(fields, m.Key)
+			if f == nil {
+				continue
+			}
+			fv, err := settableField(rv, f.index)
+			if err != nil {
+				return &DecodeError{Path: path + "." + m.Key, Msg: err.Error()}
+			}
+			if err := decodeInto(m.Value, fv, path+"."+m.Key); err != nil {
+				return err
+			}
+		}
+	default:
+		return mismatch(v, rv, path)
+	}
+	return nil
+}
+
+func matchField(fields []field, key string) *field {
+	for i := range fields {
+		if fields[i].name == key {
+			return &fields[i]
+		}
+	}
+	for i := range fields {
+		if strings.EqualFold(fields[i].name, key) {
+			return &fields[i]
+		}
+	}
+	return nil
+}
+
+// settableField follows index, allocating nil embedded pointers.
+func settableField(v reflect.Value, index []int) (reflect.Value, error) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				if !v.CanSet() {
+					return reflect.Value{}, errors.New("cannot set a field of an unexported embedded pointer")
+				}
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, nil
+}
+
+func setMapKey(k reflect.Value, s string) error {
+	switch k.Kind() {
+	case reflect.String:
+		k.SetString(s)
+		return nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || k.OverflowInt(n) {
+			return fmt.Errorf("key %q is not a Go %s", s, k.Type())
+		}
+		k.SetInt(n)
+		return nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || k.OverflowUint(n) {
+			return fmt.Errorf("key %q is not a Go %s", s, k.Type())
+		}
+		k.SetUint(n)
+		return nil
+	}
+	return fmt.Errorf("cannot decode an Object into a Go map with %s keys", k.Type())
+}
+
+// generic is v as the Go values Decode puts in an `any`.
+func generic(v value.Value) any {
+	switch v.Kind {
+	case value.KindUndefined:
+		return Undefined{}
+	case value.KindHole:
+		return Hole{}
+	case value.KindBool:
+		return v.Bool
+	case value.KindString:
+		return v.Str
+	case value.KindNumber:
+		return v.Num
+	case value.KindArray:
+		out := make([]any, len(v.Elems))
+		for i, e := range v.Elems {
+			out[i] = generic(e)
+		}
+		return out
+	case value.KindObject:
+		out := make(map[string]any, len(v.Members))
+		for _, m := range v.Members {
+			out[m.Key] = generic(m.Value)
+		}
+		return out
+	}
+	return nil
+}
+
+// FromPlainJSON converts ordinary JSON (what JSON.parse reads, not the
+// tagged wire form) to a StructuredValue: objects keep their member
+// order, numbers become float64 as JSON.parse reads them.
+func FromPlainJSON(b []byte) (value.Value, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	v, err := plainValue(d, 0)
+	if err != nil {
+		return value.Value{}, fmt.Errorf("plain JSON: %w", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return value.Value{}, errors.New("plain JSON: data after the value")
+	}
+	if err := v.Validate(); err != nil {
+		return value.Value{}, err
+	}
+	return v, nil
+}
+
+func plainValue(d *json.Decoder, depth int) (value.Value, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return value.Value{}, err
+	}
+	switch x := tok.(type) {
+	case nil:
+		return value.Null(), nil
+	case bool:
+		return value.Bool(x), nil
+	case string:
+		return value.String(x), nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return value.Value{}, err
+		}
+		return value.Number(f), nil // out of range: ±Inf, as JSON.parse
+	case json.Delim:
+		if depth >= value.MaxDepth {
+			return value.Value{}, value.ErrNestingLimit
+		}
+		if x == '[' {
+			var elems []value.Value
+			for d.More() {
+				e, err := plainValue(d, depth+1)
+				if err != nil {
+					return value.Value{}, err
+				}
+				elems = append(elems, e)
+			}
+			_, err := d.Token()
+			return value.Array(elems...), err
+		}
+		var members []value.Member
+		for d.More() {
+			kt, err := d.Token()
+			if err != nil {
+				return value.Value{}, err
+			}
+			e, err := plainValue(d, depth+1)
+			if err != nil {
+				return value.Value{}, err
+			}
+			k := kt.(string)
+			// A repeated key: the last wins, at the first one's place, as
+			// JSON.parse does.
+			if i := slices.IndexFunc(members, func(m value.Member) bool { return m.Key == k }); i >= 0 {
+				members[i].Value = e
+				continue
+			}
+			members = append(members, value.M(k, e))
+		}
+		_, err := d.Token()
+		return value.Object(members...), err
+	}
+	return value.Value{}, fmt.Errorf("unexpected token %v", tok)
+}
+
+// ToPlainJSON writes v as ordinary JSON, members in order. Values plain
+// JSON cannot hold fail (undefined, holes, NaN and ±Infinity); −0 is
+// written as 0, as JSON.stringify does.
+func ToPlainJSON(v value.Value) ([]byte, error) {
+	return appendPlain(nil, v)
+}
+
+func appendPlain(dst []byte, v value.Value) ([]byte, error) {
+	switch v.Kind {
+	case value.KindNull:
+		return append(dst, "null"...), nil
+	case value.KindBool:
+		return strconv.AppendBool(dst, v.Bool), nil
+	case value.KindString:
+		b, err := json.Marshal(v.Str)
+		return append(dst, b...), err
+	case value.KindNumber:
+		if math.IsNaN(v.Num) || math.IsInf(v.Num, 0) {
+			return nil, fmt.Errorf("%s has no plain JSON form", kindName(v))
+		}
+		if v.Num == 0 {
+			return append(dst, '0'), nil
+		}
+		return strconv.AppendFloat(dst, v.Num, 'g', -1, 64), nil
+	case value.KindArray:
+		dst = append(dst, '[')
+		for i, e := range v.Elems {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendPlain(dst, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	case value.KindObject:
+		dst = append(dst, '{')
+		for i, m := range v.Members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			k, err := json.Marshal(m.Key)
+			if err != nil {
+				return nil, err
+			}
+			dst = append(append(dst, k...), ':')
+			if dst, err = appendPlain(dst, m.Value); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	return nil, fmt.Errorf("%s has no plain JSON form", kindName(v))
+}
