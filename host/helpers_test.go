@@ -1,0 +1,8 @@
+package host
+
+import "math"
+
+var (
+	nan     = math.NaN()
+	negZero = math.Copysign(0, -1)
+)

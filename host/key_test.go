@@ -1,0 +1,35 @@
+package host
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The README's worked exchange.
+func TestKeyDigestAndToken(t *testing.T) {
+	k, err := NewKey([]byte("0123456789abcdef0123456789abcdef"))
+	require.NoError(t, err)
+	require.Equal(t, "3eb1bd439947eb762998e566ccc2e099c791118b2f40579cc4f7da2b5061b7f9", k.Digest())
+	require.Equal(t, "74a5850f5a28fca1804fde7d5cf13ff6e8d6d7912451608593320e3e52159db7",
+		k.Token("9af93cb34189af6fa17b8d9887eb6f9a213dca3bb63a83947f65a0032408669a"))
+}
+
+func TestKeyNeverPrintsItself(t *testing.T) {
+	k, err := GenerateKey()
+	require.NoError(t, err)
+	for _, s := range []string{fmt.Sprint(k), fmt.Sprintf("%v %+v %#v %s", k, k, k, k)} {
+		require.NotContains(t, s, fmt.Sprintf("%x", k.Bytes()))
+		require.Contains(t, s, k.Digest()[:16])
+	}
+	b := k.Bytes()
+	b[0] ^= 1
+	require.NotEqual(t, b, k.Bytes(), "Bytes returns a copy")
+}
+
+func TestNewKeyRefusesShortKeys(t *testing.T) {
+	_, err := NewKey(make([]byte, 31))
+	require.EqualError(t, err, "snapshot key must be at least 32 bytes, got 31")
+	require.True(t, Key{}.IsZero())
+}

@@ -1,0 +1,309 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// Compile compiles guest source. Syntax errors and forbidden constructs
+// fail here, with an *Error of kind "Parse" or "Validation". The returned
+// Program is cached by the process, so starts on this client send only its
+// id. A done ctx abandons the wait (compiling is bounded; nothing is
+// cancelled in the sidecar).
+func (c *Client) Compile(ctx context.Context, source string) (Program, error) {
+	resp, m, err := c.roundTrip(ctx, &request{Method: "compile", Source: &source}, nil, rawNone, false)
+	if err != nil {
+		return Program{}, err
+	}
+	var res struct {
+		Kind          string `json:"kind"`
+		ProgramID     string `json:"program_id"`
+		ProgramBase64 string `json:"program_base64"`
+	}
+	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "program" {
+		return Program{}, c.broken(fmt.Errorf("%w: compile answered without a program", ErrProtocol))
+	}
+	b, err := rawBytes(m, c.jsonl, res.ProgramBase64)
+	if err != nil {
+		return Program{}, c.broken(err)
+	}
+	if sha256Hex(b) != res.ProgramID {
+		return Program{}, c.broken(fmt.Errorf("%w: program bytes do not hash to program_id", ErrProtocol))
+	}
+	c.remember(res.ProgramID)
+	return Program{ID: res.ProgramID, Bytes: b}, nil
+}
+
+// Start starts an execution and returns its first step: completion, or a
+// suspension on the first capability call.
+//
+// If ctx is done while the execution runs, the client sends the in-band
+// cancel request: the sidecar ends the execution and the call fails with
+// its "Limit: execution cancelled" error (an *Error for which
+// errors.Is(err, context.Canceled) also holds). If the request had already
+// finished, its step is returned. If the sidecar does not answer within
+// the cancel grace, the process is killed and the call fails with
+// ErrProcessExited. A request not yet written when ctx is done is never
+// sent.
+func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
+	p := req.Program
+	if p.ID == "" {
+		if len(p.Bytes) == 0 {
+			return nil, errors.New("StartRequest.Program is empty")
+		}
+		p.ID = sha256Hex(p.Bytes)
+	}
+	inputs := req.Inputs
+	if inputs == nil {
+		inputs = map[string]value.Value{}
+	}
+	build := func() *request {
+		return &request{Method: "start", ProgramID: p.ID, SnapshotDelivery: req.Delivery, Profile: req.Profile,
+			Options: &wireOptions{Inputs: inputs, Capabilities: nonNil(req.Capabilities), Limits: req.Limits}}
+	}
+	var raw []byte
+	if !c.knows(p.ID) {
+		raw = p.Bytes
+	}
+	resp, m, err := c.roundTrip(ctx, build(), raw, rawProgram, true)
+	if raw == nil && len(p.Bytes) > 0 && isUnknown(err, "program_id") {
+		// The process evicted it (or restarted): send the bytes.
+		resp, m, err = c.roundTrip(ctx, build(), p.Bytes, rawProgram, true)
+	}
+	if resp != nil && resp.OK {
+		c.remember(p.ID)
+	}
+	return c.step(resp, m, err)
+}
+
+// Resume answers the capability call a snapshot is suspended on and
+// returns the next step. A done ctx cancels as for Start; snapshots
+// returned earlier stay resumable. Snapshot bytes too large for one request
+// are staged in chunks first (the stage extension).
+func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
+	if req.Key.IsZero() {
+		return nil, errors.New("ResumeRequest.Key is required")
+	}
+	id := req.SnapshotID
+	if len(req.Snapshot) > 0 {
+		sum := sha256Hex(req.Snapshot)
+		if id != "" && id != sum {
+			return nil, errors.New("ResumeRequest.SnapshotID is not the id of ResumeRequest.Snapshot")
+		}
+		id = sum
+	}
+	if id == "" {
+		return nil, errors.New("ResumeRequest needs SnapshotID or Snapshot")
+	}
+	if req.Policy == nil && req.PolicyID == "" {
+		return nil, errors.New("ResumeRequest needs Policy or PolicyID")
+	}
+	payload := req.Payload
+	build := func(stageID string) *request {
+		r := &request{Method: "resume", PolicyID: req.PolicyID, Payload: &payload, StageID: stageID,
+			SnapshotDelivery: req.Delivery, Profile: req.Profile}
+		if len(req.Snapshot) == 0 {
+			r.SnapshotID = id
+		}
+		if req.Policy != nil {
+			r.Policy = &wirePolicy{Capabilities: nonNil(req.Policy.Capabilities), Limits: req.Policy.Limits,
+				SnapshotID: id, wireAuth: authFor(req.Key, id)}
+		} else {
+			auth := authFor(req.Key, id)
+			r.Auth = &auth
+		}
+		return r
+	}
+	resp, m, err := c.roundTrip(ctx, build(""), req.Snapshot, rawSnapshot, true)
+	if errors.Is(err, ErrRequestTooLarge) && len(req.Snapshot) > 0 {
+		stageID := fmt.Sprintf("host-%d", c.stageID.Add(1))
+		if err := c.Stage(ctx, stageID, req.Snapshot); err != nil {
+			return nil, err
+		}
+		resp, m, err = c.roundTrip(ctx, build(stageID), nil, rawNone, true)
+	}
+	return c.step(resp, m, err)
+}
+
+// stageChunk is the most raw bytes one stage request carries: binary
+// frames take 960 KiB, base64 in JSONL a third more.
+func (c *Client) stageChunk() int {
+	if c.jsonl {
+		return 737_280
+	}
+	return 983_040
+}
+
+// Stage uploads b under stageID in chunks that each fit a request (the
+// stage extension), so that a resume can name it. Resume does this by
+// itself for snapshots that need it.
+func (c *Client) Stage(ctx context.Context, stageID string, b []byte) error {
+	for off := 0; off == 0 || off < len(b); {
+		n := min(c.stageChunk(), len(b)-off)
+		o := uint64(off)
+		resp, _, err := c.roundTrip(ctx, &request{Method: "stage", StageID: stageID, Offset: &o}, b[off:off+n], rawChunk, false)
+		if err != nil {
+			return err
+		}
+		var res struct {
+			Kind       string `json:"kind"`
+			TotalBytes uint64 `json:"total_bytes"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "staged" || res.TotalBytes != uint64(off+n) {
+			return c.broken(fmt.Errorf("%w: stage answered with %d bytes staged, expected %d", ErrProtocol, res.TotalBytes, off+n))
+		}
+		off += n
+		if off == len(b) {
+			break
+		}
+	}
+	return nil
+}
+
+// FetchSnapshot returns the bytes of a snapshot the process holds (the
+// snapshot fetch extension), in chunks that each fit a response. It checks
+// that they hash to id. The size is bounded by Config.MaxResponseBytes.
+func (c *Client) FetchSnapshot(ctx context.Context, id string) ([]byte, error) {
+	var out []byte
+	chunk := uint64(c.stageChunk())
+	for {
+		off := uint64(len(out))
+		resp, m, err := c.roundTrip(ctx, &request{Method: "snapshot", SnapshotID: id, Offset: &off, MaxBytes: &chunk}, nil, rawNone, false)
+		if err != nil {
+			return nil, err
+		}
+		var res struct {
+			Kind           string `json:"kind"`
+			Offset         uint64 `json:"offset"`
+			TotalBytes     uint64 `json:"total_bytes"`
+			SnapshotBase64 string `json:"snapshot_base64"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "snapshot" || res.Offset != off {
+			return nil, c.broken(fmt.Errorf("%w: snapshot fetch answered out of order", ErrProtocol))
+		}
+		if res.TotalBytes > uint64(c.maxResponse) {
+			return nil, c.broken(fmt.Errorf("%w: snapshot %s is %d bytes, more than the client's limit of %d (Config.MaxResponseBytes)", ErrProtocol, short(id), res.TotalBytes, c.maxResponse))
+		}
+		b, err := rawBytes(m, c.jsonl, res.SnapshotBase64)
+		if err != nil {
+			return nil, c.broken(err)
+		}
+		if uint64(len(b)) > res.TotalBytes-off || (len(b) == 0 && off < res.TotalBytes) {
+			return nil, c.broken(fmt.Errorf("%w: snapshot fetch returned %d bytes at offset %d of %d", ErrProtocol, len(b), off, res.TotalBytes))
+		}
+		if out == nil {
+			out = make([]byte, 0, res.TotalBytes)
+		}
+		out = append(out, b...)
+		if uint64(len(out)) == res.TotalBytes {
+			break
+		}
+	}
+	if sha256Hex(out) != id {
+		return nil, c.broken(fmt.Errorf("%w: fetched snapshot bytes do not hash to %s", ErrProtocol, short(id)))
+	}
+	return out, nil
+}
+
+// Ping asks the sidecar for its version, features and defaults (the ping
+// extension; a sidecar without it fails with an *Error).
+func (c *Client) Ping(ctx context.Context) (*Pong, error) {
+	resp, _, err := c.roundTrip(ctx, &request{Method: "ping"}, nil, rawNone, false)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Kind string `json:"kind"`
+		Pong
+	}
+	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "pong" {
+		return nil, c.broken(fmt.Errorf("%w: ping answered without a pong", ErrProtocol))
+	}
+	return &res.Pong, nil
+}
+
+// step decodes a start or resume response.
+func (c *Client) step(resp *response, m message, err error) (*Step, error) {
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Kind string `json:"kind"`
+		Step struct {
+			Type           string          `json:"type"`
+			Value          json.RawMessage `json:"value"`
+			Capability     string          `json:"capability"`
+			Args           []value.Value   `json:"args"`
+			SnapshotBase64 string          `json:"snapshot_base64"`
+		} `json:"step"`
+		SnapshotID     string `json:"snapshot_id"`
+		PolicyID       string `json:"policy_id"`
+		SnapshotBaseID string `json:"snapshot_base_id"`
+	}
+	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "step" {
+		return nil, c.broken(fmt.Errorf("%w: undecodable step: %v", ErrProtocol, err))
+	}
+	st := &Step{Profile: resp.Profile}
+	switch res.Step.Type {
+	case "completed":
+		v, err := value.ParseJSON(res.Step.Value)
+		if err != nil {
+			return nil, c.broken(fmt.Errorf("%w: completed step: %v", ErrProtocol, err))
+		}
+		st.Value = v
+	case "suspended":
+		b, err := rawBytes(m, c.jsonl, res.Step.SnapshotBase64)
+		if err != nil {
+			return nil, c.broken(err)
+		}
+		s := &Suspension{Capability: res.Step.Capability, Args: res.Step.Args, SnapshotID: res.SnapshotID,
+			PolicyID: res.PolicyID, Snapshot: b, BaseID: res.SnapshotBaseID}
+		if s.BaseID == "" && len(b) > 0 && sha256Hex(b) != s.SnapshotID {
+			return nil, c.broken(fmt.Errorf("%w: snapshot bytes do not hash to snapshot_id", ErrProtocol))
+		}
+		st.Suspended = s
+	default:
+		return nil, c.broken(fmt.Errorf("%w: unknown step type %q", ErrProtocol, res.Step.Type))
+	}
+	return st, nil
+}
+
+// broken stops a process that answered outside the contract.
+func (c *Client) broken(err error) error {
+	c.Kill()
+	return &processError{msg: err.Error() + "; the sidecar was stopped", causes: []error{err, ErrProcessExited}}
+}
+
+func (c *Client) knows(programID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.known[programID]
+}
+
+// remember notes a program the process has cached. The sidecar keeps 256;
+// past that many here the set starts over (a miss only costs a retry).
+func (c *Client) remember(programID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.known) >= 256 {
+		clear(c.known)
+	}
+	c.known[programID] = true
+}
+
+func isUnknown(err error, what string) bool {
+	var e *Error
+	return errors.As(err, &e) && strings.HasPrefix(e.Message, "unknown "+what+" ")
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,252 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// maxRequestBytes is the sidecar's request limit: header plus payload of a
+// binary frame, or the text of a JSONL line.
+const maxRequestBytes = 1 << 20
+
+const protocolVersion = 2
+
+// request is the header of every request; raw bytes travel separately.
+type request struct {
+	ProtocolVersion  int          `json:"protocol_version"`
+	ID               uint64       `json:"id"`
+	Method           string       `json:"method"`
+	Source           *string      `json:"source,omitempty"`
+	ProgramID        string       `json:"program_id,omitempty"`
+	Options          *wireOptions `json:"options,omitempty"`
+	SnapshotID       string       `json:"snapshot_id,omitempty"`
+	PolicyID         string       `json:"policy_id,omitempty"`
+	Policy           *wirePolicy  `json:"policy,omitempty"`
+	Auth             *wireAuth    `json:"auth,omitempty"`
+	Payload          *Payload     `json:"payload,omitempty"`
+	StageID          string       `json:"stage_id,omitempty"`
+	Offset           *uint64      `json:"offset,omitempty"`
+	MaxBytes         *uint64      `json:"max_bytes,omitempty"`
+	TargetID         *uint64      `json:"target_id,omitempty"`
+	SnapshotDelivery Delivery     `json:"snapshot_delivery,omitempty"`
+	Profile          bool         `json:"profile,omitempty"`
+
+	// JSONL only: raw bytes as base64 (binary frames carry them as the
+	// payload).
+	ProgramBase64  string `json:"program_base64,omitempty"`
+	SnapshotBase64 string `json:"snapshot_base64,omitempty"`
+	BytesBase64    string `json:"bytes_base64,omitempty"`
+}
+
+type wireOptions struct {
+	Inputs       map[string]value.Value `json:"inputs"`
+	Capabilities []string               `json:"capabilities"`
+	Limits       Limits                 `json:"limits"`
+}
+
+type wireAuth struct {
+	KeyBase64 string `json:"snapshot_key_base64"`
+	KeyDigest string `json:"snapshot_key_digest"`
+	Token     string `json:"snapshot_token"`
+}
+
+type wirePolicy struct {
+	Capabilities []string `json:"capabilities"`
+	Limits       Limits   `json:"limits"`
+	SnapshotID   string   `json:"snapshot_id"`
+	wireAuth
+}
+
+func authFor(k Key, snapshotID string) wireAuth {
+	return wireAuth{KeyBase64: base64.StdEncoding.EncodeToString(k.b), KeyDigest: k.digest, Token: k.Token(snapshotID)}
+}
+
+// rawField says which base64 field carries a request's raw bytes in JSONL.
+type rawField uint8
+
+const (
+	rawNone rawField = iota
+	rawProgram
+	rawSnapshot
+	rawChunk
+)
+
+// encodeRequest returns the bytes to write for req with raw attached, in
+// the client's transport, or ErrRequestTooLarge.
+func encodeRequest(req *request, raw []byte, field rawField, jsonl bool) ([]byte, error) {
+	if !jsonl {
+		hdr, err := json.Marshal(req)
+		if err != nil {
+			return nil, encodeErr(req.Method, err)
+		}
+		if len(hdr)+len(raw) > maxRequestBytes {
+			return nil, fmt.Errorf("%w: %s request of %d bytes", ErrRequestTooLarge, req.Method, len(hdr)+len(raw))
+		}
+		out := make([]byte, 8, 8+len(hdr)+len(raw))
+		binary.LittleEndian.PutUint32(out[:4], uint32(len(hdr)))
+		binary.LittleEndian.PutUint32(out[4:], uint32(len(raw)))
+		return append(append(out, hdr...), raw...), nil
+	}
+	if len(raw) > 0 {
+		// A quick bound before encoding megabytes of base64 for nothing.
+		if base64.StdEncoding.EncodedLen(len(raw)) > maxRequestBytes {
+			return nil, fmt.Errorf("%w: %s request with %d raw bytes", ErrRequestTooLarge, req.Method, len(raw))
+		}
+		b64 := base64.StdEncoding.EncodeToString(raw)
+		switch field {
+		case rawProgram:
+			req.ProgramBase64 = b64
+		case rawSnapshot:
+			req.SnapshotBase64 = b64
+		case rawChunk:
+			req.BytesBase64 = b64
+		}
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		return nil, encodeErr(req.Method, err)
+	}
+	if len(line) > maxRequestBytes {
+		return nil, fmt.Errorf("%w: %s request of %d bytes", ErrRequestTooLarge, req.Method, len(line))
+	}
+	return append(line, '\n'), nil
+}
+
+// encodeErr keeps encoding/json's wrapping ("json: error calling
+// MarshalJSON for type value.Value: ...") out of the message.
+func encodeErr(method string, err error) error {
+	var me *json.MarshalerError
+	if errors.As(err, &me) {
+		err = me.Unwrap()
+	}
+	return fmt.Errorf("%s request: %w", method, err)
+}
+
+// message is one response as read: its header (binary) or line (JSONL),
+// and the binary payload.
+type message struct {
+	header  []byte
+	payload []byte
+}
+
+type response struct {
+	ProtocolVersion int             `json:"protocol_version"`
+	ID              uint64          `json:"id"`
+	OK              bool            `json:"ok"`
+	Result          json.RawMessage `json:"result"`
+	Error           string          `json:"error"`
+	Profile         *Profile        `json:"profile"`
+}
+
+// responseReader reads responses with a bound on each one's size.
+type responseReader struct {
+	br    *bufio.Reader
+	jsonl bool
+	limit int
+	line  []byte
+}
+
+func (r *responseReader) next() (message, error) {
+	if r.jsonl {
+		line, err := r.readLine()
+		return message{header: line}, err
+	}
+	var prefix [8]byte
+	if _, err := io.ReadFull(r.br, prefix[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return message{}, fmt.Errorf("%w: stdout ended inside a response frame", ErrProtocol)
+		}
+		return message{}, err // io.EOF: the process closed stdout between responses
+	}
+	hl := binary.LittleEndian.Uint32(prefix[:4])
+	pl := binary.LittleEndian.Uint32(prefix[4:])
+	total := uint64(hl) + uint64(pl)
+	if total > uint64(r.limit) {
+		return message{}, fmt.Errorf("%w: a response of %d bytes exceeds the client's limit of %d bytes (Config.MaxResponseBytes)", ErrProtocol, total, r.limit)
+	}
+	// Grow with what actually arrives, so a prefix that lies about its
+	// size costs nothing until the bytes come.
+	var buf bytes.Buffer
+	buf.Grow(min(int(total), 64<<10))
+	if n, err := buf.ReadFrom(io.LimitReader(r.br, int64(total))); err != nil || n != int64(total) {
+		return message{}, fmt.Errorf("%w: stdout ended inside a response frame (%d of %d bytes)", ErrProtocol, n, total)
+	}
+	b := buf.Bytes()
+	return message{header: b[:hl:hl], payload: b[hl:]}, nil
+}
+
+// readLine returns the next non-blank line without its "\n" (and "\r"),
+// holding at most limit bytes of it.
+func (r *responseReader) readLine() ([]byte, error) {
+	for {
+		r.line = r.line[:0]
+		for {
+			chunk, err := r.br.ReadSlice('\n')
+			if len(r.line)+len(chunk) > r.limit+1 {
+				return nil, fmt.Errorf("%w: a response line exceeds the client's limit of %d bytes (Config.MaxResponseBytes)", ErrProtocol, r.limit)
+			}
+			r.line = append(r.line, chunk...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				if err == io.EOF && len(r.line) == 0 {
+					return nil, io.EOF
+				}
+				if err == io.EOF {
+					return nil, fmt.Errorf("%w: stdout ended inside a response line", ErrProtocol)
+				}
+				return nil, err
+			}
+			break
+		}
+		line := bytes.TrimRight(r.line, "\r\n")
+		if len(bytes.TrimSpace(line)) > 0 {
+			return bytes.Clone(line), nil
+		}
+	}
+}
+
+// decodeResponse parses a message's header. Values inside are decoded by
+// value.ParseJSON, which bounds nesting.
+func decodeResponse(m message) (*response, error) {
+	var r response
+	if err := json.Unmarshal(m.header, &r); err != nil {
+		return nil, fmt.Errorf("%w: undecodable response header: %v", ErrProtocol, err)
+	}
+	if r.ProtocolVersion != protocolVersion {
+		return nil, fmt.Errorf("%w: response protocol_version %d, expected %d", ErrProtocol, r.ProtocolVersion, protocolVersion)
+	}
+	return &r, nil
+}
+
+// rawBytes returns a response's raw bytes: the binary payload, or the
+// decoded base64 field in JSONL.
+func rawBytes(m message, jsonl bool, b64 string) ([]byte, error) {
+	if !jsonl {
+		return m.payload, nil
+	}
+	if b64 == "" {
+		return nil, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bad base64 in a response", ErrProtocol)
+	}
+	return b, nil
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
