@@ -1,0 +1,75 @@
+// Package host embeds mustard-sidecar in a Go program: it runs the sidecar
+// process, speaks its protocol, converts Go values to and from
+// StructuredValues, signs snapshots, and recovers executions when a
+// sidecar process dies. It does not link the JavaScript engine: the
+// guest runs in the sidecar process.
+//
+// # Finding the sidecar
+//
+// A Client runs the command in Config.Cmd, in the manner of
+// hashicorp/go-plugin: the caller chooses the binary, arguments and
+// environment. Without one it runs DefaultCommand, "mustard-sidecar" from
+// PATH, which
+//
+//	go install github.com/mustard-sidecar/mustard-sidecar/cmd/mustard-sidecar@latest
+//
+// puts there.
+//
+// # Two levels
+//
+// Client is one process, request by request: Compile, Start, Resume,
+// Ping, FetchSnapshot and Stage, with typed requests and steps. Every
+// snapshot it is asked to resume is authenticated with a Key.
+//
+// Runner is the run loop most hosts want: Run takes a program, its inputs
+// and a Go function per capability, runs the program to completion on a
+// Pool of processes, and stores a Checkpoint after every step in a Store
+// (MemoryStore, DirStore, or the host's own). If a process dies, Run
+// continues the execution on a new process from the checkpoint, without
+// the capability functions noticing; see Runner for what "each call is
+// answered once" means across crashes of the host itself.
+//
+// # Values
+//
+// Inputs, capability arguments, answers and results are value.Value
+// (package github.com/mustard-sidecar/mustard-sidecar/value), which holds
+// every StructuredValue exactly: undefined, null, array holes, NaN,
+// ±Infinity, −0, and object member order. ValueOf and Decode convert
+// between Go values and value.Value in the manner of encoding/json, with
+// Undefined and Hole as the Go forms of undefined and holes; NaN, ±Inf and
+// −0 are float64 values.
+//
+// # Concurrency and cancellation
+//
+// A Client may be used from several goroutines. Its requests are written
+// in call order and answered one at a time in that order, so a call waits
+// for the calls before it; run executions in parallel with a Pool. Every
+// call takes a context. Cancelling the context of a Start or Resume sends
+// the sidecar the in-band cancel request while the call is outstanding:
+// the execution ends with "Limit: execution cancelled" and the process
+// stays usable. A sidecar that does not answer within Config.CancelGrace
+// is killed. Other calls simply stop waiting; a request not yet written
+// is never sent.
+//
+// # Bounds
+//
+// A request over the sidecar's 1 MiB limit is refused before anything is
+// written (ErrRequestTooLarge), since the sidecar would end the session
+// on it; Resume uploads larger snapshots in chunks (the stage extension)
+// by itself. A response, and a snapshot assembled from chunks, is bounded
+// by Config.MaxResponseBytes (65 MiB by default: the sidecar's default
+// 64 MiB snapshot bound plus room for the header). Memory grows with the
+// bytes actually received, so a length prefix that lies costs nothing;
+// a response over the bound is a protocol error and the process is
+// killed. Runner asks for delta delivery, so each step moves only the
+// bytes a snapshot grew by.
+//
+// # Errors
+//
+// A request the sidecar refused is an *Error with its message ("Runtime:
+// TypeError: ...", "unknown snapshot_id ..."). A process that died fails
+// every outstanding and later call with an error wrapping
+// ErrProcessExited, whose text gives the exit status and the last line of
+// the sidecar's stderr. A sidecar that breaks the wire contract is killed
+// (ErrProtocol). Calls after Close fail with ErrClosed.
+package host

@@ -1,0 +1,163 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"math"
+
+	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// One process, driven by hand: compile, start, answer each capability
+// call, complete.
+func Example() {
+	ctx := context.Background()
+	c, err := host.NewClient(host.Config{}) // mustard-sidecar from PATH
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	key, err := host.GenerateKey()
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	prog, err := c.Compile(ctx, `const user = get_user(id); user.name + " has " + get_orders(user.id).length + " orders";`)
+	if err != nil {
+		log.Fatal(err)
+	}
+	step, err := c.Start(ctx, host.StartRequest{
+		Program:      prog,
+		Inputs:       map[string]value.Value{"id": value.Number(7)},
+		Capabilities: []string{"get_user", "get_orders"},
+	})
+	for err == nil && step.Suspended != nil {
+		s := step.Suspended
+		fmt.Println("call", s.Capability)
+		var answer value.Value
+		switch s.Capability {
+		case "get_user":
+			answer = host.MustValueOf(map[string]any{"id": 7, "name": "Ada"})
+		case "get_orders":
+			answer = host.MustValueOf([]string{"A-1", "A-2"})
+		}
+		step, err = c.Resume(ctx, host.ResumeRequest{
+			SnapshotID: s.SnapshotID, PolicyID: s.PolicyID, Key: key, Payload: host.Return(answer),
+		})
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(step.Value.Str)
+	// Output:
+	// call get_user
+	// call get_orders
+	// Ada has 2 orders
+}
+
+// The run loop: capabilities are Go functions, every step is stored, and a
+// sidecar that dies is replaced without the capabilities noticing.
+func ExampleRunner() {
+	ctx := context.Background()
+	pool, err := host.NewPool(host.PoolConfig{Size: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	key, err := host.GenerateKey()
+	if err != nil {
+		log.Fatal(err)
+	}
+	prog, err := pool.Compile(ctx, `
+		let total = 0;
+		for (const sku of skus) {
+			try { total += price(sku); } catch (e) { if (e.code !== "UNKNOWN_SKU") throw e; }
+		}
+		total;`)
+	if err != nil {
+		log.Fatal(err)
+	}
+	prices := map[string]float64{"apple": 0.5, "pear": 0.75}
+	r := &host.Runner{Pool: pool, Key: key, Store: &host.MemoryStore{}}
+	total, err := r.Run(ctx, host.Execution{
+		ID:      "basket-1",
+		Program: prog,
+		Inputs:  map[string]value.Value{"skus": host.MustValueOf([]string{"apple", "kiwi", "pear"})},
+		Capabilities: map[string]host.Capability{
+			"price": func(ctx context.Context, call host.Call) (value.Value, error) {
+				var sku string
+				if err := call.Decode(&sku); err != nil {
+					return value.Value{}, err
+				}
+				p, ok := prices[sku]
+				if !ok {
+					return value.Value{}, host.CallError{Name: "LookupError", Message: "no such sku: " + sku, Code: "UNKNOWN_SKU"}
+				}
+				return value.Number(p), nil
+			},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(total.Num)
+	// Output: 1.25
+}
+
+// Go values become StructuredValues and back; JavaScript's undefined,
+// array holes, NaN, ±Infinity and −0 all have a Go form.
+func ExampleValueOf() {
+	v, err := host.ValueOf(map[string]any{
+		"list":    []any{1, host.Hole{}, host.Undefined{}, nil},
+		"special": []float64{math.NaN(), math.Inf(-1), math.Copysign(0, -1)},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(v.AppendJSON(nil)))
+
+	var back struct {
+		List    []any     `json:"list"`
+		Special []float64 `json:"special"`
+	}
+	if err := host.Decode(v, &back); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%#v %v %v\n", back.List, back.Special[:2], math.Signbit(back.Special[2]))
+	// Output:
+	// {"Object":{"list":{"Array":[{"Number":{"Finite":1.0}},"Hole","Undefined","Null"]},"special":{"Array":[{"Number":"NaN"},{"Number":"NegInfinity"},{"Number":"NegZero"}]}}}
+	// []interface {}{1, host.Hole{}, host.Undefined{}, interface {}(nil)} [NaN -Inf] true
+}
+
+// A guest failure is an *host.Error carrying the sidecar's message.
+func ExampleError() {
+	ctx := context.Background()
+	c, err := host.NewClient(host.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Compile(ctx, `const = 1;`)
+	var e *host.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Kind())
+	}
+	// Output: Parse
+}
+
+func ExampleKey() {
+	key, err := host.NewKey([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(key.Digest())
+	fmt.Println(key.Token("9af93cb34189af6fa17b8d9887eb6f9a213dca3bb63a83947f65a0032408669a"))
+	fmt.Println(key) // never the key itself
+	// Output:
+	// 3eb1bd439947eb762998e566ccc2e099c791118b2f40579cc4f7da2b5061b7f9
+	// 74a5850f5a28fca1804fde7d5cf13ff6e8d6d7912451608593320e3e52159db7
+	// host.Key(sha256:3eb1bd439947eb76…)
+}

@@ -1,0 +1,234 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"sync"
+)
+
+// PoolConfig configures a Pool.
+type PoolConfig struct {
+	// Size is the number of sidecar processes; 0 means 1.
+	Size int
+	// Command returns a new unstarted sidecar command each time the pool
+	// starts a process; nil means DefaultCommand.
+	Command func() *exec.Cmd
+	// Client configures each process's client; its Cmd is ignored.
+	Client Config
+}
+
+// Pool runs executions on a fixed number of sidecar processes, each
+// serving one request at a time. A process that dies is replaced by a new
+// one the next time its place is needed. A Pool is safe for concurrent
+// use; Runner uses it to run executions in parallel.
+type Pool struct {
+	cfg PoolConfig
+
+	mu      sync.Mutex
+	slots   []*slot
+	changed chan struct{} // closed and replaced whenever a slot frees or a process ends
+	closed  bool
+	watch   sync.WaitGroup // one goroutine per process, until it ends
+
+	// started, if set, is told about every process the pool starts (tests).
+	started func(*Client)
+}
+
+// slot is one place for a process in the pool.
+type slot struct {
+	busy   bool
+	client *Client // nil before the first start
+	gen    uint64  // counts the processes this slot has had
+}
+
+// NewPool starts cfg.Size sidecar processes.
+func NewPool(cfg PoolConfig) (*Pool, error) {
+	if cfg.Size <= 0 {
+		cfg.Size = 1
+	}
+	if cfg.Command == nil {
+		cfg.Command = DefaultCommand
+	}
+	p := &Pool{cfg: cfg, changed: make(chan struct{})}
+	for range cfg.Size {
+		p.slots = append(p.slots, &slot{})
+	}
+	for _, s := range p.slots {
+		if err := p.restart(s); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// lease is a slot lent to one caller, with the process it had then.
+type lease struct {
+	s   *slot
+	c   *Client
+	gen uint64
+}
+
+// acquire lends a slot with a running process. With a home lease (the
+// slot holding a parked execution) it waits for that slot while the
+// process that parked it still runs; otherwise, or once that process has
+// died, any free slot will do.
+func (p *Pool) acquire(ctx context.Context, home *lease) (lease, error) {
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return lease{}, ErrClosed
+		}
+		var pick *slot
+		if home != nil && p.alive(home.s, home.gen) {
+			if !home.s.busy {
+				pick = home.s
+			}
+		} else {
+			for _, s := range p.slots {
+				if !s.busy && (pick == nil || (!p.alive(pick, pick.gen) && p.alive(s, s.gen))) {
+					pick = s
+				}
+			}
+		}
+		if pick != nil {
+			pick.busy = true
+			c, gen := pick.client, pick.gen
+			p.mu.Unlock()
+			if !p.alive(pick, gen) {
+				if err := p.restart(pick); err != nil {
+					p.release(lease{s: pick})
+					return lease{}, err
+				}
+				p.mu.Lock()
+				c, gen = pick.client, pick.gen
+				p.mu.Unlock()
+			}
+			return lease{s: pick, c: c, gen: gen}, nil
+		}
+		wait := p.changed
+		p.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return lease{}, ctx.Err()
+		}
+	}
+}
+
+// alive reports whether s still runs process number gen.
+func (p *Pool) alive(s *slot, gen uint64) bool {
+	if s.client == nil || s.gen != gen {
+		return false
+	}
+	select {
+	case <-s.client.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// restart replaces the process of a slot the caller holds busy.
+func (p *Pool) restart(s *slot) error {
+	p.mu.Lock()
+	old := s.client
+	p.mu.Unlock()
+	if old != nil {
+		old.Kill()
+		old.Close() // reaps it and ends its goroutines
+	}
+	cfg := p.cfg.Client
+	cfg.Cmd = p.cfg.Command()
+	c, err := NewClient(cfg)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		c.Close()
+		return ErrClosed
+	}
+	s.client = c
+	s.gen++
+	p.watch.Add(1) // under p.mu: Close waits only after closed is set
+	p.mu.Unlock()
+	if p.started != nil {
+		p.started(c)
+	}
+	// Wake waiters for this slot when the process ends. The goroutine
+	// ends with the process, which Close ends.
+	go func() {
+		defer p.watch.Done()
+		<-c.Done()
+		p.mu.Lock()
+		p.notify()
+		p.mu.Unlock()
+	}()
+	return nil
+}
+
+func (p *Pool) release(l lease) {
+	p.mu.Lock()
+	l.s.busy = false
+	p.notify()
+	p.mu.Unlock()
+}
+
+// notify wakes every waiter; p.mu must be held.
+func (p *Pool) notify() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Compile compiles source on one of the pool's processes. Programs are
+// deterministic, so the result starts on any of them.
+func (p *Pool) Compile(ctx context.Context, source string) (Program, error) {
+	var err error
+	for range maxAttempts {
+		var l lease
+		if l, err = p.acquire(ctx, nil); err != nil {
+			return Program{}, err
+		}
+		var prog Program
+		prog, err = l.c.Compile(ctx, source)
+		p.release(l)
+		if !errors.Is(err, ErrProcessExited) || ctx.Err() != nil {
+			return prog, err
+		}
+	}
+	return Program{}, err
+}
+
+// maxAttempts bounds how often one step is retried on a fresh process.
+const maxAttempts = 10
+
+// Close closes every process gracefully (see Client.Close) and waits for
+// them. Calls in progress fail with ErrClosed or ErrProcessExited.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.notify()
+	var clients []*Client
+	for _, s := range p.slots {
+		if s.client != nil {
+			clients = append(clients, s.client)
+		}
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, c := range clients {
+		if err := c.Close(); err != nil && !errors.Is(err, ErrProcessExited) {
+			errs = append(errs, err)
+		}
+	}
+	p.watch.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,179 @@
+//go:build linux
+
+package host
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+const killSource = `
+let acc = seed;
+const log = [];
+for (let i = 0; i < 20; i++) {
+  const r = step(i, acc);
+  acc = r.acc;
+  log.push(r.tag);
+}
+({ seed, acc, log: log.join(",") });
+`
+
+// runAll runs n executions of killSource at once through r and returns
+// their results by index, and how often each (execution, call) was asked.
+func runAll(t *testing.T, r *Runner, prog Program, n int) ([]string, map[string]int) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	caps := map[string]Capability{
+		"step": func(_ context.Context, c Call) (value.Value, error) {
+			var i, acc int
+			if err := c.Decode(&i, &acc); err != nil {
+				return value.Value{}, err
+			}
+			mu.Lock()
+			asked[fmt.Sprintf("%s/%d", c.Execution, c.Seq)]++
+			mu.Unlock()
+			return ValueOf(map[string]any{"acc": (acc*31 + i*7 + c.Seq) % 1_000_003, "tag": "s" + strconv.Itoa(i)})
+		},
+	}
+	results := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := r.Run(context.Background(), Execution{ID: fmt.Sprintf("exec-%d", i), Program: prog, Capabilities: caps,
+				Inputs: map[string]value.Value{"seed": value.Number(float64(i))}})
+			if err != nil {
+				t.Errorf("execution %d: %v", i, err)
+				return
+			}
+			results[i] = wire(t, v)
+		}()
+	}
+	wg.Wait()
+	return results, asked
+}
+
+// Must hold: 200 executions of a 20-call program through a pool of 4
+// processes, while a random process is SIGKILLed every 50 ms throughout,
+// all complete with the values of an undisturbed run, each call asked
+// once; afterwards no goroutine and no child process is left.
+func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
+	noLeaks(t)
+	const executions, processes = 200, 4
+	ctx := context.Background()
+
+	quiet := newPool(t, processes)
+	prog, err := quiet.Compile(ctx, killSource)
+	require.NoError(t, err)
+	start := time.Now()
+	want, _ := runAll(t, &Runner{Pool: quiet, Key: testKey}, prog, executions)
+	t.Logf("undisturbed: %d executions in %v", executions, time.Since(start).Round(time.Millisecond))
+	require.NoError(t, quiet.Close())
+	require.Contains(t, want[7], `"log":{"String":"s0,s1,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11,s12,s13,s14,s15,s16,s17,s18,s19"}`)
+
+	var started atomic.Int32
+	pool, err := NewPool(PoolConfig{Size: processes, Command: func() *exec.Cmd { return sidecarCmd(t) }})
+	require.NoError(t, err)
+	pool.started = func(*Client) { started.Add(1) }
+
+	stop := make(chan struct{})
+	var kills atomic.Int32
+	killerDone := make(chan struct{})
+	go func() {
+		defer close(killerDone)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			live := pool.liveClients()
+			if len(live) == 0 {
+				continue
+			}
+			live[rand.IntN(len(live))].Kill() // SIGKILL, by pidfd: never another process
+			kills.Add(1)
+		}
+	}()
+	var hot, cold atomic.Int32
+	r := &Runner{Pool: pool, Key: testKey}
+	r.observe = func(_ *Client, h bool) {
+		if h {
+			hot.Add(1)
+		} else {
+			cold.Add(1)
+		}
+	}
+	start = time.Now()
+	got, asked := runAll(t, r, prog, executions)
+	elapsed := time.Since(start)
+	close(stop)
+	<-killerDone
+	require.NoError(t, pool.Close())
+	t.Logf("with kills: %d executions in %v, %d processes killed, %d started; %d hot and %d cold resumes",
+		executions, elapsed.Round(time.Millisecond), kills.Load(), started.Load(), hot.Load(), cold.Load())
+
+	for i := range want {
+		require.Equal(t, want[i], got[i], "execution %d", i)
+	}
+	require.Len(t, asked, executions*20)
+	for k, n := range asked {
+		require.Equal(t, 1, n, "call %s was asked %d times", k, n)
+	}
+	require.GreaterOrEqual(t, int(kills.Load()), 5, "the run was disturbed")
+	require.Positive(t, cold.Load(), "some executions continued from their checkpoints")
+	require.Empty(t, childProcesses(t), "child processes left")
+}
+
+// liveClients returns the clients of the pool's running processes.
+func (p *Pool) liveClients() []*Client {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*Client
+	for _, s := range p.slots {
+		if p.alive(s, s.gen) {
+			out = append(out, s.client)
+		}
+	}
+	return out
+}
+
+// childProcesses lists the processes whose parent is this one, zombies
+// included: a child not reaped is still listed.
+func childProcesses(t *testing.T) []string {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*/stat")
+	require.NoError(t, err)
+	me := strconv.Itoa(os.Getpid())
+	var out []string
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue // it ended meanwhile
+		}
+		// pid (comm) state ppid ...; comm may hold spaces, so split after ')'.
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == me {
+			out = append(out, s)
+		}
+	}
+	return out
+}
