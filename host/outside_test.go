@@ -57,3 +57,18 @@ func TestAProgramOutsideTheModuleEmbedsTheSidecar(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, "double 1\ndouble 2\ndouble 3\nresult 12\n", string(out))
 }
+
+// The package stays light for hosts: it needs only the standard library
+// and the value package, never the engine.
+func TestHostDependsOnlyOnTheStandardLibraryAndValue(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH to list dependencies with")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	require.NoError(t, err)
+	require.Equal(t, []string{
+		"github.com/mustard-sidecar/mustard-sidecar/value",
+		"github.com/mustard-sidecar/mustard-sidecar/host",
+	}, strings.Fields(string(out)))
+}
