@@ -1,34 +1,50 @@
-// Command host is a small embedding host: it spawns mustard-sidecar, runs a
-// guest program, answers each capability call from a fixture file and
-// prints every step. With -cold it kills the sidecar at every suspension
-// and resumes from the raw snapshot bytes in a brand-new process.
+// Command host is a small embedding host built on the public host
+// package: it spawns mustard-sidecar, runs a guest program, answers each
+// capability call from a fixture file and prints every step. With -cold
+// it kills the sidecar at every suspension and resumes from the raw
+// snapshot bytes in a brand-new process.
 //
 //	go run ./examples/host examples/trip/trip.js examples/trip/fixture.json
+//
+// The sidecar is the binary named by -sidecar or $MUSTARD_SIDECAR_BIN;
+// without either, this program runs itself as the sidecar (it links the
+// sidecar's command for that), so the example works from a fresh clone
+// and leaves no build behind. A host outside this repository runs the
+// installed binary instead (host.DefaultCommand finds it on PATH).
 package main
 
 import (
-	"crypto/rand"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 
+	"github.com/mustard-sidecar/mustard-sidecar/host"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
-	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
+// asSidecar marks the process this program started to be the sidecar.
+const asSidecar = "MUSTARD_EXAMPLE_HOST_AS_SIDECAR"
+
 type fixture struct {
-	Inputs       map[string]json.RawMessage `json:"inputs"`
-	Capabilities []string                   `json:"capabilities"`
-	Answers      []json.RawMessage          `json:"answers"`
+	Inputs       map[string]value.Value `json:"inputs"`
+	Capabilities []string               `json:"capabilities"`
+	Answers      []host.Payload         `json:"answers"`
 }
 
 func main() {
-	hosttest.RunAsSidecar(cli.Main)
+	if os.Getenv(asSidecar) == "1" {
+		os.Exit(cli.Main(os.Args[1:]))
+	}
 	cold := flag.Bool("cold", false, "restart the sidecar at every suspension and resume from raw snapshot bytes")
 	jsonl := flag.Bool("jsonl", false, "use the --jsonl transport")
+	sidecar := flag.String("sidecar", os.Getenv("MUSTARD_SIDECAR_BIN"), "path of a mustard-sidecar binary (default $MUSTARD_SIDECAR_BIN, else this program)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: host [-cold] [-jsonl] program.js fixture.json")
+		fmt.Fprintln(os.Stderr, "usage: host [-cold] [-jsonl] [-sidecar PATH] program.js fixture.json")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -36,102 +52,97 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), flag.Arg(1), *cold, *jsonl); err != nil {
+	if err := run(os.Stdout, flag.Arg(0), flag.Arg(1), *cold, *jsonl, *sidecar); err != nil {
 		fmt.Fprintln(os.Stderr, "host:", err)
 		os.Exit(1)
 	}
 }
 
-func run(programPath, fixturePath string, cold, jsonl bool) error {
+// command returns the sidecar to start: the given binary, or this one.
+func command(sidecar string) (*exec.Cmd, error) {
+	if sidecar != "" {
+		return exec.Command(sidecar), nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), asSidecar+"=1")
+	return cmd, nil
+}
+
+func run(out io.Writer, programPath, fixturePath string, cold, jsonl bool, sidecar string) error {
+	ctx := context.Background()
 	src, err := os.ReadFile(programPath)
 	if err != nil {
 		return err
 	}
-	var fx fixture
 	raw, err := os.ReadFile(fixturePath)
 	if err != nil {
 		return err
 	}
+	var fx fixture
 	if err := json.Unmarshal(raw, &fx); err != nil {
 		return fmt.Errorf("%s: %v", fixturePath, err)
 	}
-	var args []string
-	if jsonl {
-		args = append(args, "--jsonl")
-	}
-	sc, err := hosttest.Start(args...)
-	if err != nil {
-		return err
-	}
-	defer func() { sc.Wait() }()
-
-	// The host's own snapshot key: it signs every snapshot it accepts.
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-
-	id := uint64(1)
-	resp, err := sc.Call(map[string]any{"protocol_version": 2, "id": id, "method": "compile", "source": string(src)}, nil, "")
-	if err != nil {
-		return err
-	}
-	if !resp.OK() {
-		return fmt.Errorf("compile failed: %s", resp.Error())
-	}
-	program := resp.Payload
-	fmt.Printf("compile   program_id=%.16s… (%d bytes)\n", resp.Result()["program_id"], len(program))
-
-	id++
-	resp, err = sc.Call(map[string]any{
-		"protocol_version": 2, "id": id, "method": "start",
-		"program_id": resp.Result()["program_id"],
-		"options":    map[string]any{"inputs": fx.Inputs, "capabilities": fx.Capabilities, "limits": map[string]any{}},
-	}, nil, "")
-	if err != nil {
-		return err
-	}
-	for n := 0; ; n++ {
-		if !resp.OK() {
-			return fmt.Errorf("step failed: %s", resp.Error())
+	start := func() (*host.Client, error) {
+		cmd, err := command(sidecar)
+		if err != nil {
+			return nil, err
 		}
-		step := resp.Step()
-		if step["type"] == "completed" {
-			v, _ := json.Marshal(step["value"])
-			fmt.Printf("completed %s\n", v)
+		return host.NewClient(host.Config{Cmd: cmd, JSONL: jsonl})
+	}
+	c, err := start()
+	if err != nil {
+		return err
+	}
+	defer func() { c.Close() }()
+
+	// The host's own snapshot key: it signs every snapshot it resumes.
+	key, err := host.GenerateKey()
+	if err != nil {
+		return err
+	}
+	prog, err := c.Compile(ctx, string(src))
+	if err != nil {
+		return fmt.Errorf("compile failed: %w", err)
+	}
+	fmt.Fprintf(out, "compile   program_id=%.16s… (%d bytes)\n", prog.ID, len(prog.Bytes))
+
+	step, err := c.Start(ctx, host.StartRequest{Program: prog, Inputs: fx.Inputs, Capabilities: fx.Capabilities})
+	for n := 0; ; n++ {
+		if err != nil {
+			return fmt.Errorf("step failed: %w", err)
+		}
+		s := step.Suspended
+		if s == nil {
+			fmt.Fprintf(out, "completed %s\n", step.Value.AppendJSON(nil))
 			return nil
 		}
-		argsJSON, _ := json.Marshal(step["args"])
-		snapID, _ := resp.Result()["snapshot_id"].(string)
-		policyID, _ := resp.Result()["policy_id"].(string)
-		fmt.Printf("suspended %s%s snapshot=%.16s… (%d bytes)\n", step["capability"], argsJSON, snapID, len(resp.Payload))
+		args, _ := json.Marshal(s.Args)
+		fmt.Fprintf(out, "suspended %s%s snapshot=%.16s… (%d bytes)\n", s.Capability, args, s.SnapshotID, len(s.Snapshot))
 		if n >= len(fx.Answers) {
 			return fmt.Errorf("the fixture has no answer for call %d", n+1)
 		}
-		var answer map[string]any
-		if err := json.Unmarshal(fx.Answers[n], &answer); err != nil {
-			return err
-		}
+		answer := fx.Answers[n]
 		a, _ := json.Marshal(answer)
-		fmt.Printf("  answer  %s\n", a)
-		id++
-		req := map[string]any{"protocol_version": 2, "id": id, "method": "resume", "payload": answer}
-		var snapBytes []byte
+		fmt.Fprintf(out, "  answer  %s\n", a)
+		req := host.ResumeRequest{Key: key, Payload: answer}
 		if cold {
-			// Simulate a crash: a new process knows nothing, so the host sends
-			// the snapshot bytes and re-asserts the whole policy.
-			snapBytes = resp.Payload
-			sc.Kill()
-			if sc, err = hosttest.Start(args...); err != nil {
+			// Simulate a crash: a new process knows nothing, so the host
+			// sends the snapshot bytes and re-asserts the whole policy.
+			c.Kill()
+			c.Close()
+			if c, err = start(); err != nil {
 				return err
 			}
-			req["policy"] = hosttest.Policy(key, snapID, fx.Capabilities, map[string]any{})
-			fmt.Println("  (restarted the sidecar; resuming from raw snapshot bytes)")
+			req.Snapshot = s.Snapshot
+			req.Policy = &host.Policy{Capabilities: fx.Capabilities}
+			fmt.Fprintln(out, "  (restarted the sidecar; resuming from raw snapshot bytes)")
 		} else {
-			req["snapshot_id"] = snapID
-			req["policy_id"] = policyID
-			req["auth"] = hosttest.Auth(key, snapID)
+			req.SnapshotID, req.PolicyID = s.SnapshotID, s.PolicyID
 		}
-		if resp, err = sc.Call(req, snapBytes, "snapshot_base64"); err != nil {
-			return err
-		}
+		step, err = c.Resume(ctx, req)
 	}
 }
