@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -122,6 +123,13 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 	resp, m, err := c.roundTrip(ctx, build(""), req.Snapshot, rawSnapshot, true)
 	if errors.Is(err, ErrRequestTooLarge) && len(req.Snapshot) > 0 {
 		stageID := fmt.Sprintf("host-%d", c.stageID.Add(1))
+		// Stage only if the request fits without the bytes: a stage no
+		// resume consumes would hold the sidecar's memory.
+		probe := build(stageID)
+		probe.ProtocolVersion, probe.ID = protocolVersion, math.MaxUint64
+		if _, err := encodeRequest(probe, nil, rawNone, c.jsonl); err != nil {
+			return nil, err
+		}
 		if err := c.Stage(ctx, stageID, req.Snapshot); err != nil {
 			return nil, err
 		}
