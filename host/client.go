@@ -54,11 +54,13 @@ type Config struct {
 	// command's arguments (a command that already has --jsonl selects it
 	// too). The default is binary frames.
 	JSONL bool
-	// MaxResponseBytes bounds the size of one response (a binary frame,
-	// or a JSONL line). A larger one is a protocol error: the client
-	// kills the process rather than allocate it. 0 means
-	// DefaultMaxResponseBytes. A sidecar run with a --max-stage-bytes
-	// above 64 MiB needs a matching bound, or DeliverDelta.
+	// MaxResponseBytes bounds the size of one response (a binary frame;
+	// in JSONL, where raw bytes travel as base64, a line may be a third
+	// longer) and of a snapshot fetched in chunks. A larger one is a
+	// protocol error: the client kills the process rather than allocate
+	// it. 0 means DefaultMaxResponseBytes. A sidecar run with a
+	// --max-stage-bytes above 64 MiB needs a matching bound, or
+	// DeliverDelta.
 	MaxResponseBytes int
 	// CloseGrace and CancelGrace override DefaultCloseGrace and
 	// DefaultCancelGrace.
@@ -88,7 +90,8 @@ type Client struct {
 	outbox   []*call // waiting to be written, in order
 	inflight []*call // written, waiting for their response, in order
 	closing  bool    // Close was called: stdin closes once the outbox is empty
-	dead     error   // why the process is gone; set once
+	ended    bool    // stdout ended: the process is gone or going
+	dead     error   // why the process is gone; set once it is reaped
 	known    map[string]bool
 
 	wake      chan struct{} // nudges the writer
@@ -165,6 +168,9 @@ func NewClient(cfg Config) (*Client, error) {
 		limit = DefaultMaxResponseBytes
 	}
 	c.maxResponse = limit
+	if jsonl {
+		limit = limit / 3 * 4 // raw bytes travel as base64
+	}
 	rr := &responseReader{br: bufio.NewReaderSize(stdout, 64<<10), jsonl: jsonl, limit: limit}
 	c.wg.Add(2)
 	go c.writeLoop()
@@ -195,6 +201,15 @@ func (c *Client) Err() error {
 		return nil
 	}
 	return c.dead
+}
+
+// running reports whether the process still serves requests: not
+// closing, and its stdout open. (Done closes only once the process is
+// reaped, a little later.)
+func (c *Client) running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.ended && !c.closing && c.dead == nil
 }
 
 // Kill ends the process at once. Outstanding calls fail with an error
@@ -317,10 +332,17 @@ func (c *Client) readLoop(rr *responseReader) {
 		c.mu.Unlock()
 		k.resp <- result{msg: m}
 	}
+	c.mu.Lock()
+	c.ended = true
+	c.mu.Unlock()
 	if !errors.Is(streamErr, io.EOF) {
 		c.Kill() // the stream cannot be trusted any more
 	}
+	// A process that closed its stdout but does not exit gets the close
+	// grace, then is killed: nothing it does can keep the client waiting.
+	reaper := time.AfterFunc(c.closeGrace, c.Kill)
 	waitErr := c.cmd.Wait()
+	reaper.Stop()
 
 	c.mu.Lock()
 	var dead error

@@ -120,15 +120,7 @@ func (p *Pool) acquire(ctx context.Context, home *lease) (lease, error) {
 
 // alive reports whether s still runs process number gen.
 func (p *Pool) alive(s *slot, gen uint64) bool {
-	if s.client == nil || s.gen != gen {
-		return false
-	}
-	select {
-	case <-s.client.Done():
-		return false
-	default:
-		return true
-	}
+	return s.client != nil && s.gen == gen && s.client.running()
 }
 
 // restart replaces the process of a slot the caller holds busy.
@@ -203,8 +195,10 @@ func (p *Pool) Compile(ctx context.Context, source string) (Program, error) {
 	return Program{}, err
 }
 
-// maxAttempts bounds how often one step is retried on a fresh process.
-const maxAttempts = 10
+// maxAttempts bounds how often one step is retried on a fresh process:
+// enough to ride out processes killed from outside at a high rate, few
+// enough that a step which kills its process every time fails in seconds.
+const maxAttempts = 20
 
 // Close closes every process gracefully (see Client.Close) and waits for
 // them. Calls in progress fail with ErrClosed or ErrProcessExited.

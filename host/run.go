@@ -78,7 +78,7 @@ type Runner struct {
 	// Key signs every snapshot the Runner resumes.
 	Key Key
 	// MaxAttempts bounds how often one step is tried on a new process
-	// after the previous one died during it; 0 means 10. Every step that
+	// after the previous one died during it; 0 means 20. Every step that
 	// succeeds resets the count.
 	MaxAttempts int
 
