@@ -451,12 +451,13 @@ func (c *Client) roundTrip(ctx context.Context, req *request, raw []byte, field 
 }
 
 // cancel asks the sidecar to end the running request k and waits for k's
-// response. The cancel is sent again every cancelResend until k answers:
-// a sidecar acts on a cancel only while k runs, and one read just before
-// k started (k queued behind an earlier request, or read in the same
-// chunk of input) is answered was_running:false and forgotten. If no
-// answer comes within the cancel grace of k reaching the front of the
-// queue, the process is killed (k then fails with the exit).
+// response. A sidecar acts on a cancel only while k runs; one read before
+// k started (k queued behind earlier requests, or read in the same chunk
+// of input) is answered was_running:false and forgotten. So once every
+// earlier response is in (k is running or about to), the cancel is sent
+// again every cancelResend until k answers. If no answer comes within the
+// cancel grace from then, the process is killed (k then fails with the
+// exit).
 func (c *Client) cancel(k *call) result {
 	target := k.id
 	send := func() {
@@ -464,21 +465,23 @@ func (c *Client) cancel(k *call) result {
 		_, _ = c.enqueue(&request{Method: "cancel", TargetID: &target}, nil, rawNone, true)
 	}
 	send()
-	resend := time.NewTicker(cancelResend)
-	defer resend.Stop()
 	head := k.head
+	var resend <-chan time.Time
 	var grace <-chan time.Time
 	for {
 		select {
 		case r := <-k.resp:
 			return r
-		case <-resend.C:
-			send()
 		case <-head:
 			head = nil
-			t := time.NewTimer(c.cancelGrace)
+			t := time.NewTicker(cancelResend)
 			defer t.Stop()
-			grace = t.C
+			resend = t.C
+			g := time.NewTimer(c.cancelGrace)
+			defer g.Stop()
+			grace = g.C
+		case <-resend:
+			send()
 		case <-grace:
 			grace = nil
 			c.Kill()
