@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -315,4 +317,47 @@ func TestRunnerStopsWithItsContextAndContinuesLater(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3.0, v.Num)
 	require.Equal(t, []int{0, 1, 1}, asked)
+}
+
+// After a crash, a snapshot over 1 MiB goes back to a new process in
+// staged chunks; the capability is not asked again.
+func TestRunnerResumesLargeSnapshotsThroughStages(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	pool := newPool(t, 2)
+	prog, err := pool.Compile(ctx, `let n = 0; for (let i = 0; i < 4; i++) n += get(i).length; n;`)
+	require.NoError(t, err)
+	var last *Client
+	cold := 0
+	r := &Runner{Pool: pool, Key: testKey}
+	r.observe = func(c *Client, hot bool) {
+		last = c
+		if !hot {
+			cold++
+			require.EqualValues(t, 1, c.stageID.Load(), "the cold resume staged the snapshot")
+		}
+	}
+	chunk := "x"
+	b := make([]byte, 512<<10)
+	var asked []int
+	v, err := r.Run(ctx, Execution{ID: "big", Program: prog,
+		Limits: Limits{HeapLimitBytes: Limit(64 << 20), AllocationBudget: Limit(1 << 30)},
+		Capabilities: map[string]Capability{"get": func(_ context.Context, c Call) (value.Value, error) {
+			asked = append(asked, c.Seq)
+			if c.Seq == 3 {
+				cp, _, err := r.store().Load(ctx, "big")
+				require.NoError(t, err)
+				require.Greater(t, len(cp.Snapshot), 1<<20)
+				last.Kill()
+				<-last.Done()
+				return value.String(chunk), nil
+			}
+			_, _ = rand.Read(b)
+			return value.String(base64.StdEncoding.EncodeToString(b)), nil
+		}},
+	})
+	require.NoError(t, err)
+	require.Equal(t, float64(3*base64.StdEncoding.EncodedLen(len(b))+1), v.Num)
+	require.Equal(t, 1, cold)
+	require.Equal(t, []int{0, 1, 2, 3}, asked)
 }
