@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -370,8 +371,8 @@ func (c *Client) exitError(waitErr error) error {
 		status = waitErr.Error()
 	}
 	msg := "sidecar process exited (" + status + ")"
-	if last := c.stderr.lastLine(); last != "" {
-		msg += ": " + last
+	if said := c.stderr.summary(); said != "" {
+		msg += ": " + said
 	}
 	return &processError{msg: msg, causes: []error{ErrProcessExited}}
 }
@@ -505,18 +506,29 @@ func (c *Client) decode(k *call, m message) (*response, error) {
 	return resp, nil
 }
 
-// tailWriter keeps the last few KiB written to it: the sidecar's stderr,
-// for error messages.
+// tailWriter keeps the first line and the last few KiB written to it:
+// the sidecar's stderr, for error messages (a fatal message comes first,
+// what it led to last).
 type tailWriter struct {
-	mu  sync.Mutex
-	buf []byte
+	mu       sync.Mutex
+	head     []byte
+	headDone bool
+	buf      []byte
 }
 
-const stderrTail = 4 << 10
+const (
+	stderrTail = 4 << 10
+	lineMax    = 300
+)
 
 func (w *tailWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if !w.headDone {
+		line, _, found := bytes.Cut(p, []byte("\n"))
+		w.head = append(w.head, line[:min(len(line), lineMax+1-len(w.head))]...)
+		w.headDone = found || len(w.head) > lineMax
+	}
 	w.buf = append(w.buf, p...)
 	if len(w.buf) > stderrTail {
 		w.buf = append(w.buf[:0], w.buf[len(w.buf)-stderrTail:]...)
@@ -524,16 +536,25 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *tailWriter) lastLine() string {
+// summary is the first line, and the last line if it differs.
+func (w *tailWriter) summary() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	first := clip(strings.TrimSpace(string(w.head)))
 	s := strings.TrimRight(string(w.buf), "\n")
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	const max = 300
-	if len(s) > max {
-		s = s[:max] + "…"
+	last := clip(strings.TrimSpace(s))
+	if last == "" || last == first {
+		return first
+	}
+	return first + " … " + last
+}
+
+func clip(s string) string {
+	if len(s) > lineMax {
+		return s[:lineMax] + "…"
 	}
 	return s
 }

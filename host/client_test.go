@@ -304,3 +304,15 @@ func TestDefaultCommandNamesTheBinaryOnPath(t *testing.T) {
 	_, err := NewClient(Config{})
 	require.ErrorContains(t, err, "go install github.com/mustard-sidecar/mustard-sidecar/cmd/mustard-sidecar@latest")
 }
+
+func TestStderrSummaryIsTheFirstAndLastLine(t *testing.T) {
+	var w tailWriter
+	require.Equal(t, "", w.summary())
+	w.Write([]byte("mustard-sidecar: unknown argument \"-x\"\nusage: ...\n"))
+	require.Equal(t, `mustard-sidecar: unknown argument "-x" … usage: ...`, w.summary())
+	w.Write([]byte(strings.Repeat("y", 10<<10) + "\n"))
+	require.Equal(t, `mustard-sidecar: unknown argument "-x" … `+strings.Repeat("y", 300)+"…", w.summary())
+	var one tailWriter
+	one.Write([]byte("invalid request header: truncated frame\n"))
+	require.Equal(t, "invalid request header: truncated frame", one.summary())
+}

@@ -69,7 +69,7 @@
 // A request the sidecar refused is an *Error with its message ("Runtime:
 // TypeError: ...", "unknown snapshot_id ..."). A process that died fails
 // every outstanding and later call with an error wrapping
-// ErrProcessExited, whose text gives the exit status and the last line of
-// the sidecar's stderr. A sidecar that breaks the wire contract is killed
+// ErrProcessExited, whose text gives the exit status and the first (and
+// last) line of the sidecar's stderr. A sidecar that breaks the wire contract is killed
 // (ErrProtocol). Calls after Close fail with ErrClosed.
 package host

@@ -9,8 +9,8 @@ var (
 	// ErrProcessExited is wrapped by the error of every call that was
 	// outstanding, or made afterwards, when the sidecar process ended
 	// without being closed: it crashed, was killed, or exited on a fatal
-	// input. The error text gives the exit status and the last line the
-	// process wrote to stderr.
+	// input. The error text gives the exit status and the first (and last)
+	// line the process wrote to stderr.
 	ErrProcessExited = errors.New("sidecar process exited")
 
 	// ErrProtocol is wrapped when the sidecar broke the wire contract: an
