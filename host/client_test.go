@@ -6,9 +6,11 @@ import (
 	"encoding/base64"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -315,4 +317,35 @@ func TestStderrSummaryIsTheFirstAndLastLine(t *testing.T) {
 	var one tailWriter
 	one.Write([]byte("invalid request header: truncated frame\n"))
 	require.Equal(t, "invalid request header: truncated frame", one.summary())
+}
+
+// Calls from several goroutines are pipelined on one process and each
+// gets its own answer.
+func TestClientCallsMayOverlap(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	c := newClient(t, Config{Cmd: sidecarCmd(t)})
+	prog, err := c.Compile(ctx, `f(n) * 2`)
+	require.NoError(t, err)
+	const n = 32
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := c.Start(ctx, StartRequest{Program: prog, Capabilities: []string{"f"},
+				Inputs: map[string]value.Value{"n": value.Number(float64(i))}})
+			if !assert.NoError(t, err) {
+				return
+			}
+			s := st.Suspended
+			assert.Equal(t, float64(i), s.Args[0].Num)
+			st, err = c.Resume(ctx, ResumeRequest{SnapshotID: s.SnapshotID, PolicyID: s.PolicyID, Key: testKey,
+				Payload: Return(value.Number(float64(i + 1)))})
+			if assert.NoError(t, err) {
+				assert.Equal(t, float64(2*(i+1)), st.Value.Num)
+			}
+		}()
+	}
+	wg.Wait()
 }
