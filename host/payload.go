@@ -39,8 +39,8 @@ func Cancel() Payload { return Payload{kind: payloadCancelled} }
 // Value returns the value a Return payload carries.
 func (p Payload) Value() (value.Value, bool) { return p.value, p.kind == payloadValue }
 
-// Error returns the error a Throw payload carries.
-func (p Payload) Error() (CallError, bool) { return p.err, p.kind == payloadError }
+// Thrown returns the error a Throw payload carries.
+func (p Payload) Thrown() (CallError, bool) { return p.err, p.kind == payloadError }
 
 // Cancelled reports whether p is Cancel().
 func (p Payload) Cancelled() bool { return p.kind == payloadCancelled }
