@@ -213,11 +213,12 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 	}
 }
 
+// calls is how many calls the step being run has answered, with its own.
 func (x *execution) calls() int {
 	if x.cp == nil {
 		return 0
 	}
-	return x.cp.Calls
+	return x.cp.Calls + 1
 }
 
 // ask calls the capability the execution is suspended on and stores its

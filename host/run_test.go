@@ -113,6 +113,13 @@ func TestRunnerStoresGuestFailures(t *testing.T) {
 	require.Equal(t, "Runtime", se.Kind())
 	_, err2 := r.Run(ctx, e)
 	require.Equal(t, err.Error(), err2.Error())
+	var se2 *Error
+	require.ErrorAs(t, err2, &se2)
+	require.Equal(t, *se, *se2, "the stored failure is the same error")
+	cp, ok, err := r.store().Load(ctx, "fails")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, 1, cp.Calls)
 }
 
 // A host error that is not a CallError stops Run; the checkpoint stays
