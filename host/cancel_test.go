@@ -2,10 +2,8 @@ package host
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,9 +21,8 @@ func TestClientContextCancelSendsCancel(t *testing.T) {
 	// A generous grace: the kill fallback must not be what ends the call.
 	c := newClient(t, Config{Cmd: sidecarCmd(t), CancelGrace: 20 * time.Second})
 	pong, err := c.Ping(context.Background())
-	if err != nil || !pong.Has("cancel") {
-		t.Skipf("this sidecar has no in-band cancel yet (ping: %v)", err)
-	}
+	require.NoError(t, err)
+	require.True(t, pong.Has("cancel"), "%v", pong.Features)
 	huge := Limits{InstructionBudget: Limit(1 << 62), AllocationBudget: Limit(1 << 40), HeapLimitBytes: Limit(1 << 30)}
 	for _, tc := range []struct{ name, src string }{
 		{"tight loop", `ready(); for (;;) {}`},
@@ -67,9 +64,7 @@ func TestClientPingAndWallTime(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, Config{Cmd: sidecarCmd(t)})
 	pong, err := c.Ping(ctx)
-	if err != nil {
-		t.Skipf("this sidecar has no ping yet: %v", err)
-	}
+	require.NoError(t, err)
 	require.Equal(t, []int{2}, pong.ProtocolVersions)
 	require.Equal(t, "binary", pong.Transport)
 	require.NotEmpty(t, pong.SidecarVersion)
@@ -97,9 +92,6 @@ func TestClientWithAPinnedKey(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, testKey.Bytes(), 0o600))
 	c := newClient(t, Config{Cmd: sidecarCmd(t, "--snapshot-key-file", file)})
 	prog, err := c.Compile(ctx, `f() + 1`)
-	if errors.Is(err, ErrProcessExited) && strings.Contains(err.Error(), "unknown argument \"--snapshot-key-file\"") {
-		t.Skipf("this sidecar has no --snapshot-key-file yet: %v", err)
-	}
 	require.NoError(t, err)
 	st, err := c.Start(ctx, StartRequest{Program: prog, Capabilities: []string{"f"}})
 	require.NoError(t, err)
