@@ -2,10 +2,7 @@ package corpus
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
 // Session describes a transcript in Go: Run drives the sidecar through a
@@ -257,17 +255,11 @@ func (r *Rec) Exit(code int, want ...string) {
 // Key is the host's snapshot key in every transcript.
 var Key = []byte("corpus-host-key-0123456789abcdef")
 
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
+// sha256Hex is the lowercase hex SHA-256 of b (an id, a key digest).
+var sha256Hex = snapshot.KeyDigest
 
 // Token is the HMAC a host sends to prove it accepted snapshotID.
-func Token(key []byte, snapshotID string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(snapshotID))
-	return hex.EncodeToString(m.Sum(nil))
-}
+var Token = snapshot.Token
 
 // Auth is the auth object of a cached resume.
 func Auth(snapshotID string) Obj {

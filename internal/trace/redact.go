@@ -5,11 +5,12 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
 // Redaction. A transcript must not hold a snapshot key, nor anything that
@@ -112,16 +113,11 @@ func (b *keyBook) number(key []byte) int {
 	return n
 }
 
-func hexSHA256(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-func hexHMAC(key []byte, msg string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(msg))
-	return hex.EncodeToString(m.Sum(nil))
-}
+// The digest and token a host computes (the sidecar's own definitions).
+var (
+	hexSHA256 = snapshot.KeyDigest
+	hexHMAC   = snapshot.Token
+)
 
 func (b *keyBook) sealNumber(key []byte) int {
 	if n, ok := b.seals[string(key)]; ok {
