@@ -86,6 +86,7 @@ type compiler struct {
 
 	evalVM *vm                          // VM used to evaluate constant expressions
 	consts map[compiledExpr]constResult // mustard: evalConst's results, see mustard_compiler.go
+	hooks  *hookCompiler                // mustard: hook calls, see mustard_hooks.go
 	ctxVM  *vm                          // VM in which an eval() code is compiled
 
 	codeScratchpad []instruction

@@ -3069,6 +3069,9 @@ func (c *compiler) emitCallee(callee compiledExpr) (calleeName unistring.String)
 }
 
 func (e *compiledCallExpr) emitGetter(putOnStack bool) {
+	if e.emitHookCall(putOnStack) { // mustard: mustard_hooks.go
+		return
+	}
 	if e.isVariadic {
 		e.c.emit(startVariadic)
 	}

@@ -209,6 +209,7 @@ type Runtime struct {
 
 	meter  Meter       // mustard_meter.go
 	native nativeDepth // mustard_depth.go
+	hooks  []hook      // mustard_hooks.go
 }
 
 type StackFrame struct {
