@@ -145,7 +145,7 @@ func buildWith(source string, artifact []byte, instrument instrumentFunc) (p *Pr
 		// instrumentation defect, reported without internals.
 		return nil, &Error{Kind: KindValidation, Message: "program could not be prepared for metering"}
 	}
-	compiled, cerr := goja.CompileAST(prg, false)
+	compiled, cerr := goja.CompileASTWithHooks(prg, false, meterHooks...)
 	if cerr != nil {
 		return nil, &Error{Kind: KindParse, Message: sanitizeCompileError(cerr.Error())}
 	}

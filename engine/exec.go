@@ -259,7 +259,8 @@ func asPromise(v goja.Value) (*goja.Promise, bool) {
 }
 
 // maxCallStack converts the call-depth limit to goja's stack size: one more
-// than the limit, for the metering call every function makes on entry.
+// than the limit, for the metering call every function makes on entry (a
+// hook call pushes no frame, but goja checks the depth as if it did).
 func maxCallStack(l policy.Limits) int {
 	return int(min(l.CallDepthLimit, 1<<30)) + 1
 }

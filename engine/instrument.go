@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
 )
@@ -18,6 +19,11 @@ const (
 	jobMeterName   = "__mustard_j"
 	completionName = "__mustard_cv"
 )
+
+// meterHooks are the meter calls as the compiler sees them: each is
+// compiled as a hook call (goja.CompileASTWithHooks), which runs the meter's
+// Go function without a JavaScript call.
+var meterHooks = []goja.Hook{{Name: meterName, Args: 0}, {Name: jobMeterName, Args: 0}, {Name: allocName, Args: 1}}
 
 // meterCall is inserted at every function entry and loop iteration.
 const meterCall = meterName + "();"

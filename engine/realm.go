@@ -93,6 +93,11 @@ func buildRealm() (*realm, error) {
 	if _, err := rt.RunProgram(meterProgram); err != nil {
 		return nil, err
 	}
+	// The meters run as hook calls: the Go function, with no lookup and
+	// no call frame (third_party/goja/mustard_hooks.go).
+	if err := rt.SetHooks(meterName, jobMeterName, allocName); err != nil {
+		return nil, err
+	}
 	r.installGuards()
 	return r, nil
 }
