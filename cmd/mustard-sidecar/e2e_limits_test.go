@@ -94,9 +94,18 @@ func limTrunc(b []byte) string {
 	return string(b)
 }
 
+// limInTime checks a hostile request ended before the hang bound. A
+// race-instrumented sidecar runs guest work up to ~20x slower (the long
+// regular-expression scan: 0.2 s plain, 4.2 s with -race on a quiet
+// machine), so there the bound is 3x wider; .ci/run also runs these tests
+// without -race, where limDeadline holds as documented.
 func limInTime(t *testing.T, d time.Duration) {
 	t.Helper()
-	assert.Less(t, d, limDeadline, "wall clock around the request")
+	bound := limDeadline
+	if hosttest.RaceEnabled {
+		bound *= 3
+	}
+	assert.Less(t, d, bound, "wall clock around the request")
 }
 
 func limInstructionCount(t *testing.T, resp hosttest.Response) uint64 {
