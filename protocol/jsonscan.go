@@ -29,9 +29,11 @@ func splitObject(b []byte) (fields, error) {
 	for i < len(b) {
 		end := skipString(b, i)
 		key := b[i:end]
-		k, ok := plainString(key)
-		if !ok && json.Unmarshal(key, &k) != nil {
-			return nil, errNotObject
+		k, ok := knownKey(key)
+		if !ok {
+			if k, ok = plainString(key); !ok && json.Unmarshal(key, &k) != nil {
+				return nil, errNotObject
+			}
 		}
 		i = skipSpace(b, end)
 		i = skipSpace(b, i+1) // ':'
@@ -44,6 +46,57 @@ func splitObject(b []byte) (fields, error) {
 		i = skipSpace(b, i+1) // ','
 	}
 	return nil, errNotObject
+}
+
+// knownKey returns the field names of the contract without allocating:
+// every request splits a few objects, and their keys are these.
+func knownKey(raw []byte) (string, bool) {
+	if len(raw) < 2 {
+		return "", false
+	}
+	switch string(raw[1 : len(raw)-1]) {
+	case "protocol_version":
+		return "protocol_version", true
+	case "id":
+		return "id", true
+	case "method":
+		return "method", true
+	case "snapshot_id":
+		return "snapshot_id", true
+	case "policy_id":
+		return "policy_id", true
+	case "program_id":
+		return "program_id", true
+	case "auth":
+		return "auth", true
+	case "policy":
+		return "policy", true
+	case "payload":
+		return "payload", true
+	case "options":
+		return "options", true
+	case "snapshot_delivery":
+		return "snapshot_delivery", true
+	case "snapshot_key_base64":
+		return "snapshot_key_base64", true
+	case "snapshot_key_digest":
+		return "snapshot_key_digest", true
+	case "snapshot_token":
+		return "snapshot_token", true
+	case "type":
+		return "type", true
+	case "value":
+		return "value", true
+	case "inputs":
+		return "inputs", true
+	case "capabilities":
+		return "capabilities", true
+	case "limits":
+		return "limits", true
+	case "source":
+		return "source", true
+	}
+	return "", false
 }
 
 func skipSpace(b []byte, i int) int {

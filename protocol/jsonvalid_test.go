@@ -87,3 +87,22 @@ func FuzzSkipString(f *testing.F) {
 		}
 	})
 }
+
+// Known keys come back without an allocation and equal to what the
+// decoder gives; an escaped spelling of one still splits to the same key.
+func TestKnownKeysSplitAsAnyOther(t *testing.T) {
+	for _, k := range []string{"protocol_version", "id", "method", "snapshot_id", "auth", "payload", "type", "value", "source"} {
+		raw := []byte(`"` + k + `"`)
+		got, ok := knownKey(raw)
+		if !ok || got != k {
+			t.Fatalf("%s: %q %v", k, got, ok)
+		}
+		if n := testing.AllocsPerRun(100, func() { knownKey(raw) }); n != 0 {
+			t.Fatalf("%s: %v allocations", k, n)
+		}
+	}
+	f, err := splitObject([]byte(`{"\u0069d":7,"other":1}`))
+	if err != nil || string(f["id"]) != "7" || string(f["other"]) != "1" {
+		t.Fatalf("%v %v", f, err)
+	}
+}
