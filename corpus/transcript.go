@@ -151,14 +151,8 @@ func (t *Transcript) Encode() []byte {
 }
 
 func writeRaw(b *bytes.Buffer, key string, raw, payload []byte) {
-	b.WriteString(`{"` + key + `":`)
-	b.Write(raw)
-	if len(payload) > 0 {
-		b.WriteString(`,"payload_base64":"`)
-		b.WriteString(base64.StdEncoding.EncodeToString(payload))
-		b.WriteByte('"')
-	}
-	b.WriteString("}\n")
+	b.Write(trace.AppendMessage(nil, key, raw, payload))
+	b.WriteByte('\n')
 }
 
 // Parse reads a transcript written by Encode.

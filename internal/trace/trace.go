@@ -118,16 +118,21 @@ func (w *Writer) Err() error {
 }
 
 func (w *Writer) raw(key string, msg, payload []byte) {
-	var b strings.Builder
-	b.WriteString(`{"` + key + `":`)
-	b.Write(msg)
+	w.line(string(AppendMessage(nil, key, msg, payload)))
+}
+
+// AppendMessage appends a transcript's line (without its newline) for one
+// message: `{"<key>":<msg>}`, with the binary payload as payload_base64.
+// The corpus writes its transcripts with it too, so both stay one format.
+func AppendMessage(b []byte, key string, msg, payload []byte) []byte {
+	b = append(append(append(b, `{"`...), key...), `":`...)
+	b = append(b, msg...)
 	if len(payload) > 0 {
-		b.WriteString(`,"payload_base64":"`)
-		b.WriteString(base64.StdEncoding.EncodeToString(payload))
-		b.WriteByte('"')
+		b = append(b, `,"payload_base64":"`...)
+		b = base64.StdEncoding.AppendEncode(b, payload)
+		b = append(b, '"')
 	}
-	b.WriteByte('}')
-	w.line(b.String())
+	return append(b, '}')
 }
 
 func (w *Writer) line(s string) {
