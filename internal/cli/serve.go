@@ -145,13 +145,20 @@ func (r *reader) next() inbound {
 		r.mu.Unlock()
 		return it
 	}
+	it := r.readHeld()
+	r.mu.Unlock()
+	return it
+}
+
+// readHeld is read for a caller holding r.mu, which is released while the
+// read blocks; other goroutines see reading set meanwhile.
+func (r *reader) readHeld() inbound {
 	r.reading = true
 	r.mu.Unlock()
 	it := r.read()
 	r.mu.Lock()
 	r.reading = false
 	r.ended = it.last()
-	r.mu.Unlock()
 	return it
 }
 
@@ -194,13 +201,7 @@ func (r *reader) readAhead() {
 		if r.quit {
 			return
 		}
-		r.reading = true
-		r.mu.Unlock()
-		it := r.read()
-		r.mu.Lock()
-		r.reading = false
-		r.ended = it.last()
-		r.queue = append(r.queue, it)
+		r.queue = append(r.queue, r.readHeld())
 		r.cond.Broadcast()
 	}
 }
