@@ -60,6 +60,7 @@ type Session struct {
 	stats     Stats
 	flights   flights
 	keys      keys
+	seals     seals
 }
 
 // Stats counts how resumes that got past authentication ran: a hot resume
@@ -412,7 +413,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*outcome, error) 
 	if err != nil {
 		return nil, err
 	}
-	seal, err := readSeal(opts, "options")
+	seal, err := s.seals.read(opts, "options")
 	if err != nil {
 		return nil, err
 	}
@@ -668,14 +669,14 @@ func (s *Session) resolvePolicy(r *resumeReq, f fields) error {
 	}
 	switch {
 	case hasPolicy:
-		return r.rawPolicy(polFields, policyID, hasPolicyID)
+		return s.rawPolicy(r, polFields, policyID, hasPolicyID)
 	case hasPolicyID:
 		return s.cachedPolicy(r, f, policyID)
 	}
 	return errorf("resume requires policy or policy_id")
 }
 
-func (r *resumeReq) rawPolicy(pf fields, policyID string, hasPolicyID bool) error {
+func (s *Session) rawPolicy(r *resumeReq, pf fields, policyID string, hasPolicyID bool) error {
 	if !pf.present("limits") {
 		return errorf("raw snapshot restore requires explicit limits")
 	}
@@ -696,7 +697,7 @@ func (r *resumeReq) rawPolicy(pf fields, policyID string, hasPolicyID bool) erro
 	if r.auth, err = readAuth(pf); err != nil {
 		return err
 	}
-	r.seal, err = readSeal(pf, "policy")
+	r.seal, err = s.seals.read(pf, "policy")
 	return err
 }
 
@@ -715,7 +716,7 @@ func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 	if r.auth, err = readAuth(authObj); err != nil {
 		return err
 	}
-	if r.seal, err = readSeal(authObj, "auth"); err != nil {
+	if r.seal, err = s.seals.read(authObj, "auth"); err != nil {
 		return err
 	}
 	r.auth.snapshotID, r.auth.hasID = r.snapID, true
