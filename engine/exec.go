@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"runtime/debug"
 	"sort"
@@ -62,15 +63,21 @@ type Stats struct {
 	Replayed int
 }
 
+// message is what a resume hands the parked execution.
 type message struct {
 	payload Payload
 	limits  policy.Limits
 	stop    *Stopper
-	abandon bool
 }
 
 // Execution is a running program parked at a capability call. Its
 // goroutine is blocked until Resume or Abandon.
+//
+// The execution's goroutine and its caller run as coroutines (iter.Pull):
+// a resume switches straight to the parked goroutine and a suspension
+// straight back, without the scheduler waking a thread for either side.
+// With channels, each hand-off woke an idle thread that found nothing to
+// do, a tenth of a hot resume.
 type Execution struct {
 	cfg    Config
 	realm  *realm
@@ -78,10 +85,18 @@ type Execution struct {
 	meter  snapshot.Meter
 	calls  int // capability calls made so far, including replayed ones
 	stats  Stats
-	steps  chan Step
-	inbox  chan message
 	over   bool
 	stop   *Stopper // the running segment's, if it has one
+
+	// The coroutine: step runs the goroutine to its next suspension
+	// (false once it has returned, with final set), halt makes a parked
+	// suspension give up and waits for the goroutine to end, yield is the
+	// goroutine's side of both, and inbox is what step hands it.
+	step  func() (Step, bool)
+	halt  func()
+	yield func(Step) bool
+	inbox message
+	final Step
 
 	rt        *Runtime
 	heap      heapState
@@ -96,20 +111,21 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 		rt:     rt,
 		cfg:    cfg,
 		limits: cfg.Limits,
-		steps:  make(chan Step),
-		inbox:  make(chan message),
 	}
 	if cfg.Pending != nil {
 		if err := overBudget(cfg.Pending.Meter, cfg.Limits); err != nil {
 			return nil, Step{Err: err}
 		}
 	}
-	go x.run()
+	x.step, x.halt = iter.Pull(x.run)
 	return x.next()
 }
 
 func (x *Execution) next() (*Execution, Step) {
-	s := <-x.steps
+	s, ok := x.step()
+	if !ok {
+		s = x.final
+	}
 	if !s.Suspended() {
 		x.over = true
 		return nil, s
@@ -131,7 +147,7 @@ func (x *Execution) ResumeWith(stop *Stopper, p Payload, limits policy.Limits) (
 	if err := overBudget(x.meter, limits); err != nil {
 		return x, Step{Err: err}
 	}
-	x.inbox <- message{payload: p, limits: limits, stop: stop}
+	x.inbox = message{payload: p, limits: limits, stop: stop}
 	return x.next()
 }
 
@@ -141,8 +157,7 @@ func (x *Execution) Abandon() {
 		return
 	}
 	x.over = true
-	x.inbox <- message{abandon: true}
-	<-x.steps
+	x.halt()
 }
 
 // overBudget refuses at once to resume an execution that has already used
@@ -163,7 +178,10 @@ func (x *Execution) Stats() Stats { return x.stats }
 // Meter reports the cumulative metering so far.
 func (x *Execution) Meter() snapshot.Meter { return x.meter }
 
-func (x *Execution) run() {
+// run is the execution's goroutine: it yields each suspension and returns
+// with the final step in x.final.
+func (x *Execution) run(yield func(Step) bool) {
+	x.yield = yield
 	var final Step
 	defer func() {
 		if p := recover(); p != nil {
@@ -184,7 +202,7 @@ func (x *Execution) run() {
 			x.realm = nil
 			debug.FreeOSMemory()
 		}
-		x.steps <- final
+		x.final = final
 	}()
 	final = x.execute()
 	final.Meter = x.meter
@@ -407,12 +425,12 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			rt.Interrupt(ErrHeapLimit)
 			return goja.Undefined()
 		}
-		x.steps <- Step{Capability: name, Args: args, ArgsDigest: digest, Meter: x.meter, Limits: x.limits}
-		m := <-x.inbox
-		if m.abandon {
-			rt.Interrupt(errAbandoned)
+		if !x.yield(Step{Capability: name, Args: args, ArgsDigest: digest, Meter: x.meter, Limits: x.limits}) {
+			rt.Interrupt(errAbandoned) // halted
 			return goja.Undefined()
 		}
+		m := x.inbox
+		x.inbox = message{}
 		x.limits = m.limits
 		x.rt.enterSegment(x)
 		x.attach(m.stop, m.limits)

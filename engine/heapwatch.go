@@ -93,13 +93,16 @@ func (rt *Runtime) leaveSegment(x *Execution) bool {
 }
 
 // suspendSegment ends a segment at a suspension, as leaveSegment, and
-// carries what the execution keeps into its next segment.
+// carries what the execution keeps into its next segment. It takes one
+// heap reading for both (each costs about half a microsecond).
 func (rt *Runtime) suspendSegment(x *Execution) bool {
-	if rt.leaveSegment(x) {
+	rt.watch.current.CompareAndSwap(x, nil)
+	over, now := x.heapCheck(heapBytes(), 0)
+	if over {
 		return true
 	}
 	h := &x.heap
-	grown := sub(heapBytes(), h.base)
+	grown := sub(now, h.base)
 	h.unconfirmed += sub(grown, h.retained)
 	if h.unconfirmed > x.limits.HeapLimitBytes/unconfirmedShare {
 		runtime.GC()
@@ -134,22 +137,30 @@ func (x *Execution) checkHeap() {
 // limit's worth of growth, so a program that makes much garbage does not
 // collect continuously.
 func (x *Execution) overHeapLimit(pending uint64) bool {
+	over, _ := x.heapCheck(heapBytes(), pending)
+	return over
+}
+
+// heapCheck is overHeapLimit from a heap reading just taken; it also
+// returns the reading it ended with (a fresh one if it collected).
+func (x *Execution) heapCheck(reading, pending uint64) (bool, uint64) {
 	h := &x.heap
-	if heapBytes()+pending <= h.trigger.Load() {
-		return false
+	if reading+pending <= h.trigger.Load() {
+		return false, reading
 	}
 	runtime.GC()
-	now := heapBytes() + pending
+	reading = heapBytes()
+	now := reading + pending
 	limit := x.limits.HeapLimitBytes
 	if now > h.base && now-h.base > limit {
-		return true
+		return true, reading
 	}
 	// Less than the base: garbage from before the segment was collected.
 	// Counting from here forgets at most what the segment held so far
 	// (under one limit), which can delay a failure but never cause one.
 	h.base = min(h.base, now)
 	h.trigger.Store(max(now, h.base) + limit)
-	return false
+	return false, reading
 }
 
 // idleTicks is how long the watchdog keeps ticking with nothing running

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // settleGoroutines polls until at most n goroutines run; the deadline only
@@ -60,6 +61,22 @@ func TestRuntimeCloseEndsItsGoroutines(t *testing.T) {
 			x, step := start(rt, "fetch(1)", policy.DefaultLimits())
 			require.True(t, step.Suspended())
 			x.Abandon()
+		}},
+		// An abandoned execution unwinds without reaching its finally
+		// block's call; if it did reach it, that call must not park.
+		{"abandoned inside try/finally", func(rt *Runtime) {
+			x, step := start(rt, "try { fetch(1) } finally { fetch(2) }", policy.DefaultLimits())
+			require.True(t, step.Suspended())
+			x.Abandon()
+			x.Abandon() // a second Abandon is harmless
+		}},
+		{"resumed to completion", func(rt *Runtime) {
+			x, step := start(rt, "let n = 0; for (let i = 0; i < 3; i++) n += fetch(i); n", policy.DefaultLimits())
+			for step.Suspended() {
+				x, step = x.Resume(Payload{Outcome: snapshot.Outcome{Value: value.Number(2)}}, policy.DefaultLimits())
+			}
+			require.NoError(t, step.Err)
+			require.Equal(t, value.Number(6), step.Value)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
