@@ -26,10 +26,9 @@ var (
 // or object may appear only once in a value (trees, not graphs), and
 // accessors are never invoked.
 type exporter struct {
-	r       *realm
-	seen    map[*goja.Object]bool // true while on the current path
-	checked bool                  // descriptorsSafe held when the export began
-	room    uint64                // bytes the exported value may still take
+	r    *realm
+	seen map[*goja.Object]bool // true while on the current path
+	room uint64                // bytes the exported value may still take
 }
 
 // errTooLarge: the exported value would take more memory than the heap
@@ -143,44 +142,16 @@ func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
 	return value.Value{}, &boundaryError{class + " objects cannot cross the structured host boundary"}
 }
 
-// descriptorFields are the properties goja sets on the descriptor objects
-// Object.getOwnPropertyDescriptor returns. It sets them with ordinary
-// assignments, which consult Object.prototype: a guest accessor there under
-// one of these names would run, or hide a field.
-var descriptorFields = []string{"value", "writable", "get", "set", "enumerable", "configurable"}
-
-// descriptorsSafe reports whether Object.prototype has none of those names.
-func (r *realm) descriptorsSafe() bool {
-	for _, f := range descriptorFields {
-		if v, err := r.hasOwn(r.objProto, r.rt.ToValue(f)); err != nil || v.ToBoolean() {
-			return false
-		}
-	}
-	return true
-}
-
-var errPoisoned = &boundaryError{"values cannot cross the structured host boundary while Object.prototype defines a property-descriptor field"}
-
-// ownData reads an own data property without running any accessor.
+// ownData reads an own data property without running any accessor: an
+// accessor property fails the export. The read is native (no descriptor
+// object is built, no prototype consulted), so nothing the guest defined
+// elsewhere can interfere.
 func (e *exporter) ownData(o *goja.Object, key goja.Value) (v goja.Value, present bool, err error) {
-	if !e.checked {
-		if !e.r.descriptorsSafe() {
-			return nil, false, errPoisoned
-		}
-		e.checked = true
-	}
-	d, err := e.r.gopd(goja.Undefined(), o, key)
-	if err != nil {
-		return nil, false, &boundaryError{"value cannot cross the structured host boundary"}
-	}
-	if goja.IsUndefined(d) {
-		return nil, false, nil
-	}
-	desc := d.(*goja.Object)
-	if isSet(desc.Get("get")) || isSet(desc.Get("set")) {
+	v, present, accessor := o.MustardOwnData(key)
+	if accessor {
 		return nil, true, &boundaryError{"accessor properties cannot cross the structured host boundary"}
 	}
-	return desc.Get("value"), true, nil
+	return v, present, nil
 }
 
 // ownKeys returns an object's own enumerable string keys as guest strings,
@@ -189,17 +160,7 @@ func (e *exporter) ownKeys(o *goja.Object) ([]goja.Value, error) {
 	if len(o.Symbols()) > 0 {
 		return nil, &boundaryError{"symbol-keyed properties cannot cross the structured host boundary"}
 	}
-	list, err := e.r.keys(goja.Undefined(), o)
-	if err != nil {
-		return nil, &boundaryError{"value cannot cross the structured host boundary"}
-	}
-	lo := list.(*goja.Object)
-	n := lo.Get("length").ToInteger()
-	keys := make([]goja.Value, n)
-	for i := range keys {
-		keys[i] = lo.Get(strconv.Itoa(i))
-	}
-	return keys, nil
+	return o.MustardOwnKeys(), nil
 }
 
 // arrayIndex reports whether key is a canonical array index below n.

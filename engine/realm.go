@@ -33,8 +33,7 @@ const lockdownSource = `(function () {
   lock(gpo(async function () {}), "AsyncFunction");
   delete g.eval;
   delete g.GoError;
-  return [Object.getOwnPropertyDescriptor, Object.prototype, Array.prototype, Error,
-    function (e) { throw e; }, Object.keys, Object.defineProperty, Object.prototype.hasOwnProperty];
+  return [Object.prototype, Array.prototype, Error, function (e) { throw e; }, Object.defineProperty];
 })()`
 
 // meterHandoff briefly holds the meter functions on globalThis while
@@ -54,14 +53,11 @@ var lockdownProgram = goja.MustCompile(lockdownName, lockdownSource, true)
 type realm struct {
 	x         *Execution // the execution this realm runs, set by activate
 	rt        *goja.Runtime
-	gopd      goja.Callable
 	objProto  *goja.Object
 	arrProto  *goja.Object
 	errorCtor *goja.Object
 	rethrow   goja.Callable // throws its argument: recovers an Error's own stack
-	keys      goja.Callable // Object.keys, keys as guest strings
 	defProp   goja.Callable // Object.defineProperty, for keys Go strings cannot hold
-	hasOwn    goja.Callable // Object.prototype.hasOwnProperty
 }
 
 // buildRealm prepares everything that does not depend on the execution:
@@ -76,14 +72,11 @@ func buildRealm() (*realm, error) {
 	caps := v.(*goja.Object)
 	r := &realm{rt: rt}
 	rt.SetMeter(r)
-	r.gopd, _ = goja.AssertFunction(caps.Get("0"))
-	r.objProto = caps.Get("1").(*goja.Object)
-	r.arrProto = caps.Get("2").(*goja.Object)
-	r.errorCtor = caps.Get("3").(*goja.Object)
-	r.rethrow, _ = goja.AssertFunction(caps.Get("4"))
-	r.keys, _ = goja.AssertFunction(caps.Get("5"))
-	r.defProp, _ = goja.AssertFunction(caps.Get("6"))
-	r.hasOwn, _ = goja.AssertFunction(caps.Get("7"))
+	r.objProto = caps.Get("0").(*goja.Object)
+	r.arrProto = caps.Get("1").(*goja.Object)
+	r.errorCtor = caps.Get("2").(*goja.Object)
+	r.rethrow, _ = goja.AssertFunction(caps.Get("3"))
+	r.defProp, _ = goja.AssertFunction(caps.Get("4"))
 	// The meters are global const bindings: guest code cannot reassign or
 	// shadow them, and they are not properties of globalThis.
 	meters := rt.NewArray(r.newFunction(meterName, 0, r.tick), r.newFunction(jobMeterName, 0, r.tickJob), r.newFunction(allocName, 1, r.allocate))

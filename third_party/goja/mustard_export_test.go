@@ -1,0 +1,59 @@
+package goja
+
+import "testing"
+
+func TestMustardOwnReads(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`
+		var ran = 0;
+		var o = { b: 2, a: [1, , 3] };
+		Object.defineProperty(o, 'acc', { get() { ran++; return 1 }, enumerable: true });
+		Object.defineProperty(o, 'hidden', { value: 4, enumerable: false });
+		Object.defineProperty(Object.prototype, 'get', { get() { ran++; return 1 }, configurable: true });
+		Object.prototype.inherited = 1;
+		o`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := v.(*Object)
+	var keys []string
+	for _, k := range o.MustardOwnKeys() {
+		keys = append(keys, k.String())
+	}
+	if got := fmtList(keys); got != "b,a,acc" {
+		t.Errorf("keys %s, want b,a,acc", got)
+	}
+	if v, present, acc := o.MustardOwnData(r.ToValue("b")); !present || acc || v.ToInteger() != 2 {
+		t.Errorf("b: %v %v %v", v, present, acc)
+	}
+	if v, present, acc := o.MustardOwnData(r.ToValue("acc")); !present || !acc || v != nil {
+		t.Errorf("acc: %v %v %v", v, present, acc)
+	}
+	if _, present, _ := o.MustardOwnData(r.ToValue("inherited")); present {
+		t.Error("an inherited property read as own")
+	}
+	if v, present, _ := o.MustardOwnData(r.ToValue("hidden")); !present || v.ToInteger() != 4 {
+		t.Errorf("non-enumerable own property: %v %v", v, present)
+	}
+	a := o.Get("a").(*Object)
+	if v, present, _ := a.MustardOwnData(r.ToValue(2)); !present || v.ToInteger() != 3 {
+		t.Errorf("a[2]: %v %v", v, present)
+	}
+	if _, present, _ := a.MustardOwnData(r.ToValue(1)); present {
+		t.Error("a hole read as present")
+	}
+	if got := r.Get("ran").ToInteger(); got != 0 {
+		t.Errorf("%d getters ran", got)
+	}
+}
+
+func fmtList(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ","
+		}
+		out += x
+	}
+	return out
+}
