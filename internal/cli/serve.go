@@ -19,13 +19,23 @@ import (
 // sidecar then holds at most readAhead+1 requests.
 const readAhead = 4
 
-// readAheadAfter is how long a start or resume runs before the sidecar
-// reads ahead of it. Until then the goroutine that serves requests reads
-// them too: a request that arrives while nothing runs long is served by
-// the goroutine that read it, with no hand-off between goroutines (which
-// costs a hot resume tens of microseconds). A cancel of a long run is read
-// at most this much later than it would be otherwise.
-const readAheadAfter = time.Millisecond
+// readAheadAfter is how long a start or resume runs, at least, before the
+// sidecar reads ahead of it. Until then the goroutine that serves requests
+// reads them too: a request that arrives while nothing runs long is served
+// by the goroutine that read it, with no hand-off between goroutines
+// (which costs a hot resume tens of microseconds). A ticker of this period
+// tells a long run: one still running at two consecutive ticks, so after
+// one to two periods. A cancel of a long run is read at most twice this
+// much later than it would be otherwise.
+//
+// The ticker runs while requests come and sleeps after idleTicks without a
+// run. A timer armed for each request would be simpler, but arming and
+// stopping one around a blocking read of a pipe costs a hot round trip
+// ~5 µs (it wakes the thread waiting for timers).
+const (
+	readAheadAfter = time.Millisecond
+	idleTicks      = 100
+)
 
 // inbound is one request read, or the end of the input: io.EOF or a fatal
 // read error, the last item.
@@ -93,27 +103,35 @@ func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer)
 // serving goroutine (next) or, while a start or resume runs long, ahead on
 // its own goroutine.
 type reader struct {
-	s     *protocol.Session
-	src   source
-	timer *time.Timer // fires readAheadAfter into a run
+	s   *protocol.Session
+	src source
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []inbound // read ahead, not yet served
-	reading bool      // a read is in progress
-	serving bool      // a start or resume is being served
-	ahead   bool      // ... and has run long: read ahead
-	ended   bool      // the last item has been read
-	quit    bool
-	done    chan struct{} // closed when the read-ahead goroutine ends
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []inbound // read ahead, not yet served
+	reading  bool      // a read is in progress
+	serving  bool      // a start or resume is being served
+	runs     uint64    // starts and resumes begun: the ticker tells them apart
+	ahead    bool      // ... and has run long: read ahead
+	ended    bool      // the last item has been read
+	quit     bool
+	dozing   bool          // the ticker sleeps until the next run
+	wake     chan struct{} // wakes it
+	quitTick chan struct{} // closed by stop
+	done     chan struct{} // closed when the read-ahead goroutine ends
+	tickDone chan struct{} // closed when the ticker ends
 }
 
 func newReader(s *protocol.Session, src source) *reader {
-	r := &reader{s: s, src: src, done: make(chan struct{})}
+	r := &reader{s: s, src: src,
+		wake:     make(chan struct{}, 1),
+		quitTick: make(chan struct{}),
+		done:     make(chan struct{}),
+		tickDone: make(chan struct{}),
+	}
 	r.cond = sync.NewCond(&r.mu)
-	r.timer = time.AfterFunc(time.Hour, r.longRun)
-	r.timer.Stop()
 	go r.readAhead()
+	go r.tick()
 	return r
 }
 
@@ -163,30 +181,70 @@ func (r *reader) readHeld() inbound {
 }
 
 // running marks a start or resume being served. Reading ahead begins once
-// it has run readAheadAfter, and ends with it (a read in progress then
-// completes, and its request is the next one served).
+// it has run long (readAheadAfter), and ends with it (a read in progress
+// then completes, and its request is the next one served).
 func (r *reader) running(on bool) {
-	if on {
-		r.mu.Lock()
-		r.serving = true
-		r.mu.Unlock()
-		r.timer.Reset(readAheadAfter)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !on {
+		r.serving, r.ahead = false, false
 		return
 	}
-	r.timer.Stop()
-	r.mu.Lock()
-	r.serving, r.ahead = false, false
-	r.mu.Unlock()
+	r.serving = true
+	r.runs++
+	if r.dozing {
+		r.dozing = false
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
-// longRun is the timer: the run in progress, if any, has run long.
-func (r *reader) longRun() {
-	r.mu.Lock()
-	if r.serving { // not one that has ended meanwhile
-		r.ahead = true
-		r.cond.Broadcast()
+// tick is the ticker goroutine: a run still going at two consecutive ticks
+// has run long.
+func (r *reader) tick() {
+	defer close(r.tickDone)
+	t := time.NewTicker(readAheadAfter)
+	defer t.Stop()
+	var seen uint64 // the run in progress at the last tick, if any
+	idle := 0
+	for {
+		select {
+		case <-t.C:
+		case <-r.quitTick:
+			return
+		}
+		r.mu.Lock()
+		switch {
+		case r.serving && r.runs == seen:
+			if !r.ahead {
+				r.ahead = true
+				r.cond.Broadcast()
+			}
+			idle = 0
+		case r.serving || r.runs != seen:
+			idle = 0
+		default:
+			idle++
+		}
+		seen = r.runs
+		if idle >= idleTicks {
+			r.dozing = true
+		}
+		dozing := r.dozing
+		r.mu.Unlock()
+		if dozing {
+			t.Stop()
+			select {
+			case <-r.wake:
+			case <-r.quitTick:
+				return
+			}
+			t.Reset(readAheadAfter)
+			idle = 0
+		}
 	}
-	r.mu.Unlock()
 }
 
 // readAhead is the read-ahead goroutine.
@@ -209,7 +267,8 @@ func (r *reader) readAhead() {
 // stop ends the read-ahead goroutine. One blocked reading stdin ends when
 // the input does, or with the process: stop does not wait for it.
 func (r *reader) stop() {
-	r.timer.Stop()
+	close(r.quitTick)
+	<-r.tickDone
 	r.mu.Lock()
 	r.quit = true
 	wait := !r.reading
