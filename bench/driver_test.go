@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -23,17 +24,23 @@ func TestDriver(t *testing.T) {
 		"hot round trip, binary frames, delta delivery":                          6,
 		"hot round trip, binary frames, 1 KiB args, from step 5, delta delivery": 2,
 		"hot round trip, JSONL":                                                  6,
-		"compile triage, warm process":                                           2,
 		"cold start: spawn → first compile answered":                             1,
 		"fresh process: first start (triage, to its first call)":                 1,
 		"fresh process: tenth start (same)":                                      1,
-		"triage end to end (25 calls): compile+start+resumes":                    2,
-		"triage end to end, program cached: start+resumes":                       2,
 		"cold resume at step 3: spawn → answered":                                1,
 		"cold resume at step 3: request in fresh process":                        1,
 		largeFirstRow: 5,
 		largeLastRow:  5,
 		"40 × 50 KB answers: cold resume of the last suspension, staged upload + resume": 1,
+	}
+	ws, err := LoadWorkloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		want["compile "+w.Name+", warm process"] = 2
+		want[fmt.Sprintf("%s end to end (%d calls): compile+start+resumes", w.Name, len(w.Calls))] = 2
+		want[w.Name+" end to end, program cached: start+resumes"] = 2
 	}
 	if _, err := exec.LookPath("cat"); err != nil {
 		delete(want, "pipe floor: 600 B echoed by cat (no sidecar)")
