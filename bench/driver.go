@@ -345,12 +345,12 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		if err != nil {
 			return err
 		}
-		r := rep.row(fmt.Sprintf("%s end to end (%d calls): compile+start+resumes", w.Name, len(w.Calls)), "workload/"+w.Name)
+		r := rep.row(fmt.Sprintf("%s end to end (%d calls): compile+start+resumes", w.Name, len(w.Calls)), workloadKey+w.Name)
 		r.Ours = append(r.Ours, d...)
 		if d, err = o.workload(w, n, o.programs[w.Name]); err != nil {
 			return err
 		}
-		r = rep.row(fmt.Sprintf("%s end to end, program cached: start+resumes", w.Name), "workload_cached/"+w.Name)
+		r = rep.row(fmt.Sprintf("%s end to end, program cached: start+resumes", w.Name), workloadCachedKey+w.Name)
 		r.Ours = append(r.Ours, d...)
 	}
 	if err := o.largeRound(rep, share(cfg.Large, round, cfg.Rounds)); err != nil {

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
@@ -99,5 +100,45 @@ func TestStructured(t *testing.T) {
 	c, err := canonical(got)
 	if err != nil || string(c) != `{"b":[1,"x",null,true],"a":{"c":-2500}}` {
 		t.Errorf("canonical %s %v", c, err)
+	}
+}
+
+func TestGallerySummary(t *testing.T) {
+	d := func(ns ...int) []time.Duration {
+		var s []time.Duration
+		for _, n := range ns {
+			s = append(s, time.Duration(n))
+		}
+		return s
+	}
+	rep := &Report{Rows: []*Row{
+		{Name: "a end to end", PeerKey: workloadKey + "a", Ours: d(10, 20, 30), Peer: d(20)}, // 1
+		{Name: "b end to end", PeerKey: workloadKey + "b", Ours: d(80), Peer: d(10, 20, 30)}, // 4
+		{Name: "c end to end", PeerKey: workloadKey + "c", Ours: d(40), Peer: d(20)},         // 2
+		{Name: "d end to end", PeerKey: workloadKey + "d", Ours: d(40)},                      // no peer
+		{Name: "a cached", PeerKey: workloadCachedKey + "a", Ours: d(30), Peer: d(10)},       // 3
+		{Name: "compile a", PeerKey: "compile/a", Ours: d(1), Peer: d(100)},                  // not a workload row
+		{Name: "hot round trip", PeerKey: "hot", Ours: d(1000), Peer: d(1)},                  // neither
+	}}
+	g, ok := rep.Gallery(workloadKey)
+	if !ok || len(g.Ratios) != 3 || math.Abs(g.Geomean-2) > 1e-9 ||
+		g.Min != (WorkloadRatio{"a", 1}) || g.Max != (WorkloadRatio{"b", 4}) {
+		t.Errorf("end to end: %+v %v", g, ok)
+	}
+	if g, ok := rep.Gallery(workloadCachedKey); !ok || len(g.Ratios) != 1 || math.Abs(g.Geomean-3) > 1e-9 {
+		t.Errorf("cached: %+v %v", g, ok)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	for _, want := range []string{
+		"workloads end to end (compile+start+resumes), ours/peer over 3 workloads: geomean 2.00×, min 1.00× (a), max 4.00× (b)\n",
+		"workloads end to end (program cached, start+resumes), ours/peer over 1 workloads: geomean 3.00×, min 3.00× (a), max 3.00× (a)\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, ok := (&Report{}).Gallery(workloadKey); ok {
+		t.Error("summary of a report without peer samples")
 	}
 }

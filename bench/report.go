@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -112,6 +113,74 @@ func (r *Report) Print(w io.Writer) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "%s\n", n.Text)
 	}
+	var summary []string
+	for _, v := range []struct{ label, prefix string }{
+		{"compile+start+resumes", workloadKey},
+		{"program cached, start+resumes", workloadCachedKey},
+	} {
+		if g, ok := r.Gallery(v.prefix); ok {
+			summary = append(summary, fmt.Sprintf("workloads end to end (%s), ours/peer over %d workloads: geomean %.2f×, min %.2f× (%s), max %.2f× (%s)",
+				v.label, len(g.Ratios), g.Geomean, g.Min.Ratio, g.Min.Name, g.Max.Ratio, g.Max.Name))
+		}
+	}
+	if len(summary) > 0 {
+		fmt.Fprintf(w, "\n%s\n", strings.Join(summary, "\n"))
+	}
+}
+
+// Peer keys of the workloads' end-to-end rows, followed by the workload's
+// name.
+const (
+	workloadKey       = "workload/"
+	workloadCachedKey = "workload_cached/"
+)
+
+// WorkloadRatio is ours/peer for one workload: the ratio of the medians of
+// its end-to-end row.
+type WorkloadRatio struct {
+	Name  string
+	Ratio float64
+}
+
+// GallerySummary is ours/peer over every workload (bench/workloads, all of
+// them tool-calling programs of the gallery's kind) that has samples on
+// both sides.
+type GallerySummary struct {
+	Ratios   []WorkloadRatio // in row order
+	Geomean  float64
+	Min, Max WorkloadRatio
+}
+
+// Gallery summarises the end-to-end rows whose peer key starts with prefix
+// (workloadKey or workloadCachedKey); false if none has samples on both
+// sides.
+func (r *Report) Gallery(prefix string) (GallerySummary, bool) {
+	var g GallerySummary
+	logSum := 0.0
+	for _, x := range r.Rows {
+		name, ok := strings.CutPrefix(x.PeerKey, prefix)
+		if !ok || len(x.Ours) == 0 || len(x.Peer) == 0 {
+			continue
+		}
+		pm := Quantile(x.Peer, 0.5)
+		if pm <= 0 {
+			continue
+		}
+		wr := WorkloadRatio{name, float64(Quantile(x.Ours, 0.5)) / float64(pm)}
+		if len(g.Ratios) == 0 || wr.Ratio < g.Min.Ratio {
+			g.Min = wr
+		}
+		if len(g.Ratios) == 0 || wr.Ratio > g.Max.Ratio {
+			g.Max = wr
+		}
+		g.Ratios = append(g.Ratios, wr)
+		logSum += math.Log(wr.Ratio)
+	}
+	if len(g.Ratios) == 0 {
+		return g, false
+	}
+	g.Geomean = math.Exp(logSum / float64(len(g.Ratios)))
+	return g, true
 }
 
 func (r *Report) find(name string) *Row {
