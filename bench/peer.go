@@ -172,9 +172,9 @@ func (p *peer) round(rep *Report, cfg Config, round int, workloads []*Workload) 
 		"compile":       share(cfg.Compile, round, cfg.Rounds),
 		"workload":      share(cfg.Workload, round, cfg.Rounds),
 		"cold":          share(cfg.ColdResume, round, cfg.Rounds),
-		"cold_steps":    cfg.ColdSteps,
+		"cold_steps":    nonNil(cfg.ColdSteps),
 		"history":       share(cfg.History, round, cfg.Rounds),
-		"history_steps": cfg.HistorySteps,
+		"history_steps": nonNil(cfg.HistorySteps),
 		"large":         share(cfg.Large, round, cfg.Rounds),
 	}
 	var reply struct {
@@ -196,4 +196,12 @@ func (p *peer) round(rep *Report, cfg Config, round int, workloads []*Workload) 
 		}
 	}
 	return nil
+}
+
+// nonNil keeps an empty step list a JSON array (peer.js iterates it).
+func nonNil(steps []int) []int {
+	if steps == nil {
+		return []int{}
+	}
+	return steps
 }

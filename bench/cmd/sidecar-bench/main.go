@@ -31,11 +31,16 @@ func main() {
 	flag.IntVar(&cfg.History, "history", cfg.History, "hot round trips with 1 KiB args per step in -history-steps")
 	history := flag.String("history-steps", "1,500", "suspension numbers from which -history round trips are timed")
 	flag.IntVar(&cfg.Large, "large", cfg.Large, "runs of the 40 × 50 KB answers program (each with a cold resume)")
+	workloadsOnly := flag.Bool("workloads-only", false, "measure only the workloads end to end (sets -hot, -compile, -cold-start, -cold-resume, -history and -large to 0)")
 	noPeer := flag.Bool("no-peer", false, "skip the peer comparison")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
 	flag.Parse()
 	cfg.ColdSteps = stepList("-cold-steps", *steps)
 	cfg.HistorySteps = stepList("-history-steps", *history)
+	if *workloadsOnly {
+		cfg.Hot, cfg.Compile, cfg.ColdStart, cfg.ColdResume, cfg.History, cfg.Large = 0, 0, 0, 0, 0, 0
+		cfg.ColdSteps, cfg.HistorySteps = nil, nil
+	}
 	cfg.Peer = !*noPeer
 	if !*quiet {
 		cfg.Log = os.Stderr
