@@ -29,9 +29,13 @@ type Config struct {
 	// ~1 KiB arguments are timed: every suspended response carries the
 	// whole journal, so their cost grows with it.
 	HistorySteps []int
-	Large        int       // runs of the 40 × 50 KB answers program
-	Peer         bool      // also run the reference implementation
-	Log          io.Writer // progress lines; nil for none
+	Large        int  // runs of the 40 × 50 KB answers program
+	Peer         bool // also run the reference implementation
+	// Gallery, if set, is a local checkout of the reference's
+	// examples/programmatic-tool-calls: its programs are recorded on the
+	// peer (RecordGallery) and measured end to end like the workloads.
+	Gallery string
+	Log     io.Writer // progress lines; nil for none
 }
 
 // DefaultConfig finishes in well under two minutes on two cores.
@@ -83,6 +87,7 @@ type Row struct {
 	Ours    []time.Duration
 	Peer    []time.Duration
 	PeerKey string // which peer measurement applies; "" for none
+	Group   string // the workload's group, for workload rows
 }
 
 // Report is the outcome of one driver run.
@@ -156,6 +161,22 @@ func Run(cfg Config) (*Report, error) {
 	workloads, err := LoadWorkloads()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Gallery != "" {
+		logf(cfg.Log, "recording the gallery in %s…", cfg.Gallery)
+		gallery, skipped, err := RecordGallery(cfg, cfg.Gallery)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range skipped {
+			logf(cfg.Log, "gallery program left out: %s", s)
+		}
+		text := fmt.Sprintf("gallery (%s): %d programs recorded on the peer and measured", cfg.Gallery, len(gallery))
+		if len(skipped) > 0 {
+			text += fmt.Sprintf("; %d left out:\n  %s", len(skipped), strings.Join(skipped, "\n  "))
+		}
+		rep.note("gallery", text)
+		workloads = append(workloads, gallery...)
 	}
 	bin, err := hosttest.Binary()
 	if err != nil {
@@ -346,11 +367,13 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 			return err
 		}
 		r := rep.row(fmt.Sprintf("%s end to end (%d calls): compile+start+resumes", w.Name, len(w.Calls)), workloadKey+w.Name)
+		r.Group = w.Group
 		r.Ours = append(r.Ours, d...)
 		if d, err = o.workload(w, n, o.programs[w.Name]); err != nil {
 			return err
 		}
 		r = rep.row(fmt.Sprintf("%s end to end, program cached: start+resumes", w.Name), workloadCachedKey+w.Name)
+		r.Group = w.Group
 		r.Ours = append(r.Ours, d...)
 	}
 	if err := o.largeRound(rep, share(cfg.Large, round, cfg.Rounds)); err != nil {

@@ -103,7 +103,7 @@ func TestStructured(t *testing.T) {
 	}
 }
 
-func TestGallerySummary(t *testing.T) {
+func TestSummary(t *testing.T) {
 	d := func(ns ...int) []time.Duration {
 		var s []time.Duration
 		for _, n := range ns {
@@ -111,34 +111,44 @@ func TestGallerySummary(t *testing.T) {
 		}
 		return s
 	}
+	g := GalleryGroup
 	rep := &Report{Rows: []*Row{
-		{Name: "a end to end", PeerKey: workloadKey + "a", Ours: d(10, 20, 30), Peer: d(20)}, // 1
-		{Name: "b end to end", PeerKey: workloadKey + "b", Ours: d(80), Peer: d(10, 20, 30)}, // 4
-		{Name: "c end to end", PeerKey: workloadKey + "c", Ours: d(40), Peer: d(20)},         // 2
-		{Name: "d end to end", PeerKey: workloadKey + "d", Ours: d(40)},                      // no peer
-		{Name: "a cached", PeerKey: workloadCachedKey + "a", Ours: d(30), Peer: d(10)},       // 3
-		{Name: "compile a", PeerKey: "compile/a", Ours: d(1), Peer: d(100)},                  // not a workload row
-		{Name: "hot round trip", PeerKey: "hot", Ours: d(1000), Peer: d(1)},                  // neither
+		{Name: "a end to end", PeerKey: workloadKey + "a", Ours: d(10, 20, 30), Peer: d(20)},       // 1
+		{Name: "b end to end", PeerKey: workloadKey + "b", Ours: d(80), Peer: d(10, 20, 30)},       // 4
+		{Name: "c end to end", PeerKey: workloadKey + "c", Ours: d(40), Peer: d(20)},               // 2
+		{Name: "d end to end", PeerKey: workloadKey + "d", Ours: d(40)},                            // no peer
+		{Name: "a cached", PeerKey: workloadCachedKey + "a", Ours: d(30), Peer: d(10)},             // 3
+		{Name: "g/x end to end", PeerKey: workloadKey + "g/x", Group: g, Ours: d(10), Peer: d(20)}, // 0.5
+		{Name: "g/y end to end", PeerKey: workloadKey + "g/y", Group: g, Ours: d(40), Peer: d(20)}, // 2
+		{Name: "compile a", PeerKey: "compile/a", Ours: d(1), Peer: d(100)},                        // not a workload row
+		{Name: "hot round trip", PeerKey: "hot", Ours: d(1000), Peer: d(1)},                        // neither
 	}}
-	g, ok := rep.Gallery(workloadKey)
-	if !ok || len(g.Ratios) != 3 || math.Abs(g.Geomean-2) > 1e-9 ||
-		g.Min != (WorkloadRatio{"a", 1}) || g.Max != (WorkloadRatio{"b", 4}) {
-		t.Errorf("end to end: %+v %v", g, ok)
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	s, ok := rep.Summary("", false)
+	if !ok || len(s.Ratios) != 3 || !near(s.Geomean, 2) || s.Min != (WorkloadRatio{"a", 1}) || s.Max != (WorkloadRatio{"b", 4}) {
+		t.Errorf("end to end: %+v %v", s, ok)
 	}
-	if g, ok := rep.Gallery(workloadCachedKey); !ok || len(g.Ratios) != 1 || math.Abs(g.Geomean-3) > 1e-9 {
-		t.Errorf("cached: %+v %v", g, ok)
+	if s, ok := rep.Summary("", true); !ok || len(s.Ratios) != 1 || !near(s.Geomean, 3) {
+		t.Errorf("cached: %+v %v", s, ok)
+	}
+	if s, ok := rep.Summary(g, false); !ok || len(s.Ratios) != 2 || !near(s.Geomean, 1) || s.Min.Name != "g/x" || s.Max.Name != "g/y" {
+		t.Errorf("gallery: %+v %v", s, ok)
+	}
+	if _, ok := rep.Summary(g, true); ok {
+		t.Error("gallery, cached: a summary without samples")
 	}
 	var out bytes.Buffer
 	rep.Print(&out)
 	for _, want := range []string{
-		"workloads end to end (compile+start+resumes), ours/peer over 3 workloads: geomean 2.00×, min 1.00× (a), max 4.00× (b)\n",
-		"workloads end to end (program cached, start+resumes), ours/peer over 1 workloads: geomean 3.00×, min 3.00× (a), max 3.00× (a)\n",
+		"\nbench/workloads end to end (compile+start+resumes), ours/peer over 3 programs: geomean 2.00×, min 1.00× (a), max 4.00× (b)\n",
+		"\nbench/workloads end to end (program cached, start+resumes), ours/peer over 1 programs: geomean 3.00×, min 3.00× (a), max 3.00× (a)\n",
+		"\nreference gallery end to end (compile+start+resumes), ours/peer over 2 programs: geomean 1.00×, min 0.50× (g/x), max 2.00× (g/y)\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
 	}
-	if _, ok := (&Report{}).Gallery(workloadKey); ok {
+	if _, ok := (&Report{}).Summary("", false); ok {
 		t.Error("summary of a report without peer samples")
 	}
 }

@@ -40,9 +40,39 @@ func peerDir() (string, error) {
 	return dir, nil
 }
 
-// startPeer installs the peer on demand and starts it. A nil peer comes
-// with the reason it is unavailable; the driver never fails because of it.
+// startPeer installs the peer on demand, starts it and sends it the
+// programs. A nil peer comes with the reason it is unavailable; the driver
+// never fails because of it.
 func startPeer(cfg Config, workloads []*Workload) (*peer, string) {
+	p, reason := spawnPeer(cfg)
+	if p == nil {
+		return nil, reason
+	}
+	var ready struct {
+		Mustard string `json:"mustardscript"`
+		Node    string `json:"node"`
+	}
+	init := map[string]any{
+		"cmd":           "init",
+		"workloads":     workloads,
+		"hot_source":    hotSource,
+		"cold_source":   coldSource,
+		"cold_note":     strings.Repeat(coldNote, 64),
+		"cold_steps":    coldLimit,
+		"key":           base64.StdEncoding.EncodeToString(benchKey),
+		"large_source":  largeSource,
+		"large_answers": LargeAnswers(),
+	}
+	if err := p.exchange(init, &ready, time.Minute); err != nil {
+		p.close()
+		return nil, err.Error()
+	}
+	p.info = fmt.Sprintf("mustardscript %s, in-process in node %s", ready.Mustard, ready.Node)
+	return p, ""
+}
+
+// spawnPeer installs the peer on demand and starts peer.js.
+func spawnPeer(cfg Config) (*peer, string) {
 	dir, err := peerDir()
 	if err != nil {
 		return nil, err.Error()
@@ -90,28 +120,6 @@ func startPeer(cfg Config, workloads []*Workload) (*peer, string) {
 			p.lines <- line
 		}
 	}()
-	var ready struct {
-		Error       string `json:"error"`
-		Mustard     string `json:"mustardscript"`
-		Node        string `json:"node"`
-		BindingPath string `json:"binding"`
-	}
-	init := map[string]any{
-		"cmd":           "init",
-		"workloads":     workloads,
-		"hot_source":    hotSource,
-		"cold_source":   coldSource,
-		"cold_note":     strings.Repeat(coldNote, 64),
-		"cold_steps":    coldLimit,
-		"key":           base64.StdEncoding.EncodeToString(benchKey),
-		"large_source":  largeSource,
-		"large_answers": LargeAnswers(),
-	}
-	if err := p.exchange(init, &ready, time.Minute); err != nil {
-		p.close()
-		return nil, err.Error()
-	}
-	p.info = fmt.Sprintf("mustardscript %s, in-process in node %s", ready.Mustard, ready.Node)
 	return p, ""
 }
 

@@ -114,13 +114,15 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "%s\n", n.Text)
 	}
 	var summary []string
-	for _, v := range []struct{ label, prefix string }{
-		{"compile+start+resumes", workloadKey},
-		{"program cached, start+resumes", workloadCachedKey},
-	} {
-		if g, ok := r.Gallery(v.prefix); ok {
-			summary = append(summary, fmt.Sprintf("workloads end to end (%s), ours/peer over %d workloads: geomean %.2f×, min %.2f× (%s), max %.2f× (%s)",
-				v.label, len(g.Ratios), g.Geomean, g.Min.Ratio, g.Min.Name, g.Max.Ratio, g.Max.Name))
+	for _, grp := range []struct{ group, label string }{{"", "bench/workloads"}, {GalleryGroup, "reference gallery"}} {
+		for _, v := range []struct {
+			label  string
+			cached bool
+		}{{"compile+start+resumes", false}, {"program cached, start+resumes", true}} {
+			if g, ok := r.Summary(grp.group, v.cached); ok {
+				summary = append(summary, fmt.Sprintf("%s end to end (%s), ours/peer over %d programs: geomean %.2f×, min %.2f× (%s), max %.2f× (%s)",
+					grp.label, v.label, len(g.Ratios), g.Geomean, g.Min.Ratio, g.Min.Name, g.Max.Ratio, g.Max.Name))
+			}
 		}
 	}
 	if len(summary) > 0 {
@@ -142,24 +144,27 @@ type WorkloadRatio struct {
 	Ratio float64
 }
 
-// GallerySummary is ours/peer over every workload (bench/workloads, all of
-// them tool-calling programs of the gallery's kind) that has samples on
-// both sides.
-type GallerySummary struct {
+// RatioSummary is ours/peer over the programs of one group that have
+// samples on both sides.
+type RatioSummary struct {
 	Ratios   []WorkloadRatio // in row order
 	Geomean  float64
 	Min, Max WorkloadRatio
 }
 
-// Gallery summarises the end-to-end rows whose peer key starts with prefix
-// (workloadKey or workloadCachedKey); false if none has samples on both
-// sides.
-func (r *Report) Gallery(prefix string) (GallerySummary, bool) {
-	var g GallerySummary
+// Summary summarises the end-to-end rows of one group of workloads ("" for
+// bench/workloads, GalleryGroup for the recorded gallery), with or without
+// the program cached; false if none has samples on both sides.
+func (r *Report) Summary(group string, cached bool) (RatioSummary, bool) {
+	prefix := workloadKey
+	if cached {
+		prefix = workloadCachedKey
+	}
+	var g RatioSummary
 	logSum := 0.0
 	for _, x := range r.Rows {
 		name, ok := strings.CutPrefix(x.PeerKey, prefix)
-		if !ok || len(x.Ours) == 0 || len(x.Peer) == 0 {
+		if !ok || x.Group != group || len(x.Ours) == 0 || len(x.Peer) == 0 {
 			continue
 		}
 		pm := Quantile(x.Peer, 0.5)

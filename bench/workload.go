@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -36,6 +37,10 @@ type Workload struct {
 	Capabilities []string        `json:"capabilities"`
 	Calls        []WorkloadCall  `json:"calls"`
 	Expected     json.RawMessage `json:"expected"`
+	// Group is "" for the fixtures in bench/workloads and GalleryGroup for
+	// programs recorded from the reference's gallery; the driver
+	// summarises each group on its own.
+	Group string `json:"-"`
 
 	inputs   []byte            // options.inputs as StructuredValue JSON
 	payloads map[string][]byte // resume payload by callKey
@@ -288,4 +293,65 @@ func appendPlain(dst []byte, v value.Value) []byte {
 		return append(dst, '}')
 	}
 	return dst
+}
+
+// RunInSession runs w once through s, in process: compile, start, and one
+// resume per capability call answered from the fixture; it fails unless
+// the program makes exactly the fixture's calls (in the fixture's order
+// too when ordered is set) and produces the expected result.
+func (w *Workload) RunInSession(s *protocol.Session, ordered bool) error {
+	call := func(req []byte) (*stepResponse, error) {
+		resp, err := s.Handle(req, nil)
+		if err != nil {
+			return nil, err
+		}
+		return parseResponse(resp.Header)
+	}
+	r, err := call(compileRequest(1, w.Source))
+	if err != nil {
+		return fmt.Errorf("%s: compile: %w", w.Name, err)
+	}
+	if r, err = call(startRequest(2, r.Result.ProgramID, w.inputs, mustJSONText(w.Capabilities))); err != nil {
+		return fmt.Errorf("%s: start: %w", w.Name, err)
+	}
+	n := 0
+	for r.Result.Step.Type == "suspended" {
+		step := r.Result.Step
+		if n == len(w.Calls) {
+			return fmt.Errorf("%s: call %d, %s, is beyond the fixture's %d calls", w.Name, n+1, step.Capability, len(w.Calls))
+		}
+		if ordered {
+			c := w.Calls[n]
+			args, err := Structured(c.Args)
+			if err != nil {
+				return err
+			}
+			want, err := callKey(c.Capability, args)
+			if err != nil {
+				return err
+			}
+			if got, err := callKey(step.Capability, step.Args); err != nil || got != want {
+				return fmt.Errorf("%s: call %d is %s(%s), the fixture's %s(%s)", w.Name, n+1, step.Capability, step.Args, c.Capability, c.Args)
+			}
+		}
+		n++
+		p, err := w.answer(step.Capability, step.Args)
+		if err != nil {
+			return err
+		}
+		if r, err = call(resumeRequest(nil, 3, r.Result.SnapshotID, r.Result.PolicyID, p)); err != nil {
+			return fmt.Errorf("%s: resume %d: %w", w.Name, n, err)
+		}
+	}
+	if r.Result.Step.Type != "completed" {
+		return fmt.Errorf("%s: step %q after %d calls", w.Name, r.Result.Step.Type, n)
+	}
+	if n != len(w.Calls) {
+		return fmt.Errorf("%s: completed after %d of %d calls", w.Name, n, len(w.Calls))
+	}
+	got, err := canonical(r.Result.Step.Value)
+	if err != nil || !bytes.Equal(got, w.expected) {
+		return fmt.Errorf("%s: result %s, want %s (%v)", w.Name, got, w.expected, err)
+	}
+	return nil
 }

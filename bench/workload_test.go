@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,60 +20,13 @@ func TestWorkloads(t *testing.T) {
 	}
 	s := protocol.NewSession(protocol.Options{})
 	defer s.Close()
-	var id uint64
-	call := func(t *testing.T, req []byte) *stepResponse {
-		t.Helper()
-		resp, err := s.Handle(req, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := parseResponse(resp.Header)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
 	for _, w := range ws {
 		t.Run(w.Name, func(t *testing.T) {
 			if len(w.Calls) == 0 {
 				t.Fatal("no calls")
 			}
-			id++
-			pid := call(t, compileRequest(id, w.Source)).Result.ProgramID
-			id++
-			r := call(t, startRequest(id, pid, w.inputs, mustJSONText(w.Capabilities)))
-			n := 0
-			for r.Result.Step.Type == "suspended" {
-				if n == len(w.Calls) {
-					t.Fatalf("call %d: %s beyond the fixture's %d calls", n+1, r.Result.Step.Capability, len(w.Calls))
-				}
-				c := w.Calls[n]
-				n++
-				want, err := Structured(c.Args)
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantKey, _ := callKey(c.Capability, want)
-				gotKey, err := callKey(r.Result.Step.Capability, r.Result.Step.Args)
-				if err != nil || gotKey != wantKey {
-					t.Fatalf("call %d: %s(%s), fixture has %s(%s) (%v)", n, r.Result.Step.Capability, r.Result.Step.Args, c.Capability, c.Args, err)
-				}
-				p, err := w.answer(r.Result.Step.Capability, r.Result.Step.Args)
-				if err != nil {
-					t.Fatal(err)
-				}
-				id++
-				r = call(t, resumeRequest(nil, id, r.Result.SnapshotID, r.Result.PolicyID, p))
-			}
-			if r.Result.Step.Type != "completed" {
-				t.Fatalf("step %q after %d calls", r.Result.Step.Type, n)
-			}
-			if n != len(w.Calls) {
-				t.Fatalf("completed after %d of %d calls", n, len(w.Calls))
-			}
-			got, err := canonical(r.Result.Step.Value)
-			if err != nil || !bytes.Equal(got, w.expected) {
-				t.Fatalf("result %s\nwant   %s (%v)", got, w.expected, err)
+			if err := w.RunInSession(s, true); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

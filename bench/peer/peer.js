@@ -4,6 +4,7 @@
 // nanoseconds. One JSON command per stdin line, one JSON reply per stdout
 // line; bench/peer.go is the other side.
 const fs = require('fs');
+const Module = require('module');
 const path = require('path');
 const readline = require('readline');
 
@@ -219,11 +220,114 @@ function round(cmd) {
   return { samples, notes };
 }
 
-readline.createInterface({ input: process.stdin }).on('line', (line) => {
+// loadCatalog evaluates a gallery catalog as a CommonJS module whatever its
+// extension (the gallery's catalogs are plain JavaScript named .ts).
+function loadCatalog(file) {
+  const m = new Module(file, module);
+  m.filename = file;
+  m.paths = Module._nodeModulePaths(path.dirname(file));
+  m._compile(fs.readFileSync(file, 'utf8'), file);
+  return m.exports;
+}
+
+const clone = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
+
+// galleryTools returns a program's capabilities: the catalog's functions,
+// or, for a program described by a start plan, its planned answers served
+// in order.
+function galleryTools(d) {
+  if (d.options && d.options.capabilities) return d.options.capabilities;
+  const plan = d.startPlan || {};
+  const names = Object.keys(plan.capabilities || {});
+  const queue = (plan.resumes || []).map((r, i) =>
+    r && typeof r === 'object' && !Array.isArray(r) && 'capability' in r && 'value' in r
+      ? r
+      : { capability: names[i], value: r },
+  );
+  return Object.fromEntries(
+    names.map((n) => [
+      n,
+      () => {
+        const next = queue.shift();
+        if (!next) throw new Error(`no planned answer left for ${n}`);
+        if (next.capability !== n) throw new Error(`planned answer is for ${next.capability}, not ${n}`);
+        return next.value;
+      },
+    ]),
+  );
+}
+
+// recordOne runs a gallery program on the reference implementation,
+// answering every call with the catalog's tools, and returns it as a
+// workload: inputs, every call with its arguments and answer (or error),
+// and the result. Answers go through JSON first, as the fixtures do.
+async function recordOne(name, source, d, key) {
+  const inputs = clone(d.inputs || (d.options && d.options.inputs) || {});
+  const tools = galleryTools(d);
+  const names = Object.keys(tools);
+  const m = new Mustard(source, { inputs: Object.keys(inputs) });
+  let p = m.start({ inputs, capabilities: Object.fromEntries(names.map((n) => [n, noop])), limits: {}, snapshotKey: key });
+  const calls = [];
+  while (p instanceof Progress) {
+    if (calls.length === 10000) throw new Error('more than 10000 calls');
+    const args = clone(p.args);
+    let c;
+    try {
+      c = { capability: p.capability, args, answer: clone(await tools[p.capability](...clone(p.args))) };
+    } catch (e) {
+      const err = { name: (e && e.name) || 'Error', message: String(e && e.message !== undefined ? e.message : e) };
+      if (e && typeof e.code === 'string') err.code = e.code;
+      c = { capability: p.capability, args, error: err };
+    }
+    calls.push(c);
+    p = c.error ? p.resumeError(hostError(c.error)) : p.resume(c.answer);
+  }
+  if (p === undefined) throw new Error('the result is undefined');
+  return { name, source, inputs, capabilities: names, calls, expected: clone(p) };
+}
+
+// record turns every program of the catalogs in cmd.dir's subdirectories
+// (<sub>/catalog.js or <sub>/catalog.ts, each entry naming its program
+// file) into a workload; a program that cannot be recorded is reported
+// with the reason.
+async function record(cmd) {
+  const key = require('crypto').randomBytes(32);
+  const workloads = [];
+  const skipped = [];
+  const subs = fs
+    .readdirSync(cmd.dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  for (const sub of subs) {
+    const catalog = ['catalog.js', 'catalog.ts'].map((f) => path.join(cmd.dir, sub, f)).find((f) => fs.existsSync(f));
+    if (!catalog) continue;
+    let entries;
+    try {
+      entries = loadCatalog(catalog);
+    } catch (e) {
+      skipped.push({ name: `${sub}/${path.basename(catalog)}`, reason: String((e && e.message) || e) });
+      continue;
+    }
+    for (const d of entries) {
+      const name = `${sub}/${path.basename(d.file, '.js')}`;
+      try {
+        const source = fs.readFileSync(path.join(cmd.dir, sub, d.file), 'utf8');
+        workloads.push(await recordOne(name, source, d, key));
+      } catch (e) {
+        skipped.push({ name, reason: String((e && e.message) || e) });
+      }
+    }
+  }
+  return { workloads, skipped };
+}
+
+readline.createInterface({ input: process.stdin }).on('line', async (line) => {
   try {
     const cmd = JSON.parse(line);
     if (cmd.cmd === 'init') reply(init(cmd));
     else if (cmd.cmd === 'round') reply(round(cmd));
+    else if (cmd.cmd === 'record') reply(await record(cmd));
     else reply({ error: `unknown command ${cmd.cmd}` });
   } catch (e) {
     reply({ error: String((e && e.message) || e) });

@@ -32,6 +32,7 @@ func main() {
 	history := flag.String("history-steps", "1,500", "suspension numbers from which -history round trips are timed")
 	flag.IntVar(&cfg.Large, "large", cfg.Large, "runs of the 40 × 50 KB answers program (each with a cold resume)")
 	workloadsOnly := flag.Bool("workloads-only", false, "measure only the workloads end to end (sets -hot, -compile, -cold-start, -cold-resume, -history and -large to 0)")
+	flag.StringVar(&cfg.Gallery, "gallery", "", "a local checkout of the reference's examples/programmatic-tool-calls: record its programs on the peer and measure them end to end too")
 	noPeer := flag.Bool("no-peer", false, "skip the peer comparison")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
 	flag.Parse()
