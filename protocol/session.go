@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/cache"
@@ -61,6 +62,7 @@ type Session struct {
 	flights   flights
 	keys      keys
 	seals     seals
+	warming   sync.WaitGroup // the process warm-up, if this session began it
 }
 
 // Stats counts how resumes that got past authentication ran: a hot resume
@@ -134,6 +136,7 @@ func RandomEntropy() (uint64, int64) {
 
 // Close ends every parked execution, then the engine's own goroutines.
 func (s *Session) Close() {
+	s.warming.Wait()
 	s.conts.Clear()
 	s.engine.Close()
 }
@@ -331,7 +334,7 @@ func (s *Session) compile(f fields, payload []byte) (*outcome, error) {
 	// same program for every run).
 	// A compile usually comes before the first start: have a realm ready
 	// by then.
-	s.engine.Warm()
+	s.Warm()
 	if id, ok := s.compiled.Get(src); ok {
 		if p, ok := s.programs.Get(id); ok {
 			return &outcome{program: p}, nil

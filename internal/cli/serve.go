@@ -63,6 +63,7 @@ func Serve(opts protocol.Options, in io.Reader, out io.Writer) error {
 func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer) error {
 	s := protocol.NewSession(opts)
 	defer s.Close()
+	s.Warm()
 	src, write := transport(opts.Transport, in, out)
 	r := newReader(s, src)
 	defer r.stop()
