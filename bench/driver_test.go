@@ -28,6 +28,8 @@ func TestDriver(t *testing.T) {
 		"cold start: spawn → first compile answered":                             1,
 		"fresh process: first start (triage, to its first call)":                 1,
 		"fresh process: tenth start (same)":                                      1,
+		idleFirstRow:                                                             1,
+		idleTenthRow:                                                             1,
 		"cold resume at step 3: spawn → answered":                                1,
 		"cold resume at step 3: request in fresh process":                        1,
 		largeFirstRow: 5,
