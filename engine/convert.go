@@ -160,7 +160,11 @@ func (e *exporter) ownKeys(o *goja.Object) ([]goja.Value, error) {
 	if len(o.Symbols()) > 0 {
 		return nil, &boundaryError{"symbol-keyed properties cannot cross the structured host boundary"}
 	}
-	return o.MustardOwnKeys(), nil
+	keys, err := o.MustardOwnKeys()
+	if err != nil {
+		return nil, &boundaryError{"value cannot cross the structured host boundary"}
+	}
+	return keys, nil
 }
 
 // arrayIndex reports whether key is a canonical array index below n.

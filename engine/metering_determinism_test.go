@@ -94,6 +94,11 @@ outer: for (let i = 0; i < 10; i++) { for (let j = 0; j < 10; j++) { if (j > i) 
 switch (o.v % 3) { case 0: o.v += fetch(1); break; default: o.v += fetch(2) }
 const tag = (s, ...v) => s.raw.join('#') + v.length;
 tag` + "`a${o.v}b${fetch(3)}c`" + ` + ` + "`${o.v}`"},
+	// Objects and arrays crossing the boundary both ways: what converting
+	// them charges is part of every journal's meter readings.
+	{"boundary objects", `const rec = { id: 1, tags: ['a', 'b'], nested: { k: 'v', n: [1, { z: 2 }] } };
+let t = 0; for (let i = 0; i < 3; i++) t += fetch(i, rec, [rec.nested, { i }], { a: 1, b: 2, c: 3, d: 4 });
+({ t, rec, list: [1, 2, { three: 3 }] })`},
 }
 
 // mdAnswer is the host: fetch(n) returns 2n+1; fail(s) throws.

@@ -8,11 +8,19 @@ package goja
 // Object.prototype interfere.
 
 // MustardOwnKeys returns o's own enumerable string-keyed property names in
-// the order Object.keys gives them. It runs no guest code for an ordinary
-// object or array; the caller must exclude proxies, whose traps it would
-// run.
-func (o *Object) MustardOwnKeys() []Value {
-	return o.self.stringKeys(false, nil)
+// the order Object.keys gives them, and meters exactly what Object.keys
+// does (a Meter's counts, and so snapshots recorded by embedders that used
+// Object.keys, stay the same). It runs no guest code for an ordinary object
+// or array; the caller must exclude proxies, whose traps it would run. The
+// error is the interrupt a meter raised, as Object.keys called through
+// AssertFunction would return it.
+func (o *Object) MustardOwnKeys() (keys []Value, err error) {
+	r := o.runtime
+	err = r.runWrapped(func() {
+		keys = o.self.stringKeys(false, nil)
+		r.keysRest(selfKeys(o), len(keys))
+	})
+	return keys, err
 }
 
 // MustardOwnData reads o's own property key without running any getter or

@@ -17,7 +17,11 @@ func TestMustardOwnReads(t *testing.T) {
 	}
 	o := v.(*Object)
 	var keys []string
-	for _, k := range o.MustardOwnKeys() {
+	ks, err := o.MustardOwnKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ks {
 		keys = append(keys, k.String())
 	}
 	if got := fmtList(keys); got != "b,a,acc" {
