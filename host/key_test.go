@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/base64"
 	"fmt"
 	"testing"
 
@@ -32,4 +33,32 @@ func TestNewKeyRefusesShortKeys(t *testing.T) {
 	_, err := NewKey(make([]byte, 31))
 	require.EqualError(t, err, "snapshot key must be at least 32 bytes, got 31")
 	require.True(t, Key{}.IsZero())
+}
+
+func TestSealKeyRefusesShortKeysAndNeverPrintsItself(t *testing.T) {
+	_, err := NewSealKey(make([]byte, 31))
+	require.EqualError(t, err, "seal key must be at least 32 bytes, got 31")
+	require.True(t, SealKey{}.IsZero())
+	require.Equal(t, "", SealKey{}.wire(), "the zero key sends nothing")
+
+	k, err := GenerateSealKey()
+	require.NoError(t, err)
+	require.False(t, k.IsZero())
+	require.Len(t, k.Bytes(), MinSealKeyBytes)
+	for _, s := range []string{fmt.Sprint(k), fmt.Sprintf("%v %+v %#v %s", k, k, k, k)} {
+		require.NotContains(t, s, fmt.Sprintf("%x", k.Bytes()))
+		require.NotContains(t, s, k.wire())
+		require.Contains(t, s, "host.SealKey(sha256:")
+	}
+	b := k.Bytes()
+	b[0] ^= 1
+	require.NotEqual(t, b, k.Bytes(), "Bytes returns a copy")
+
+	long := make([]byte, 64)
+	long[63] = 7
+	k2, err := NewSealKey(long)
+	require.NoError(t, err)
+	long[63] = 8
+	require.Equal(t, byte(7), k2.Bytes()[63], "NewSealKey keeps a copy")
+	require.Equal(t, base64.StdEncoding.EncodeToString(k2.Bytes()), k2.wire())
 }
