@@ -65,7 +65,8 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 	}
 	build := func() *request {
 		return &request{Method: "start", ProgramID: p.ID, SnapshotDelivery: req.Delivery, Profile: req.Profile,
-			Options: &wireOptions{Inputs: inputs, Capabilities: nonNil(req.Capabilities), Limits: req.Limits}}
+			Options: &wireOptions{Inputs: inputs, Capabilities: nonNil(req.Capabilities), Limits: req.Limits,
+				SealKey: req.SealKey.wire()}}
 	}
 	var raw []byte
 	if !c.knows(p.ID) {
@@ -113,9 +114,9 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 		}
 		if req.Policy != nil {
 			r.Policy = &wirePolicy{Capabilities: nonNil(req.Policy.Capabilities), Limits: req.Policy.Limits,
-				SnapshotID: id, wireAuth: authFor(req.Key, id)}
+				SnapshotID: id, wireAuth: authFor(req.Key, req.SealKey, id)}
 		} else {
-			auth := authFor(req.Key, id)
+			auth := authFor(req.Key, req.SealKey, id)
 			r.Auth = &auth
 		}
 		return r

@@ -84,6 +84,11 @@ type StartRequest struct {
 	Limits       Limits
 	Delivery     Delivery
 	Profile      bool // ask for Step.Profile
+	// SealKey, if set, seals every snapshot of the execution (the sealed
+	// snapshots extension): its bytes hide the program, inputs, calls and
+	// answers. Every resume of it must then give the same
+	// ResumeRequest.SealKey.
+	SealKey SealKey
 }
 
 // ResumeRequest answers a suspended capability call.
@@ -94,13 +99,19 @@ type StartRequest struct {
 // after a crash; snapshots too large for one request are uploaded in
 // chunks first. Name the policy by PolicyID (one the process holds) or
 // give it in full in Policy (required after a restart). Key must be the
-// key the host signs with.
+// key the host signs with. SealKey must be the key the execution was
+// started with (StartRequest.SealKey), and zero if it was not sealed; the
+// sidecar refuses a missing, different or unexpected seal key with an
+// *Error ("snapshot is sealed and no seal key was given", "snapshot was
+// sealed under another seal key", "snapshot is not sealed but a seal key
+// was given") before the guest runs, and the execution stays resumable.
 type ResumeRequest struct {
 	SnapshotID string
 	Snapshot   []byte
 	PolicyID   string
 	Policy     *Policy
 	Key        Key
+	SealKey    SealKey
 	Payload    Payload
 	Delivery   Delivery
 	Profile    bool

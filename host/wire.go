@@ -52,12 +52,16 @@ type wireOptions struct {
 	Inputs       map[string]value.Value `json:"inputs"`
 	Capabilities []string               `json:"capabilities"`
 	Limits       Limits                 `json:"limits"`
+	SealKey      string                 `json:"seal_key_base64,omitempty"`
 }
 
 type wireAuth struct {
 	KeyBase64 string `json:"snapshot_key_base64"`
 	KeyDigest string `json:"snapshot_key_digest"`
 	Token     string `json:"snapshot_token"`
+	// SealKey travels in auth (a cached resume) or, through wirePolicy,
+	// in policy (a raw resume), as the contract says.
+	SealKey string `json:"seal_key_base64,omitempty"`
 }
 
 type wirePolicy struct {
@@ -67,8 +71,9 @@ type wirePolicy struct {
 	wireAuth
 }
 
-func authFor(k Key, snapshotID string) wireAuth {
-	return wireAuth{KeyBase64: base64.StdEncoding.EncodeToString(k.b), KeyDigest: k.digest, Token: k.Token(snapshotID)}
+func authFor(k Key, seal SealKey, snapshotID string) wireAuth {
+	return wireAuth{KeyBase64: base64.StdEncoding.EncodeToString(k.b), KeyDigest: k.digest, Token: k.Token(snapshotID),
+		SealKey: seal.wire()}
 }
 
 // rawField says which base64 field carries a request's raw bytes in JSONL.

@@ -1,0 +1,144 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+var testSealKey = func() SealKey {
+	k, err := NewSealKey([]byte("seal-key-for-tests-0123456789abcdef"))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+// Distinctive strings a guest gets as an input and as answers: sealed
+// bytes must not show them, plain bytes do.
+const (
+	secretInput  = "ZEBRA-INPUT-7Q3X"
+	secretAnswer = "OKAPI-ANSWER-K9W2"
+)
+
+const sealSource = `
+const a = lookup(secret);
+const b = lookup(a.note);
+[secret, a.note, b.note].join("|");
+`
+
+// lookupAnswer is the answer to the call with sequence number seq.
+func lookupAnswer(seq int) value.Value {
+	return MustValueOf(map[string]any{"note": secretAnswer + "-" + string(rune('a'+seq))})
+}
+
+const sealResult = secretInput + "|" + secretAnswer + "-a|" + secretAnswer + "-b"
+
+// requireSealRefusal checks that err is the sidecar's refusal with the
+// contract's phrase.
+func requireSealRefusal(t *testing.T, err error, phrase string) {
+	t.Helper()
+	var se *Error
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, "resume", se.Method)
+	require.Equal(t, phrase, se.Message)
+	require.Equal(t, "", se.Kind(), "a request refusal, not a guest failure")
+}
+
+// Must hold: an execution started with a seal key suspends and completes
+// exactly as a plain one, hot and from bytes in a new process; its
+// snapshot bytes never show the guest's input or the host's answers,
+// which plain bytes do; a resume without the key, with another key, or
+// with a key for plain bytes is refused with the contract's phrase and
+// leaves the execution resumable.
+func TestClientSealsSnapshots(t *testing.T) {
+	otherKey, err := NewSealKey(bytes.Repeat([]byte{'o'}, 40))
+	require.NoError(t, err)
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			noLeaks(t)
+			ctx := context.Background()
+			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			pong, err := c.Ping(ctx)
+			require.NoError(t, err)
+			require.True(t, pong.Has("sealed_snapshots"), "%v", pong.Features)
+
+			prog, err := c.Compile(ctx, sealSource)
+			require.NoError(t, err)
+			caps := []string{"lookup"}
+			inputs := map[string]value.Value{"secret": value.String(secretInput)}
+			start := func(seal SealKey) *Suspension {
+				st, err := c.Start(ctx, StartRequest{Program: prog, Inputs: inputs, Capabilities: caps, SealKey: seal})
+				require.NoError(t, err)
+				require.NotNil(t, st.Suspended)
+				return st.Suspended
+			}
+			hot := func(s *Suspension, seal SealKey, seq int) (*Step, error) {
+				return c.Resume(ctx, ResumeRequest{SnapshotID: s.SnapshotID, PolicyID: s.PolicyID, Key: testKey,
+					SealKey: seal, Payload: Return(lookupAnswer(seq))})
+			}
+
+			plain := start(SealKey{})
+			require.Contains(t, string(plain.Snapshot), secretInput, "plain bytes show the input")
+			st, err := hot(plain, SealKey{}, 0)
+			require.NoError(t, err)
+			plain2 := st.Suspended
+			require.Contains(t, string(plain2.Snapshot), secretAnswer+"-a", "plain bytes show the answer")
+
+			sealed := start(testSealKey)
+			require.NotContains(t, string(sealed.Snapshot), secretInput)
+			require.True(t, value.Equal(value.Array(plain.Args...), value.Array(sealed.Args...)), "sealing changes no step")
+			require.NotEqual(t, plain.SnapshotID, sealed.SnapshotID)
+
+			// Hot, refused: the execution stays parked.
+			_, err = hot(sealed, SealKey{}, 0)
+			requireSealRefusal(t, err, "snapshot is sealed and no seal key was given")
+			_, err = hot(sealed, otherKey, 0)
+			requireSealRefusal(t, err, "snapshot was sealed under another seal key")
+			_, err = hot(plain2, testSealKey, 1)
+			requireSealRefusal(t, err, "snapshot is not sealed but a seal key was given")
+
+			// Hot, with the key.
+			st, err = hot(sealed, testSealKey, 0)
+			require.NoError(t, err)
+			sealed2 := st.Suspended
+			require.NotNil(t, sealed2)
+			require.Equal(t, "lookup", sealed2.Capability)
+			require.True(t, value.Equal(value.Array(plain2.Args...), value.Array(sealed2.Args...)))
+			for _, s := range []string{secretInput, secretAnswer} {
+				require.NotContains(t, string(sealed2.Snapshot), s)
+			}
+			st, err = hot(sealed2, testSealKey, 1)
+			require.NoError(t, err)
+			require.Nil(t, st.Suspended)
+			require.Equal(t, sealResult, st.Value.Str)
+
+			// Cold: a new process gets the sealed bytes and the full policy.
+			require.NoError(t, c.Close())
+			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			cold := func(snap []byte, seal SealKey, seq int) (*Step, error) {
+				return c2.Resume(ctx, ResumeRequest{Snapshot: snap, Policy: &Policy{Capabilities: caps}, Key: testKey,
+					SealKey: seal, Payload: Return(lookupAnswer(seq))})
+			}
+			_, err = cold(sealed2.Snapshot, SealKey{}, 1)
+			requireSealRefusal(t, err, "snapshot is sealed and no seal key was given")
+			_, err = cold(sealed2.Snapshot, otherKey, 1)
+			requireSealRefusal(t, err, "snapshot was sealed under another seal key")
+			_, err = cold(plain2.Snapshot, testSealKey, 1)
+			requireSealRefusal(t, err, "snapshot is not sealed but a seal key was given")
+
+			st, err = cold(sealed2.Snapshot, testSealKey, 1)
+			require.NoError(t, err)
+			require.Nil(t, st.Suspended)
+			require.Equal(t, sealResult, st.Value.Str)
+			st, err = cold(sealed.Snapshot, testSealKey, 0)
+			require.NoError(t, err)
+			require.NotNil(t, st.Suspended)
+			require.Equal(t, sealed2.SnapshotID, st.Suspended.SnapshotID, "a sealed journal is deterministic")
+		})
+	}
+}
