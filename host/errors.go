@@ -74,3 +74,19 @@ type cancelledError struct {
 
 func (e *cancelledError) Error() string   { return e.err.Error() }
 func (e *cancelledError) Unwrap() []error { return []error{e.err, e.ctxErr} }
+
+// isSealRefusal reports whether err is the sidecar refusing a resume for
+// its seal key (the sealed snapshots extension).
+func isSealRefusal(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Message {
+	case "snapshot is sealed and no seal key was given",
+		"snapshot was sealed under another seal key",
+		"snapshot is not sealed but a seal key was given":
+		return true
+	}
+	return false
+}

@@ -77,6 +77,17 @@ type Runner struct {
 	Store Store
 	// Key signs every snapshot the Runner resumes.
 	Key Key
+	// SealKey, if set, seals every execution the Runner starts (see
+	// SealKey), so that the snapshot bytes in the Store hide the program,
+	// inputs, calls and answers. Every resume sends it, hot or from the
+	// stored bytes after a crash, so it must stay the same for as long as
+	// stored executions are to be continued: one started under another
+	// key, or without one, does not continue (Run returns the sidecar's
+	// refusal, an *Error, and the checkpoint stays). The rest of a
+	// Checkpoint (the pending call's Args, its Answer, the Result or
+	// Failure) is not sealed: a Store that must keep those confidential
+	// has to encrypt them itself.
+	SealKey SealKey
 	// MaxAttempts bounds how often one step is tried on a new process
 	// after the previous one died during it; 0 means 20. Every step that
 	// succeeds resets the count.
@@ -208,6 +219,9 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 				}
 				return value.Value{}, se
 			}
+			if isSealRefusal(err) {
+				return value.Value{}, fmt.Errorf("execution %q: %w; Runner.SealKey must be the key it was started with", x.e.ID, err)
+			}
 			return value.Value{}, err
 		}
 	}
@@ -281,15 +295,15 @@ func (x *execution) step(ctx context.Context) (*Step, []byte, error) {
 	var base []byte
 	if cp := x.cp; cp == nil {
 		st, err = l.c.Start(ctx, StartRequest{Program: x.e.Program, Inputs: x.e.Inputs, Capabilities: x.caps,
-			Limits: x.e.Limits, Delivery: DeliverDelta})
+			Limits: x.e.Limits, Delivery: DeliverDelta, SealKey: x.r.SealKey})
 	} else {
 		base = cp.Snapshot
 		cold := ResumeRequest{Snapshot: cp.Snapshot, Policy: &Policy{Capabilities: x.caps, Limits: x.e.Limits},
-			Key: x.r.Key, Payload: *cp.Answer, Delivery: DeliverDelta}
+			Key: x.r.Key, SealKey: x.r.SealKey, Payload: *cp.Answer, Delivery: DeliverDelta}
 		hot := l.s == x.parked.s && l.gen == x.parked.gen
 		if hot {
 			st, err = l.c.Resume(ctx, ResumeRequest{SnapshotID: cp.SnapshotID, PolicyID: x.policyID, Key: x.r.Key,
-				Payload: *cp.Answer, Delivery: DeliverDelta})
+				SealKey: x.r.SealKey, Payload: *cp.Answer, Delivery: DeliverDelta})
 			if isUnknown(err, "snapshot_id") || isUnknown(err, "policy_id") {
 				// The process let it go (its caches are bounded): use the bytes.
 				hot = false

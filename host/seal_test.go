@@ -3,6 +3,9 @@ package host
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -141,4 +144,140 @@ func TestClientSealsSnapshots(t *testing.T) {
 			require.Equal(t, sealed2.SnapshotID, st.Suspended.SnapshotID, "a sealed journal is deterministic")
 		})
 	}
+}
+
+const sealLoopSource = `
+let note = secret;
+const seen = [secret];
+for (let i = 0; i < 4; i++) { note = lookup(note).note; seen.push(note); }
+seen.join("|");
+`
+
+const sealLoopResult = secretInput + "|" + secretAnswer + "-a|" + secretAnswer + "-b|" + secretAnswer + "-c|" + secretAnswer + "-d"
+
+// requireSealed checks that snap is sealed bytes showing neither the
+// guest's input nor any answer.
+func requireSealed(t *testing.T, snap []byte) {
+	t.Helper()
+	require.NotEmpty(t, snap)
+	require.Contains(t, string(snap), "mustard-sealed-snapshot")
+	require.NotContains(t, string(snap), secretInput)
+	require.NotContains(t, string(snap), secretAnswer)
+	require.NotContains(t, string(snap), "lookup", "nor the capability's name")
+}
+
+// Must hold: a Runner with a SealKey stores only sealed snapshots; when
+// the process holding the execution is killed mid-way, the execution
+// continues on another process from the stored sealed bytes and
+// completes with the result of an undisturbed run, each call asked once.
+func TestRunnerSealsExecutionsAndContinuesThemAfterAKill(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	pool := newPool(t, 2)
+	prog, err := pool.Compile(ctx, sealLoopSource)
+	require.NoError(t, err)
+	store := &MemoryStore{}
+	r := &Runner{Pool: pool, Store: store, Key: testKey, SealKey: testSealKey}
+	var hot []bool
+	var home *Client
+	r.observe = func(c *Client, h bool) {
+		hot = append(hot, h)
+		home = c
+	}
+	var asked []int
+	killed := 0
+	v, err := r.Run(ctx, Execution{ID: "sealed", Program: prog,
+		Inputs: map[string]value.Value{"secret": value.String(secretInput)},
+		Capabilities: map[string]Capability{"lookup": func(_ context.Context, c Call) (value.Value, error) {
+			asked = append(asked, c.Seq)
+			cp, ok, err := store.Load(ctx, "sealed")
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, c.Seq, cp.Calls)
+			requireSealed(t, cp.Snapshot)
+			if c.Seq == 2 {
+				killed = home.Pid()
+				home.Kill()
+				<-home.Done()
+			}
+			return lookupAnswer(c.Seq), nil
+		}}})
+	require.NoError(t, err)
+	require.Equal(t, sealLoopResult, v.Str)
+	require.Equal(t, []int{0, 1, 2, 3}, asked)
+	require.Equal(t, []bool{true, true, false, true}, hot, "the resume after the kill was cold, from the stored bytes")
+	require.NotZero(t, killed)
+	require.NotEqual(t, killed, home.Pid(), "continued on another process")
+}
+
+// Must hold: sealed executions stored in a directory continue in a new
+// host only with the key they were started with. Without it, or with
+// another, Run fails with the sidecar's phrase, names the execution,
+// and keeps the checkpoint with the answer it holds; a Runner with a key does not
+// continue a plain execution either. The snapshot files hold neither the
+// input nor the answers.
+func TestRunnerContinuesSealedExecutionsOnlyWithTheirKey(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	otherKey, err := GenerateSealKey()
+	require.NoError(t, err)
+	var asked []int
+	stop := errors.New("host going down")
+	run := func(id string, seal SealKey, stopAt int) (value.Value, error) {
+		pool := newPool(t, 1)
+		defer pool.Close()
+		store, err := NewDirStore(dir)
+		require.NoError(t, err)
+		prog, err := pool.Compile(ctx, sealLoopSource)
+		require.NoError(t, err)
+		return (&Runner{Pool: pool, Store: store, Key: testKey, SealKey: seal}).Run(ctx, Execution{ID: id, Program: prog,
+			Inputs: map[string]value.Value{"secret": value.String(secretInput)},
+			Capabilities: map[string]Capability{"lookup": func(_ context.Context, c Call) (value.Value, error) {
+				if c.Seq == stopAt {
+					return value.Value{}, stop
+				}
+				asked = append(asked, c.Seq)
+				return lookupAnswer(c.Seq), nil
+			}}})
+	}
+	_, err = run("s", testSealKey, 2)
+	require.ErrorIs(t, err, stop)
+	snaps, err := filepath.Glob(filepath.Join(dir, "s.*.snapshot"))
+	require.NoError(t, err)
+	require.Len(t, snaps, 1)
+	b, err := os.ReadFile(snaps[0])
+	require.NoError(t, err)
+	requireSealed(t, b)
+
+	for _, c := range []struct {
+		seal   SealKey
+		phrase string
+	}{
+		{SealKey{}, "snapshot is sealed and no seal key was given"},
+		{otherKey, "snapshot was sealed under another seal key"},
+	} {
+		_, err = run("s", c.seal, -1)
+		requireSealRefusal(t, err, c.phrase)
+		require.EqualError(t, err, `execution "s": `+c.phrase+"; Runner.SealKey must be the key it was started with")
+	}
+	// The first refused Run asked call 2 before the sidecar could refuse
+	// the resume; its answer is stored, and no Run asks it again.
+	require.Equal(t, []int{0, 1, 2}, asked)
+
+	v, err := run("s", testSealKey, -1)
+	require.NoError(t, err)
+	require.Equal(t, sealLoopResult, v.Str)
+	require.Equal(t, []int{0, 1, 2, 3}, asked)
+
+	// A plain execution does not continue under a seal key.
+	asked = nil
+	_, err = run("p", SealKey{}, 1)
+	require.ErrorIs(t, err, stop)
+	_, err = run("p", testSealKey, -1)
+	requireSealRefusal(t, err, "snapshot is not sealed but a seal key was given")
+	v, err = run("p", SealKey{}, -1)
+	require.NoError(t, err)
+	require.Equal(t, sealLoopResult, v.Str)
+	require.Equal(t, []int{0, 1, 2, 3}, asked)
 }
