@@ -29,6 +29,22 @@
 // the capability functions noticing; see Runner for what "each call is
 // answered once" means across crashes of the host itself.
 //
+// # Sealing
+//
+// A snapshot holds the program, its inputs and every answer the host gave.
+// An execution started with a SealKey (StartRequest.SealKey, or
+// Runner.SealKey for all of a Runner's executions) has every snapshot
+// sealed, so that bytes at rest, in a Store or a queue, show only their
+// sizes:
+//
+//	r := &host.Runner{Pool: pool, Key: key, SealKey: seal, Store: store}
+//
+// Every resume must give the same key (ResumeRequest.SealKey; the Runner
+// does it, also after a crash); the sidecar refuses one without it or
+// with another, and the execution stays resumable with the right key.
+// The other fields of a Checkpoint (the pending call's arguments, its
+// answer, the result) are not sealed.
+//
 // # Values
 //
 // Inputs, capability arguments, answers and results are value.Value

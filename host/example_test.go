@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -160,4 +161,51 @@ func ExampleKey() {
 	// 3eb1bd439947eb762998e566ccc2e099c791118b2f40579cc4f7da2b5061b7f9
 	// 74a5850f5a28fca1804fde7d5cf13ff6e8d6d7912451608593320e3e52159db7
 	// host.Key(sha256:3eb1bd439947eb76…)
+}
+
+// A sealed execution: the snapshots the Runner stores hide what the
+// program was given and told. Keep the seal key (and the snapshot key)
+// for as long as stored executions must stay resumable.
+func ExampleSealKey() {
+	ctx := context.Background()
+	pool, err := host.NewPool(host.PoolConfig{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	key, err := host.GenerateKey()
+	if err != nil {
+		log.Fatal(err)
+	}
+	seal, err := host.GenerateSealKey() // or host.NewSealKey(bytes from your secret store)
+	if err != nil {
+		log.Fatal(err)
+	}
+	prog, err := pool.Compile(ctx, `charge(card, 12.5).status`)
+	if err != nil {
+		log.Fatal(err)
+	}
+	store := &host.MemoryStore{}
+	r := &host.Runner{Pool: pool, Key: key, SealKey: seal, Store: store}
+	var stored []byte
+	status, err := r.Run(ctx, host.Execution{
+		ID:      "payment-1",
+		Program: prog,
+		Inputs:  map[string]value.Value{"card": value.String("4111 1111 1111 1111")},
+		Capabilities: map[string]host.Capability{
+			"charge": func(ctx context.Context, call host.Call) (value.Value, error) {
+				cp, _, err := store.Load(ctx, call.Execution)
+				if err != nil {
+					return value.Value{}, err
+				}
+				stored = cp.Snapshot // what sits in the store while the call runs
+				return host.ValueOf(map[string]any{"status": "paid"})
+			},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(status.Str, bytes.Contains(stored, []byte("4111")))
+	// Output: paid false
 }
