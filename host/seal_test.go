@@ -3,6 +3,8 @@ package host
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"os"
 	"path/filepath"
@@ -280,4 +282,44 @@ func TestRunnerContinuesSealedExecutionsOnlyWithTheirKey(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, sealLoopResult, v.Str)
 	require.Equal(t, []int{0, 1, 2, 3}, asked)
+}
+
+// Must hold: a sealed snapshot too large for one request goes to a new
+// process in staged chunks, with the seal key in the policy, and the
+// staged bytes are refused without it like sent ones.
+func TestClientResumesLargeSealedSnapshotsThroughStages(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	c := newClient(t, Config{Cmd: sidecarCmd(t)})
+	prog, err := c.Compile(ctx, `let n = 0; for (let i = 0; i < 3; i++) n += get(i).length; n;`)
+	require.NoError(t, err)
+	caps := []string{"get"}
+	limits := Limits{HeapLimitBytes: Limit(64 << 20), AllocationBudget: Limit(1 << 30)}
+	st, err := c.Start(ctx, StartRequest{Program: prog, Capabilities: caps, Limits: limits, SealKey: testSealKey})
+	require.NoError(t, err)
+	b := make([]byte, 600<<10)
+	for i := range 2 {
+		_, _ = rand.Read(b)
+		s := st.Suspended
+		st, err = c.Resume(ctx, ResumeRequest{SnapshotID: s.SnapshotID, PolicyID: s.PolicyID, Key: testKey,
+			SealKey: testSealKey, Payload: Return(value.String(base64.StdEncoding.EncodeToString(b)))})
+		require.NoError(t, err, "resume %d", i)
+	}
+	snap := st.Suspended.Snapshot
+	require.Greater(t, len(snap), 1<<20)
+	require.Contains(t, string(snap), "mustard-sealed-snapshot")
+
+	c2 := newClient(t, Config{Cmd: sidecarCmd(t)})
+	cold := func(seal SealKey) (*Step, error) {
+		return c2.Resume(ctx, ResumeRequest{Snapshot: snap, Policy: &Policy{Capabilities: caps, Limits: limits},
+			Key: testKey, SealKey: seal, Payload: Return(value.String("xyz"))})
+	}
+	_, err = cold(SealKey{})
+	requireSealRefusal(t, err, "snapshot is sealed and no seal key was given")
+	require.EqualValues(t, 1, c2.stageID.Load(), "the refused resume staged the snapshot")
+	st, err = cold(testSealKey)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, c2.stageID.Load(), "staged again: a stage is dropped by the resume that names it")
+	require.Nil(t, st.Suspended)
+	require.Equal(t, float64(2*base64.StdEncoding.EncodedLen(len(b))+3), st.Value.Num)
 }
