@@ -25,7 +25,7 @@ func (f fields) closedObject(key, structure string, known []string) (fields, boo
 	if err != nil || !ok {
 		return sub, ok, err
 	}
-	if err := checkClosed(sub, f[key], structure, known); err != nil {
+	if err := checkClosed(sub, f.at(key), structure, known); err != nil {
 		return nil, false, err
 	}
 	return sub, true, nil
@@ -37,19 +37,19 @@ func (f fields) unknownIn(key, structure string, known []string) error {
 	if !f.present(key) {
 		return nil
 	}
-	sub, err := splitObject(f[key])
+	sub, err := splitObject(f.at(key))
 	if err != nil {
 		return nil
 	}
-	return checkClosed(sub, f[key], structure, known)
+	return checkClosed(sub, f.at(key), structure, known)
 }
 
 // checkClosed fails with the first unknown key of raw, in document order,
 // so the error is the same on every run. The common case, every key known,
 // costs one look per key.
 func checkClosed(sub fields, raw []byte, structure string, known []string) error {
-	for k := range sub {
-		if !slices.Contains(known, k) {
+	for _, fl := range sub {
+		if !slices.Contains(known, fl.key) {
 			return errorf("unknown field `%s` in %s", firstUnknownKey(raw, known), structure)
 		}
 	}

@@ -44,13 +44,13 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 	if err != nil {
 		return nil, 0, "", &FatalError{prefix + ": not a JSON object"}
 	}
-	id, ok := parseUint(f["id"])
+	id, ok := parseUint(f.at("id"))
 	if !ok {
 		return nil, 0, "", &FatalError{prefix + ": id must be an unsigned integer"}
 	}
 	// Unmarshal accepts null into a string; a method must be a real string.
 	var method string
-	if raw, ok := f["method"]; !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &method) != nil {
+	if raw, ok := f.get("method"); !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &method) != nil {
 		return nil, 0, "", &FatalError{prefix + ": method must be a string"}
 	}
 	return f, id, method, nil
@@ -74,7 +74,7 @@ func parseUint(raw json.RawMessage) (uint64, bool) {
 }
 
 func checkVersion(f fields) error {
-	raw, ok := f["protocol_version"]
+	raw, ok := f.get("protocol_version")
 	if !ok {
 		return errorf("unsupported sidecar protocol version missing; expected %d", Version)
 	}
@@ -88,11 +88,11 @@ func (f fields) string(key string) (string, bool, error) {
 	if !f.present(key) {
 		return "", false, nil
 	}
-	if s, ok := plainString(f[key]); ok {
+	if s, ok := plainString(f.at(key)); ok {
 		return s, true, nil
 	}
 	var s string
-	if err := json.Unmarshal(f[key], &s); err != nil {
+	if err := json.Unmarshal(f.at(key), &s); err != nil {
 		return "", false, errorf("%s must be a string", key)
 	}
 	return s, true, nil
@@ -104,7 +104,7 @@ func (f fields) guestString(key string) (string, bool, error) {
 	if !f.present(key) {
 		return "", false, nil
 	}
-	s, err := value.ParseJSONString(f[key])
+	s, err := value.ParseJSONString(f.at(key))
 	if err != nil {
 		return "", false, errorf("%s must be a string", key)
 	}
@@ -127,7 +127,7 @@ func (f fields) object(key string) (fields, bool, error) {
 	if !f.present(key) {
 		return nil, false, nil
 	}
-	sub, err := splitObject(f[key])
+	sub, err := splitObject(f.at(key))
 	if err != nil {
 		return nil, false, errorf("%s must be an object", key)
 	}
@@ -139,7 +139,7 @@ func (f fields) bool(key string) (bool, error) {
 		return false, nil
 	}
 	var b bool
-	if err := json.Unmarshal(f[key], &b); err != nil {
+	if err := json.Unmarshal(f.at(key), &b); err != nil {
 		return false, errorf("%s must be a boolean", key)
 	}
 	return b, nil
@@ -150,7 +150,7 @@ func (f fields) capabilities(key string) ([]string, error) {
 		return nil, nil
 	}
 	var caps []string
-	if err := json.Unmarshal(f[key], &caps); err != nil {
+	if err := json.Unmarshal(f.at(key), &caps); err != nil {
 		return nil, errorf("%s must be an array of strings", key)
 	}
 	return caps, nil
@@ -159,7 +159,7 @@ func (f fields) capabilities(key string) ([]string, error) {
 func (f fields) limits(key string) (policy.Limits, error) {
 	var spec policy.LimitsSpec
 	if f.present(key) {
-		if err := json.Unmarshal(f[key], &spec); err != nil {
+		if err := json.Unmarshal(f.at(key), &spec); err != nil {
 			return policy.Limits{}, requestError(unwrapJSONError(err))
 		}
 	}
@@ -180,12 +180,13 @@ func (f fields) inputs(key string) ([]value.Member, error) {
 	if !f.present(key) {
 		return nil, nil
 	}
-	obj, err := splitObject(f[key])
+	obj, err := splitObject(f.at(key))
 	if err != nil {
 		return nil, errorf("%s must be an object of StructuredValues", key)
 	}
 	members := make([]value.Member, 0, len(obj))
-	for k, raw := range obj {
+	for _, fl := range obj {
+		k, raw := fl.key, fl.raw
 		iv, err := value.ParseJSON(raw)
 		if err != nil {
 			return nil, errorf("invalid input %q: %s", k, err.Error())
@@ -218,10 +219,10 @@ func (f fields) payload(key string) (resumePayload, error) {
 	}
 	switch kind {
 	case "value":
-		if _, ok := p["value"]; !ok {
+		if _, ok := p.get("value"); !ok {
 			return resumePayload{}, errorf("payload.value is required")
 		}
-		v, err := value.ParseJSON(p["value"])
+		v, err := value.ParseJSON(p.at("value"))
 		if err == nil {
 			err = v.Validate()
 		}
@@ -234,7 +235,7 @@ func (f fields) payload(key string) (resumePayload, error) {
 		if err != nil || !ok {
 			return resumePayload{}, errorf("payload.error must be an object")
 		}
-		if err := checkClosed(e, p["error"], "payload.error", payloadErrorKeys); err != nil {
+		if err := checkClosed(e, p.at("error"), "payload.error", payloadErrorKeys); err != nil {
 			return resumePayload{}, err
 		}
 		he := &snapshot.HostError{}
@@ -251,7 +252,7 @@ func (f fields) payload(key string) (resumePayload, error) {
 		if ok {
 			he.Code = &code
 		}
-		if raw, ok := e["details"]; ok {
+		if raw, ok := e.get("details"); ok {
 			d, err := value.ParseJSON(raw)
 			if err == nil {
 				err = d.Validate()
@@ -294,7 +295,7 @@ func (f fields) uint(key string) (uint64, bool, error) {
 	if !f.present(key) {
 		return 0, false, nil
 	}
-	n, ok := parseUint(f[key])
+	n, ok := parseUint(f.at(key))
 	if !ok {
 		return 0, false, errorf("%s must be an unsigned integer", key)
 	}

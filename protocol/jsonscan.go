@@ -6,11 +6,39 @@ import (
 	"errors"
 )
 
-// fields maps the exact top-level keys of a JSON object to their raw
-// values. encoding/json matches struct keys case-insensitively; the wire
-// contract's keys are exact, so requests are split by hand and each field is
-// decoded on its own.
-type fields map[string]json.RawMessage
+// fields are the exact top-level keys of a JSON object with their raw
+// values, in document order, each key once. encoding/json matches struct
+// keys case-insensitively; the wire contract's keys are exact, so requests
+// are split by hand and each field is decoded on its own. A slice, not a
+// map: a request splits a few objects of a few keys each, and building
+// maps for them was a third of the bytes a hot resume allocated.
+type fields []field
+
+type field struct {
+	key string
+	raw json.RawMessage
+}
+
+// get returns the value of key, if the object has it.
+func (f fields) get(key string) (json.RawMessage, bool) {
+	for i := range f {
+		if f[i].key == key {
+			return f[i].raw, true
+		}
+	}
+	return nil, false
+}
+
+// at returns the value of key, or nil.
+func (f fields) at(key string) json.RawMessage {
+	v, _ := f.get(key)
+	return v
+}
+
+// indexFrom is the number of keys from which splitObject finds repeated
+// keys through a map: a linear look per key would make an object of many
+// keys (a hostile request) quadratic.
+const indexFrom = 16
 
 var errNotObject = errors.New("not a JSON object")
 
@@ -21,7 +49,8 @@ func splitObject(b []byte) (fields, error) {
 	if i >= len(b) || b[i] != '{' {
 		return nil, errNotObject
 	}
-	f := fields{}
+	f := make(fields, 0, 8)
+	var index map[string]int // key → position, once the object is large
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return f, nil
@@ -38,7 +67,26 @@ func splitObject(b []byte) (fields, error) {
 		i = skipSpace(b, end)
 		i = skipSpace(b, i+1) // ':'
 		vend := skipValue(b, i)
-		f[k] = json.RawMessage(b[i:vend])
+		raw := json.RawMessage(b[i:vend])
+		// A repeated key: the last occurrence wins, in the first's place.
+		switch {
+		case index != nil:
+			if at, ok := index[k]; ok {
+				f[at].raw = raw
+			} else {
+				index[k] = len(f)
+				f = append(f, field{k, raw})
+			}
+		case f.set(k, raw):
+		default:
+			f = append(f, field{k, raw})
+			if len(f) == indexFrom {
+				index = make(map[string]int, 2*indexFrom)
+				for at, fl := range f {
+					index[fl.key] = at
+				}
+			}
+		}
 		i = skipSpace(b, vend)
 		if i < len(b) && b[i] == '}' {
 			return f, nil
@@ -161,9 +209,20 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
+// set replaces the value of key if f has it.
+func (f fields) set(key string, raw json.RawMessage) bool {
+	for i := range f {
+		if f[i].key == key {
+			f[i].raw = raw
+			return true
+		}
+	}
+	return false
+}
+
 // present reports whether a field is given and not null.
 func (f fields) present(key string) bool {
-	v, ok := f[key]
+	v, ok := f.get(key)
 	return ok && string(v) != "null"
 }
 

@@ -102,7 +102,7 @@ func TestKnownKeysSplitAsAnyOther(t *testing.T) {
 		}
 	}
 	f, err := splitObject([]byte(`{"\u0069d":7,"other":1}`))
-	if err != nil || string(f["id"]) != "7" || string(f["other"]) != "1" {
+	if err != nil || string(f.at("id")) != "7" || string(f.at("other")) != "1" {
 		t.Fatalf("%v %v", f, err)
 	}
 }

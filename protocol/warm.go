@@ -35,9 +35,9 @@ func warmProcess() {
 	RandomEntropy()
 	engine.WarmProcess()
 	opts := fields{
-		"capabilities": json.RawMessage(`["a","b"]`),
-		"limits":       json.RawMessage(`{"instruction_budget":1,"heap_limit_bytes":1048576,"max_outstanding_host_calls":1}`),
-		"profile":      json.RawMessage(`true`),
+		{"capabilities", json.RawMessage(`["a","b"]`)},
+		{"limits", json.RawMessage(`{"instruction_budget":1,"heap_limit_bytes":1048576,"max_outstanding_host_calls":1}`)},
+		{"profile", json.RawMessage(`true`)},
 	}
 	_, _ = opts.capabilities("capabilities")
 	_, _ = opts.limits("limits")

@@ -1,0 +1,44 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// splitObject agrees with encoding/json on what each key holds, a repeated
+// key's last value included, below and above the size from which it finds
+// repeats through a map; keys keep the order of their first occurrence.
+func TestSplitObjectRepeatedKeys(t *testing.T) {
+	for _, n := range []int{1, 3, indexFrom - 1, indexFrom, indexFrom + 1, 200} {
+		var b strings.Builder
+		b.WriteString("{")
+		var order []string
+		for i := 0; i < n; i++ {
+			k := fmt.Sprintf("k%d", i)
+			order = append(order, k)
+			fmt.Fprintf(&b, "%q:%d,", k, i)
+		}
+		// Repeat the first, a middle and the last key.
+		fmt.Fprintf(&b, `"k0":"first again","k%d":[1],"k%d":{"x":null}}`, n/2, n-1)
+		src := []byte(b.String())
+
+		f, err := splitObject(src)
+		require.NoError(t, err)
+		var want map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(src, &want))
+		require.Len(t, f, len(want), "n=%d", n)
+		for i, fl := range f {
+			require.Equal(t, order[i], fl.key, "n=%d: key order", n)
+			require.JSONEq(t, string(want[fl.key]), string(fl.raw), "n=%d: %s", n, fl.key)
+			got, ok := f.get(fl.key)
+			require.True(t, ok)
+			require.Equal(t, fl.raw, got)
+		}
+		_, ok := f.get("missing")
+		require.False(t, ok)
+	}
+}
