@@ -3,7 +3,6 @@ package engine
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Runtime owns what the executions of one host share: the goroutine that
@@ -11,10 +10,9 @@ import (
 // one; after Close no goroutine of it remains. Parked executions are not the
 // Runtime's: whoever holds them abandons them before closing it.
 type Runtime struct {
-	realms    chan *realm   // realms prepared ahead
-	preparing atomic.Bool   // the goroutine that prepares them runs
-	stop      chan struct{} // closed by Close
-	wg        sync.WaitGroup
+	realms chan *realm   // realms prepared ahead
+	stop   chan struct{} // closed by Close
+	wg     sync.WaitGroup
 
 	startOnce sync.Once
 	closeOnce sync.Once
@@ -60,7 +58,6 @@ func (rt *Runtime) Warm() {
 			return
 		}
 		rt.wg.Add(2)
-		rt.preparing.Store(true)
 		go rt.prepareRealms()
 		go rt.watchHeap()
 	})
@@ -79,7 +76,6 @@ func (rt *Runtime) Close() {
 // prepareRealms keeps realmsAhead realms ready until Close.
 func (rt *Runtime) prepareRealms() {
 	defer rt.wg.Done()
-	defer rt.preparing.Store(false)
 	for {
 		r, err := buildRealm()
 		if err != nil {
@@ -93,30 +89,12 @@ func (rt *Runtime) prepareRealms() {
 	}
 }
 
-// newRealm returns a prepared realm. If none is ready but one is being
-// prepared, it waits for that one: building a second beside it would take
-// longer than the rest of the first, with the two competing for the CPU
-// (a start right after the first compile of a process used to do that).
-// Without the preparing goroutine it builds one now.
+// newRealm returns a prepared realm, building one now if none is ready.
 func (rt *Runtime) newRealm() (*realm, error) {
 	select {
 	case r := <-rt.realms:
 		return r, nil
 	default:
+		return buildRealm()
 	}
-	if rt.preparing.Load() {
-		t := time.NewTimer(realmWait)
-		defer t.Stop()
-		select {
-		case r := <-rt.realms:
-			return r, nil
-		case <-t.C:
-			// Starved of CPU, or the goroutine has ended: do not wait on.
-		}
-	}
-	return buildRealm()
 }
-
-// realmWait bounds how long a start waits for the realm being prepared:
-// a few times what preparing one takes on a quiet machine.
-const realmWait = 5 * time.Millisecond
