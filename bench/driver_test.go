@@ -44,6 +44,7 @@ func TestDriver(t *testing.T) {
 		want["compile "+w.Name+", warm process"] = 2
 		want[fmt.Sprintf("%s end to end (%d calls): compile+start+resumes", w.Name, len(w.Calls))] = 2
 		want[w.Name+" end to end, program cached: start+resumes"] = 2
+		want[w.Name+" end to end, program cached, delta delivery"] = 2
 	}
 	if _, err := exec.LookPath("cat"); err != nil {
 		delete(want, "pipe floor: 600 B echoed by cat (no sidecar)")

@@ -117,9 +117,10 @@ func (r *Report) Print(w io.Writer) {
 	for _, grp := range []struct{ group, label string }{{"", "bench/workloads"}, {GalleryGroup, "reference gallery"}} {
 		for _, v := range []struct {
 			label  string
-			cached bool
-		}{{"compile+start+resumes", false}, {"program cached, start+resumes", true}} {
-			if g, ok := r.Summary(grp.group, v.cached); ok {
+			prefix string
+		}{{"compile+start+resumes", workloadKey}, {"program cached, start+resumes", workloadCachedKey},
+			{"program cached, delta delivery", workloadDeltaKey}} {
+			if g, ok := r.summary(grp.group, v.prefix); ok {
 				summary = append(summary, fmt.Sprintf("%s end to end (%s), ours/peer over %d programs: geomean %.2f×, min %.2f× (%s), max %.2f× (%s)",
 					grp.label, v.label, len(g.Ratios), g.Geomean, g.Min.Ratio, g.Min.Name, g.Max.Ratio, g.Max.Name))
 			}
@@ -135,6 +136,7 @@ func (r *Report) Print(w io.Writer) {
 const (
 	workloadKey       = "workload/"
 	workloadCachedKey = "workload_cached/"
+	workloadDeltaKey  = "workload_delta/" // ours only: the peer's figure is its cached run
 )
 
 // WorkloadRatio is ours/peer for one workload: the ratio of the medians of
@@ -160,6 +162,11 @@ func (r *Report) Summary(group string, cached bool) (RatioSummary, bool) {
 	if cached {
 		prefix = workloadCachedKey
 	}
+	return r.summary(group, prefix)
+}
+
+// summary is Summary over the rows whose peer key has prefix.
+func (r *Report) summary(group, prefix string) (RatioSummary, bool) {
 	var g RatioSummary
 	logSum := 0.0
 	for _, x := range r.Rows {
