@@ -2,7 +2,6 @@ package bench
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,16 +80,7 @@ main();
 }
 
 func TestRecordGallery(t *testing.T) {
-	dir, err := peerDir()
-	if err != nil {
-		t.Skip(err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node not found")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "mustardscript", "package.json")); err != nil {
-		t.Skip("peer not installed")
-	}
+	requirePeer(t)
 	root := t.TempDir()
 	for name, text := range testGallery {
 		p := filepath.Join(root, name)

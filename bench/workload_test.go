@@ -39,6 +39,21 @@ func TestWorkloadsPeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	requirePeer(t)
+	ws, err := LoadWorkloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, reason := startPeer(Config{}, ws)
+	if p == nil {
+		t.Fatal(reason)
+	}
+	p.close()
+}
+
+// requirePeer skips the test unless Node and an installed peer are here.
+func requirePeer(t *testing.T) {
+	t.Helper()
 	dir, err := peerDir()
 	if err != nil {
 		t.Skip(err)
@@ -49,13 +64,4 @@ func TestWorkloadsPeer(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "mustardscript", "package.json")); err != nil {
 		t.Skip("peer not installed: run the driver once, or npm install in bench/peer")
 	}
-	ws, err := LoadWorkloads()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, reason := startPeer(Config{}, ws)
-	if p == nil {
-		t.Fatal(reason)
-	}
-	p.close()
 }

@@ -104,19 +104,21 @@ func readErr(err error, part string, got, want int) error {
 // BinaryWriter writes length-prefixed binary frames. It is safe for
 // concurrent use: each Write emits one whole frame.
 type BinaryWriter struct {
-	mu     sync.Mutex
-	bw     *bufio.Writer
-	prefix [prefixLen]byte
+	mu      sync.Mutex
+	w       io.Writer
+	prefix  [prefixLen]byte
+	scratch []byte // a frame assembled for one write
 }
 
 // NewBinaryWriter returns a writer of binary frames to w.
 func NewBinaryWriter(w io.Writer) *BinaryWriter {
-	return &BinaryWriter{bw: bufio.NewWriterSize(w, defaultBufSize)}
+	return &BinaryWriter{w: w}
 }
 
-// Write writes one frame and flushes it, so the host sees the response
-// without waiting for more output. Parts longer than a u32 can describe are
-// rejected with ErrResponseTooLarge rather than sent with a wrapped length.
+// Write writes one frame at once (in one write up to maxCoalesce), so the
+// host sees the whole response when it wakes. Parts longer than a u32 can
+// describe are rejected with ErrResponseTooLarge rather than sent with a
+// wrapped length.
 func (w *BinaryWriter) Write(header, payload []byte) error {
 	hl, err := partLen("header", len(header))
 	if err != nil {
@@ -130,11 +132,15 @@ func (w *BinaryWriter) Write(header, payload []byte) error {
 	defer w.mu.Unlock()
 	binary.LittleEndian.PutUint32(w.prefix[0:4], hl)
 	binary.LittleEndian.PutUint32(w.prefix[4:8], pl)
-	// bufio.Writer errors are sticky, so checking after Flush is enough.
-	_, _ = w.bw.Write(w.prefix[:])
-	_, _ = w.bw.Write(header)
-	_, _ = w.bw.Write(payload)
-	if err := w.bw.Flush(); err != nil {
+	if prefixLen+len(header)+len(payload) <= maxCoalesce {
+		err = writeWhole(w.w, &w.scratch, w.prefix[:], header, payload)
+	} else {
+		// Prefix and header together, then the payload as it is.
+		if err = writeWhole(w.w, &w.scratch, w.prefix[:], header); err == nil {
+			_, err = w.w.Write(payload)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("write response: %w", err)
 	}
 	return nil

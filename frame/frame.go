@@ -16,6 +16,7 @@ package frame
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 )
 
@@ -26,8 +27,40 @@ const MaxRequestSize = 1 << 20
 // prefixLen is the size of the binary length prefix.
 const prefixLen = 8
 
-// defaultBufSize is the bufio buffer size used by readers and writers.
+// defaultBufSize is the bufio buffer size used by readers.
 const defaultBufSize = 4096
+
+// maxCoalesce is the largest response the writers assemble in memory and
+// hand the OS in one write. Written in pieces, a response of a few KB woke
+// a host blocked reading it once per piece: a context switch each, and on a
+// machine whose CPUs wake each other slowly, tens of microseconds each.
+// Larger responses are written in two pieces (prefix and header, then
+// payload; or the line, then its newline) rather than copied.
+const maxCoalesce = 256 << 10
+
+// writeWhole writes bufs to w, in one write when together they fit in
+// maxCoalesce (assembled in *scratch), else one write each.
+func writeWhole(w io.Writer, scratch *[]byte, bufs ...[]byte) error {
+	n := 0
+	for _, b := range bufs {
+		n += len(b)
+	}
+	if n <= maxCoalesce {
+		out := (*scratch)[:0]
+		for _, b := range bufs {
+			out = append(out, b...)
+		}
+		*scratch = out
+		_, err := w.Write(out)
+		return err
+	}
+	for _, b := range bufs {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 var (
 	// ErrFrameTooLarge reports a binary frame whose declared

@@ -132,13 +132,14 @@ func isBlank(b []byte) bool {
 // LineWriter writes '\n'-terminated lines (JSONL). It is safe for concurrent
 // use: each Write emits one whole line.
 type LineWriter struct {
-	mu sync.Mutex
-	bw *bufio.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	scratch []byte // a line assembled for one write
 }
 
 // NewLineWriter returns a writer of lines to w.
 func NewLineWriter(w io.Writer) *LineWriter {
-	return &LineWriter{bw: bufio.NewWriterSize(w, defaultBufSize)}
+	return &LineWriter{w: w}
 }
 
 // Write writes line followed by '\n' and flushes. A line containing '\n' is
@@ -149,11 +150,10 @@ func (w *LineWriter) Write(line []byte) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	// bufio.Writer errors are sticky, so checking after Flush is enough.
-	_, _ = w.bw.Write(line)
-	_ = w.bw.WriteByte('\n')
-	if err := w.bw.Flush(); err != nil {
+	if err := writeWhole(w.w, &w.scratch, line, newline); err != nil {
 		return fmt.Errorf("write response: %w", err)
 	}
 	return nil
 }
+
+var newline = []byte{'\n'}
