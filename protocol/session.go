@@ -530,9 +530,10 @@ type resumeReq struct {
 
 	// 2. Policy, and the authentication fields that came with it (the
 	// seal key among them).
-	pol  policy.Policy
-	auth authFields
-	seal *snapshot.Sealer
+	pol   policy.Policy
+	polID string // pol.ID(), once known
+	auth  authFields
+	seal  *snapshot.Sealer
 
 	// 4. The decoded snapshot, when the bytes were sent.
 	snap *snapshot.Snapshot
@@ -577,7 +578,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*outcome, error)
 	if err := r.reassert(); err != nil {
 		return nil, err
 	}
-	policyID := r.pol.ID()
+	policyID := r.polID
 	s.policies.Add(policyID, r.pol, 1)
 	out := &outcome{policy: policyID, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
 	if c, ok := s.conts.Take(r.snapID); ok {
@@ -694,7 +695,8 @@ func (s *Session) rawPolicy(r *resumeReq, pf fields, policyID string, hasPolicyI
 	if r.pol, err = policy.New(caps, limits); err != nil {
 		return requestError(err.Error())
 	}
-	if hasPolicyID && policyID != r.pol.ID() {
+	r.polID = r.pol.ID()
+	if hasPolicyID && policyID != r.polID {
 		return errorf("policy_id did not match policy")
 	}
 	if r.auth, err = readAuth(pf); err != nil {
@@ -709,6 +711,7 @@ func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 	if r.pol, ok = s.policies.Get(policyID); !ok {
 		return errorf("unknown policy_id `%s`", policyID)
 	}
+	r.polID = policyID // the cache's key is the policy's ID
 	authObj, ok, err := f.object("auth")
 	if err != nil {
 		return err
