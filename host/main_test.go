@@ -3,7 +3,6 @@ package host
 import (
 	"bufio"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -28,14 +27,7 @@ func TestMain(m *testing.M) {
 	}
 	hosttest.RunAsSidecar(cli.Main)
 	// The examples find the sidecar as a host does: on PATH.
-	undo, err := hosttest.OnPath()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	undo()
-	os.Exit(code)
+	os.Exit(hosttest.RunOnPath(m))
 }
 
 // sidecarCmd returns a command running the real sidecar.

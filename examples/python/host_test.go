@@ -19,14 +19,7 @@ import (
 func TestMain(m *testing.M) {
 	hosttest.RunAsSidecar(cli.Main)
 	// host.py finds mustard-sidecar on PATH, as it would when installed.
-	undo, err := hosttest.OnPath()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	undo()
-	os.Exit(code)
+	os.Exit(hosttest.RunOnPath(m))
 }
 
 // The Python example runs the trip program hot and cold. It needs

@@ -362,14 +362,25 @@ func Run(args ...string) (stdout, stderr string, code int, err error) {
 	return out.String(), errb.String(), 0, err
 }
 
-// OnPath makes the command name `mustard-sidecar`, looked up on PATH, run
-// this binary as the sidecar, for code that finds the sidecar the way a
-// host does (host.DefaultCommand, external programs, other languages'
-// hosts): it links the name in a new temporary directory, puts that first
-// on PATH and marks the environment so that children run as the sidecar.
-// It returns a function that undoes all three. For TestMain, after
-// RunAsSidecar.
-func OnPath() (undo func(), err error) {
+// RunOnPath runs m (a *testing.M) with the command name `mustard-sidecar`,
+// looked up on PATH, running this binary as the sidecar, for tests of code
+// that finds the sidecar the way a host does (host.DefaultCommand,
+// external programs, other languages' hosts), and returns its exit code.
+// For TestMain, after RunAsSidecar.
+func RunOnPath(m interface{ Run() int }) int {
+	undo, err := onPath()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer undo()
+	return m.Run()
+}
+
+// onPath links the name in a new temporary directory, puts that first on
+// PATH and marks the environment so that children run as the sidecar. It
+// returns a function that undoes all three.
+func onPath() (undo func(), err error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
