@@ -3,6 +3,8 @@ package protocol
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 )
 
 // Closed structures: the objects inside a request whose keys are all known.
@@ -58,23 +60,17 @@ func checkClosed(sub fields, raw []byte, structure string, known []string) error
 
 // firstUnknownKey walks an object splitObject accepted and returns its
 // first key that is not known.
-func firstUnknownKey(b []byte, known []string) string {
-	i := skipSpace(b, 0) + 1 // '{'
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != '"' {
-			return ""
-		}
-		end := skipString(b, i)
-		k, ok := plainString(b[i:end])
+func firstUnknownKey(b []byte, known []string) (unknown string) {
+	jsonscan.Members(b, func(key, _ []byte) bool {
+		k, ok := jsonscan.PlainString(key)
 		if !ok {
-			_ = json.Unmarshal(b[i:end], &k)
+			_ = json.Unmarshal(key, &k)
 		}
 		if !slices.Contains(known, k) {
-			return k
+			unknown = k
+			return false
 		}
-		i = skipSpace(b, end)
-		i = skipValue(b, skipSpace(b, i+1)) // ':' and the value
-		i = skipSpace(b, i) + 1             // ',' or '}'
-	}
+		return true
+	})
+	return unknown
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -88,7 +89,7 @@ func (f fields) string(key string) (string, bool, error) {
 	if !f.present(key) {
 		return "", false, nil
 	}
-	if s, ok := plainString(f.at(key)); ok {
+	if s, ok := jsonscan.PlainString(f.at(key)); ok {
 		return s, true, nil
 	}
 	var s string

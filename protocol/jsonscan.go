@@ -1,9 +1,10 @@
 package protocol
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 )
 
 // fields are the exact top-level keys of a JSON object with their raw
@@ -45,29 +46,18 @@ var errNotObject = errors.New("not a JSON object")
 // splitObject splits a JSON object that json.Valid already accepted. For a
 // repeated key the last occurrence wins, as with encoding/json.
 func splitObject(b []byte) (fields, error) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return nil, errNotObject
-	}
 	f := make(fields, 0, 8)
 	var index map[string]int // key → position, once the object is large
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return f, nil
-	}
-	for i < len(b) {
-		end := skipString(b, i)
-		key := b[i:end]
+	bad := false
+	object := jsonscan.Members(b, func(key, value []byte) bool {
 		k, ok := knownKey(key)
 		if !ok {
-			if k, ok = plainString(key); !ok && json.Unmarshal(key, &k) != nil {
-				return nil, errNotObject
+			if k, ok = jsonscan.PlainString(key); !ok && json.Unmarshal(key, &k) != nil {
+				bad = true
+				return false
 			}
 		}
-		i = skipSpace(b, end)
-		i = skipSpace(b, i+1) // ':'
-		vend := skipValue(b, i)
-		raw := json.RawMessage(b[i:vend])
+		raw := json.RawMessage(value)
 		// A repeated key: the last occurrence wins, in the first's place.
 		switch {
 		case index != nil:
@@ -87,13 +77,12 @@ func splitObject(b []byte) (fields, error) {
 				}
 			}
 		}
-		i = skipSpace(b, vend)
-		if i < len(b) && b[i] == '}' {
-			return f, nil
-		}
-		i = skipSpace(b, i+1) // ','
+		return true
+	})
+	if !object || bad {
+		return nil, errNotObject
 	}
-	return nil, errNotObject
+	return f, nil
 }
 
 // knownKey returns the field names of the contract without allocating:
@@ -147,68 +136,6 @@ func knownKey(raw []byte) (string, bool) {
 	return "", false
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string starting at b[i] (of
-// input validJSON accepted). It jumps from quote to quote, so long strings
-// (tool results, base64) cost a memchr, not a loop per byte.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return len(b)
-		}
-		i += q
-		// The quote ends the string unless an odd run of backslashes
-		// escapes it.
-		n := 0
-		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
-			n++
-		}
-		i++
-		if n%2 == 0 {
-			return i
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
-}
-
 // set replaces the value of key if f has it.
 func (f fields) set(key string, raw json.RawMessage) bool {
 	for i := range f {
@@ -224,19 +151,4 @@ func (f fields) set(key string, raw json.RawMessage) bool {
 func (f fields) present(key string) bool {
 	v, ok := f.get(key)
 	return ok && string(v) != "null"
-}
-
-// plainString returns the contents of a JSON string literal that needs no
-// unescaping; ok is false when it must go through the full decoder.
-func plainString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	body := raw[1 : len(raw)-1]
-	for _, c := range body {
-		if c == '\\' || c == '"' || c < 0x20 {
-			return "", false
-		}
-	}
-	return string(body), true
 }

@@ -1,5 +1,7 @@
 package protocol
 
+import "github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+
 // validJSON reports whether b is exactly one JSON value (RFC 8259) with
 // optional whitespace around it: what encoding/json.Valid accepts, in one
 // pass without a per-byte state function, since every request header goes
@@ -8,7 +10,7 @@ package protocol
 func validJSON(b []byte) bool {
 	var inline [32]byte
 	stack := inline[:0] // '{' or '[' per open container
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	for {
 		// A value starts at b[i].
 		if i >= len(b) {
@@ -19,7 +21,7 @@ func validJSON(b []byte) bool {
 			if len(stack) >= maxJSONDepth {
 				return false
 			}
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			if i < len(b) && b[i] == '}' {
 				i++
 				break
@@ -33,7 +35,7 @@ func validJSON(b []byte) bool {
 			if len(stack) >= maxJSONDepth {
 				return false
 			}
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			if i < len(b) && b[i] == ']' {
 				i++
 				break
@@ -64,7 +66,7 @@ func validJSON(b []byte) bool {
 		// A value ended at b[i]: close containers, or go on to the next
 		// element or member.
 		for {
-			i = skipSpace(b, i)
+			i = jsonscan.SkipSpace(b, i)
 			if len(stack) == 0 {
 				return i == len(b)
 			}
@@ -73,7 +75,7 @@ func validJSON(b []byte) bool {
 			}
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
-				i = skipSpace(b, i+1)
+				i = jsonscan.SkipSpace(b, i+1)
 				if top == '{' {
 					if i = objectKey(b, i); i < 0 {
 						return false
@@ -104,11 +106,11 @@ func objectKey(b []byte, i int) int {
 	if i = scanString(b, i); i < 0 {
 		return -1
 	}
-	i = skipSpace(b, i)
+	i = jsonscan.SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return -1
 	}
-	return skipSpace(b, i+1)
+	return jsonscan.SkipSpace(b, i+1)
 }
 
 // scanString returns the index just past the valid string literal at b[i],

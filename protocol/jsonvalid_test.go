@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 )
 
 var validJSONCases = []string{
@@ -64,26 +66,27 @@ func BenchmarkValidJSON(b *testing.B) {
 	}
 }
 
-// skipString (which trusts validated input) ends a string where
+// jsonscan.SkipString (which trusts validated input) ends a string where
 // scanString (which validates) does.
 func TestSkipStringAgreesWithScanString(t *testing.T) {
 	for _, c := range []string{`""`, `"a"`, `"\\"`, `"\\\\"`, `"\""`, `"a\\\"b"`, `"\\\\\"x"`, `"\u0022"`, `"` + strings.Repeat(`\\`, 51) + `"`} {
 		b := []byte(c + `,"next"`)
-		if want := scanString(b, 0); want < 0 || skipString(b, 0) != want {
-			t.Errorf("%s: skipString %d, scanString %d", c, skipString(b, 0), want)
+		if want := scanString(b, 0); want < 0 || jsonscan.SkipString(b, 0) != want {
+			t.Errorf("%s: skipString %d, scanString %d", c, jsonscan.SkipString(b, 0), want)
 		}
 	}
 }
 
-// FuzzSkipString: on every string validJSON accepts, skipString agrees.
+// FuzzSkipString: on every string validJSON accepts, jsonscan.SkipString
+// agrees.
 func FuzzSkipString(f *testing.F) {
 	f.Add([]byte(`"a\\\"b"`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) == 0 || b[0] != '"' {
 			return
 		}
-		if end := scanString(b, 0); end >= 0 && skipString(b, 0) != end {
-			t.Fatalf("%q: skipString %d, scanString %d", b, skipString(b, 0), end)
+		if end := scanString(b, 0); end >= 0 && jsonscan.SkipString(b, 0) != end {
+			t.Fatalf("%q: skipString %d, scanString %d", b, jsonscan.SkipString(b, 0), end)
 		}
 	})
 }

@@ -1,0 +1,121 @@
+// Package jsonscan walks JSON text that is already known to be valid
+// (checked by a validator, or written by the sidecar itself) without
+// decoding it: positions in, positions out, nothing allocated. The
+// request decoder splits objects with it, and so does the benchmark host
+// when it reads responses, so both stay off encoding/json's reflection.
+//
+// None of these functions validates: on invalid input they return some
+// position within b, never panic, and never loop forever.
+package jsonscan
+
+import "bytes"
+
+// SkipSpace returns the index of the first non-space byte at or after i.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// SkipString returns the index just past the string starting at b[i]. It
+// jumps from quote to quote, so long strings (tool results, base64) cost a
+// memchr, not a loop per byte.
+func SkipString(b []byte, i int) int {
+	for i++; i < len(b); {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		n := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// SkipValue returns the index just past the value starting at b[i].
+func SkipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return SkipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = SkipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// PlainString returns the contents of a JSON string literal that needs no
+// unescaping; ok is false when it must go through a full decoder.
+func PlainString(raw []byte) (string, bool) {
+	body, ok := PlainBytes(raw)
+	return string(body), ok
+}
+
+// PlainBytes is PlainString without the copy: the contents alias raw.
+func PlainBytes(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return nil, false
+		}
+	}
+	return body, true
+}
+
+// Members calls fn with each member of the object at the start of b (after
+// any space): its key as a raw string literal, quotes included, and its raw
+// value. It stops early when fn returns false, and reports false when b
+// does not start with an object.
+func Members(b []byte, fn func(key, value []byte) bool) bool {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	for i = SkipSpace(b, i+1); i < len(b) && b[i] == '"'; {
+		end := SkipString(b, i)
+		key := b[i:end]
+		i = SkipSpace(b, SkipSpace(b, end)+1) // ':'
+		vend := SkipValue(b, i)
+		if !fn(key, b[i:vend]) {
+			return true
+		}
+		i = SkipSpace(b, vend)
+		if i >= len(b) || b[i] != ',' {
+			break
+		}
+		i = SkipSpace(b, i+1)
+	}
+	return true
+}

@@ -1,0 +1,135 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+type member struct{ key, value string }
+
+func members(t testing.TB, b []byte) ([]member, bool) {
+	t.Helper()
+	var out []member
+	ok := Members(b, func(k, v []byte) bool {
+		out = append(out, member{string(k), string(v)})
+		return true
+	})
+	return out, ok
+}
+
+func TestMembers(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []member
+	}{
+		{`{}`, nil},
+		{` { } `, nil},
+		{`{"a":1}`, []member{{`"a"`, `1`}}},
+		{"{ \"a\" :\t\"x,}\" ,\n\"b\":[1,{\"c\":\"]\"}], \"c\" : null }", []member{{`"a"`, `"x,}"`}, {`"b"`, `[1,{"c":"]"}]`}, {`"c"`, `null`}}},
+		{`{"k\"}":{"x":"\\"},"n":-1.5e3}`, []member{{`"k\"}"`, `{"x":"\\"}`}, {`"n"`, `-1.5e3`}}},
+		{`{"t":true,"f":false}`, []member{{`"t"`, `true`}, {`"f"`, `false`}}},
+	} {
+		got, ok := members(t, []byte(c.in))
+		if !ok || len(got) != len(c.want) {
+			t.Fatalf("%s: %q %v", c.in, got, ok)
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%s: member %d is %q, want %q", c.in, i, got[i], c.want[i])
+			}
+		}
+	}
+	for _, in := range []string{``, `  `, `[1]`, `"{}"`, `null`} {
+		if _, ok := members(t, []byte(in)); ok {
+			t.Errorf("%q: accepted as an object", in)
+		}
+	}
+}
+
+func TestMembersStopsEarly(t *testing.T) {
+	n := 0
+	Members([]byte(`{"a":1,"b":2,"c":3}`), func(k, v []byte) bool {
+		n++
+		return string(k) != `"b"`
+	})
+	if n != 2 {
+		t.Fatalf("fn called %d times, want 2", n)
+	}
+}
+
+func TestPlainString(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want string
+		ok   bool
+	}{
+		{`"abc"`, "abc", true},
+		{`""`, "", true},
+		{`"a\"b"`, "", false},
+		{`"a\nb"`, "", false},
+		{"\"a\x01\"", "", false},
+		{`abc`, "", false},
+		{`"`, "", false},
+	} {
+		got, ok := PlainString([]byte(c.raw))
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: %q %v, want %q %v", c.raw, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// Walking allocates nothing: that is what the package is for.
+func TestMembersAllocatesNothing(t *testing.T) {
+	b := []byte(`{"ok":true,"result":{"kind":"step","step":{"type":"suspended","args":[{"String":"x"}]}}}`)
+	fn := func(k, v []byte) bool { return true }
+	if n := testing.AllocsPerRun(100, func() { Members(b, fn) }); n != 0 {
+		t.Fatalf("%v allocations per walk", n)
+	}
+}
+
+// FuzzMembers: on every object encoding/json accepts, Members sees the
+// same keys in the same order, and each value decodes to what
+// encoding/json decodes for that key.
+func FuzzMembers(f *testing.F) {
+	f.Add([]byte(`{"a":1,"b":[true,{"c":"\"}"}],"d":null}`))
+	f.Add([]byte(`{ "k\\" : "v\\\"" }`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		tok, _ := d.Token()
+		if tok != json.Delim('{') {
+			if _, ok := members(t, b); ok {
+				t.Fatalf("%q: not an object, accepted", b)
+			}
+			return
+		}
+		got, ok := members(t, b)
+		if !ok {
+			t.Fatalf("%q: object refused", b)
+		}
+		for i := 0; d.More(); i++ {
+			k, _ := d.Token()
+			var v json.RawMessage
+			if err := d.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(got) {
+				t.Fatalf("%q: %d members, encoding/json has more", b, len(got))
+			}
+			var gk string
+			if err := json.Unmarshal([]byte(got[i].key), &gk); err != nil || gk != k {
+				t.Fatalf("%q: member %d key %s, want %q", b, i, got[i].key, k)
+			}
+			if !bytes.Equal(bytes.TrimSpace([]byte(got[i].value)), bytes.TrimSpace(v)) {
+				t.Fatalf("%q: member %d value %s, want %s", b, i, got[i].value, v)
+			}
+		}
+		if _, err := d.Token(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
