@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -45,6 +46,13 @@ type Workload struct {
 	inputs   []byte            // options.inputs as StructuredValue JSON
 	payloads map[string][]byte // resume payload by callKey
 	expected []byte            // canonical form of Expected
+
+	// seen memoises answer by the argument bytes as the sidecar wrote
+	// them. Its encoding is deterministic, so the bytes identify a call
+	// as JSON.stringify(args) does for the peer's host, and the canonical
+	// form is worked out once per distinct call, not on every one.
+	mu   sync.Mutex
+	seen map[string]map[string][]byte // capability → raw args → payload
 }
 
 // WorkloadCall is one capability call and the host's answer: a value, or
@@ -171,14 +179,28 @@ func callKey(capability string, args []byte) (string, error) {
 
 // answer returns the resume payload for a suspended call.
 func (w *Workload) answer(capability string, args []byte) ([]byte, error) {
+	w.mu.Lock()
+	p, ok := w.seen[capability][string(args)]
+	w.mu.Unlock()
+	if ok {
+		return p, nil
+	}
 	key, err := callKey(capability, args)
 	if err != nil {
 		return nil, err
 	}
-	p, ok := w.payloads[key]
-	if !ok {
+	if p, ok = w.payloads[key]; !ok {
 		return nil, fmt.Errorf("%s: no answer for %s(%s)", w.Name, capability, args)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.seen == nil {
+		w.seen = map[string]map[string][]byte{}
+	}
+	if w.seen[capability] == nil {
+		w.seen[capability] = map[string][]byte{}
+	}
+	w.seen[capability][string(args)] = p
 	return p, nil
 }
 
