@@ -305,7 +305,7 @@ func (r *realm) importValue(v value.Value) goja.Value {
 		for _, m := range v.Members {
 			// Define, not Set: a "__proto__" key is an own property.
 			if utf8.ValidString(m.Key) {
-				_ = o.DefineDataProperty(m.Key, r.importValue(m.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+				o.MustardPutData(m.Key, r.importValue(m.Value))
 				continue
 			}
 			// A key with an unpaired surrogate needs a guest string. The

@@ -61,3 +61,37 @@ func fmtList(s []string) string {
 	}
 	return out
 }
+
+// MustardPutData on a fresh object gives what DefineDataProperty gives:
+// own data properties in first-definition order, "__proto__" as an own
+// key, and no guest setter on Object.prototype consulted.
+func TestMustardPutDataMatchesDefine(t *testing.T) {
+	r := New()
+	if _, err := r.RunString(`var ran = 0;
+		Object.defineProperty(Object.prototype, 'a', { set() { ran++ }, configurable: true });`); err != nil {
+		t.Fatal(err)
+	}
+	props := []struct {
+		k string
+		v int
+	}{{"b", 1}, {"a", 2}, {"__proto__", 3}, {"1", 4}, {"é", 5}, {"b", 6}}
+	put, def := r.NewObject(), r.NewObject()
+	for _, p := range props {
+		put.MustardPutData(p.k, r.ToValue(p.v))
+		if err := def.DefineDataProperty(p.k, r.ToValue(p.v), FLAG_TRUE, FLAG_TRUE, FLAG_TRUE); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Set("put", put)
+	r.Set("def", def)
+	v, err := r.RunString(`JSON.stringify([put, Object.getOwnPropertyNames(put), Object.getOwnPropertyDescriptors(put), Object.getPrototypeOf(put) === Object.prototype, ran]) ===
+		JSON.stringify([def, Object.getOwnPropertyNames(def), Object.getOwnPropertyDescriptors(def), Object.getPrototypeOf(def) === Object.prototype, ran])
+		&& ran === 0 && put.__proto__ === 3 && put.b === 6`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.ToBoolean() {
+		got, _ := r.RunString(`JSON.stringify([put, Object.getOwnPropertyNames(put), ran])`)
+		t.Fatalf("MustardPutData gave %s", got)
+	}
+}
