@@ -3,8 +3,10 @@ package bench
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -65,6 +67,15 @@ func TestParseResponseMatchesEncodingJSON(t *testing.T) {
 		}
 		if !reflect.DeepEqual(*got, want) {
 			t.Fatalf("%s:\n got %+v\nwant %+v", h, *got, want)
+		}
+	}
+}
+
+// The kept HMAC signs as the package's one-off Token does, every time.
+func TestTokenSignerMatchesToken(t *testing.T) {
+	for _, id := range []string{"a", "b", strings.Repeat("f", 64), ""} {
+		if got, want := string(benchTokens.append(nil, id)), hosttest.Token(benchKey, id); got != want {
+			t.Fatalf("%q: %s, want %s", id, got, want)
 		}
 	}
 }
