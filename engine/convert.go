@@ -301,7 +301,7 @@ func (r *realm) importValue(v value.Value) goja.Value {
 		_ = arr.Set("length", len(v.Elems))
 		return arr
 	case value.KindObject:
-		o := rt.NewObject()
+		o := rt.MustardNewObject(len(v.Members))
 		for _, m := range v.Members {
 			// Define, not Set: a "__proto__" key is an own property.
 			if utf8.ValidString(m.Key) {
@@ -325,7 +325,7 @@ func (r *realm) importValue(v value.Value) goja.Value {
 
 func (r *realm) importString(s string) goja.Value {
 	if utf8.ValidString(s) {
-		return r.rt.ToValue(s)
+		return r.rt.MustardString(s)
 	}
 	return goja.StringFromUTF16(value.ToUTF16(s))
 }

@@ -61,3 +61,29 @@ func (o *Object) MustardPutData(name string, v Value) {
 		Enumerable:   FLAG_TRUE,
 	}, false)
 }
+
+// MustardNewObject is NewObject with room for n own properties, for an
+// embedder about to give it that many with MustardPutData: the property
+// map and the key order are allocated once instead of grown.
+func (r *Runtime) MustardNewObject(n int) *Object {
+	v := &Object{runtime: r}
+	o := &baseObject{class: classObject, val: v, extensible: true, prototype: r.global.ObjectPrototype}
+	v.self = o
+	o.values = make(map[unistring.String]Value, n)
+	if n > 0 {
+		o.propNames = make([]unistring.String, 0, n)
+	}
+	return v
+}
+
+// MustardString is ToValue(s) for a Go string without boxing s into an
+// interface first (an allocation per string an embedder imports).
+func (r *Runtime) MustardString(s string) Value {
+	if len(s) <= 16 {
+		if u := unistring.Scan(s); u != nil {
+			return &importedString{s: s, u: u, scanned: true}
+		}
+		return asciiString(s)
+	}
+	return &importedString{s: s}
+}

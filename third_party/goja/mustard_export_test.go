@@ -75,7 +75,7 @@ func TestMustardPutDataMatchesDefine(t *testing.T) {
 		k string
 		v int
 	}{{"b", 1}, {"a", 2}, {"__proto__", 3}, {"1", 4}, {"é", 5}, {"b", 6}}
-	put, def := r.NewObject(), r.NewObject()
+	put, def := r.MustardNewObject(3), r.NewObject() // fewer slots than properties: it grows
 	for _, p := range props {
 		put.MustardPutData(p.k, r.ToValue(p.v))
 		if err := def.DefineDataProperty(p.k, r.ToValue(p.v), FLAG_TRUE, FLAG_TRUE, FLAG_TRUE); err != nil {
@@ -93,5 +93,29 @@ func TestMustardPutDataMatchesDefine(t *testing.T) {
 	if !v.ToBoolean() {
 		got, _ := r.RunString(`JSON.stringify([put, Object.getOwnPropertyNames(put), ran])`)
 		t.Fatalf("MustardPutData gave %s", got)
+	}
+}
+
+// MustardNewObject gives an ordinary object like NewObject's, and
+// MustardString the value ToValue gives for the same string.
+func TestMustardNewObjectAndString(t *testing.T) {
+	r := New()
+	o := r.MustardNewObject(2)
+	o.MustardPutData("a", r.MustardString("x"))
+	r.Set("o", o)
+	v, err := r.RunString(`Object.getPrototypeOf(o) === Object.prototype && Object.isExtensible(o) &&
+		Object.prototype.toString.call(o) === "[object Object]" && JSON.stringify(o) === '{"a":"x"}' &&
+		(o.b = 1, Object.keys(o).join()) === "a,b"`)
+	if err != nil || !v.ToBoolean() {
+		t.Fatalf("MustardNewObject: %v %v", v, err)
+	}
+	for _, s := range []string{"", "abc", "é", "😀", "0123456789abcdef", "0123456789abcdefg", "long é string beyond sixteen bytes"} {
+		got, want := r.MustardString(s), r.ToValue(s)
+		if !got.StrictEquals(want) || got.String() != s || got.Export() != want.Export() {
+			t.Errorf("%q: %#v, ToValue gives %#v", s, got, want)
+		}
+		if r.ToValue(s).StrictEquals(r.MustardString(s + "x")) {
+			t.Errorf("%q: equal to a longer string", s)
+		}
 	}
 }
