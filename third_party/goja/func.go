@@ -59,7 +59,8 @@ type funcObjectImpl interface {
 type baseFuncObject struct {
 	baseObject
 
-	lenProp valueProperty
+	lenProp  valueProperty
+	nameProp valueProperty // mustard: in place, as lenProp, not one allocation per function
 }
 
 type baseJsFuncObject struct {
@@ -513,11 +514,14 @@ func (f *arrowFuncObject) export(*objectExportCtx) interface{} {
 func (f *baseFuncObject) init(name unistring.String, length Value) {
 	f.baseObject.init()
 
+	f.propNames = make([]unistring.String, 0, 2) // mustard: room for both, one allocation
 	f.lenProp.configurable = true
 	f.lenProp.value = length
 	f._put("length", &f.lenProp)
 
-	f._putProp("name", stringValueFromRaw(name), false, false, true)
+	f.nameProp.configurable = true
+	f.nameProp.value = stringValueFromRaw(name)
+	f._put("name", &f.nameProp)
 }
 
 func hasInstance(val *Object, v Value) bool {
