@@ -36,6 +36,13 @@ type jobCallback struct {
 type promiseCapability struct {
 	promise               *Object
 	resolveObj, rejectObj *Object
+
+	// mustard: for a promise of the intrinsic constructor, own is set and
+	// the resolving functions are made only when they are handed out as
+	// objects (resolveFn, rejectFn); resolve and reject act directly. Most
+	// capabilities (every then, await and async call) never hand them out.
+	own     *Promise
+	already bool // the functions' shared [[AlreadyResolved]]
 }
 
 type promiseReaction struct {
@@ -83,41 +90,56 @@ func (p *Promise) toValue(r *Runtime) Value {
 }
 
 func (p *Promise) createResolvingFunctions() (resolve, reject *Object) {
+	return p.resolvingFunctions(new(bool))
+}
+
+// resolvingFunctions makes the resolving functions of p sharing
+// alreadyResolved. mustard: split from createResolvingFunctions so that a
+// capability can act as they would without making them.
+func (p *Promise) resolvingFunctions(alreadyResolved *bool) (resolve, reject *Object) {
 	r := p.val.runtime
-	alreadyResolved := false
-	return p.val.runtime.newNativeFunc(func(call FunctionCall) Value {
-			if alreadyResolved {
-				return _undefined
-			}
-			alreadyResolved = true
-			resolution := call.Argument(0)
-			if resolution.SameAs(p.val) {
-				return p.reject(r.NewTypeError("Promise self-resolution"))
-			}
-			if obj, ok := resolution.(*Object); ok {
-				var thenAction Value
-				ex := r.vm.try(func() {
-					thenAction = obj.self.getStr("then", nil)
-				})
-				if ex != nil {
-					return p.reject(ex.val)
-				}
-				if call, ok := assertCallable(thenAction); ok {
-					job := r.newPromiseResolveThenableJob(p, resolution, &jobCallback{callback: call})
-					r.enqueuePromiseJob(job)
-					return _undefined
-				}
-			}
-			return p.fulfill(resolution)
+	return r.newNativeFunc(func(call FunctionCall) Value {
+			return p.resolveOnce(alreadyResolved, call.Argument(0))
 		}, "", 1),
-		p.val.runtime.newNativeFunc(func(call FunctionCall) Value {
-			if alreadyResolved {
-				return _undefined
-			}
-			alreadyResolved = true
-			reason := call.Argument(0)
-			return p.reject(reason)
+		r.newNativeFunc(func(call FunctionCall) Value {
+			return p.rejectOnce(alreadyResolved, call.Argument(0))
 		}, "", 1)
+}
+
+// resolveOnce is the body of p's resolve function.
+func (p *Promise) resolveOnce(alreadyResolved *bool, resolution Value) Value {
+	if *alreadyResolved {
+		return _undefined
+	}
+	*alreadyResolved = true
+	r := p.val.runtime
+	if resolution.SameAs(p.val) {
+		return p.reject(r.NewTypeError("Promise self-resolution"))
+	}
+	if obj, ok := resolution.(*Object); ok {
+		var thenAction Value
+		ex := r.vm.try(func() {
+			thenAction = obj.self.getStr("then", nil)
+		})
+		if ex != nil {
+			return p.reject(ex.val)
+		}
+		if call, ok := assertCallable(thenAction); ok {
+			job := r.newPromiseResolveThenableJob(p, resolution, &jobCallback{callback: call})
+			r.enqueuePromiseJob(job)
+			return _undefined
+		}
+	}
+	return p.fulfill(resolution)
+}
+
+// rejectOnce is the body of p's reject function.
+func (p *Promise) rejectOnce(alreadyResolved *bool, reason Value) Value {
+	if *alreadyResolved {
+		return _undefined
+	}
+	*alreadyResolved = true
+	return p.reject(reason)
 }
 
 func (p *Promise) reject(reason Value) Value {
@@ -283,7 +305,7 @@ func (r *Runtime) newPromiseCapability(c *Object) *promiseCapability {
 	pcap := new(promiseCapability)
 	if c == r.getPromise() {
 		p := r.newPromise(r.getPromisePrototype())
-		pcap.resolveObj, pcap.rejectObj = p.createResolvingFunctions()
+		pcap.own = p
 		pcap.promise = p.val
 	} else {
 		var resolve, reject Value
@@ -384,11 +406,37 @@ func (r *Runtime) promiseProto_finally(call FunctionCall) Value {
 }
 
 func (pcap *promiseCapability) resolve(result Value) {
+	if pcap.own != nil {
+		pcap.own.resolveOnce(&pcap.already, result)
+		return
+	}
 	pcap.promise.runtime.toCallable(pcap.resolveObj)(FunctionCall{Arguments: []Value{result}})
 }
 
 func (pcap *promiseCapability) reject(reason Value) {
+	if pcap.own != nil {
+		pcap.own.rejectOnce(&pcap.already, reason)
+		return
+	}
 	pcap.promise.runtime.toCallable(pcap.rejectObj)(FunctionCall{Arguments: []Value{reason}})
+}
+
+// resolveFn and rejectFn return the resolving functions as objects, making
+// them (both, sharing the capability's state) the first time.
+func (pcap *promiseCapability) resolveFn() *Object {
+	pcap.materialize()
+	return pcap.resolveObj
+}
+
+func (pcap *promiseCapability) rejectFn() *Object {
+	pcap.materialize()
+	return pcap.rejectObj
+}
+
+func (pcap *promiseCapability) materialize() {
+	if pcap.own != nil && pcap.resolveObj == nil {
+		pcap.resolveObj, pcap.rejectObj = pcap.own.resolvingFunctions(&pcap.already)
+	}
 }
 
 func (pcap *promiseCapability) try(f func()) bool {
@@ -428,7 +476,7 @@ func (r *Runtime) promise_all(call FunctionCall) Value {
 				return _undefined
 			}, "", 1)
 			remainingElementsCount++
-			r.invoke(nextPromise, "then", onFulfilled, pcap.rejectObj)
+			r.invoke(nextPromise, "then", onFulfilled, pcap.rejectFn())
 		})
 		remainingElementsCount--
 		if remainingElementsCount == 0 {
@@ -512,7 +560,7 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 			}, "", 1)
 
 			remainingElementsCount++
-			r.invoke(nextPromise, "then", pcap.resolveObj, onRejected)
+			r.invoke(nextPromise, "then", pcap.resolveFn(), onRejected)
 		})
 		remainingElementsCount--
 		if remainingElementsCount == 0 {
@@ -534,7 +582,7 @@ func (r *Runtime) promise_race(call FunctionCall) Value {
 			r.allocStep(n, promiseElementBytes) // mustard: what each element makes
 			n++
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
-			r.invoke(nextPromise, "then", pcap.resolveObj, pcap.rejectObj)
+			r.invoke(nextPromise, "then", pcap.resolveFn(), pcap.rejectFn())
 		})
 	})
 	return pcap.promise
