@@ -52,9 +52,14 @@ func splitObject(b []byte) (fields, error) {
 	object := jsonscan.Members(b, func(key, value []byte) bool {
 		k, ok := knownKey(key)
 		if !ok {
-			if k, ok = jsonscan.PlainString(key); !ok && json.Unmarshal(key, &k) != nil {
-				bad = true
-				return false
+			if k, ok = jsonscan.PlainString(key); !ok {
+				// Its own variable: &k would put k on the heap for every key.
+				var escaped string
+				if json.Unmarshal(key, &escaped) != nil {
+					bad = true
+					return false
+				}
+				k = escaped
 			}
 		}
 		raw := json.RawMessage(value)

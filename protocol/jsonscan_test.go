@@ -42,3 +42,12 @@ func TestSplitObjectRepeatedKeys(t *testing.T) {
 		require.False(t, ok)
 	}
 }
+
+// Splitting a request whose keys are all the contract's allocates only
+// the fields slice.
+func TestSplitObjectAllocatesOnlyItsFields(t *testing.T) {
+	b := []byte(`{"protocol_version":2,"id":7,"method":"resume","snapshot_id":"s","policy_id":"p","auth":{},"payload":{"type":"value","value":"Null"}}`)
+	if n := testing.AllocsPerRun(100, func() { _, _ = splitObject(b) }); n != 1 {
+		t.Fatalf("%v allocations per split, want 1", n)
+	}
+}
