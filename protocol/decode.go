@@ -50,11 +50,40 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 		return nil, 0, "", &FatalError{prefix + ": id must be an unsigned integer"}
 	}
 	// Unmarshal accepts null into a string; a method must be a real string.
+	raw, ok := f.get("method")
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		return nil, 0, "", &FatalError{prefix + ": method must be a string"}
+	}
+	if method, ok := knownMethod(raw); ok {
+		return f, id, method, nil
+	}
 	var method string
-	if raw, ok := f.get("method"); !ok || len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &method) != nil {
+	if json.Unmarshal(raw, &method) != nil {
 		return nil, 0, "", &FatalError{prefix + ": method must be a string"}
 	}
 	return f, id, method, nil
+}
+
+// knownMethod returns the contract's method names without decoding or
+// allocating; any other spelling goes through the decoder.
+func knownMethod(raw []byte) (string, bool) {
+	switch string(raw) {
+	case `"resume"`:
+		return "resume", true
+	case `"start"`:
+		return "start", true
+	case `"compile"`:
+		return "compile", true
+	case `"cancel"`:
+		return "cancel", true
+	case `"snapshot"`:
+		return "snapshot", true
+	case `"stage"`:
+		return "stage", true
+	case `"ping"`:
+		return "ping", true
+	}
+	return "", false
 }
 
 // parseUint accepts a plain JSON integer in [0, 2^64-1].

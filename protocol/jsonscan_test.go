@@ -51,3 +51,25 @@ func TestSplitObjectAllocatesOnlyItsFields(t *testing.T) {
 		t.Fatalf("%v allocations per split, want 1", n)
 	}
 }
+
+// The contract's methods are read without an allocation and as the decoder
+// reads them; an escaped spelling still reads as the method.
+func TestKnownMethods(t *testing.T) {
+	for _, m := range []string{"compile", "start", "resume", "cancel", "snapshot", "stage", "ping"} {
+		raw := []byte(`"` + m + `"`)
+		got, ok := knownMethod(raw)
+		if !ok || got != m {
+			t.Fatalf("%s: %q %v", m, got, ok)
+		}
+		if n := testing.AllocsPerRun(100, func() { knownMethod(raw) }); n != 0 {
+			t.Fatalf("%s: %v allocations", m, n)
+		}
+	}
+	f, _, method, err := envelope([]byte(`{"protocol_version":2,"id":1,"method":"p\u0069ng"}`), true)
+	if err != nil || method != "ping" || f == nil {
+		t.Fatalf("escaped method: %q %v", method, err)
+	}
+	if _, _, _, err := envelope([]byte(`{"protocol_version":2,"id":1,"method":null}`), true); err == nil {
+		t.Fatal("null method accepted")
+	}
+}
