@@ -91,16 +91,22 @@ func appendCallTail(b []byte, m Meter, l *policy.Limits) []byte {
 
 func appendOutcome(b []byte, o Outcome) []byte {
 	if o.Error == nil {
-		enc := o.Value.AppendCBOR(nil)
-		if z := compressed(enc); z != nil {
-			b = detcbor.AppendHead(b, detcbor.MajorArray, 3)
-			b = detcbor.AppendHead(b, detcbor.MajorUint, tagCompressedValue)
-			b = detcbor.AppendHead(b, detcbor.MajorUint, uint64(len(enc)))
-			return detcbor.AppendBytes(b, z)
-		}
+		// The value is encoded in place, as in a plain record, and moved
+		// into a compressed one only when that pays: a small answer costs
+		// no buffer of its own and no copy.
+		start := len(b)
 		b = detcbor.AppendHead(b, detcbor.MajorArray, 2)
 		b = detcbor.AppendHead(b, detcbor.MajorUint, tagValue)
-		return append(b, enc...)
+		at := len(b)
+		b = o.Value.AppendCBOR(b)
+		if z := compressed(b[at:]); z != nil {
+			size := uint64(len(b) - at)
+			b = detcbor.AppendHead(b[:start], detcbor.MajorArray, 3)
+			b = detcbor.AppendHead(b, detcbor.MajorUint, tagCompressedValue)
+			b = detcbor.AppendHead(b, detcbor.MajorUint, size)
+			return detcbor.AppendBytes(b, z)
+		}
+		return b
 	}
 	e := o.Error
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 5)

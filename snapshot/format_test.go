@@ -215,3 +215,34 @@ func TestArgsDigestOfDecodedCalls(t *testing.T) {
 		t.Fatal("decoded digest differs from ArgsDigest")
 	}
 }
+
+// An answer's record is [2, value] or, when compression pays,
+// [4, size, zstd(value)], whatever precedes it in the buffer: written from
+// scratch here and compared byte for byte.
+func TestOutcomeRecordLayout(t *testing.T) {
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog; ", 100)
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(i*7919>>3) ^ byte(i*104729>>5)
+	}
+	for _, v := range []value.Value{value.String("short"), value.String(text), value.String(string(noise)),
+		value.Array(value.String(text[:2000]), value.Number(1))} {
+		enc := v.AppendCBOR(nil)
+		var want []byte
+		if z := compressed(enc); z != nil {
+			want = detcbor.AppendHead(want, detcbor.MajorArray, 3)
+			want = detcbor.AppendHead(want, detcbor.MajorUint, tagCompressedValue)
+			want = detcbor.AppendHead(want, detcbor.MajorUint, uint64(len(enc)))
+			want = detcbor.AppendBytes(want, z)
+		} else {
+			want = detcbor.AppendHead(want, detcbor.MajorArray, 2)
+			want = detcbor.AppendHead(want, detcbor.MajorUint, tagValue)
+			want = append(want, enc...)
+		}
+		prefix := []byte("journal so far")
+		got := appendOutcome(append([]byte(nil), prefix...), Outcome{Value: v})
+		if !bytes.HasPrefix(got, prefix) || !bytes.Equal(got[len(prefix):], want) {
+			t.Fatalf("%d-byte value: record %x…, want %x…", len(enc), got[len(prefix):min(len(got), len(prefix)+16)], want[:min(len(want), 16)])
+		}
+	}
+}
