@@ -587,7 +587,7 @@ func (d *jsonDecoder) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		key := string(kb)
+		key := d.key(kb)
 		if !keys.add(d.members[base:], key) {
 			return Value{}, errDuplicateKey(key)
 		}

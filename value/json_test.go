@@ -3,8 +3,10 @@ package value
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -443,4 +445,35 @@ func TestParseJSONAllocations(t *testing.T) {
 	// Two keys, the members, the elements and the scratch stacks; variant
 	// names and numbers must not allocate.
 	assert.LessOrEqual(t, allocs, 7.0)
+}
+
+// Keys seen before come back without an allocation; a long key, and keys
+// past the interning bound, are still decoded right.
+func TestObjectKeysInterned(t *testing.T) {
+	in := []byte(`{"Object":{"id":{"Number":{"Finite":1}},"title":{"String":"x"}}}`)
+	want, err := ParseJSON(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per object: its members slice, one string value, and nothing for its
+	// two keys (the pool keeps the scratch between runs of one goroutine).
+	if n := testing.AllocsPerRun(50, func() { _, _ = ParseJSON(in) }); n > 2 {
+		t.Fatalf("%v allocations per decode", n)
+	}
+	long := strings.Repeat("k", maxInternedKeyLen+1)
+	b := []byte(`{"Object":{`)
+	for i := range maxInternedKeys + 10 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `"k%d":"Null"`, i)
+	}
+	b = fmt.Appendf(b, `,%q:"Null"}}`, long)
+	v, err := ParseJSON(b)
+	if err != nil || len(v.Members) != maxInternedKeys+11 || v.Members[maxInternedKeys+5].Key != fmt.Sprintf("k%d", maxInternedKeys+5) || v.Members[len(v.Members)-1].Key != long {
+		t.Fatalf("many keys: %v", err)
+	}
+	if got, _ := ParseJSON(in); !reflect.DeepEqual(got, want) {
+		t.Fatal("decode changed after interning")
+	}
 }

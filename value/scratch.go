@@ -10,6 +10,36 @@ type scratch struct {
 	elems   []Value
 	members []Member
 	buf     []byte // a string being unescaped
+
+	// keys interns object keys across decodes: tool results repeat the
+	// same few keys, and each was a new string.
+	keys map[string]string
+}
+
+// Interning is for short keys, and stops at maxInternedKeys per scratch, so
+// hostile inputs with many distinct keys cost only what they did.
+const (
+	maxInternedKeyLen = 64
+	maxInternedKeys   = 512
+)
+
+// key returns kb as a string, shared with earlier decodes when it is a
+// key seen before.
+func (s *scratch) key(kb []byte) string {
+	if len(kb) > maxInternedKeyLen {
+		return string(kb)
+	}
+	if k, ok := s.keys[string(kb)]; ok {
+		return k
+	}
+	k := string(kb)
+	if len(s.keys) < maxInternedKeys {
+		if s.keys == nil {
+			s.keys = make(map[string]string, 32)
+		}
+		s.keys[k] = k
+	}
+	return k
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
