@@ -16,8 +16,8 @@ type scratch struct {
 	keys map[string]string
 }
 
-// Interning is for short keys, and stops at maxInternedKeys per scratch, so
-// hostile inputs with many distinct keys cost only what they did.
+// Interning is for short keys, at most maxInternedKeys of them per scratch,
+// so hostile inputs with many distinct keys cost about what they did.
 const (
 	maxInternedKeyLen = 64
 	maxInternedKeys   = 512
@@ -33,12 +33,15 @@ func (s *scratch) key(kb []byte) string {
 		return k
 	}
 	k := string(kb)
-	if len(s.keys) < maxInternedKeys {
-		if s.keys == nil {
-			s.keys = make(map[string]string, 32)
-		}
-		s.keys[k] = k
+	switch {
+	case s.keys == nil:
+		s.keys = make(map[string]string, 32)
+	case len(s.keys) >= maxInternedKeys:
+		// Start over: inputs of many distinct keys cost a clear per
+		// maxInternedKeys of them, and the usual few are back at once.
+		clear(s.keys)
 	}
+	s.keys[k] = k
 	return k
 }
 
