@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -98,6 +99,7 @@ type Report struct {
 	Rows        []*Row
 	PeerInfo    string // what ran as the peer
 	PeerSkipped string // why the peer column is empty
+	SidecarEnv  string // runtime settings the sidecars inherit (GOMAXPROCS, GOGC), if any
 
 	peer  map[string][]time.Duration // by Row.PeerKey
 	Notes []Note                     // figures that are not durations
@@ -157,7 +159,7 @@ func Run(cfg Config) (*Report, error) {
 	// pipe round trip on a 2-core VM, which is the harness, not the
 	// sidecar. The pipe floor row shows what is left.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	rep := &Report{Date: time.Now(), Machine: ReadMachine()}
+	rep := &Report{Date: time.Now(), Machine: ReadMachine(), SidecarEnv: sidecarEnv()}
 	workloads, err := LoadWorkloads()
 	if err != nil {
 		return nil, err
@@ -775,4 +777,16 @@ func withDelivery(req []byte, delivery string) []byte {
 		return req
 	}
 	return append(append(append(req[:len(req)-1], `,"snapshot_delivery":"`...), delivery...), `"}`...)
+}
+
+// sidecarEnv lists the Go runtime settings in the environment, which every
+// sidecar the driver spawns inherits.
+func sidecarEnv() string {
+	var out []string
+	for _, k := range []string{"GOMAXPROCS", "GOGC", "GOMEMLIMIT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -77,6 +77,9 @@ func (r *Report) Print(w io.Writer) {
 	m := r.Machine
 	fmt.Fprintf(w, "mustard-sidecar bench, %s\n", r.Date.Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "machine: %d CPUs, %s, %s; load average %s at start, %s at end\n", m.CPUs, m.Model, m.Go, m.Load, r.LoadAfter)
+	if r.SidecarEnv != "" {
+		fmt.Fprintf(w, "sidecar environment: %s\n", r.SidecarEnv)
+	}
 	if r.PeerSkipped != "" {
 		fmt.Fprintf(w, "peer column skipped: %s\n", r.PeerSkipped)
 	} else {

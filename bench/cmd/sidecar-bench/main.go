@@ -33,6 +33,7 @@ func main() {
 	flag.IntVar(&cfg.Large, "large", cfg.Large, "runs of the 40 × 50 KB answers program (each with a cold resume)")
 	workloadsOnly := flag.Bool("workloads-only", false, "measure only the workloads end to end (sets -hot, -compile, -cold-start, -cold-resume, -history and -large to 0)")
 	flag.StringVar(&cfg.Gallery, "gallery", "", "a local checkout of the reference's examples/programmatic-tool-calls: record its programs on the peer and measure them end to end too")
+	procs := flag.Int("sidecar-procs", 0, "GOMAXPROCS for the sidecars it spawns (0: their default, or the environment's)")
 	noPeer := flag.Bool("no-peer", false, "skip the peer comparison")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
 	flag.Parse()
@@ -41,6 +42,11 @@ func main() {
 	if *workloadsOnly {
 		cfg.Hot, cfg.Compile, cfg.ColdStart, cfg.ColdResume, cfg.History, cfg.Large = 0, 0, 0, 0, 0, 0
 		cfg.ColdSteps, cfg.HistorySteps = nil, nil
+	}
+	if *procs > 0 {
+		// The sidecars inherit it; the driver's host sets its own, and
+		// Node ignores it.
+		os.Setenv("GOMAXPROCS", strconv.Itoa(*procs))
 	}
 	cfg.Peer = !*noPeer
 	if !*quiet {
