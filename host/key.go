@@ -22,27 +22,19 @@ const MinKeyBytes = 32
 // Keep one key for as long as snapshots signed with it must stay
 // resumable, and keep it secret: whoever holds it can make the sidecar
 // resume any snapshot bytes.
-type Key struct {
-	b      []byte
-	digest string
-}
+type Key struct{ secret }
 
 // NewKey returns a Key holding a copy of b, which must be at least
 // MinKeyBytes long.
 func NewKey(b []byte) (Key, error) {
-	if len(b) < MinKeyBytes {
-		return Key{}, fmt.Errorf("snapshot key must be at least %d bytes, got %d", MinKeyBytes, len(b))
-	}
-	k := Key{b: append([]byte(nil), b...)}
-	sum := sha256.Sum256(k.b)
-	k.digest = hex.EncodeToString(sum[:])
-	return k, nil
+	s, err := newSecret(b, MinKeyBytes, "snapshot key")
+	return Key{s}, err
 }
 
 // GenerateKey returns a new random 32-byte key.
 func GenerateKey() (Key, error) {
-	b := make([]byte, MinKeyBytes)
-	if _, err := rand.Read(b); err != nil {
+	b, err := randomBytes(MinKeyBytes)
+	if err != nil {
 		return Key{}, err
 	}
 	return NewKey(b)
@@ -67,12 +59,7 @@ func (k Key) Token(snapshotID string) string {
 
 // String names the key by its digest, so that printing or logging a Key
 // never shows the key itself.
-func (k Key) String() string {
-	if k.IsZero() {
-		return "host.Key(zero)"
-	}
-	return "host.Key(sha256:" + k.digest[:16] + "…)"
-}
+func (k Key) String() string { return k.name("host.Key") }
 
 // GoString is String, for %#v.
 func (k Key) GoString() string { return k.String() }
@@ -97,27 +84,19 @@ const MinSealKeyBytes = 32
 // them confidential. Keep it secret, and keep it for as long as the
 // executions sealed under it must stay resumable: a snapshot is sealed
 // under one key for its whole life.
-type SealKey struct {
-	b      []byte
-	digest string
-}
+type SealKey struct{ secret }
 
 // NewSealKey returns a SealKey holding a copy of b, which must be at least
 // MinSealKeyBytes long.
 func NewSealKey(b []byte) (SealKey, error) {
-	if len(b) < MinSealKeyBytes {
-		return SealKey{}, fmt.Errorf("seal key must be at least %d bytes, got %d", MinSealKeyBytes, len(b))
-	}
-	k := SealKey{b: append([]byte(nil), b...)}
-	sum := sha256.Sum256(k.b)
-	k.digest = hex.EncodeToString(sum[:])
-	return k, nil
+	s, err := newSecret(b, MinSealKeyBytes, "seal key")
+	return SealKey{s}, err
 }
 
 // GenerateSealKey returns a new random 32-byte seal key.
 func GenerateSealKey() (SealKey, error) {
-	b := make([]byte, MinSealKeyBytes)
-	if _, err := rand.Read(b); err != nil {
+	b, err := randomBytes(MinSealKeyBytes)
+	if err != nil {
 		return SealKey{}, err
 	}
 	return NewSealKey(b)
@@ -131,12 +110,7 @@ func (k SealKey) Bytes() []byte { return append([]byte(nil), k.b...) }
 
 // String names the key by a prefix of its SHA-256, so that printing or
 // logging a SealKey never shows the key itself.
-func (k SealKey) String() string {
-	if k.IsZero() {
-		return "host.SealKey(zero)"
-	}
-	return "host.SealKey(sha256:" + k.digest[:16] + "…)"
-}
+func (k SealKey) String() string { return k.name("host.SealKey") }
 
 // GoString is String, for %#v.
 func (k SealKey) GoString() string { return k.String() }
@@ -148,4 +122,37 @@ func (k SealKey) wire() string {
 		return ""
 	}
 	return base64.StdEncoding.EncodeToString(k.b)
+}
+
+// secret is what both kinds of key hold: a private copy of the bytes and
+// their SHA-256, by which a key is named without being shown.
+type secret struct {
+	b      []byte
+	digest string
+}
+
+func newSecret(b []byte, min int, what string) (secret, error) {
+	if len(b) < min {
+		return secret{}, fmt.Errorf("%s must be at least %d bytes, got %d", what, min, len(b))
+	}
+	s := secret{b: append([]byte(nil), b...)}
+	sum := sha256.Sum256(s.b)
+	s.digest = hex.EncodeToString(sum[:])
+	return s, nil
+}
+
+func randomBytes(n int) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// name is a key's String: its type and a prefix of its digest.
+func (s secret) name(typ string) string {
+	if s.b == nil {
+		return typ + "(zero)"
+	}
+	return typ + "(sha256:" + s.digest[:16] + "…)"
 }
