@@ -329,7 +329,3 @@ func (r *realm) importString(s string) goja.Value {
 	}
 	return goja.StringFromUTF16(value.ToUTF16(s))
 }
-
-// isSet reports whether a descriptor field holds something other than
-// undefined; an absent field reads as nil.
-func isSet(v goja.Value) bool { return v != nil && !goja.IsUndefined(v) }

@@ -374,5 +374,4 @@ func smallBudget() *policy.Limits {
 	return &l
 }
 
-func u64(v uint64) *uint64 { return &v }
-func i64(v int64) *int64   { return &v }
+func i64(v int64) *int64 { return &v }

@@ -28,15 +28,6 @@ func (c *sess) rawCall(header string, payload []byte) reply {
 	return r
 }
 
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // Every structure the contract closes rejects a key it does not define,
 // with `unknown field `<name>` in <structure>`, in both transports, for a
 // misspelling, a near miss in case, a field of another structure and a
