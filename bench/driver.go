@@ -99,7 +99,7 @@ type Report struct {
 	Rows        []*Row
 	PeerInfo    string // what ran as the peer
 	PeerSkipped string // why the peer column is empty
-	SidecarEnv  string // runtime settings the sidecars inherit (GOMAXPROCS, GOGC), if any
+	SidecarEnv  string // Go runtime settings the sidecars inherit (sidecarEnv), if any
 
 	peer  map[string][]time.Duration // by Row.PeerKey
 	Notes []Note                     // figures that are not durations
