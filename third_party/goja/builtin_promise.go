@@ -281,6 +281,8 @@ func (r *Runtime) builtin_newPromise(args []Value, newTarget *Object) *Object {
 
 	resolve, reject := po.createResolvingFunctions()
 	ex := r.vm.try(func() {
+		r.async++ // mustard: an executor runs in async context
+		defer func() { r.async-- }()
 		executor(FunctionCall{Arguments: []Value{resolve, reject}})
 	})
 	if ex != nil {

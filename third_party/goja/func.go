@@ -740,6 +740,8 @@ func (ar *asyncRunner) step(res Value, done bool, ex *Exception) {
 
 func (ar *asyncRunner) start(nArgs int) {
 	r := ar.f.runtime
+	r.async++ // mustard: an async function's body runs in async context
+	defer func() { r.async-- }()
 	ar.gen.vm = r.vm
 	ar.promiseCap = r.newPromiseCapability(r.getPromise())
 	sp := r.vm.sp

@@ -210,6 +210,7 @@ type Runtime struct {
 	meter  Meter       // mustard_meter.go
 	native nativeDepth // mustard_depth.go
 	hooks  []hook      // mustard_hooks.go
+	async  int         // mustard_async.go
 }
 
 type StackFrame struct {
@@ -2845,6 +2846,8 @@ func (r *Runtime) getHash() *maphash.Hash {
 
 // called when the top level function returns normally (i.e. control is passed outside the Runtime).
 func (r *Runtime) leave() {
+	r.async++ // mustard: promise jobs run in async context
+	defer func() { r.async-- }()
 	var jobs []func()
 	for len(r.jobQueue) > 0 {
 		jobs, r.jobQueue = r.jobQueue, jobs[:0]
