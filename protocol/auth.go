@@ -1,0 +1,103 @@
+package protocol
+
+import (
+	"crypto/subtle"
+
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+)
+
+// A resume's authentication (contract step 3): the host proves with an
+// HMAC token that it accepted the snapshot it resumes.
+
+// authFields are the four authentication fields of a resume.
+type authFields struct {
+	snapshotID, keyB64, digest, token  string
+	hasID, hasKey, hasDigest, hasToken bool
+}
+
+// readAuth reads them from policy (raw form) or auth (cached form).
+func readAuth(f fields) (authFields, error) {
+	var a authFields
+	var err error
+	if a.snapshotID, a.hasID, err = f.string("snapshot_id"); err != nil {
+		return a, err
+	}
+	if a.keyB64, a.hasKey, err = f.string("snapshot_key_base64"); err != nil {
+		return a, err
+	}
+	if a.digest, a.hasDigest, err = f.string("snapshot_key_digest"); err != nil {
+		return a, err
+	}
+	if a.token, a.hasToken, err = f.string("snapshot_token"); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// errTampered is the one answer to a snapshot the host's token does not
+// authenticate.
+var errTampered = errorf("raw snapshot restore rejected a tampered or unauthenticated snapshot")
+
+// keys verifies resumes: the pinned key's verifier, and the last key a
+// host sent with its own (hosts use one key, so its digest and HMAC state
+// are computed once, not per request).
+type keys struct {
+	pinned  *snapshot.Verifier
+	lastB64 string
+	last    *snapshot.Verifier
+}
+
+// sent returns the verifier of a key sent as base64.
+func (k *keys) sent(keyB64 string) (*snapshot.Verifier, error) {
+	// Constant time: the cached text is a host's key.
+	if k.last != nil && subtle.ConstantTimeCompare([]byte(k.lastB64), []byte(keyB64)) == 1 {
+		return k.last, nil
+	}
+	key, err := decodeBase64(keyB64)
+	if err != nil {
+		return nil, errorf("snapshot_key_base64 is not valid base64")
+	}
+	k.lastB64, k.last = keyB64, snapshot.NewVerifier(key)
+	return k.last, nil
+}
+
+// authenticate is step 3 of a resume. With a pinned key the digest must be
+// the pinned key's, and a key sent along must be that key (it must match
+// the digest); the token is checked under the pinned key.
+func (k *keys) authenticate(a authFields, snapID string) error {
+	switch {
+	case !a.hasID:
+		return errorf("raw snapshot restore requires snapshot_id")
+	case !a.hasKey && k.pinned == nil:
+		return errorf("raw snapshot restore requires snapshot_key_base64")
+	case !a.hasToken:
+		return errorf("raw snapshot restore requires snapshot_token")
+	case !a.hasDigest:
+		return errorf("raw snapshot restore requires snapshot_key_digest")
+	}
+	if a.snapshotID != snapID {
+		return errTampered
+	}
+	v := k.pinned
+	if a.hasKey {
+		sent, err := k.sent(a.keyB64)
+		if err != nil {
+			return err
+		}
+		if !sent.VerifyDigest(a.digest) {
+			return errMismatchedDigest
+		}
+		if v == nil {
+			v = sent
+		}
+	}
+	if k.pinned != nil && !k.pinned.VerifyDigest(a.digest) {
+		return errMismatchedDigest
+	}
+	if !v.VerifyToken(snapID, a.token) {
+		return errTampered
+	}
+	return nil
+}
+
+var errMismatchedDigest = errorf("raw snapshot restore rejected a mismatched snapshot key digest")

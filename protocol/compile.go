@@ -1,0 +1,36 @@
+package protocol
+
+import "github.com/mustard-sidecar/mustard-sidecar/engine"
+
+// compile serves {"method":"compile","source"}.
+func (s *Session) compile(f fields, payload []byte) (*outcome, error) {
+	if s.opts.Transport == Binary && len(payload) > 0 {
+		return nil, errorf("compile requests must not include a binary payload")
+	}
+	src, ok, err := f.string("source")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf("compile requires source")
+	}
+	// Compiling is deterministic: a source compiled before in this process
+	// gives the same program, served from the cache (hosts recompile the
+	// same program for every run).
+	// A compile usually comes before the first start: have a realm ready
+	// by then.
+	s.Warm()
+	if id, ok := s.compiled.Get(src); ok {
+		if p, ok := s.programs.Get(id); ok {
+			return &outcome{program: p}, nil
+		}
+	}
+	s.stats.Compiles++
+	p, err := engine.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	s.programs.Add(p.ID, p, int64(len(p.Bytes)+2*len(p.Source)))
+	s.compiled.Add(p.Source, p.ID, int64(len(p.Source)))
+	return &outcome{program: p}, nil
+}

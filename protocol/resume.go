@@ -1,0 +1,318 @@
+package protocol
+
+import (
+	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+)
+
+// resumeReq is what a resume resolves, one contract step at a time.
+type resumeReq struct {
+	profile  bool
+	delivery delivery
+	answer   resumePayload
+
+	// 1. Snapshot: its id, and either the bytes the host sent or staged
+	// (raw; owned when they came from a stage) or the cached entry (entry).
+	snapID string
+	raw    []byte
+	owned  bool
+	entry  *snapshotEntry
+
+	// 2. Policy, and the authentication fields that came with it (the
+	// seal key among them).
+	pol   policy.Policy
+	polID string // pol.ID(), once known
+	auth  authFields
+	seal  *snapshot.Sealer
+
+	// 4. The decoded snapshot, when the bytes were sent.
+	snap *snapshot.Snapshot
+}
+
+// resume runs the contract's resume checks in order, then continues the
+// parked execution (hot) or replays the journal.
+func (s *Session) resume(f fields, payload []byte, fl *flight) (*outcome, error) {
+	r := &resumeReq{}
+	// A stage is dropped by the resume that names it, whatever the outcome.
+	stagedBytes, stageErr := s.takeStage(f)
+	var err error
+	if r.profile, err = f.bool("profile"); err != nil {
+		return nil, err
+	}
+	if r.delivery, err = f.delivery("snapshot_delivery"); err != nil {
+		return nil, err
+	}
+	if r.answer, err = f.payload("payload"); err != nil {
+		return nil, err
+	}
+	if err := f.unknownIn("policy", "policy", policyKeys); err != nil {
+		return nil, err
+	}
+	if err := f.unknownIn("auth", "auth", authKeys); err != nil {
+		return nil, err
+	}
+	if err := s.resolveSnapshot(r, f, payload, stagedBytes, stageErr); err != nil {
+		return nil, err
+	}
+	if err := s.resolvePolicy(r, f); err != nil {
+		return nil, err
+	}
+	if err := s.keys.authenticate(r.auth, r.snapID); err != nil {
+		return nil, err
+	}
+	if r.entry != nil {
+		if err := checkSeal(r.entry.seal, r.seal); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.reassert(); err != nil {
+		return nil, err
+	}
+	policyID := r.polID
+	s.policies.Add(policyID, r.pol, 1)
+	out := &outcome{policy: policyID, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
+	if c, ok := s.conts.Take(r.snapID); ok {
+		return s.resumeHot(r, c, out, fl)
+	}
+	return s.resumeReplay(r, out, fl)
+}
+
+// takeStage removes the stage a resume names. It returns nil bytes and no
+// error when the resume names none.
+func (s *Session) takeStage(f fields) ([]byte, error) {
+	id, ok, err := f.stageID("stage_id")
+	if err != nil || !ok {
+		return nil, err
+	}
+	b, ok := s.stages.take(id)
+	if !ok {
+		return nil, errorf("unknown stage_id `%s`", id)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// resolveSnapshot is step 1: the snapshot's id from the bytes sent or
+// staged, or a cached id.
+func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload, stagedBytes []byte, stageErr error) error {
+	givenID, hasGivenID, err := f.string("snapshot_id")
+	if err != nil {
+		return err
+	}
+	raw, hasRaw, err := s.rawBytes(f, payload, "snapshot_base64")
+	if err != nil {
+		return err
+	}
+	if stageErr != nil {
+		return stageErr
+	}
+	if stagedBytes != nil {
+		if hasRaw {
+			return errorf("resume takes snapshot bytes or stage_id, not both")
+		}
+		raw, hasRaw, r.owned = stagedBytes, true, true
+	}
+	switch {
+	case hasRaw:
+		r.raw, r.snapID = raw, snapshot.ID(raw)
+		if hasGivenID && givenID != r.snapID {
+			return errorf("snapshot_id did not match snapshot bytes")
+		}
+	case hasGivenID:
+		r.snapID = givenID
+		if r.entry = s.lookupSnapshot(givenID); r.entry == nil {
+			return errorf("unknown snapshot_id `%s`", givenID)
+		}
+	default:
+		return errorf("resume requires snapshot bytes or snapshot_id")
+	}
+	if signed, ok := policySnapshotID(f); ok && signed != r.snapID {
+		return errTampered
+	}
+	return nil
+}
+
+// policySnapshotID reads policy.snapshot_id, the id the host's token signs,
+// when it is there to compare; a policy or field of the wrong type is
+// reported by the later steps.
+func policySnapshotID(f fields) (string, bool) {
+	pf, ok, err := f.object("policy")
+	if err != nil || !ok {
+		return "", false
+	}
+	id, ok, err := pf.string("snapshot_id")
+	return id, ok && err == nil
+}
+
+// resolvePolicy is step 2: a full policy (raw form) or a cached policy id
+// with an auth object.
+func (s *Session) resolvePolicy(r *resumeReq, f fields) error {
+	policyID, hasPolicyID, err := f.string("policy_id")
+	if err != nil {
+		return err
+	}
+	polFields, hasPolicy, err := f.object("policy")
+	if err != nil {
+		return err
+	}
+	switch {
+	case hasPolicy:
+		return s.rawPolicy(r, polFields, policyID, hasPolicyID)
+	case hasPolicyID:
+		return s.cachedPolicy(r, f, policyID)
+	}
+	return errorf("resume requires policy or policy_id")
+}
+
+func (s *Session) rawPolicy(r *resumeReq, pf fields, policyID string, hasPolicyID bool) error {
+	if !pf.present("limits") {
+		return errorf("raw snapshot restore requires explicit limits")
+	}
+	caps, err := pf.capabilities("capabilities")
+	if err != nil {
+		return errorf("policy.capabilities must be an array of strings")
+	}
+	limits, err := pf.limits("limits")
+	if err != nil {
+		return err
+	}
+	if r.pol, err = policy.New(caps, limits); err != nil {
+		return requestError(err.Error())
+	}
+	r.polID = r.pol.ID()
+	if hasPolicyID && policyID != r.polID {
+		return errorf("policy_id did not match policy")
+	}
+	if r.auth, err = readAuth(pf); err != nil {
+		return err
+	}
+	r.seal, err = s.seals.read(pf, "policy")
+	return err
+}
+
+func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
+	var ok bool
+	if r.pol, ok = s.policies.Get(policyID); !ok {
+		return errorf("unknown policy_id `%s`", policyID)
+	}
+	r.polID = policyID // the cache's key is the policy's ID
+	authObj, ok, err := f.object("auth")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errorf("resume with policy_id requires auth metadata")
+	}
+	if r.auth, err = readAuth(authObj); err != nil {
+		return err
+	}
+	if r.seal, err = s.seals.read(authObj, "auth"); err != nil {
+		return err
+	}
+	r.auth.snapshotID, r.auth.hasID = r.snapID, true
+	return nil
+}
+
+// reassert is steps 4 and 5 for authenticated input: the pending
+// capability must be granted. Bytes the host sent are decoded first (the
+// pending call is their last item), so malformed ones fail here.
+func (r *resumeReq) reassert() error {
+	pending := ""
+	if r.entry != nil {
+		pending = r.entry.pending
+	} else {
+		var err error
+		if r.snap, err = loadSnapshot(r.raw, r.seal); err != nil {
+			return err
+		}
+		pending = r.snap.Pending.Capability
+	}
+	if err := r.pol.Reassert(pending); err != nil {
+		return requestError(err.Error())
+	}
+	return nil
+}
+
+// resumeHot continues the parked execution that produced the snapshot.
+func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome, fl *flight) (*outcome, error) {
+	s.stats.HotResumes++
+	out.base = c.entry.bytes
+	exec, step := c.exec.ResumeWith(fl.stop, engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome}, r.pol.Limits)
+	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
+	if err := s.settleRun(fl, exec); err != nil {
+		return nil, err
+	}
+	if step.Err != nil {
+		if exec != nil {
+			// Refused before running (already over the new limits):
+			// the execution stays parked.
+			s.conts.Add(r.snapID, c, 1)
+		}
+		return nil, step.Err
+	}
+	if exec != nil {
+		if !r.answer.cancelled {
+			c.builder.Answer(r.answer.outcome)
+		}
+		if err := s.park(out, exec, c.builder); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// resumeReplay re-runs the program from the snapshot's journal in a fresh
+// realm and continues live from the pending call.
+func (s *Session) resumeReplay(r *resumeReq, out *outcome, fl *flight) (*outcome, error) {
+	raw, snap := r.raw, r.snap
+	if snap == nil {
+		var err error
+		if snap, err = loadSnapshot(r.entry.bytes, r.seal); err != nil {
+			return nil, err
+		}
+		raw = r.entry.bytes
+	}
+	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program)
+	if err != nil {
+		return nil, err
+	}
+	pending := snap.Pending
+	s.stats.Replays++
+	out.base = raw
+	exec, step := s.engine.Start(engine.Config{
+		Program: prog,
+		Header:  snap.Header,
+		Limits:  r.pol.Limits,
+		Replay:  snap.Calls,
+		Pending: &pending,
+		Answer:  engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome},
+		Stop:    fl.stop,
+	})
+	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
+	if err := s.settleRun(fl, exec); err != nil {
+		return nil, err
+	}
+	if step.Err != nil {
+		return nil, step.Err
+	}
+	if exec != nil {
+		b := snapshot.ContinueBuilder(raw, snap, r.seal)
+		b.Answer(r.answer.outcome)
+		if err := s.park(out, exec, b); err != nil {
+			return nil, err
+		}
+	}
+	if r.entry == nil {
+		// Raw bytes a host sent are cached like ones this session produced.
+		if !r.owned {
+			raw = append([]byte(nil), raw...)
+		}
+		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, pending: snap.Pending.Capability, seal: r.seal}, int64(len(raw)))
+	}
+	return out, nil
+}

@@ -1,0 +1,105 @@
+package protocol
+
+import (
+	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+)
+
+// start serves {"method":"start"}: it runs a program from its beginning to
+// its first suspension or its end.
+func (s *Session) start(f fields, payload []byte, fl *flight) (*outcome, error) {
+	profile, err := f.bool("profile")
+	if err != nil {
+		return nil, err
+	}
+	dlv, err := f.delivery("snapshot_delivery")
+	if err != nil {
+		return nil, err
+	}
+	opts, ok, err := f.closedObject("options", "options", optionsKeys)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorf("start requires options")
+	}
+	inputs, err := opts.inputs("inputs")
+	if err != nil {
+		return nil, err
+	}
+	caps, err := opts.capabilities("capabilities")
+	if err != nil {
+		return nil, errorf("options.capabilities must be an array of strings")
+	}
+	limits, err := opts.limits("limits")
+	if err != nil {
+		return nil, err
+	}
+	seal, err := s.seals.read(opts, "options")
+	if err != nil {
+		return nil, err
+	}
+	pol, err := policy.New(caps, limits)
+	if err != nil {
+		return nil, requestError(err.Error())
+	}
+	prog, err := s.program(f, payload)
+	if err != nil {
+		return nil, err
+	}
+	policyID := pol.ID()
+	s.policies.Add(policyID, pol, 1)
+	seed, clock := s.opts.Entropy()
+	header := snapshot.Header{
+		Program:      prog.Bytes,
+		Inputs:       engine.SortedMembers(inputs),
+		Capabilities: pol.Capabilities,
+		Seed:         seed,
+		ClockMillis:  clock,
+	}
+	began := time.Now()
+	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Stop: fl.stop})
+	out := &outcome{step: step, policy: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
+	if err := s.settleRun(fl, exec); err != nil {
+		return nil, err
+	}
+	if step.Err != nil {
+		return nil, step.Err
+	}
+	if exec != nil {
+		if err := s.park(out, exec, snapshot.NewBuilder(header, seal)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// program is the program a start names: its bytes, its cached id, or both
+// (which must agree).
+func (s *Session) program(f fields, payload []byte) (*engine.Program, error) {
+	id, hasID, err := f.string("program_id")
+	if err != nil {
+		return nil, err
+	}
+	b, hasBytes, err := s.rawBytes(f, payload, "program_base64")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case hasBytes:
+		got := snapshot.ID(b)
+		if hasID && id != got {
+			return nil, errorf("program_id did not match program bytes")
+		}
+		return s.loadProgram(got, b)
+	case hasID:
+		if p, ok := s.programs.Get(id); ok {
+			return p, nil
+		}
+		return nil, errorf("unknown program_id `%s`", id)
+	}
+	return nil, errorf("start requires program bytes or program_id")
+}
