@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"strconv"
 	"sync"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
@@ -101,4 +102,14 @@ func (s *Session) readCancel(f fields, payload []byte) *cancelAnswer {
 		return &cancelAnswer{err: errorf("cancel requires target_id")}
 	}
 	return &cancelAnswer{target: target, wasRunning: s.flights.cancel(target)}
+}
+
+// encode answers a well-formed cancel ({"kind":"cancelled"}).
+func (c *cancelAnswer) encode(id uint64, jsonl bool) Response {
+	b := okHeader(id, jsonl, 0)
+	b = append(b, `,"result":{"kind":"cancelled","target_id":`...)
+	b = strconv.AppendUint(b, c.target, 10)
+	b = append(b, `,"was_running":`...)
+	b = strconv.AppendBool(b, c.wasRunning)
+	return Response{Header: append(b, "}}"...)}
 }

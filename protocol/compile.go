@@ -3,16 +3,16 @@ package protocol
 import "github.com/mustard-sidecar/mustard-sidecar/engine"
 
 // compile serves {"method":"compile","source"}.
-func (s *Session) compile(f fields, payload []byte) (*outcome, error) {
+func (s *Session) compile(f fields, payload []byte) (programResult, error) {
 	if s.opts.Transport == Binary && len(payload) > 0 {
-		return nil, errorf("compile requests must not include a binary payload")
+		return programResult{}, errorf("compile requests must not include a binary payload")
 	}
 	src, ok, err := f.string("source")
 	if err != nil {
-		return nil, err
+		return programResult{}, err
 	}
 	if !ok {
-		return nil, errorf("compile requires source")
+		return programResult{}, errorf("compile requires source")
 	}
 	// Compiling is deterministic: a source compiled before in this process
 	// gives the same program, served from the cache (hosts recompile the
@@ -22,15 +22,27 @@ func (s *Session) compile(f fields, payload []byte) (*outcome, error) {
 	s.Warm()
 	if id, ok := s.compiled.Get(src); ok {
 		if p, ok := s.programs.Get(id); ok {
-			return &outcome{program: p}, nil
+			return programResult{p}, nil
 		}
 	}
 	s.stats.Compiles++
 	p, err := engine.Compile(src)
 	if err != nil {
-		return nil, err
+		return programResult{}, err
 	}
 	s.programs.Add(p.ID, p, int64(len(p.Bytes)+2*len(p.Source)))
 	s.compiled.Add(p.Source, p.ID, int64(len(p.Source)))
-	return &outcome{program: p}, nil
+	return programResult{p}, nil
+}
+
+// programResult is a compile's program ({"kind":"program"}).
+type programResult struct{ p *engine.Program }
+
+func (r programResult) encode(id uint64, jsonl bool) Response {
+	b := okHeader(id, jsonl, len(r.p.Bytes))
+	b = append(b, `,"result":{"kind":"program","program_id":"`...)
+	b = append(b, r.p.ID...)
+	b = append(b, '"')
+	b, payload := appendRaw(b, jsonl, "program_base64", r.p.Bytes)
+	return Response{Header: append(b, "}}"...), Payload: payload}
 }

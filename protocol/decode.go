@@ -228,27 +228,6 @@ func (f fields) inputs(key string) ([]value.Member, error) {
 	return members, nil
 }
 
-// delivery reads snapshot_delivery: "full" (also when absent or null),
-// "delta" or "none".
-func (f fields) delivery(key string) (delivery, error) {
-	if !f.present(key) {
-		return deliverFull, nil
-	}
-	v, _, err := f.string(key)
-	if err != nil {
-		return 0, err
-	}
-	switch v {
-	case "full":
-		return deliverFull, nil
-	case "delta":
-		return deliverDelta, nil
-	case "none":
-		return deliverNone, nil
-	}
-	return 0, errorf("unknown snapshot_delivery `%s`", v)
-}
-
 // uint reads an optional unsigned integer field.
 func (f fields) uint(key string) (uint64, bool, error) {
 	if !f.present(key) {

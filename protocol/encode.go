@@ -2,11 +2,12 @@ package protocol
 
 import (
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"strconv"
-	"time"
 	"unicode/utf8"
 
-	"github.com/mustard-sidecar/mustard-sidecar/value"
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
 )
 
 func decodeBase64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
@@ -20,100 +21,42 @@ func appendEnvelope(b []byte, id uint64, ok bool) []byte {
 	return append(b, `,"ok":false`...)
 }
 
-func (s *Session) failure(id uint64, err error) Response {
+// result is a method's successful answer. Each encodes its whole response
+// (okHeader, its "result" object, raw bytes through appendRaw), so a
+// method's wire form sits beside the code that serves it.
+type result interface {
+	encode(id uint64, jsonl bool) Response
+}
+
+// okHeader starts a success response with room for rawLen raw bytes, which
+// JSONL carries as base64 in the header.
+func okHeader(id uint64, jsonl bool, rawLen int) []byte {
+	size := 256
+	if jsonl {
+		size += base64.StdEncoding.EncodedLen(rawLen)
+	}
+	return appendEnvelope(make([]byte, 0, size), id, true)
+}
+
+// failure is the ok:false response to a request that failed.
+func failure(id uint64, err error) Response {
 	b := appendEnvelope(make([]byte, 0, 128), id, false)
 	b = append(b, `,"error":`...)
 	b = appendString(b, errorText(err))
 	return Response{Header: append(b, '}')}
 }
 
-func (s *Session) success(id uint64, o *outcome) Response {
-	jsonl := s.opts.Transport == JSONL
-	snap, baseID := o.delivered()
-	size := 256
-	if jsonl {
-		size += base64.StdEncoding.EncodedLen(len(snap))
-		if o.fetched != nil {
-			size += base64.StdEncoding.EncodedLen(len(o.fetched.bytes))
-		}
+// errorText renders a failure for the host.
+func errorText(err error) string {
+	var ee *engine.Error
+	if errors.As(err, &ee) {
+		return ee.Error()
 	}
-	b := appendEnvelope(make([]byte, 0, size), id, true)
-	var payload []byte
-	b = append(b, `,"result":{"kind":`...)
-	if ft := o.fetched; ft != nil {
-		b = append(b, `"snapshot","snapshot_id":`...)
-		b = appendString(b, ft.snapID)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendUint(b, ft.offset, 10)
-		b = append(b, `,"total_bytes":`...)
-		b = strconv.AppendInt(b, int64(ft.total), 10)
-		b, payload = appendRaw(b, jsonl, "snapshot_base64", ft.bytes)
-		return Response{Header: append(b, "}}"...), Payload: payload}
+	var re requestError
+	if errors.As(err, &re) {
+		return string(re)
 	}
-	if c := o.cancel; c != nil {
-		b = append(b, `"cancelled","target_id":`...)
-		b = strconv.AppendUint(b, c.target, 10)
-		b = append(b, `,"was_running":`...)
-		b = strconv.AppendBool(b, c.wasRunning)
-		return Response{Header: append(b, "}}"...)}
-	}
-	if o.pong {
-		b = s.appendPong(b)
-		return Response{Header: append(b, "}}"...)}
-	}
-	if st := o.staged; st != nil {
-		b = append(b, `"staged","stage_id":`...)
-		b = appendString(b, st.stageID)
-		b = append(b, `,"total_bytes":`...)
-		b = strconv.AppendInt(b, int64(st.total), 10)
-		return Response{Header: append(b, "}}"...)}
-	}
-	if p := o.program; p != nil {
-		b = append(b, `"program","program_id":"`...)
-		b = append(b, p.ID...)
-		b = append(b, '"')
-		b, payload = appendRaw(b, jsonl, "program_base64", p.Bytes)
-		return Response{Header: append(b, "}}"...), Payload: payload}
-	}
-	b = append(b, `"step","step":{"type":`...)
-	if o.step.Done {
-		b = append(b, `"completed","value":`...)
-		b = o.step.Value.AppendJSON(b)
-		b = append(b, "}}"...)
-	} else {
-		b = append(b, `"suspended","capability":`...)
-		b = appendString(b, o.step.Capability)
-		b = append(b, `,"args":[`...)
-		for i, a := range o.step.Args {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = a.AppendJSON(b)
-		}
-		b = append(b, ']')
-		if o.delivery != deliverNone { // none: the session keeps them for a snapshot fetch
-			b, payload = appendRaw(b, jsonl, "snapshot_base64", snap)
-		}
-		b = append(b, `},"snapshot_id":"`...)
-		b = append(b, o.snapID...)
-		b = append(b, `","policy_id":"`...)
-		b = append(b, o.policy...)
-		if baseID != "" {
-			b = append(b, `","snapshot_base_id":"`...)
-			b = append(b, baseID...)
-		}
-		b = append(b, `"}`...)
-	}
-	if o.profile {
-		b = append(b, `,"profile":{"execution_ns":`...)
-		b = strconv.AppendInt(b, o.execNS, 10)
-		b = append(b, `,"response_prepare_ns":`...)
-		b = strconv.AppendInt(b, time.Since(o.started).Nanoseconds()-o.execNS, 10)
-		b = append(b, `,"instructions":`...)
-		b = strconv.AppendUint(b, o.step.Meter.Instructions, 10)
-		b = append(b, '}')
-	}
-	return Response{Header: append(b, '}'), Payload: payload}
+	return fmt.Sprint("request failed")
 }
 
 // appendString writes a JSON string. Text from the guest is WTF-8: an
@@ -163,8 +106,6 @@ func appendString(b []byte, s string) []byte {
 	}
 	return append(b, '"')
 }
-
-var _ = value.KindNull
 
 // appendRaw places raw bytes where the transport carries them: a base64
 // field (JSONL) appended to the header, or the frame's payload (binary).

@@ -22,21 +22,24 @@ var Features = []string{
 
 // ping serves {"method":"ping"}: what a host needs to know before it sends
 // anything else.
-func (s *Session) ping(payload []byte) (*outcome, error) {
+func (s *Session) ping(payload []byte) (pong, error) {
 	if s.opts.Transport == Binary && len(payload) > 0 {
-		return nil, errorf("ping requests must not include a binary payload")
+		return pong{}, errorf("ping requests must not include a binary payload")
 	}
-	return &outcome{pong: true}, nil
+	return pong{}, nil
 }
 
-// appendPong writes the ping result's members after "kind".
-func (s *Session) appendPong(b []byte) []byte {
-	b = append(b, `"pong","sidecar_version":`...)
+// pong is ping's result ({"kind":"pong"}).
+type pong struct{}
+
+func (pong) encode(id uint64, jsonl bool) Response {
+	b := okHeader(id, jsonl, 0)
+	b = append(b, `,"result":{"kind":"pong","sidecar_version":`...)
 	b = appendString(b, version.Version)
 	b = append(b, `,"protocol_versions":[`...)
 	b = strconv.AppendInt(b, Version, 10)
 	b = append(b, `],"transport":`...)
-	if s.opts.Transport == JSONL {
+	if jsonl {
 		b = append(b, `"jsonl"`...)
 	} else {
 		b = append(b, `"binary"`...)
@@ -61,5 +64,6 @@ func (s *Session) appendPong(b []byte) []byte {
 		b = strconv.AppendUint(b, v, 10)
 	}
 	b = append(b, `},"max_request_bytes":`...)
-	return strconv.AppendInt(b, frame.MaxRequestSize, 10)
+	b = strconv.AppendInt(b, frame.MaxRequestSize, 10)
+	return Response{Header: append(b, "}}"...)}
 }

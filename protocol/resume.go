@@ -34,7 +34,7 @@ type resumeReq struct {
 
 // resume runs the contract's resume checks in order, then continues the
 // parked execution (hot) or replays the journal.
-func (s *Session) resume(f fields, payload []byte, fl *flight) (*outcome, error) {
+func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, error) {
 	r := &resumeReq{}
 	// A stage is dropped by the resume that names it, whatever the outcome.
 	stagedBytes, stageErr := s.takeStage(f)
@@ -73,7 +73,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*outcome, error)
 	}
 	policyID := r.polID
 	s.policies.Add(policyID, r.pol, 1)
-	out := &outcome{policy: policyID, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
+	out := &stepResult{policyID: policyID, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
 	if c, ok := s.conts.Take(r.snapID); ok {
 		return s.resumeHot(r, c, out, fl)
 	}
@@ -239,7 +239,7 @@ func (r *resumeReq) reassert() error {
 }
 
 // resumeHot continues the parked execution that produced the snapshot.
-func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome, fl *flight) (*outcome, error) {
+func (s *Session) resumeHot(r *resumeReq, c *continuation, out *stepResult, fl *flight) (*stepResult, error) {
 	s.stats.HotResumes++
 	out.base = c.entry.bytes
 	exec, step := c.exec.ResumeWith(fl.stop, engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome}, r.pol.Limits)
@@ -268,7 +268,7 @@ func (s *Session) resumeHot(r *resumeReq, c *continuation, out *outcome, fl *fli
 
 // resumeReplay re-runs the program from the snapshot's journal in a fresh
 // realm and continues live from the pending call.
-func (s *Session) resumeReplay(r *resumeReq, out *outcome, fl *flight) (*outcome, error) {
+func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*stepResult, error) {
 	raw, snap := r.raw, r.snap
 	if snap == nil {
 		var err error

@@ -2,12 +2,15 @@
 // compile/start/resume dispatch of a Session, and response encoding.
 package protocol
 
+// Each method decodes its request, checks it and encodes its response in a
+// file of its own (compile.go, start.go, resume.go, transfer.go, ping.go,
+// cancel.go); start and resume share step.go, resume has auth.go and
+// payload.go beside it. This file holds the Session: its lifecycle, its
+// caches, and the dispatch every request goes through.
+
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -206,12 +209,12 @@ func (s *Session) Serve(r *Request) (Response, error) {
 	}
 	res, err := s.serve(r)
 	if err != nil {
-		return s.failure(r.id, err), nil
+		return failure(r.id, err), nil
 	}
-	return s.success(r.id, res), nil
+	return res.encode(r.id, s.opts.Transport == JSONL), nil
 }
 
-func (s *Session) serve(r *Request) (*outcome, error) {
+func (s *Session) serve(r *Request) (result, error) {
 	fl := r.flight
 	if fl == nil {
 		return s.dispatch(r, nil)
@@ -230,60 +233,14 @@ func (s *Session) serve(r *Request) (*outcome, error) {
 	return out, err
 }
 
-// outcome is a successful result before encoding.
-type outcome struct {
-	program *engine.Program // compile
-	fetched *fetched        // snapshot
-	staged  *staged         // stage
-	pong    bool            // ping
-	cancel  *cancelAnswer   // cancel
-	step    engine.Step     // start/resume
-	snap    []byte
-	snapID  string
-	policy  string
-	profile bool
-	execNS  int64
-	started time.Time
-
-	// How the snapshot travels, and the snapshot the execution was resumed
-	// from (nil for a start), which a delta extends.
-	delivery delivery
-	base     []byte
-	baseID   string
-}
-
-// delivery is a start/resume's snapshot_delivery.
-type delivery int
-
-const (
-	deliverFull  delivery = iota // the whole snapshot
-	deliverDelta                 // the bytes appended to the resumed snapshot
-	deliverNone                  // no bytes; the host fetches them if it wants them
-)
-
-// delivered returns the snapshot bytes a suspended response carries and,
-// for a delta, the id of the snapshot they extend. A delta is sent only
-// when the new snapshot really starts with the resumed one's bytes.
-func (o *outcome) delivered() (b []byte, baseID string) {
-	switch o.delivery {
-	case deliverNone:
-		return nil, ""
-	case deliverDelta:
-		if o.base != nil && bytes.HasPrefix(o.snap, o.base) {
-			return o.snap[len(o.base):], o.baseID
-		}
-	}
-	return o.snap, ""
-}
-
-func (s *Session) dispatch(r *Request, fl *flight) (*outcome, error) {
+func (s *Session) dispatch(r *Request, fl *flight) (result, error) {
 	f, method, payload := r.f, r.method, r.payload
 	if method == "cancel" {
-		c := r.cancel
+		c := r.cancel // settled when it was read
 		if c.err != nil {
 			return nil, c.err
 		}
-		return &outcome{cancel: c}, nil
+		return c, nil
 	}
 	if err := checkVersion(f); err != nil {
 		return nil, err
@@ -328,17 +285,4 @@ func (s *Session) loadProgram(id string, b []byte) (*engine.Program, error) {
 	}
 	s.programs.Add(p.ID, p, int64(len(p.Bytes)+2*len(p.Source)))
 	return p, nil
-}
-
-// errorText renders a failure for the host.
-func errorText(err error) string {
-	var ee *engine.Error
-	if errors.As(err, &ee) {
-		return ee.Error()
-	}
-	var re requestError
-	if errors.As(err, &re) {
-		return string(re)
-	}
-	return fmt.Sprint("request failed")
 }

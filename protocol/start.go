@@ -10,7 +10,7 @@ import (
 
 // start serves {"method":"start"}: it runs a program from its beginning to
 // its first suspension or its end.
-func (s *Session) start(f fields, payload []byte, fl *flight) (*outcome, error) {
+func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, error) {
 	profile, err := f.bool("profile")
 	if err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*outcome, error) 
 	}
 	began := time.Now()
 	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Stop: fl.stop})
-	out := &outcome{step: step, policy: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
+	out := &stepResult{step: step, policyID: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
 	if err := s.settleRun(fl, exec); err != nil {
 		return nil, err
 	}

@@ -1,12 +1,125 @@
 package protocol
 
 import (
+	"bytes"
+	"strconv"
+	"time"
+
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
-// What start and resume share once their segment has run: the step, and the
-// suspension it is parked under.
+// What start and resume share once their segment has run: the step, the
+// suspension it is parked under, and its response ({"kind":"step"}).
+
+// stepResult is a start or resume's step and what its response says about
+// the snapshot.
+type stepResult struct {
+	step     engine.Step
+	snap     []byte // the new snapshot, when suspended
+	snapID   string
+	policyID string
+	profile  bool
+	execNS   int64
+	started  time.Time
+
+	// How the snapshot travels, and the snapshot the execution was resumed
+	// from (nil for a start), which a delta extends.
+	delivery delivery
+	base     []byte
+	baseID   string
+}
+
+// delivery is a start/resume's snapshot_delivery.
+type delivery int
+
+const (
+	deliverFull  delivery = iota // the whole snapshot
+	deliverDelta                 // the bytes appended to the resumed snapshot
+	deliverNone                  // no bytes; the host fetches them if it wants them
+)
+
+// delivery reads snapshot_delivery: "full" (also when absent or null),
+// "delta" or "none".
+func (f fields) delivery(key string) (delivery, error) {
+	if !f.present(key) {
+		return deliverFull, nil
+	}
+	v, _, err := f.string(key)
+	if err != nil {
+		return 0, err
+	}
+	switch v {
+	case "full":
+		return deliverFull, nil
+	case "delta":
+		return deliverDelta, nil
+	case "none":
+		return deliverNone, nil
+	}
+	return 0, errorf("unknown snapshot_delivery `%s`", v)
+}
+
+// delivered returns the snapshot bytes a suspended response carries and,
+// for a delta, the id of the snapshot they extend. A delta is sent only
+// when the new snapshot really starts with the resumed one's bytes.
+func (o *stepResult) delivered() (b []byte, baseID string) {
+	switch o.delivery {
+	case deliverNone:
+		return nil, ""
+	case deliverDelta:
+		if o.base != nil && bytes.HasPrefix(o.snap, o.base) {
+			return o.snap[len(o.base):], o.baseID
+		}
+	}
+	return o.snap, ""
+}
+
+func (o *stepResult) encode(id uint64, jsonl bool) Response {
+	snap, baseID := o.delivered()
+	b := okHeader(id, jsonl, len(snap))
+	var payload []byte
+	b = append(b, `,"result":{"kind":"step","step":{"type":`...)
+	if o.step.Done {
+		b = append(b, `"completed","value":`...)
+		b = o.step.Value.AppendJSON(b)
+		b = append(b, "}}"...)
+	} else {
+		b = append(b, `"suspended","capability":`...)
+		b = appendString(b, o.step.Capability)
+		b = append(b, `,"args":[`...)
+		for i, a := range o.step.Args {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = a.AppendJSON(b)
+		}
+		b = append(b, ']')
+		if o.delivery != deliverNone { // none: the session keeps them for a snapshot fetch
+			b, payload = appendRaw(b, jsonl, "snapshot_base64", snap)
+		}
+		b = append(b, `},"snapshot_id":"`...)
+		b = append(b, o.snapID...)
+		b = append(b, `","policy_id":"`...)
+		b = append(b, o.policyID...)
+		if baseID != "" {
+			b = append(b, `","snapshot_base_id":"`...)
+			b = append(b, baseID...)
+		}
+		b = append(b, `"}`...)
+	}
+	// The profile is a member of the response, beside result.
+	if o.profile {
+		b = append(b, `,"profile":{"execution_ns":`...)
+		b = strconv.AppendInt(b, o.execNS, 10)
+		b = append(b, `,"response_prepare_ns":`...)
+		b = strconv.AppendInt(b, time.Since(o.started).Nanoseconds()-o.execNS, 10)
+		b = append(b, `,"instructions":`...)
+		b = strconv.AppendUint(b, o.step.Meter.Instructions, 10)
+		b = append(b, '}')
+	}
+	return Response{Header: append(b, '}'), Payload: payload}
+}
 
 // settleRun decides a start/resume's outcome once its segment has ended and
 // before anything is parked: a cancel read until now ends the execution.
@@ -26,7 +139,7 @@ var ErrSnapshotTooLarge = &engine.Error{Kind: engine.KindLimit, Message: "snapsh
 
 // park records a suspension: its snapshot bytes and the live execution. A
 // snapshot over the stage bound ends the execution instead.
-func (s *Session) park(out *outcome, exec *engine.Execution, b *snapshot.Builder) error {
+func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Builder) error {
 	st := out.step
 	bytes, id := b.Suspend(snapshot.Pending{Capability: st.Capability, Args: st.Args, Meter: st.Meter, Limits: &st.Limits})
 	if int64(len(bytes)) > s.opts.MaxStageBytes {

@@ -1,5 +1,7 @@
 package protocol
 
+import "strconv"
+
 // Snapshots larger than a request or response frame travel in pieces: a
 // host fetches the bytes of a snapshot the session holds in chunks
 // (method "snapshot"), and uploads the bytes of a snapshot to resume in
@@ -14,7 +16,7 @@ const MaxFetchBytes = 960 << 10
 // MaxStages bounds how many stages a session holds at once.
 const MaxStages = 1024
 
-// fetched is a snapshot fetch result.
+// fetched is a snapshot fetch result ({"kind":"snapshot"}).
 type fetched struct {
 	snapID string
 	offset uint64
@@ -22,10 +24,31 @@ type fetched struct {
 	bytes  []byte
 }
 
-// staged is a stage result.
+func (ft *fetched) encode(id uint64, jsonl bool) Response {
+	b := okHeader(id, jsonl, len(ft.bytes))
+	b = append(b, `,"result":{"kind":"snapshot","snapshot_id":`...)
+	b = appendString(b, ft.snapID)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendUint(b, ft.offset, 10)
+	b = append(b, `,"total_bytes":`...)
+	b = strconv.AppendInt(b, int64(ft.total), 10)
+	b, payload := appendRaw(b, jsonl, "snapshot_base64", ft.bytes)
+	return Response{Header: append(b, "}}"...), Payload: payload}
+}
+
+// staged is a stage result ({"kind":"staged"}).
 type staged struct {
 	stageID string
 	total   int
+}
+
+func (st *staged) encode(id uint64, jsonl bool) Response {
+	b := okHeader(id, jsonl, 0)
+	b = append(b, `,"result":{"kind":"staged","stage_id":`...)
+	b = appendString(b, st.stageID)
+	b = append(b, `,"total_bytes":`...)
+	b = strconv.AppendInt(b, int64(st.total), 10)
+	return Response{Header: append(b, "}}"...)}
 }
 
 // stages holds uploads in progress. Their bytes together are bounded by
@@ -93,7 +116,7 @@ func grow(b []byte, n int, limit int64) []byte {
 }
 
 // stage serves {"method":"stage","stage_id","offset"} with a chunk.
-func (s *Session) stage(f fields, payload []byte) (*outcome, error) {
+func (s *Session) stage(f fields, payload []byte) (*staged, error) {
 	id, ok, err := f.stageID("stage_id")
 	if err != nil {
 		return nil, err
@@ -116,11 +139,11 @@ func (s *Session) stage(f fields, payload []byte) (*outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &outcome{staged: &staged{stageID: id, total: total}}, nil
+	return &staged{stageID: id, total: total}, nil
 }
 
 // fetchSnapshot serves {"method":"snapshot","snapshot_id","offset","max_bytes"}.
-func (s *Session) fetchSnapshot(f fields, payload []byte) (*outcome, error) {
+func (s *Session) fetchSnapshot(f fields, payload []byte) (*fetched, error) {
 	if s.opts.Transport == Binary && len(payload) > 0 {
 		return nil, errorf("snapshot requests must not include a binary payload")
 	}
@@ -155,7 +178,7 @@ func (s *Session) fetchSnapshot(f fields, payload []byte) (*outcome, error) {
 	if total-offset > max {
 		end = offset + max
 	}
-	return &outcome{fetched: &fetched{snapID: id, offset: offset, total: len(entry.bytes), bytes: entry.bytes[offset:end]}}, nil
+	return &fetched{snapID: id, offset: offset, total: len(entry.bytes), bytes: entry.bytes[offset:end]}, nil
 }
 
 // lookupSnapshot returns the snapshot this session holds under id, or nil.
