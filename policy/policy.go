@@ -34,6 +34,40 @@ const IDVersion = "mustard-policy/1"
 type Policy struct {
 	Capabilities []string
 	Limits       Limits
+	HostCalls    HostCalls
+}
+
+// HostCalls is how a suspended step presents the outstanding host calls
+// and how a resume answers them.
+type HostCalls uint8
+
+const (
+	// HostCallsOne presents one call per step (the synchronous call the
+	// guest waits in, or else the oldest), answered by the resume's
+	// payload.
+	HostCallsOne HostCalls = iota
+	// HostCallsBatch lists every outstanding call with its call_id; a
+	// resume answers any of them.
+	HostCallsBatch
+)
+
+// String is the mode's wire name.
+func (m HostCalls) String() string {
+	if m == HostCallsBatch {
+		return "batch"
+	}
+	return "one"
+}
+
+// ParseHostCalls reads a mode's wire name.
+func ParseHostCalls(s string) (HostCalls, error) {
+	switch s {
+	case "one":
+		return HostCallsOne, nil
+	case "batch":
+		return HostCallsBatch, nil
+	}
+	return 0, fmt.Errorf("unknown host_calls `%s`", s)
 }
 
 // New validates the capability names and returns a policy whose capability
@@ -156,12 +190,13 @@ func (p Policy) Reassert(capability string) error {
 //	  [ capability, ... ],          // text strings, sorted bytewise, no duplicates
 //	  [ instruction_budget, heap_limit_bytes, allocation_budget,
 //	    call_depth_limit, max_outstanding_host_calls
-//	    (, wall_time_ms) ] ]        // unsigned integers
+//	    (, wall_time_ms) ]          // unsigned integers
+//	  (, "batch") ]                 // the host_calls mode, when not "one"
 //
 // with the limits fully resolved (defaults applied). wall_time_ms is there
-// only when it is not 0, so a policy without a wall-time limit keeps the id
-// it had before the limit existed, and one with it can never share an id
-// with one without. For example the default
+// only when it is not 0, and the mode only when it is batch, so a policy
+// without them keeps the id it had before they existed, and one with them
+// can never share an id with one without. For example the default
 // policy with no capabilities encodes as
 //
 //	83 70 "mustard-policy/1" 80 85 1a000f4240 1a00800000 1a0003d090 190100 1880
@@ -177,7 +212,11 @@ func (p Policy) ID() string {
 
 // AppendCanonical appends the canonical encoding hashed by ID to b.
 func (p Policy) AppendCanonical(b []byte) []byte {
-	b = append(b, 0x83) // array(3)
+	if p.HostCalls == HostCallsOne {
+		b = append(b, 0x83) // array(3)
+	} else {
+		b = append(b, 0x84) // array(4)
+	}
 	b = detcbor.AppendText(b, IDVersion)
 	b = detcbor.AppendHead(b, detcbor.MajorArray, uint64(len(p.Capabilities)))
 	for _, c := range p.Capabilities {
@@ -196,6 +235,9 @@ func (p Policy) AppendCanonical(b []byte) []byte {
 	b = detcbor.AppendUint(b, l.MaxOutstandingHostCalls)
 	if l.WallTimeMS != 0 {
 		b = detcbor.AppendUint(b, l.WallTimeMS)
+	}
+	if p.HostCalls != HostCallsOne {
+		b = detcbor.AppendText(b, p.HostCalls.String())
 	}
 	return b
 }

@@ -53,6 +53,30 @@ func TestWallTimeInIDOnlyWhenSet(t *testing.T) {
 	}
 }
 
+// The batch host-call mode adds a fourth item to the encoding; the default
+// mode leaves every id as it was.
+func TestHostCallsInIDOnlyWhenBatch(t *testing.T) {
+	p := mustNew(t, []string{"fetch_data"}, DefaultLimits())
+	p.HostCalls = HostCallsOne
+	if got := p.ID(); got != "fbd6ecf21199b80c737e4119a278cdba382183933071b30d99ce9d5a05ed22c0" {
+		t.Fatalf("host_calls one changed the id: %s", got)
+	}
+	p.HostCalls = HostCallsBatch
+	enc := p.AppendCanonical(nil)
+	if enc[0] != 0x84 || !bytes.HasSuffix(enc, append([]byte{0x65}, "batch"...)) {
+		t.Fatalf("encoding = %x", enc)
+	}
+	for _, s := range []string{"one", "batch"} {
+		m, err := ParseHostCalls(s)
+		if err != nil || m.String() != s {
+			t.Fatalf("%s: %v %v", s, m, err)
+		}
+	}
+	if _, err := ParseHostCalls("many"); err == nil || err.Error() != "unknown host_calls `many`" {
+		t.Fatalf("ParseHostCalls(many): %v", err)
+	}
+}
+
 func TestCanonicalEncodingGolden(t *testing.T) {
 	got := mustNew(t, nil, DefaultLimits()).AppendCanonical(nil)
 	want := []byte{0x83, 0x70}
@@ -81,11 +105,16 @@ func TestCanonicalEncodingMatchesCBOR(t *testing.T) {
 		l := Limits{v, values[(i+1)%len(values)], values[(i+2)%len(values)], values[(i+3)%len(values)], values[(i+4)%len(values)], values[(i+5)%len(values)]}
 		caps := names[:i%(len(names)+1)]
 		p := mustNew(t, caps, l)
+		p.HostCalls = HostCalls(i % 2)
 		limits := []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls}
 		if l.WallTimeMS != 0 {
 			limits = append(limits, l.WallTimeMS)
 		}
-		want, err := em.Marshal([]any{IDVersion, p.Capabilities, limits})
+		items := []any{IDVersion, p.Capabilities, limits}
+		if p.HostCalls == HostCallsBatch {
+			items = append(items, "batch")
+		}
+		want, err := em.Marshal(items)
 		if err != nil {
 			t.Fatal(err)
 		}
