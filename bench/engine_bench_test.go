@@ -143,10 +143,13 @@ func BenchmarkSnapshotProduction(b *testing.B) {
 	header := snapshot.Header{Program: p.Bytes, Capabilities: []string{"cap"}, Seed: 1, ClockMillis: 1,
 		Inputs: []value.Member{value.M("note", value.String(strings.Repeat(coldNote, 64))), value.M("steps", value.Number(coldLimit))}}
 	note := value.String(strings.Repeat(coldNote, 64))
+	limits := policy.DefaultLimits()
 	call := func(bld *snapshot.Builder, i int) {
 		args := []value.Value{value.Object(value.M("i", value.Number(float64(i))), value.M("note", note))}
-		bld.Suspend(snapshot.Pending{Capability: "cap", Args: args, Meter: snapshot.Meter{Instructions: uint64(3 * i), Allocations: uint64(i)}})
-		bld.Answer(snapshot.Outcome{Value: value.Object(value.M("n", value.Number(float64(i))))})
+		m := snapshot.Meter{Instructions: uint64(3 * i), Allocations: uint64(i)}
+		bld.Call(&snapshot.HostCall{ID: uint64(i), Capability: "cap", Args: args, Meter: m, Sync: true})
+		bld.Suspend(uint64(i), m, &limits)
+		bld.Answer(&snapshot.Answer{CallID: uint64(i), Outcome: snapshot.Outcome{Value: value.Object(value.M("n", value.Number(float64(i))))}})
 	}
 	for _, entries := range []int{1, 10, 100, 1000} {
 		b.Run(fmt.Sprintf("entries=%d", entries), func(b *testing.B) {

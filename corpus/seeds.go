@@ -167,7 +167,7 @@ func Seeds(ts []*Transcript) (map[string][]byte, error) {
 			continue
 		}
 		s.add(CBORValueSeeds, snapshotNames[i]+"_inputs", value.Object(snap.Header.Inputs...).AppendCBOR(nil))
-		s.add(CBORValueSeeds, snapshotNames[i]+"_args", value.Array(snap.Pending.Args...).AppendCBOR(nil))
+		s.add(CBORValueSeeds, snapshotNames[i]+"_args", value.Array(snap.FocusCall().Args...).AppendCBOR(nil))
 	}
 	// Corrupt the longest snapshot: it has a journal of completed calls.
 	if len(snapshots) > 0 {

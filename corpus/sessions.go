@@ -38,6 +38,7 @@ var cap1 = []string{"fetch_data"}
 
 // Sessions are the recorded transcripts, in file name order.
 var Sessions = []Session{
+	{Name: "batch_calls", About: "host_calls batch: every outstanding call in one step, answers to any subset in any order, and the refusals that change nothing.", ReplayBinary: true, Run: batchCalls},
 	{Name: "binary_frames", About: "The binary transport: raw bytes travel as frame payloads; a compile payload and base64 fields are refused.", Binary: true, Run: binaryFrames},
 	{Name: "cold_resume", About: "Resume in brand-new processes from snapshot bytes and the full policy (raw form); replays are byte-identical to the first run.", ReplayBinary: true, Run: coldResume},
 	{Name: "errors_envelope", About: "Per-request failures of the envelope and of compile: version, method, mistyped fields, Parse and Validation errors. The session goes on after each.", ReplayBinary: true, Run: errorsEnvelope},
@@ -234,8 +235,8 @@ func hostile(r *Rec) {
 	r.Note("Allocation and heap limits.")
 	r.Fail(start("const xs = []; for (let i = 0; i < 1000; i++) xs.push({ i });", Obj{{"allocation_budget", 100}}), "Limit: allocation budget exhausted")
 	r.Fail(start("let s = 'x'; for (let i = 0; i < 40; i++) s = s + s; s.length", Obj{{"heap_limit_bytes", 1 << 20}}), "Limit: heap limit exceeded")
-	r.Note("Capability calls count against max_outstanding_host_calls.")
-	r.Fail(start("fetch_data(1)", Obj{{"max_outstanding_host_calls", 0}}), "Limit: outstanding host-call limit exhausted")
+	r.Note("Calls made in async code count against max_outstanding_host_calls.")
+	r.Fail(start("(async () => fetch_data(1))()", Obj{{"max_outstanding_host_calls", 0}}), "Limit: outstanding host-call limit exhausted")
 	r.Note("Deeply nested source is refused before parsing.")
 	r.Fail(r.Req("compile", "source", strings.Repeat("[", 1001)+strings.Repeat("]", 1001)), "Parse: source nesting exceeds 1000 levels")
 	r.Note("A result nested deeper than 128 levels fails; a capability argument that deep throws a catchable TypeError.")
@@ -539,12 +540,11 @@ func artifact(source string) []byte {
 // produces, so replaying them diverges.
 func tamperMeter(b []byte) []byte {
 	s, err := snapshot.Decode(b)
-	if err != nil || len(s.Calls) > 0 {
+	if err != nil || len(s.Suspensions) > 1 {
 		panic("tamperMeter needs a first snapshot")
 	}
-	s.Pending.Meter.Allocations ^= 1
-	out, _ := snapshot.NewBuilder(s.Header, nil).Suspend(s.Pending)
-	return out
+	s.Last().Meter.Allocations ^= 1
+	return snapshot.Encode(s)
 }
 
 func snapshotTransfer(r *Rec) {
@@ -661,5 +661,67 @@ func extensions(r *Rec) {
 	s2 := r.Suspended(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", Auth(sid), "payload", ValuePayload(Num(1))), "fetch_data")
 	r.Completed(r.Req("resume", "snapshot_id", s2.SnapshotID(), "policy_id", pid, "auth", Auth(s2.SnapshotID()),
 		"payload", Obj{{"type", "error"}, {"error", Obj{{"name", "ToolError"}, {"message", "down"}}}}), "{\"Number\":{\"Finite\":101.0}}")
+	r.Exit(0)
+}
+
+// batchSource fans out two calls, then makes a third from their answers.
+const batchSource = `async function main() {
+  const [a, b] = await Promise.all([fetch_data(1), fetch_data(2)]);
+  const c = await fetch_data(a + b);
+  return [a, b, c];
+}
+main();`
+
+// batchCalls records host_calls "batch": every outstanding call in one
+// step, answers to any subset, and the refusals that change nothing.
+func batchCalls(r *Rec) {
+	r.Spawn()
+	id, _ := compile(r, batchSource)
+	batch := append(Options(nil, cap1, nil), KV{"host_calls", "batch"})
+	r.Note("host_calls batch: the step lists every outstanding call with its call_id; capability and args repeat calls[0].")
+	s1 := r.Suspended(r.Req("start", "program_id", id, "options", batch), "fetch_data")
+	resume := func(s hosttest.Response, kv ...any) []any {
+		return append([]any{"snapshot_id", s.SnapshotID(), "policy_id", s.PolicyID(), "auth", Auth(s.SnapshotID())}, kv...)
+	}
+	answer := func(id int, v any) Obj { return Obj{{"call_id", id}, {"payload", ValuePayload(v)}} }
+	r.Note("A resume may answer any non-empty subset; unanswered calls stay outstanding and are listed again.")
+	s2 := r.Suspended(r.Req("resume", resume(s1, "answers", []any{answer(2, Num(20))})...), "fetch_data")
+	r.Note("Answers to calls that are not outstanding fail and change nothing: never made, answered before, or twice in one resume.")
+	r.Fail(r.Req("resume", resume(s2, "answers", []any{answer(9, Num(1))})...), "unknown call_id 9")
+	r.Fail(r.Req("resume", resume(s2, "answers", []any{answer(2, Num(1))})...), "call_id 2 answered twice")
+	r.Fail(r.Req("resume", resume(s2, "answers", []any{answer(1, Num(1)), answer(1, Num(2))})...), "call_id 1 answered twice")
+	r.Fail(r.Req("resume", resume(s2, "answers", []any{})...), "answers must be a non-empty array")
+	r.Fail(r.Req("resume", resume(s2, "answers", []any{Obj{{"call_id", 0}, {"payload", ValuePayload(Num(1))}}})...), "answers[0].call_id must be a positive integer")
+	r.Fail(r.Req("resume", resume(s2, "answers", []any{Obj{{"call_id", 1}, {"payload", ValuePayload(Num(1))}, {"callid", 1}}})...), "unknown field `callid` in answers")
+	r.Note("payload in batch mode, or answers in one mode, fail.")
+	r.Fail(r.Req("resume", resume(s2, "payload", ValuePayload(Num(1)))...), "resume payload does not match host_calls batch")
+	r.Note("After the refusals the snapshot still takes its answer: the third call is made from the first two.")
+	s3 := r.Suspended(r.Req("resume", resume(s2, "answers", []any{answer(1, Num(10))})...), "fetch_data")
+	r.Completed(r.Req("resume", resume(s3, "answers", []any{answer(3, Num(300))})...), `{"Array":[{"Number":{"Finite":10.0}},{"Number":{"Finite":20.0}},{"Number":{"Finite":300.0}}]}`)
+	r.Note("Answers given together are applied in the order given, then the guest runs: both at once, in reverse.")
+	r.Suspended(r.Req("resume", resume(s1, "answers", []any{answer(2, Num(2)), answer(1, Num(1))})...), "fetch_data")
+	r.Note("An error answer rejects that call's promise: Promise.all rejects, but call 2 is still outstanding and is delivered; the execution fails once nothing is outstanding.")
+	errAnswer := Obj{{"call_id", 1}, {"payload", Obj{{"type", "error"}, {"error", Obj{{"name", "NotFound"}, {"message", "no 1"}}}}}}
+	rejected := r.Suspended(r.Req("resume", resume(s1, "answers", []any{errAnswer})...), "fetch_data")
+	r.Fail(r.Req("resume", resume(rejected, "answers", []any{answer(2, Num(2))})...), "Runtime: NotFound: no 1")
+	r.Note("A cancelled answer ends the execution.")
+	r.Fail(r.Req("resume", resume(s1, "answers", []any{Obj{{"call_id", 2}, {"payload", Obj{{"type", "cancelled"}}}}})...), "Limit: execution cancelled")
+	r.Note("Unknown modes fail; the default mode keeps the one-call step and its policy id.")
+	r.Fail(r.Req("start", "program_id", id, "options", append(Options(nil, cap1, nil), KV{"host_calls", "many"})), "unknown host_calls `many`")
+	one := r.Suspended(r.Req("start", "program_id", id, "options", append(Options(nil, cap1, nil), KV{"host_calls", "one"})), "fetch_data")
+	if one.PolicyID() == s1.PolicyID() {
+		r.fatalf("batch and one-mode policies share policy id %s", one.PolicyID())
+	}
+	r.Fail(r.Req("resume", resume(one, "answers", []any{answer(1, Num(1))})...), "resume payload does not match host_calls one")
+	r.Exit(0)
+
+	r.Spawn()
+	r.Note("A brand-new process resumes a batch snapshot from its bytes, with host_calls in the policy.")
+	batchPolicy := append(Policy(s2.SnapshotID(), cap1, Obj{}), KV{"host_calls", "batch"})
+	r.Suspended(r.Req("resume", "snapshot_base64", B64(s2.Payload), "policy", batchPolicy, "answers", []any{answer(1, Num(10))}), "fetch_data")
+	r.Note("The same bytes in one mode: the step presents the oldest outstanding call, which the payload answers.")
+	r.Suspended(r.Req("resume", "snapshot_base64", B64(s2.Payload), "policy", Policy(s2.SnapshotID(), cap1, Obj{}), "payload", ValuePayload(Num(10))), "fetch_data")
+	r.Note("max_outstanding_host_calls counts queued calls: one is too few for Promise.all of two.")
+	r.Fail(r.Req("start", "program_id", id, "options", append(Options(nil, cap1, Obj{{"max_outstanding_host_calls", 1}}), KV{"host_calls", "batch"})), "Limit: outstanding host-call limit exhausted")
 	r.Exit(0)
 }

@@ -25,9 +25,6 @@ import (
 
 const (
 	asyncProbesFile = "testdata/asyncprobes/expected.json"
-	// asyncProbesEnv enables TestAsyncProbes until the engine implements
-	// the async model; most probes fail on the synchronous one.
-	asyncProbesEnv = "MUSTARD_ASYNC_PROBES"
 )
 
 type asyncProbe struct {
@@ -172,18 +169,18 @@ func (p *asyncProbe) runCold() (r guestRun) {
 		}
 		r.calls = append(r.calls, gsCall{step.Capability, step.Args})
 		pay := c.each(step.Capability, step.Args)
-		raw, _ := b.Suspend(snapshot.Pending{Capability: step.Capability, Args: step.Args, Meter: step.Meter, Limits: &step.Limits})
+		raw, _ := step.Record(b)
 		x.Abandon()
 		snap, err := snapshot.Decode(raw)
 		if err != nil {
 			r.problem = "snapshot: " + err.Error()
 			return r
 		}
-		pending := snap.Pending
-		x, step = testRuntime.Start(Config{Program: prog, Header: snap.Header, Limits: pol.Limits, Replay: snap.Calls, Pending: &pending, Answer: pay})
+		answers := []Answer{{CallID: snap.Last().Focus, Payload: pay}}
+		x, step = testRuntime.Start(Config{Program: prog, Header: snap.Header, Limits: pol.Limits, Journal: snap, Answers: answers})
 		if step.Suspended() {
 			b = snapshot.ContinueBuilder(raw, snap, nil)
-			b.Answer(pay.Outcome)
+			RecordAnswers(b, answers)
 		}
 	}
 	r.step = step
@@ -261,9 +258,6 @@ func (p *asyncProbe) check(r guestRun) []string {
 
 func TestAsyncProbes(t *testing.T) {
 	probes := loadAsyncProbes(t)
-	if os.Getenv(asyncProbesEnv) == "" {
-		t.Skipf("%d async host-call probes are recorded; they need the async host-call model in the engine: set %s=1 to run them", len(probes), asyncProbesEnv)
-	}
 	passed := 0
 	for i := range probes {
 		p := &probes[i]

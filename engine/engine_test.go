@@ -156,11 +156,11 @@ func TestReplayMatchesHot(t *testing.T) {
 	var snaps [][]byte
 	var answers []Payload
 	for step.Suspended() {
-		raw, _ := b.Suspend(snapshot.Pending{Capability: step.Capability, Args: step.Args, Meter: step.Meter})
+		raw, _ := step.Record(b)
 		snaps = append(snaps, raw)
 		ans := Payload{Outcome: snapshot.Outcome{Value: step.Args[0]}}
 		answers = append(answers, ans)
-		b.Answer(ans.Outcome)
+		RecordAnswers(b, []Answer{{CallID: step.Focus, Payload: ans}})
 		x, step = x.Resume(ans, pol.Limits)
 	}
 	require.NoError(t, step.Err)
@@ -168,8 +168,8 @@ func TestReplayMatchesHot(t *testing.T) {
 	for i, raw := range snaps {
 		s, err := snapshot.Decode(raw)
 		require.NoError(t, err)
-		pending := s.Pending
-		cx, cstep := testRuntime.Start(Config{Program: p, Header: s.Header, Limits: pol.Limits, Replay: s.Calls, Pending: &pending, Answer: answers[i]})
+		cx, cstep := testRuntime.Start(Config{Program: p, Header: s.Header, Limits: pol.Limits, Journal: s,
+			Answers: []Answer{{CallID: s.Last().Focus, Payload: answers[i]}}})
 		for j := i + 1; cstep.Suspended(); j++ {
 			cx, cstep = cx.Resume(answers[j], pol.Limits)
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // Config describes one run of a program: a fresh start, or a replay of a
-// snapshot's journal followed by the answer to its pending call.
+// snapshot's journal followed by the answers to its last suspension.
 type Config struct {
 	Program *Program
 	Header  snapshot.Header // Program bytes in it are not re-read: Program is used
@@ -27,45 +27,67 @@ type Config struct {
 	// none: the segment then makes its own.
 	Stop *Stopper
 
-	// Replay, for a resume from snapshot bytes.
-	Replay  []snapshot.Call
-	Pending *snapshot.Pending
-	Answer  Payload
+	// Journal, for a resume from snapshot bytes: the execution is re-run
+	// to the journal's last suspension, which Answers then answer.
+	Journal *snapshot.Snapshot
+	Answers []Answer
 }
 
-// Payload is how the host answers a suspended capability call.
+// Payload is how the host answers a capability call.
 type Payload struct {
 	Cancelled bool
 	Outcome   snapshot.Outcome
 }
 
-// Step is what an execution did: suspended on a call, completed, or failed.
+// Answer answers one outstanding call.
+type Answer struct {
+	CallID  uint64
+	Payload Payload
+}
+
+// Step is what an execution did: suspended with calls outstanding,
+// completed, or failed.
 type Step struct {
 	Err error // non-nil: the execution failed and is over
 
 	Done  bool
 	Value value.Value // the completion value when Done
 
-	// Suspension.
+	// Suspension. Capability, Args and ArgsDigest are the focus call's:
+	// the one a one-at-a-time step presents (a synchronous call the guest
+	// waits in, or else the oldest outstanding call).
 	Capability string
 	Args       []value.Value
 	ArgsDigest [32]byte
+	Focus      uint64
+	Calls      []snapshot.HostCall // every outstanding call, in call order
+	NewFrom    uint64              // calls from this id on were made since the last suspension
 	Meter      snapshot.Meter
-	Limits     policy.Limits // what the segment that made the call ran under
+	Limits     policy.Limits // what the segment that suspended ran under
 }
 
 // Suspended reports whether the step is a suspension.
 func (s Step) Suspended() bool { return s.Err == nil && !s.Done }
 
+// NewCalls returns the calls made since the previous suspension.
+func (s Step) NewCalls() []snapshot.HostCall {
+	for i := range s.Calls {
+		if s.Calls[i].ID >= s.NewFrom {
+			return s.Calls[i:]
+		}
+	}
+	return nil
+}
+
 // Stats count an execution's work; Replayed is the number of journal calls
-// answered from a snapshot rather than by the host.
+// made again from a snapshot rather than for the first time.
 type Stats struct {
 	Replayed int
 }
 
 // message is what a resume hands the parked execution.
 type message struct {
-	payload Payload
+	answers []Answer
 	limits  policy.Limits
 	stop    *Stopper
 }
@@ -83,8 +105,22 @@ type Execution struct {
 	realm  *realm
 	limits policy.Limits
 	meter  snapshot.Meter
-	calls  int // capability calls made so far, including replayed ones
 	stats  Stats
+
+	// Host calls: every call made so far gets the next id; outstanding
+	// holds those not answered, in call order. async counts the
+	// outstanding calls that returned a promise. A version 1 journal
+	// (legacy) replays an execution in which every call was synchronous.
+	made        uint64
+	journaled   uint64 // calls made before the last suspension
+	outstanding []*hostCall
+	async       uint64
+	legacy      bool
+
+	// Replay: the journal being re-run and the next suspension in it;
+	// nil once the execution has gone past the journal.
+	replay *snapshot.Snapshot
+	susp   int
 	over   bool
 	stop   *Stopper // the running segment's, if it has one
 
@@ -112,10 +148,11 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 		cfg:    cfg,
 		limits: cfg.Limits,
 	}
-	if cfg.Pending != nil {
-		if err := overBudget(cfg.Pending.Meter, cfg.Limits); err != nil {
+	if j := cfg.Journal; j != nil {
+		if err := overBudget(j.Last().Meter, cfg.Limits); err != nil {
 			return nil, Step{Err: err}
 		}
+		x.replay, x.legacy = j, j.Version == 1
 	}
 	x.step, x.halt = iter.Pull(x.run)
 	return x.next()
@@ -133,22 +170,71 @@ func (x *Execution) next() (*Execution, Step) {
 	return x, s
 }
 
-// Resume answers the pending call under limits and runs to the next step.
+// Resume answers the focus call under limits and runs to the next step.
 // The Execution must not be used again unless the step is a suspension
 // (then Resume returns x itself).
 func (x *Execution) Resume(p Payload, limits policy.Limits) (*Execution, Step) {
-	return x.ResumeWith(nil, p, limits)
+	return x.ResumeWith(nil, []Answer{{CallID: x.focus().ID, Payload: p}}, limits)
 }
 
-// ResumeWith is Resume with a Stopper that can end the resumed segment
-// (nil: none). A resume refused before it runs (over a stricter budget)
-// leaves the execution parked; one that a Stopper ended is over.
-func (x *Execution) ResumeWith(stop *Stopper, p Payload, limits policy.Limits) (*Execution, Step) {
+// ResumeWith answers outstanding calls, in the order given, and runs under
+// limits to the next step, with a Stopper that can end the segment (nil:
+// none). A resume refused before it runs (answers that CheckAnswers
+// refuses, or over a stricter budget) leaves the execution parked; one
+// that a Stopper ended is over.
+func (x *Execution) ResumeWith(stop *Stopper, answers []Answer, limits policy.Limits) (*Execution, Step) {
+	if err := CheckAnswers(x.Outstanding(), x.made, answers); err != nil {
+		return x, Step{Err: err}
+	}
 	if err := overBudget(x.meter, limits); err != nil {
 		return x, Step{Err: err}
 	}
-	x.inbox = message{payload: p, limits: limits, stop: stop}
+	x.inbox = message{answers: answers, limits: limits, stop: stop}
 	return x.next()
+}
+
+// Outstanding returns the parked execution's outstanding calls.
+func (x *Execution) Outstanding() []snapshot.HostCall {
+	out := make([]snapshot.HostCall, len(x.outstanding))
+	for i, c := range x.outstanding {
+		out[i] = c.HostCall
+	}
+	return out
+}
+
+// AnswerError is a resume's answers that do not fit the outstanding calls.
+// Nothing has changed when a resume fails with one.
+type AnswerError struct{ Msg string }
+
+func (e *AnswerError) Error() string { return e.Msg }
+
+// CheckAnswers checks a resume's answers against the outstanding calls of
+// an execution that has made `made` calls: at least one answer, each to an
+// outstanding call, no call answered twice.
+func CheckAnswers(outstanding []snapshot.HostCall, made uint64, answers []Answer) error {
+	if len(answers) == 0 {
+		return &AnswerError{"a resume must answer at least one call"}
+	}
+	for i, a := range answers {
+		found := false
+		for j := range outstanding {
+			if outstanding[j].ID == a.CallID {
+				found = true
+				break
+			}
+		}
+		repeated := false
+		for _, b := range answers[:i] {
+			repeated = repeated || b.CallID == a.CallID
+		}
+		switch {
+		case a.CallID == 0 || a.CallID > made:
+			return &AnswerError{fmt.Sprintf("unknown call_id %d", a.CallID)}
+		case !found || repeated:
+			return &AnswerError{fmt.Sprintf("call_id %d answered twice", a.CallID)}
+		}
+	}
+	return nil
 }
 
 // Abandon ends a parked execution and waits for its goroutine to exit.
@@ -240,6 +326,19 @@ func (x *Execution) execute() Step {
 	if err != nil {
 		return Step{Err: x.failure(err)}
 	}
+	// The guest has nothing left to run: answer what it is waiting for
+	// and let it run again, until nothing is outstanding.
+	for len(x.outstanding) > 0 {
+		if err := x.suspend(); err != nil {
+			return Step{Err: err}
+		}
+		if err := rt.MustardRunJobs(); err != nil {
+			return Step{Err: x.failure(err)}
+		}
+	}
+	if x.replay != nil {
+		return Step{Err: divergence("the program completed before reaching the suspended call")}
+	}
 	if p, ok := asPromise(result); ok {
 		switch p.State() {
 		case goja.PromiseStateFulfilled:
@@ -249,9 +348,6 @@ func (x *Execution) execute() Step {
 		default:
 			return Step{Err: &Error{Kind: KindRuntime, Message: "the program's result is a promise that never settled"}}
 		}
-	}
-	if x.cfg.Pending != nil {
-		return Step{Err: divergence("the program completed before reaching the suspended call")}
 	}
 	v, err := r.export(result)
 	if err == errTooLarge {
@@ -368,9 +464,22 @@ func divergence(detail string) error {
 	return &Error{Kind: KindSerialization, Message: "snapshot replay diverged: " + detail}
 }
 
-// capability returns the guest function for one granted capability. A call
-// suspends the whole execution until the host answers; replayed calls are
-// answered from the journal after checking they are the same call.
+// hostCall is a call the guest made and the host has not answered. A
+// synchronous call's answer is kept until the guest, waiting in the call,
+// takes it; an asynchronous call settles its promise.
+type hostCall struct {
+	snapshot.HostCall
+	promise  *goja.Promise // asynchronous calls
+	answered bool          // synchronous calls
+	outcome  snapshot.Outcome
+}
+
+// capability returns the guest function for one granted capability. A
+// call in plain top-level code is synchronous: it suspends the execution
+// until the host answers and returns the answer. Anywhere else (in async
+// code) it returns a promise at once and the call is queued; the execution
+// suspends when the guest has nothing left to run. Replayed calls are
+// checked against the journal.
 func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		rt := x.realm.rt
@@ -388,55 +497,139 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			}
 			args[i] = v
 		}
-		if x.limits.MaxOutstandingHostCalls == 0 {
+		sync := x.legacy || !rt.MustardInAsync()
+		switch {
+		case x.legacy && x.limits.MaxOutstandingHostCalls == 0,
+			!sync && x.async >= x.limits.MaxOutstandingHostCalls:
 			rt.Interrupt(ErrOutstandingCalls)
 			return goja.Undefined()
 		}
-		digest := snapshot.ArgsDigest(args)
-		k := x.calls
-		x.calls++
-		if k < len(x.cfg.Replay) {
-			rec := &x.cfg.Replay[k]
-			if rec.Capability != name || rec.ArgsDigest != digest || rec.Meter != x.meter {
-				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the journal", k+1)))
+		x.made++
+		c := &hostCall{HostCall: snapshot.HostCall{ID: x.made, Capability: name, Args: args,
+			ArgsDigest: snapshot.ArgsDigest(args), Meter: x.meter, Sync: sync}}
+		if j := x.replay; j != nil && c.ID <= uint64(len(j.Calls)) {
+			rec := &j.Calls[c.ID-1]
+			if rec.Capability != name || rec.ArgsDigest != c.ArgsDigest || rec.Meter != x.meter || rec.Sync != sync {
+				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the journal", c.ID)))
 				return goja.Undefined()
 			}
 			x.stats.Replayed++
-			x.setLimits(x.segmentLimits(k + 1))
-			return x.answer(rec.Outcome)
 		}
-		if p := x.cfg.Pending; p != nil {
-			x.cfg.Pending = nil
-			if p.Capability != name || snapshot.ArgsDigest(p.Args) != digest || p.Meter != x.meter {
-				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the suspended call", k+1)))
+		x.outstanding = append(x.outstanding, c)
+		if !sync {
+			x.async++
+			p, obj := rt.MustardNewPromise()
+			c.promise = p
+			return obj
+		}
+		for !c.answered {
+			if err := x.suspend(); err != nil {
+				rt.Interrupt(err)
 				return goja.Undefined()
 			}
-			// From here on the execution runs under the resume's policy.
-			x.setLimits(x.cfg.Limits)
-			return x.deliver(x.cfg.Answer)
 		}
-		if err := x.detach(); err != nil {
-			// Stopped just before suspending: the execution ends here
-			// rather than parking with an interrupt pending.
-			rt.Interrupt(err)
-			return goja.Undefined()
-		}
-		if x.rt.suspendSegment(x) {
-			rt.Interrupt(ErrHeapLimit)
-			return goja.Undefined()
-		}
-		if !x.yield(Step{Capability: name, Args: args, ArgsDigest: digest, Meter: x.meter, Limits: x.limits}) {
-			rt.Interrupt(errAbandoned) // halted
-			return goja.Undefined()
-		}
-		m := x.inbox
-		x.inbox = message{}
-		x.limits = m.limits
-		x.rt.enterSegment(x)
-		x.attach(m.stop, m.limits)
-		rt.SetMaxCallStackSize(maxCallStack(m.limits))
-		return x.deliver(m.payload)
+		return x.answer(c.outcome)
 	}
+}
+
+// focus is the call a one-at-a-time step presents: a synchronous call the
+// guest waits in (always the last call made), or else the oldest.
+func (x *Execution) focus() *hostCall {
+	if last := x.outstanding[len(x.outstanding)-1]; last.Sync {
+		return last
+	}
+	return x.outstanding[0]
+}
+
+// suspend ends the running segment with calls outstanding and returns once
+// some are answered: by the journal while replaying it, by the resume that
+// reaches past it, or by a host resume. The answers have been applied.
+func (x *Execution) suspend() error {
+	focus := x.focus()
+	if j := x.replay; j != nil {
+		sp := &j.Suspensions[x.susp]
+		if sp.Focus != focus.ID || sp.Made != x.made || sp.Meter != x.meter {
+			return divergence(fmt.Sprintf("suspension %d does not match the journal", x.susp+1))
+		}
+		x.susp++
+		x.journaled = x.made
+		if x.susp < len(j.Suspensions) {
+			x.setLimits(x.segmentLimits(x.susp))
+			return x.apply(sp.Answers, nil)
+		}
+		// The suspension the snapshot is at: from here on the execution
+		// runs under the resume's policy, with the resume's answers.
+		x.replay = nil
+		x.setLimits(x.cfg.Limits)
+		return x.apply(nil, x.cfg.Answers)
+	}
+	if err := x.detach(); err != nil {
+		// Stopped just before suspending: the execution ends here
+		// rather than parking with an interrupt pending.
+		return err
+	}
+	if x.rt.suspendSegment(x) {
+		return ErrHeapLimit
+	}
+	step := Step{Capability: focus.Capability, Args: focus.Args, ArgsDigest: focus.ArgsDigest, Focus: focus.ID,
+		Calls: x.Outstanding(), NewFrom: x.journaled + 1, Meter: x.meter, Limits: x.limits}
+	x.journaled = x.made
+	if !x.yield(step) {
+		return errAbandoned // halted
+	}
+	m := x.inbox
+	x.inbox = message{}
+	x.limits = m.limits
+	x.rt.enterSegment(x)
+	x.attach(m.stop, m.limits)
+	x.realm.rt.SetMaxCallStackSize(maxCallStack(m.limits))
+	return x.apply(nil, m.answers)
+}
+
+// apply delivers answers in order (journaled ones, or a resume's): a
+// synchronous call keeps its outcome for the guest to take, an
+// asynchronous call's promise is settled (its reactions run when the guest
+// runs next). A cancelled answer ends the execution.
+func (x *Execution) apply(journaled []snapshot.Answer, answers []Answer) error {
+	n := len(journaled) + len(answers)
+	for i := 0; i < n; i++ {
+		var id uint64
+		var o snapshot.Outcome
+		if i < len(journaled) {
+			id, o = journaled[i].CallID, journaled[i].Outcome
+		} else {
+			a := &answers[i-len(journaled)]
+			if a.Payload.Cancelled {
+				return ErrCancelled
+			}
+			id, o = a.CallID, a.Payload.Outcome
+		}
+		c := x.take(id)
+		if c == nil {
+			return divergence(fmt.Sprintf("call %d is not outstanding", id))
+		}
+		if c.Sync {
+			c.answered, c.outcome = true, o
+			continue
+		}
+		x.async--
+		v, rejected := x.settlement(o)
+		if err := x.realm.rt.MustardSettle(c.promise, v, rejected); err != nil {
+			return x.failure(err)
+		}
+	}
+	return nil
+}
+
+// take removes an outstanding call.
+func (x *Execution) take(id uint64) *hostCall {
+	for i, c := range x.outstanding {
+		if c.ID == id {
+			x.outstanding = append(x.outstanding[:i], x.outstanding[i+1:]...)
+			return c
+		}
+	}
+	return nil
 }
 
 // attach begins a segment that stop (or its wall-time limit, from the
@@ -460,20 +653,16 @@ func (x *Execution) detach() *Error {
 	return x.stop.detach()
 }
 
-// segmentLimits returns the limits the journaled segment ending in call k
-// (the pending call when k is past the journal) ran under; a fresh start,
-// or a journal that does not record them, runs under the given ones.
+// segmentLimits returns the limits the journaled segment k (the one that
+// ended at suspension k) ran under; a fresh start, or a journal that does
+// not record them, runs under the given ones.
 func (x *Execution) segmentLimits(k int) policy.Limits {
-	var l *policy.Limits
-	if k < len(x.cfg.Replay) {
-		l = x.cfg.Replay[k].Limits
-	} else if x.cfg.Pending != nil {
-		l = x.cfg.Pending.Limits
+	if j := x.replay; j != nil && k < len(j.Suspensions) {
+		if l := j.Suspensions[k].Limits; l != nil {
+			return *l
+		}
 	}
-	if l == nil {
-		return x.cfg.Limits
-	}
-	return *l
+	return x.cfg.Limits
 }
 
 // setLimits switches the running segment's limits, as a hot resume does.
@@ -484,20 +673,22 @@ func (x *Execution) setLimits(l policy.Limits) {
 	x.realm.rt.SetMaxCallStackSize(maxCallStack(l))
 }
 
-func (x *Execution) deliver(p Payload) goja.Value {
-	if p.Cancelled {
-		x.realm.rt.Interrupt(ErrCancelled)
-		return goja.Undefined()
+// answer returns a host outcome to a synchronous call: a value, or a
+// thrown Error.
+func (x *Execution) answer(o snapshot.Outcome) goja.Value {
+	v, rejected := x.settlement(o)
+	if rejected {
+		panic(v)
 	}
-	return x.answer(p.Outcome)
+	return v
 }
 
-// answer returns a host outcome to the guest: a value, or a thrown Error
-// carrying the host's name, message, code and details.
-func (x *Execution) answer(o snapshot.Outcome) goja.Value {
+// settlement is what a host outcome gives the guest: the value, or (rejected)
+// an Error carrying the host's name, message, code and details.
+func (x *Execution) settlement(o snapshot.Outcome) (goja.Value, bool) {
 	r := x.realm
 	if o.Error == nil {
-		return r.importValue(o.Value)
+		return r.importValue(o.Value), false
 	}
 	e := o.Error
 	obj, err := r.rt.New(r.errorCtor, r.importString(e.Message))
@@ -515,7 +706,7 @@ func (x *Execution) answer(o snapshot.Outcome) goja.Value {
 	if e.Details != nil {
 		_ = obj.DefineDataProperty("details", r.importValue(*e.Details), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 	}
-	panic(obj)
+	return obj, true
 }
 
 // failure turns a goja error into a guest-side Error.
@@ -652,3 +843,28 @@ func SortedMembers(m []value.Member) []value.Member {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
+
+// Record appends a suspension to its execution's journal: the calls made
+// since the previous suspension, then the suspension itself. It returns
+// the snapshot bytes and id.
+func (s *Step) Record(b *snapshot.Builder) ([]byte, string) {
+	for _, c := range s.NewCalls() {
+		b.Call(&c)
+	}
+	return b.Suspend(s.Focus, s.Meter, &s.Limits)
+}
+
+// RecordAnswers appends a resume's answers to the journal. A cancelled
+// answer ends the execution, so nothing after it is recorded.
+func RecordAnswers(b *snapshot.Builder, answers []Answer) {
+	for i := range answers {
+		if answers[i].Payload.Cancelled {
+			return
+		}
+		b.Answer(&snapshot.Answer{CallID: answers[i].CallID, Outcome: answers[i].Payload.Outcome})
+	}
+}
+
+// Focus is the parked execution's focus call: the one a one-at-a-time
+// resume answers.
+func (x *Execution) Focus() uint64 { return x.focus().ID }

@@ -290,7 +290,7 @@ func promiseCombinatorCases() []guestCase {
 		{name: "promise/all-mixed", src: `Promise.all([cap('a'), 2, Promise.resolve(3)])`, caps: caps, each: gsEcho, want: jsA(jsS("a"), jsN(2), jsN(3))},
 		{name: "promise/all-empty", src: `Promise.all([])`, want: jsA()},
 		{name: "promise/all-host-error-throws-at-call", src: `async function m() { try { return await Promise.all([cap(1), cap(2)]) } catch (e) { return 'caught ' + e.message } } m()`,
-			caps: caps, script: []any{hostErr("E", "boom")}, want: jsS("caught boom"), calls: []gsCall{cl("cap", jsN(1))}},
+			caps: caps, script: []any{hostErr("E", "boom"), jsN(2)}, want: jsS("caught boom"), calls: []gsCall{cl("cap", jsN(1)), cl("cap", jsN(2))}},
 		{name: "promise/all-async-mapper-rejects", src: `Promise.all([1, 2].map(async x => cap(x))).catch(e => e.message)`, caps: caps,
 			script: []any{jsN(1), hostErr("E", "boom")}, want: jsS("boom"), calls: []gsCall{cl("cap", jsN(1)), cl("cap", jsN(2))}},
 		{name: "promise/allSettled", src: `Promise.allSettled([1, 2].map(async x => cap(x))).then(rs => rs.map(r => r.status === 'fulfilled' ? r : {status: r.status, reason: r.reason.message}))`,

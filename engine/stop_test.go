@@ -105,7 +105,7 @@ func TestStopperEndsRunningSegment(t *testing.T) {
 				stopped <- time.Now()
 				stop.Stop(ErrCancelled)
 			}()
-			x, step = x.ResumeWith(stop, Payload{}, l)
+			x, step = x.ResumeWith(stop, []Answer{{CallID: x.focus().ID}}, l)
 			ended := time.Now()
 			require.Nil(t, x)
 			require.Equal(t, ErrCancelled, step.Err)
@@ -135,7 +135,7 @@ func TestStopperAfterSegmentReachesNothing(t *testing.T) {
 	require.True(t, step.Suspended(), "%v", step.Err)
 	stop.Stop(ErrCancelled)
 	require.Equal(t, ErrCancelled, stop.Stopped())
-	x, step = x.ResumeWith(NewStopper(), Payload{}, policy.DefaultLimits())
+	x, step = x.ResumeWith(NewStopper(), []Answer{{CallID: x.focus().ID}}, policy.DefaultLimits())
 	require.Nil(t, x)
 	require.NoError(t, step.Err)
 	require.Equal(t, value.Number(499500), step.Value)
@@ -162,7 +162,7 @@ func TestStopperRacesWithSegments(t *testing.T) {
 		for step.Suspended() {
 			// Each resume's own Stopper is never stopped: nothing may
 			// end these segments.
-			x, step = x.ResumeWith(NewStopper(), Payload{}, policy.DefaultLimits())
+			x, step = x.ResumeWith(NewStopper(), []Answer{{CallID: x.focus().ID}}, policy.DefaultLimits())
 			require.NoError(t, step.Err, "round %d: a stop reached a later segment", round)
 		}
 		if step.Err != nil {

@@ -56,6 +56,10 @@ func errorText(err error) string {
 	if errors.As(err, &re) {
 		return string(re)
 	}
+	var ae *engine.AnswerError
+	if errors.As(err, &ae) {
+		return ae.Msg
+	}
 	return fmt.Sprint("request failed")
 }
 

@@ -1,6 +1,10 @@
 package protocol
 
 import (
+	"encoding/json"
+
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -9,6 +13,55 @@ import (
 type resumePayload struct {
 	cancelled bool
 	outcome   snapshot.Outcome
+}
+
+// engine is the payload as the engine takes it.
+func (p resumePayload) engine() engine.Payload {
+	return engine.Payload{Cancelled: p.cancelled, Outcome: p.outcome}
+}
+
+// hostCalls reads a host_calls mode: "one" (also when absent or null) or
+// "batch".
+func (f fields) hostCalls(key string) (policy.HostCalls, error) {
+	v, ok, err := f.string(key)
+	if err != nil || !ok {
+		return policy.HostCallsOne, err
+	}
+	m, err := policy.ParseHostCalls(v)
+	if err != nil {
+		return 0, requestError(err.Error())
+	}
+	return m, nil
+}
+
+// answers reads a batch resume's answers: [{"call_id": N, "payload":
+// ResumePayload}, ...], at least one. Which ids are outstanding is checked
+// once the snapshot is known.
+func (f fields) answers(key string) ([]engine.Answer, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(f.at(key), &raws); err != nil || len(raws) == 0 {
+		return nil, errorf("%s must be a non-empty array", key)
+	}
+	out := make([]engine.Answer, len(raws))
+	for i, raw := range raws {
+		a, err := splitObject(raw)
+		if err != nil {
+			return nil, errorf("%s[%d] must be an object", key, i)
+		}
+		if err := checkClosed(a, raw, key, answerKeys); err != nil {
+			return nil, err
+		}
+		id, ok, err := a.uint("call_id")
+		if err != nil || !ok || id == 0 {
+			return nil, errorf("%s[%d].call_id must be a positive integer", key, i)
+		}
+		p, err := a.payload("payload")
+		if err != nil {
+			return nil, err
+		}
+		out[i] = engine.Answer{CallID: id, Payload: p.engine()}
+	}
+	return out, nil
 }
 
 func (f fields) payload(key string) (resumePayload, error) {

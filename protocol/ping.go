@@ -18,6 +18,7 @@ var Features = []string{
 	"stage",             // the stage method, resume by stage_id
 	"pinned_key",        // --snapshot-key-file
 	"sealed_snapshots",  // options.seal_key_base64
+	"batch_calls",       // options.host_calls "batch": every outstanding call in one step
 }
 
 // ping serves {"method":"ping"}: what a host needs to know before it sends

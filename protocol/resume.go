@@ -12,7 +12,11 @@ import (
 type resumeReq struct {
 	profile  bool
 	delivery delivery
-	answer   resumePayload
+	// The answers: payload in one mode, answers in batch mode; which
+	// calls they answer is known once the snapshot is.
+	answer     resumePayload
+	hasPayload bool
+	answers    []engine.Answer
 
 	// 1. Snapshot: its id, and either the bytes the host sent or staged
 	// (raw; owned when they came from a stage) or the cached entry (entry).
@@ -45,8 +49,15 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, err
 	if r.delivery, err = f.delivery("snapshot_delivery"); err != nil {
 		return nil, err
 	}
-	if r.answer, err = f.payload("payload"); err != nil {
-		return nil, err
+	if f.present("answers") {
+		if r.answers, err = f.answers("answers"); err != nil {
+			return nil, err
+		}
+	}
+	if r.hasPayload = f.present("payload") || r.answers == nil; r.hasPayload {
+		if r.answer, err = f.payload("payload"); err != nil {
+			return nil, err
+		}
 	}
 	if err := f.unknownIn("policy", "policy", policyKeys); err != nil {
 		return nil, err
@@ -68,12 +79,16 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, err
 			return nil, err
 		}
 	}
+	batch := r.pol.HostCalls == policy.HostCallsBatch
+	if batch != (r.answers != nil) || batch && r.hasPayload {
+		return nil, errorf("resume payload does not match host_calls %s", r.pol.HostCalls)
+	}
 	if err := r.reassert(); err != nil {
 		return nil, err
 	}
 	policyID := r.polID
 	s.policies.Add(policyID, r.pol, 1)
-	out := &stepResult{policyID: policyID, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
+	out := &stepResult{policyID: policyID, batch: batch, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
 	if c, ok := s.conts.Take(r.snapID); ok {
 		return s.resumeHot(r, c, out, fl)
 	}
@@ -184,6 +199,9 @@ func (s *Session) rawPolicy(r *resumeReq, pf fields, policyID string, hasPolicyI
 	if r.pol, err = policy.New(caps, limits); err != nil {
 		return requestError(err.Error())
 	}
+	if r.pol.HostCalls, err = pf.hostCalls("host_calls"); err != nil {
+		return err
+	}
 	r.polID = r.pol.ID()
 	if hasPolicyID && policyID != r.polID {
 		return errorf("policy_id did not match policy")
@@ -218,11 +236,12 @@ func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 	return nil
 }
 
-// reassert is steps 4 and 5 for authenticated input: the pending
-// capability must be granted. Bytes the host sent are decoded first (the
-// pending call is their last item), so malformed ones fail here.
+// reassert is steps 4 and 5 for authenticated input: the capabilities of
+// the outstanding calls must be granted. Bytes the host sent are decoded
+// first (the outstanding calls are in their journal), so malformed ones
+// fail here.
 func (r *resumeReq) reassert() error {
-	pending := ""
+	var pending []string
 	if r.entry != nil {
 		pending = r.entry.pending
 	} else {
@@ -230,35 +249,45 @@ func (r *resumeReq) reassert() error {
 		if r.snap, err = loadSnapshot(r.raw, r.seal); err != nil {
 			return err
 		}
-		pending = r.snap.Pending.Capability
+		pending = capabilities(r.snap.Outstanding())
 	}
-	if err := r.pol.Reassert(pending); err != nil {
-		return requestError(err.Error())
+	for _, c := range pending {
+		if err := r.pol.Reassert(c); err != nil {
+			return requestError(err.Error())
+		}
 	}
 	return nil
+}
+
+// engineAnswers are the resume's answers; in one mode, the payload
+// answers the focus call.
+func (r *resumeReq) engineAnswers(focus uint64) []engine.Answer {
+	if r.answers != nil {
+		return r.answers
+	}
+	return []engine.Answer{{CallID: focus, Payload: r.answer.engine()}}
 }
 
 // resumeHot continues the parked execution that produced the snapshot.
 func (s *Session) resumeHot(r *resumeReq, c *continuation, out *stepResult, fl *flight) (*stepResult, error) {
 	s.stats.HotResumes++
 	out.base = c.entry.bytes
-	exec, step := c.exec.ResumeWith(fl.stop, engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome}, r.pol.Limits)
+	answers := r.engineAnswers(c.exec.Focus())
+	exec, step := c.exec.ResumeWith(fl.stop, answers, r.pol.Limits)
 	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
 	if err := s.settleRun(fl, exec); err != nil {
 		return nil, err
 	}
 	if step.Err != nil {
 		if exec != nil {
-			// Refused before running (already over the new limits):
-			// the execution stays parked.
+			// Refused before running (answers to calls not outstanding,
+			// or already over the new limits): the execution stays parked.
 			s.conts.Add(r.snapID, c, 1)
 		}
 		return nil, step.Err
 	}
 	if exec != nil {
-		if !r.answer.cancelled {
-			c.builder.Answer(r.answer.outcome)
-		}
+		engine.RecordAnswers(c.builder, answers)
 		if err := s.park(out, exec, c.builder); err != nil {
 			return nil, err
 		}
@@ -267,7 +296,7 @@ func (s *Session) resumeHot(r *resumeReq, c *continuation, out *stepResult, fl *
 }
 
 // resumeReplay re-runs the program from the snapshot's journal in a fresh
-// realm and continues live from the pending call.
+// realm and continues live from its last suspension.
 func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*stepResult, error) {
 	raw, snap := r.raw, r.snap
 	if snap == nil {
@@ -277,20 +306,22 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 		}
 		raw = r.entry.bytes
 	}
+	answers := r.engineAnswers(snap.Last().Focus)
+	if err := engine.CheckAnswers(snap.Outstanding(), uint64(len(snap.Calls)), answers); err != nil {
+		return nil, err
+	}
 	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program)
 	if err != nil {
 		return nil, err
 	}
-	pending := snap.Pending
 	s.stats.Replays++
 	out.base = raw
 	exec, step := s.engine.Start(engine.Config{
 		Program: prog,
 		Header:  snap.Header,
 		Limits:  r.pol.Limits,
-		Replay:  snap.Calls,
-		Pending: &pending,
-		Answer:  engine.Payload{Cancelled: r.answer.cancelled, Outcome: r.answer.outcome},
+		Journal: snap,
+		Answers: answers,
 		Stop:    fl.stop,
 	})
 	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
@@ -302,7 +333,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 	}
 	if exec != nil {
 		b := snapshot.ContinueBuilder(raw, snap, r.seal)
-		b.Answer(r.answer.outcome)
+		engine.RecordAnswers(b, answers)
 		if err := s.park(out, exec, b); err != nil {
 			return nil, err
 		}
@@ -312,7 +343,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 		if !r.owned {
 			raw = append([]byte(nil), raw...)
 		}
-		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, pending: snap.Pending.Capability, seal: r.seal}, int64(len(raw)))
+		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, pending: capabilities(snap.Outstanding()), seal: r.seal}, int64(len(raw)))
 	}
 	return out, nil
 }

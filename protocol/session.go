@@ -79,7 +79,7 @@ type Stats struct {
 // snapshotEntry is a snapshot this session produced or was given.
 type snapshotEntry struct {
 	bytes   []byte
-	pending string           // the capability it is suspended on
+	pending []string         // the capabilities of its outstanding calls
 	seal    *snapshot.Sealer // its seal, when it is sealed
 }
 

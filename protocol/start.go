@@ -38,6 +38,10 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	if err != nil {
 		return nil, err
 	}
+	mode, err := opts.hostCalls("host_calls")
+	if err != nil {
+		return nil, err
+	}
 	seal, err := s.seals.read(opts, "options")
 	if err != nil {
 		return nil, err
@@ -46,6 +50,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	if err != nil {
 		return nil, requestError(err.Error())
 	}
+	pol.HostCalls = mode
 	prog, err := s.program(f, payload)
 	if err != nil {
 		return nil, err
@@ -62,7 +67,8 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	}
 	began := time.Now()
 	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Stop: fl.stop})
-	out := &stepResult{step: step, policyID: policyID, profile: profile, execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
+	out := &stepResult{step: step, policyID: policyID, batch: mode == policy.HostCallsBatch, profile: profile,
+		execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
 	if err := s.settleRun(fl, exec); err != nil {
 		return nil, err
 	}

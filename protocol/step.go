@@ -2,11 +2,13 @@ package protocol
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // What start and resume share once their segment has run: the step, the
@@ -19,6 +21,7 @@ type stepResult struct {
 	snap     []byte // the new snapshot, when suspended
 	snapID   string
 	policyID string
+	batch    bool // host_calls "batch": the step lists every outstanding call
 	profile  bool
 	execNS   int64
 	started  time.Time
@@ -85,16 +88,29 @@ func (o *stepResult) encode(id uint64, jsonl bool) Response {
 		b = o.step.Value.AppendJSON(b)
 		b = append(b, "}}"...)
 	} else {
-		b = append(b, `"suspended","capability":`...)
-		b = appendString(b, o.step.Capability)
-		b = append(b, `,"args":[`...)
-		for i, a := range o.step.Args {
-			if i > 0 {
-				b = append(b, ',')
+		b = append(b, `"suspended",`...)
+		capability, args := o.step.Capability, o.step.Args
+		if o.batch {
+			b = append(b, `"calls":[`...)
+			for i := range o.step.Calls {
+				c := &o.step.Calls[i]
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"call_id":`...)
+				b = strconv.AppendUint(b, c.ID, 10)
+				b = append(b, `,"capability":`...)
+				b = appendString(b, c.Capability)
+				b = appendArgs(b, c.Args)
+				b = append(b, '}')
 			}
-			b = a.AppendJSON(b)
+			b = append(b, "],"...)
+			// capability and args repeat calls[0], the oldest.
+			capability, args = o.step.Calls[0].Capability, o.step.Calls[0].Args
 		}
-		b = append(b, ']')
+		b = append(b, `"capability":`...)
+		b = appendString(b, capability)
+		b = appendArgs(b, args)
 		if o.delivery != deliverNone { // none: the session keeps them for a snapshot fetch
 			b, payload = appendRaw(b, jsonl, "snapshot_base64", snap)
 		}
@@ -121,6 +137,18 @@ func (o *stepResult) encode(id uint64, jsonl bool) Response {
 	return Response{Header: append(b, '}'), Payload: payload}
 }
 
+// appendArgs writes a call's "args" member.
+func appendArgs(b []byte, args []value.Value) []byte {
+	b = append(b, `,"args":[`...)
+	for i, a := range args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = a.AppendJSON(b)
+	}
+	return append(b, ']')
+}
+
 // settleRun decides a start/resume's outcome once its segment has ended and
 // before anything is parked: a cancel read until now ends the execution.
 func (s *Session) settleRun(fl *flight, exec *engine.Execution) error {
@@ -140,13 +168,12 @@ var ErrSnapshotTooLarge = &engine.Error{Kind: engine.KindLimit, Message: "snapsh
 // park records a suspension: its snapshot bytes and the live execution. A
 // snapshot over the stage bound ends the execution instead.
 func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Builder) error {
-	st := out.step
-	bytes, id := b.Suspend(snapshot.Pending{Capability: st.Capability, Args: st.Args, Meter: st.Meter, Limits: &st.Limits})
+	bytes, id := out.step.Record(b)
 	if int64(len(bytes)) > s.opts.MaxStageBytes {
 		exec.Abandon()
 		return ErrSnapshotTooLarge
 	}
-	entry := &snapshotEntry{bytes: bytes, pending: st.Capability, seal: b.Sealer()}
+	entry := &snapshotEntry{bytes: bytes, pending: capabilities(out.step.Calls), seal: b.Sealer()}
 	out.snap, out.snapID = bytes, id
 	s.snapshots.Add(id, entry, int64(len(bytes)))
 	if old, ok := s.conts.Take(id); ok {
@@ -155,4 +182,15 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Buil
 	}
 	s.conts.Add(id, &continuation{exec: exec, builder: b, entry: entry}, 1)
 	return nil
+}
+
+// capabilities lists the capabilities of outstanding calls, each once.
+func capabilities(calls []snapshot.HostCall) []string {
+	var out []string
+	for i := range calls {
+		if !slices.Contains(out, calls[i].Capability) {
+			out = append(out, calls[i].Capability)
+		}
+	}
+	return out
 }

@@ -13,29 +13,48 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-// Format: a CBOR sequence (RFC 8742) of items:
+// Format: a CBOR sequence (RFC 8742) of items. Version 2, written today:
 //
-//	header  ["mustard-snapshot", Version, program: bytes, inputs: Object,
+//	header  ["mustard-snapshot", 2, program: bytes, inputs: Object,
 //	         capabilities: [text...], seed: uint, clock_ms: int]
-//	then, per completed call, its pending item followed by its outcome item,
-//	then the pending item the execution is suspended on:
-//	pending [1, capability: text, args: Array, instructions: uint, allocations: uint,
+//	then one item per event of the execution, in the order they happened:
+//	call    [5, capability: text, args: Array, instructions: uint,
+//	         allocations: uint, sync: bool]
+//	        a capability call (ids are 1, 2, ... in item order); the meter
+//	        is the execution's when the call was made
+//	suspend [6, focus: uint, instructions: uint, allocations: uint,
 //	         limits: [instruction_budget, heap_limit_bytes, allocation_budget,
 //	                  call_depth_limit, max_outstanding_host_calls]]
-//	         (the limits the segment that made the call ran under; journals
-//	         written before they were recorded have 5 items and still decode)
+//	        the end of a segment, under the limits it ran under; focus is
+//	        the call a one-at-a-time step presents
+//	answer  [7, call_id: uint, outcome]
+//	        what a resume delivered, in the order it applied them; the
+//	        answers between two suspend items are one resume's
 //	outcome [2, value] | [3, name: text, message: text, code: text|null, details: [] or [value]]
 //	        | [4, size: uint, zstd: bytes] (a large value, compressed: compress.go)
 //
-// Each snapshot of an execution is therefore a prefix of the next one plus
-// new items, so producing snapshot k+1 appends and hashes only the new call.
+// A snapshot ends with the suspend item it is suspended at, and each
+// snapshot of an execution is a prefix of the next one plus new items, so
+// producing snapshot k+1 appends and hashes only what happened since.
+//
+// Version 1 (read, and continued in its own format) journals executions in
+// which every call was synchronous: the same header with version 1, then
+// per completed call its pending item followed by its outcome item, then
+// the pending item the execution is suspended on:
+//
+//	pending [1, capability: text, args: Array, instructions: uint, allocations: uint,
+//	         limits: [...]] (5 items in journals written before limits were recorded)
+//	outcome as above
 const (
 	Magic   = "mustard-snapshot"
-	Version = 1
+	Version = 2
 
-	tagPending      = 1
+	tagPending      = 1 // version 1
 	tagValue        = 2
 	tagError        = 3
+	tagCall         = 5
+	tagSuspend      = 6
+	tagAnswer       = 7
 	maxCapabilities = 1024
 )
 
@@ -45,10 +64,10 @@ func ID(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func appendHeader(b []byte, h Header) []byte {
+func appendHeader(b []byte, h Header, version uint64) []byte {
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 7)
 	b = detcbor.AppendText(b, Magic)
-	b = detcbor.AppendHead(b, detcbor.MajorUint, Version)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, version)
 	b = detcbor.AppendBytes(b, h.Program)
 	b = value.Object(h.Inputs...).AppendCBOR(b)
 	b = detcbor.AppendHead(b, detcbor.MajorArray, uint64(len(h.Capabilities)))
@@ -59,32 +78,59 @@ func appendHeader(b []byte, h Header) []byte {
 	return detcbor.AppendInt(b, h.ClockMillis)
 }
 
-func appendPending(b []byte, p Pending) []byte {
-	b = appendCallHead(b, p.Capability, p.Limits != nil)
-	b = value.Array(p.Args...).AppendCBOR(b)
-	return appendCallTail(b, p.Meter, p.Limits)
-}
-
-// appendCallHead writes a pending item up to its arguments.
-func appendCallHead(b []byte, capability string, limits bool) []byte {
+// appendPending writes a version 1 pending item.
+func appendPending(b []byte, c *HostCall, l *policy.Limits) []byte {
 	n := uint64(5)
-	if limits {
+	if l != nil {
 		n = 6
 	}
 	b = detcbor.AppendHead(b, detcbor.MajorArray, n)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, tagPending)
-	return detcbor.AppendText(b, capability)
+	b = detcbor.AppendText(b, c.Capability)
+	b = value.Array(c.Args...).AppendCBOR(b)
+	b = appendMeter(b, c.Meter)
+	if l != nil {
+		b = appendLimits(b, l)
+	}
+	return b
 }
 
-// appendCallTail writes a pending item after its arguments.
-func appendCallTail(b []byte, m Meter, l *policy.Limits) []byte {
+func appendCall(b []byte, c *HostCall) []byte {
+	b = detcbor.AppendHead(b, detcbor.MajorArray, 6)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, tagCall)
+	b = detcbor.AppendText(b, c.Capability)
+	b = value.Array(c.Args...).AppendCBOR(b)
+	b = appendMeter(b, c.Meter)
+	if c.Sync {
+		return append(b, detcbor.True)
+	}
+	return append(b, detcbor.False)
+}
+
+func appendSuspend(b []byte, focus uint64, m Meter, l *policy.Limits) []byte {
+	b = detcbor.AppendHead(b, detcbor.MajorArray, 5)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, tagSuspend)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, focus)
+	b = appendMeter(b, m)
+	return appendLimits(b, l)
+}
+
+func appendAnswer(b []byte, a *Answer) []byte {
+	b = detcbor.AppendHead(b, detcbor.MajorArray, 3)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, tagAnswer)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, a.CallID)
+	return appendOutcome(b, a.Outcome)
+}
+
+func appendMeter(b []byte, m Meter) []byte {
 	b = detcbor.AppendHead(b, detcbor.MajorUint, m.Instructions)
-	b = detcbor.AppendHead(b, detcbor.MajorUint, m.Allocations)
-	if l != nil {
-		b = detcbor.AppendHead(b, detcbor.MajorArray, 5)
-		for _, v := range []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls} {
-			b = detcbor.AppendHead(b, detcbor.MajorUint, v)
-		}
+	return detcbor.AppendHead(b, detcbor.MajorUint, m.Allocations)
+}
+
+func appendLimits(b []byte, l *policy.Limits) []byte {
+	b = detcbor.AppendHead(b, detcbor.MajorArray, 5)
+	for _, v := range []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls} {
+		b = detcbor.AppendHead(b, detcbor.MajorUint, v)
 	}
 	return b
 }
@@ -145,29 +191,41 @@ type Builder struct {
 	seal    *Sealer
 	records uint64 // sealed records written
 	item    []byte // scratch for the journal item being sealed
+
+	// A version 1 journal writes a call and its suspension as one pending
+	// item: Call keeps the call until Suspend.
+	version uint64
+	v1Call  *HostCall
+	calls   uint64 // calls appended
 }
 
 // NewBuilder starts the journal of a fresh execution, sealed under seal
 // unless it is nil.
 func NewBuilder(h Header, seal *Sealer) *Builder {
-	b := &Builder{buf: make([]byte, 0, 256+len(h.Program)), h: sha256.New(), seal: seal}
+	return newBuilder(h, seal, Version)
+}
+
+func newBuilder(h Header, seal *Sealer, version uint64) *Builder {
+	b := &Builder{buf: make([]byte, 0, 256+len(h.Program)), h: sha256.New(), seal: seal, version: version}
 	if seal != nil {
 		b.buf = seal.appendEnvelope(b.buf)
 		b.h.Write(b.buf)
 	}
 	if seal == nil {
-		b.buf = appendHeader(b.buf, h)
+		b.buf = appendHeader(b.buf, h, version)
 		b.h.Write(b.buf)
 	} else {
-		b.sealItem(appendHeader(nil, h))
+		b.sealItem(appendHeader(nil, h, version))
 	}
 	return b
 }
 
 // ContinueBuilder continues the journal of snapshot bytes s was loaded
-// from (with the same seal, if any).
+// from (with the same seal, if any), in the format version they were
+// written in.
 func ContinueBuilder(raw []byte, s *Snapshot, seal *Sealer) *Builder {
-	b := &Builder{buf: append([]byte(nil), raw...), h: sha256.New(), seal: seal, records: s.records}
+	b := &Builder{buf: append([]byte(nil), raw...), h: sha256.New(), seal: seal, records: s.records, version: s.Version,
+		calls: uint64(len(s.Calls))}
 	b.h.Write(b.buf)
 	return b
 }
@@ -185,32 +243,52 @@ func (b *Builder) sealItem(item []byte) {
 	b.h.Write(b.buf[start:])
 }
 
-// The unsealed paths append in place, without a copy: they are the hot
-// path of every suspension.
-
-// Suspend appends the pending call and returns the snapshot bytes and id.
-// The bytes are never modified afterwards.
-func (b *Builder) Suspend(p Pending) ([]byte, string) {
+// add appends one journal item that appendItem writes. The unsealed path
+// appends in place, without a copy: it is the hot path of every
+// suspension.
+func (b *Builder) add(appendItem func([]byte) []byte) {
 	if b.seal != nil {
-		b.sealItem(appendPending(b.item[:0], p))
+		b.sealItem(appendItem(b.item[:0]))
+		return
+	}
+	start := len(b.buf)
+	b.buf = appendItem(b.buf)
+	b.h.Write(b.buf[start:])
+}
+
+// Call appends a call the guest made.
+func (b *Builder) Call(c *HostCall) {
+	b.calls++
+	if b.version == 1 {
+		b.v1Call = c
+		return
+	}
+	b.add(func(buf []byte) []byte { return appendCall(buf, c) })
+}
+
+// Suspend appends the end of a segment (focus: the call a one-at-a-time
+// step presents; l: the limits the segment ran under) and returns the
+// snapshot bytes and id. The bytes are never modified afterwards.
+func (b *Builder) Suspend(focus uint64, m Meter, l *policy.Limits) ([]byte, string) {
+	if b.version == 1 {
+		// Every call of a version 1 execution suspends it at once.
+		c := b.v1Call
+		b.v1Call = nil
+		b.add(func(buf []byte) []byte { return appendPending(buf, c, l) })
 	} else {
-		start := len(b.buf)
-		b.buf = appendPending(b.buf, p)
-		b.h.Write(b.buf[start:])
+		b.add(func(buf []byte) []byte { return appendSuspend(buf, focus, m, l) })
 	}
 	n := len(b.buf)
 	return b.buf[:n:n], hex.EncodeToString(b.h.Sum(nil))
 }
 
-// Answer appends the outcome of the pending call.
-func (b *Builder) Answer(o Outcome) {
-	if b.seal != nil {
-		b.sealItem(appendOutcome(b.item[:0], o))
+// Answer appends an answer a resume delivered.
+func (b *Builder) Answer(a *Answer) {
+	if b.version == 1 {
+		b.add(func(buf []byte) []byte { return appendOutcome(buf, a.Outcome) })
 		return
 	}
-	start := len(b.buf)
-	b.buf = appendOutcome(b.buf, o)
-	b.h.Write(b.buf[start:])
+	b.add(func(buf []byte) []byte { return appendAnswer(buf, a) })
 }
 
 // ArgsDigest is what the journal keeps of a completed call's arguments: the
@@ -239,6 +317,9 @@ var (
 	ErrOutcome         = errors.New("malformed outcome")
 	ErrDecompress      = errors.New("compressed outcome does not decompress to its size")
 	ErrTrailingOutcome = errors.New("outcome after the last call")
+	ErrSuspend         = errors.New("malformed suspension")
+	ErrAnswer          = errors.New("malformed answer")
+	ErrUnsuspended     = errors.New("journal does not end suspended")
 )
 
 // FormatError is a snapshot that fails to decode.
@@ -257,7 +338,8 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // which is where a failure is reported.
 type decoder struct {
 	*detcbor.Reader
-	at int
+	at         int
+	compressed bool // a compressed record was read
 }
 
 func (d *decoder) fail(err error) error { return &FormatError{Offset: d.at, Err: err} }
@@ -293,8 +375,10 @@ func Decode(b []byte) (*Snapshot, error) {
 	d.mark()
 	if v, err := d.Uint(); err != nil {
 		return nil, d.fail(ErrHeader)
-	} else if v != Version {
-		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads version %d)", ErrVersion, v, Version))
+	} else if v != 1 && v != Version {
+		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads versions 1 and %d)", ErrVersion, v, Version))
+	} else {
+		s.Version = v
 	}
 	d.mark()
 	prog, err := d.Raw(detcbor.MajorBytes)
@@ -327,64 +411,190 @@ func Decode(b []byte) (*Snapshot, error) {
 	if s.Header.ClockMillis, err = d.Int(); err != nil {
 		return nil, d.fail(ErrHeader)
 	}
+	if s.Version == 1 {
+		err = d.journalV1(s)
+	} else {
+		err = d.journal(s)
+	}
+	s.compressed = d.compressed
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// journalV1 reads a version 1 journal into calls and suspensions: each
+// call suspended the execution at once and was answered by the next
+// resume.
+func (d *decoder) journalV1(s *Snapshot) error {
 	for {
-		p, digest, err := d.pending()
+		c, l, err := d.pending()
 		if err != nil {
-			return nil, err
+			return err
 		}
+		c.ID, c.Sync = uint64(len(s.Calls)+1), true
+		s.Calls = append(s.Calls, c)
+		s.Suspensions = append(s.Suspensions, Suspension{Focus: c.ID, Made: c.ID, Meter: c.Meter, Limits: l})
 		if d.Len() == 0 {
-			s.Pending = p
-			return s, nil
+			return nil
 		}
 		o, err := d.outcome()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		s.Calls = append(s.Calls, Call{Capability: p.Capability, ArgsDigest: digest, Meter: p.Meter, Limits: p.Limits, Outcome: o})
+		s.Last().Answers = []Answer{{CallID: c.ID, Outcome: o}}
 	}
 }
 
-func (d *decoder) pending() (Pending, [32]byte, error) {
-	var p Pending
+// journal reads a version 2 journal. Everything replay relies on is
+// checked here: answers only to calls made and not yet answered, only
+// right after a suspension; a suspension only with its focus outstanding;
+// the journal ends at a suspension.
+func (d *decoder) journal(s *Snapshot) error {
+	answered := map[uint64]bool{}
+	outstanding := 0
+	resuming := false // after a suspend item, before the next call or suspend
+	for d.Len() > 0 {
+		d.mark()
+		n, err := d.Expect(detcbor.MajorArray)
+		if err != nil {
+			return d.fail(ErrCall)
+		}
+		tag, err := d.Uint()
+		if err != nil {
+			return d.fail(ErrCall)
+		}
+		if resuming && tag != tagAnswer && len(s.Last().Answers) == 0 {
+			return d.fail(ErrAnswer) // a resume that delivered nothing
+		}
+		switch {
+		case tag == tagCall && n == 6:
+			c, err := d.call()
+			if err != nil {
+				return err
+			}
+			c.ID = uint64(len(s.Calls) + 1)
+			s.Calls = append(s.Calls, c)
+			outstanding++
+			resuming = false
+		case tag == tagSuspend && n == 5:
+			sp := Suspension{Made: uint64(len(s.Calls))}
+			if sp.Focus, err = d.Uint(); err != nil || sp.Focus == 0 || sp.Focus > uint64(len(s.Calls)) || answered[sp.Focus] {
+				return d.fail(ErrSuspend)
+			}
+			if sp.Meter, err = d.meter(); err != nil {
+				return d.fail(ErrSuspend)
+			}
+			l, err := d.limits()
+			if err != nil {
+				return err
+			}
+			sp.Limits = l
+			s.Suspensions = append(s.Suspensions, sp)
+			resuming = true
+		case tag == tagAnswer && n == 3 && resuming:
+			id, err := d.Uint()
+			if err != nil || id == 0 || id > uint64(len(s.Calls)) || answered[id] {
+				return d.fail(ErrAnswer)
+			}
+			o, err := d.outcome()
+			if err != nil {
+				return err
+			}
+			answered[id] = true
+			outstanding--
+			sp := s.Last()
+			sp.Answers = append(sp.Answers, Answer{CallID: id, Outcome: o})
+		default:
+			return d.fail(ErrCall)
+		}
+	}
+	if len(s.Suspensions) == 0 || !resuming || len(s.Last().Answers) > 0 || outstanding == 0 {
+		return d.fail(ErrUnsuspended)
+	}
+	return nil
+}
+
+// call reads a version 2 call item after its tag.
+func (d *decoder) call() (HostCall, error) {
+	var c HostCall
+	var err error
+	if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
+		return c, d.fail(ErrCall)
+	}
+	if err := d.args(&c); err != nil {
+		return c, err
+	}
 	d.mark()
-	items, err := d.Expect(detcbor.MajorArray)
-	if err != nil || items != 5 && items != 6 {
-		return p, [32]byte{}, d.fail(ErrCall)
+	if c.Meter, err = d.meter(); err != nil {
+		return c, d.fail(ErrCall)
 	}
-	if tag, err := d.Uint(); err != nil || tag != tagPending {
-		return p, [32]byte{}, d.fail(ErrCall)
+	if c.Sync, err = d.Bool(); err != nil {
+		return c, d.fail(ErrCall)
 	}
-	if p.Capability, err = d.Text(); err != nil || !utf8.ValidString(p.Capability) {
-		return p, [32]byte{}, d.fail(ErrCall)
-	}
+	return c, nil
+}
+
+func (d *decoder) args(c *HostCall) error {
 	d.mark()
 	args, enc, err := d.value()
 	if err != nil || args.Kind != value.KindArray {
-		return p, [32]byte{}, d.fail(ErrCallArgs)
+		return d.fail(ErrCallArgs)
 	}
-	digest := argsDigest(enc)
-	p.Args = args.Elems
+	c.ArgsDigest = argsDigest(enc)
+	c.Args = args.Elems
+	return nil
+}
+
+func (d *decoder) meter() (m Meter, err error) {
+	if m.Instructions, err = d.Uint(); err != nil {
+		return m, err
+	}
+	m.Allocations, err = d.Uint()
+	return m, err
+}
+
+func (d *decoder) limits() (*policy.Limits, error) {
 	d.mark()
-	if p.Meter.Instructions, err = d.Uint(); err != nil {
-		return p, digest, d.fail(ErrCall)
+	if err := d.Array(5); err != nil {
+		return nil, d.fail(ErrCallLimits)
 	}
-	if p.Meter.Allocations, err = d.Uint(); err != nil {
-		return p, digest, d.fail(ErrCall)
+	var l policy.Limits
+	for _, f := range []*uint64{&l.InstructionBudget, &l.HeapLimitBytes, &l.AllocationBudget, &l.CallDepthLimit, &l.MaxOutstandingHostCalls} {
+		var err error
+		if *f, err = d.Uint(); err != nil {
+			return nil, d.fail(ErrCallLimits)
+		}
+	}
+	return &l, nil
+}
+
+// pending reads a version 1 pending item.
+func (d *decoder) pending() (HostCall, *policy.Limits, error) {
+	var c HostCall
+	d.mark()
+	items, err := d.Expect(detcbor.MajorArray)
+	if err != nil || items != 5 && items != 6 {
+		return c, nil, d.fail(ErrCall)
+	}
+	if tag, err := d.Uint(); err != nil || tag != tagPending {
+		return c, nil, d.fail(ErrCall)
+	}
+	if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
+		return c, nil, d.fail(ErrCall)
+	}
+	if err := d.args(&c); err != nil {
+		return c, nil, err
+	}
+	d.mark()
+	if c.Meter, err = d.meter(); err != nil {
+		return c, nil, d.fail(ErrCall)
 	}
 	if items == 6 {
-		d.mark()
-		if err := d.Array(5); err != nil {
-			return p, digest, d.fail(ErrCallLimits)
-		}
-		var l policy.Limits
-		for _, f := range []*uint64{&l.InstructionBudget, &l.HeapLimitBytes, &l.AllocationBudget, &l.CallDepthLimit, &l.MaxOutstandingHostCalls} {
-			if *f, err = d.Uint(); err != nil {
-				return p, digest, d.fail(ErrCallLimits)
-			}
-		}
-		p.Limits = &l
+		l, err := d.limits()
+		return c, l, err
 	}
-	return p, digest, nil
+	return c, nil, nil
 }
 
 func (d *decoder) outcome() (Outcome, error) {
@@ -416,6 +626,7 @@ func (d *decoder) outcome() (Outcome, error) {
 		if err != nil {
 			return o, d.fail(ErrOutcome)
 		}
+		d.compressed = true
 		enc, ok := decompress(z, size)
 		if !ok {
 			return o, d.fail(ErrDecompress)
@@ -472,4 +683,28 @@ func (d *decoder) guestText() (string, error) {
 		return "", ErrOutcome
 	}
 	return s, nil
+}
+
+// Encode writes a decoded snapshot back into bytes, in its own format
+// version (unsealed): Encode(Decode(b)) is b for unsealed bytes.
+func Encode(s *Snapshot) []byte {
+	b := newBuilder(s.Header, nil, s.Version)
+	var raw []byte
+	next := 0
+	for i := range s.Suspensions {
+		sp := &s.Suspensions[i]
+		for ; next < len(s.Calls) && s.Calls[next].ID <= sp.Made; next++ {
+			b.Call(&s.Calls[next])
+		}
+		l := sp.Limits
+		if l == nil && s.Version != 1 {
+			d := policy.DefaultLimits()
+			l = &d
+		}
+		raw, _ = b.Suspend(sp.Focus, sp.Meter, l)
+		for j := range sp.Answers {
+			b.Answer(&sp.Answers[j])
+		}
+	}
+	return raw
 }

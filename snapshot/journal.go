@@ -38,31 +38,72 @@ type Meter struct {
 	Allocations  uint64
 }
 
-// Call is a completed capability call.
-type Call struct {
-	Capability string
-	ArgsDigest [32]byte // SHA-256 of the CBOR-encoded argument array
-	Meter      Meter
-	Limits     *policy.Limits // what the segment that made the call ran under; nil if not recorded
-	Outcome    Outcome
-}
-
-// Pending is the capability call an execution is suspended on.
-type Pending struct {
+// HostCall is one capability call the guest made, as the journal records
+// it. Calls are numbered from 1 in the order they were made.
+type HostCall struct {
+	ID         uint64
 	Capability string
 	Args       []value.Value
-	Meter      Meter
-	// Limits are those the segment that made the call ran under, so that a
-	// replay runs the journaled past exactly as it ran; nil in journals
-	// written before they were recorded.
-	Limits *policy.Limits
+	ArgsDigest [32]byte // SHA-256 of the CBOR-encoded argument array
+	Meter      Meter    // the execution's metering when the call was made
+	// Sync is a call made in plain top-level code: the guest waits for
+	// its answer. Every other call returned a promise and was queued.
+	Sync bool
+}
+
+// Answer is the host's answer to one call.
+type Answer struct {
+	CallID  uint64
+	Outcome Outcome
+}
+
+// Suspension ends one segment of an execution: the guest had nothing left
+// to run (or waits in a synchronous call) and calls were outstanding.
+type Suspension struct {
+	// Focus is the call a one-at-a-time step presents: a synchronous call
+	// the guest waits in, or else the oldest outstanding call.
+	Focus  uint64
+	Made   uint64 // calls made by then
+	Meter  Meter
+	Limits *policy.Limits // what the segment ran under; nil if not recorded
+	// Answers are what the resume that ended this suspension delivered, in
+	// the order it applied them; none for the snapshot's last suspension.
+	Answers []Answer
 }
 
 // Snapshot is a decoded snapshot.
 type Snapshot struct {
-	Header  Header
-	Calls   []Call
-	Pending Pending
+	Header Header
+	// Version is the format version the bytes were written in. Version 1
+	// journals come from executions in which every call was synchronous,
+	// and replay runs them that way.
+	Version     uint64
+	Calls       []HostCall   // every call made, in call order
+	Suspensions []Suspension // in order; the last is the one the snapshot is at
 
-	records uint64 // sealed records, for continuing a sealed journal
+	records    uint64 // sealed records, for continuing a sealed journal
+	compressed bool   // some record is compressed (its bytes depend on the build)
 }
+
+// Last is the suspension the snapshot is at.
+func (s *Snapshot) Last() *Suspension { return &s.Suspensions[len(s.Suspensions)-1] }
+
+// Outstanding returns the calls not answered yet, in call order.
+func (s *Snapshot) Outstanding() []HostCall {
+	answered := make(map[uint64]bool)
+	for _, sp := range s.Suspensions {
+		for _, a := range sp.Answers {
+			answered[a.CallID] = true
+		}
+	}
+	var out []HostCall
+	for _, c := range s.Calls {
+		if !answered[c.ID] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// FocusCall returns the call the snapshot's one-at-a-time step presents.
+func (s *Snapshot) FocusCall() *HostCall { return &s.Calls[s.Last().Focus-1] }

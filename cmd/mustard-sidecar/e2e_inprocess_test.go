@@ -324,7 +324,7 @@ fetch_data(1); s.length`
 		{"heap: kept memory over the new limit", kept, nil, lim("heap_limit_bytes", 1<<20), "Limit: heap limit exceeded"},
 		{"heap: kept memory under a larger limit", kept, nil, lim("heap_limit_bytes", 32<<20), `{"Number":{"Finite":40000.0}}`},
 		{"heap: garbage does not count", garbage, nil, lim("heap_limit_bytes", 1<<20), `{"Number":{"Finite":105.0}}`},
-		{"host calls: none allowed any more", "fetch_data(1); fetch_data(2); 3", nil, lim("max_outstanding_host_calls", 0), "Limit: outstanding host-call limit exhausted"},
+		{"host calls: none allowed any more", "fetch_data(1); (async () => fetch_data(2))(); 3", nil, lim("max_outstanding_host_calls", 0), "Limit: outstanding host-call limit exhausted"},
 	}
 	caps := []string{"fetch_data"}
 	for _, c := range cases {

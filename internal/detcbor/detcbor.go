@@ -23,8 +23,12 @@ const (
 	MajorSimple byte = 7
 )
 
-// Null is the one-byte item null.
-const Null = 0xf6
+// The one-byte items false, true and null.
+const (
+	False = 0xf4
+	True  = 0xf5
+	Null  = 0xf6
+)
 
 // AppendHead writes a major type and argument in shortest form.
 func AppendHead(b []byte, major byte, n uint64) []byte {
@@ -244,6 +248,21 @@ func (r *Reader) Raw(major byte) ([]byte, error) {
 func (r *Reader) Text() (string, error) {
 	p, err := r.Raw(MajorText)
 	return string(p), err
+}
+
+// Bool reads a boolean.
+func (r *Reader) Bool() (bool, error) {
+	if r.off < len(r.b) {
+		switch r.b[r.off] {
+		case False:
+			r.off++
+			return false, nil
+		case True:
+			r.off++
+			return true, nil
+		}
+	}
+	return false, ErrType
 }
 
 // Null reads a null if one is next.

@@ -561,12 +561,6 @@ add({
   departs: CAP_AS_CALLBACK,
 });
 add({
-  name: 'sync-calls-in-sort-comparator',
-  source: '[3, 1, 2].sort((a, b) => get(a) - get(b))',
-  host: { get: ECHO },
-  departs: SYNC_IN_BUILTIN,
-});
-add({
   name: 'sync-in-generator',
   source: 'function* g() {\n  yield get(1);\n  yield get(2);\n}\n[...g()]',
   departs: NO_GENERATORS,
