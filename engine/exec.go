@@ -183,7 +183,7 @@ func (x *Execution) Resume(p Payload, limits policy.Limits) (*Execution, Step) {
 // refuses, or over a stricter budget) leaves the execution parked; one
 // that a Stopper ended is over.
 func (x *Execution) ResumeWith(stop *Stopper, answers []Answer, limits policy.Limits) (*Execution, Step) {
-	if err := CheckAnswers(x.Outstanding(), x.made, answers); err != nil {
+	if err := checkAnswers(len(x.outstanding), func(i int) uint64 { return x.outstanding[i].ID }, x.made, answers); err != nil {
 		return x, Step{Err: err}
 	}
 	if err := overBudget(x.meter, limits); err != nil {
@@ -212,16 +212,19 @@ func (e *AnswerError) Error() string { return e.Msg }
 // an execution that has made `made` calls: at least one answer, each to an
 // outstanding call, no call answered twice.
 func CheckAnswers(outstanding []snapshot.HostCall, made uint64, answers []Answer) error {
+	return checkAnswers(len(outstanding), func(i int) uint64 { return outstanding[i].ID }, made, answers)
+}
+
+// checkAnswers is CheckAnswers over the n outstanding calls whose ids id
+// returns, so a parked execution checks its own without a copy.
+func checkAnswers(n int, id func(int) uint64, made uint64, answers []Answer) error {
 	if len(answers) == 0 {
 		return &AnswerError{"a resume must answer at least one call"}
 	}
 	for i, a := range answers {
 		found := false
-		for j := range outstanding {
-			if outstanding[j].ID == a.CallID {
-				found = true
-				break
-			}
+		for j := 0; j < n && !found; j++ {
+			found = id(j) == a.CallID
 		}
 		repeated := false
 		for _, b := range answers[:i] {
