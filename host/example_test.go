@@ -155,11 +155,11 @@ func ExampleKey() {
 		log.Fatal(err)
 	}
 	fmt.Println(key.Digest())
-	fmt.Println(key.Token("9af93cb34189af6fa17b8d9887eb6f9a213dca3bb63a83947f65a0032408669a"))
+	fmt.Println(key.Token("407a30137b6d766ab88b480efd8e0daa5dde3583c605ffee1a9a7ff82cdf034e"))
 	fmt.Println(key) // never the key itself
 	// Output:
 	// 3eb1bd439947eb762998e566ccc2e099c791118b2f40579cc4f7da2b5061b7f9
-	// 74a5850f5a28fca1804fde7d5cf13ff6e8d6d7912451608593320e3e52159db7
+	// 124a6d7b8b9a011371cbbee33cf4288b11266151a7a05c7a07de0cf1d05c08cd
 	// host.Key(sha256:3eb1bd439947eb76…)
 }
 
