@@ -66,7 +66,7 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 	build := func() *request {
 		return &request{Method: "start", ProgramID: p.ID, SnapshotDelivery: req.Delivery, Profile: req.Profile,
 			Options: &wireOptions{Inputs: inputs, Capabilities: nonNil(req.Capabilities), Limits: req.Limits,
-				SealKey: req.SealKey.wire()}}
+				SealKey: req.SealKey.wire(), HostCalls: req.HostCalls.wire()}}
 	}
 	var raw []byte
 	if !c.knows(p.ID) {
@@ -83,8 +83,8 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 	return c.step(resp, m, err)
 }
 
-// Resume answers the capability call a snapshot is suspended on and
-// returns the next step. A done ctx cancels as for Start; snapshots
+// Resume answers the capability call a snapshot is suspended on (or, in
+// batch mode, some of its calls) and returns the next step. A done ctx cancels as for Start; snapshots
 // returned earlier stay resumable. Snapshot bytes too large for one request
 // are staged in chunks first (the stage extension).
 func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
@@ -106,15 +106,24 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 		return nil, errors.New("ResumeRequest needs Policy or PolicyID")
 	}
 	payload := req.Payload
+	var answers []wireAnswer
+	for _, a := range req.Answers {
+		answers = append(answers, wireAnswer{CallID: a.ID, Payload: a.Payload})
+	}
 	build := func(stageID string) *request {
-		r := &request{Method: "resume", PolicyID: req.PolicyID, Payload: &payload, StageID: stageID,
+		r := &request{Method: "resume", PolicyID: req.PolicyID, StageID: stageID,
 			SnapshotDelivery: req.Delivery, Profile: req.Profile}
+		if answers != nil {
+			r.Answers = answers
+		} else {
+			r.Payload = &payload
+		}
 		if len(req.Snapshot) == 0 {
 			r.SnapshotID = id
 		}
 		if req.Policy != nil {
 			r.Policy = &wirePolicy{Capabilities: nonNil(req.Policy.Capabilities), Limits: req.Policy.Limits,
-				SnapshotID: id, wireAuth: authFor(req.Key, req.SealKey, id)}
+				HostCalls: req.Policy.HostCalls.wire(), SnapshotID: id, wireAuth: authFor(req.Key, req.SealKey, id)}
 		} else {
 			auth := authFor(req.Key, req.SealKey, id)
 			r.Auth = &auth
@@ -244,11 +253,16 @@ func (c *Client) step(resp *response, m message, err error) (*Step, error) {
 	var res struct {
 		Kind string `json:"kind"`
 		Step struct {
-			Type           string          `json:"type"`
-			Value          json.RawMessage `json:"value"`
-			Capability     string          `json:"capability"`
-			Args           []value.Value   `json:"args"`
-			SnapshotBase64 string          `json:"snapshot_base64"`
+			Type       string          `json:"type"`
+			Value      json.RawMessage `json:"value"`
+			Capability string          `json:"capability"`
+			Args       []value.Value   `json:"args"`
+			Calls      []struct {
+				CallID     uint64        `json:"call_id"`
+				Capability string        `json:"capability"`
+				Args       []value.Value `json:"args"`
+			} `json:"calls"`
+			SnapshotBase64 string `json:"snapshot_base64"`
 		} `json:"step"`
 		SnapshotID     string `json:"snapshot_id"`
 		PolicyID       string `json:"policy_id"`
@@ -272,6 +286,13 @@ func (c *Client) step(resp *response, m message, err error) (*Step, error) {
 		}
 		s := &Suspension{Capability: res.Step.Capability, Args: res.Step.Args, SnapshotID: res.SnapshotID,
 			PolicyID: res.PolicyID, Snapshot: b, BaseID: res.SnapshotBaseID}
+		for i, k := range res.Step.Calls {
+			// Ids are positive and in call order: hosts key answers by them.
+			if k.CallID == 0 || i > 0 && k.CallID <= s.Calls[i-1].ID {
+				return nil, c.broken(fmt.Errorf("%w: a suspended step lists call_id %d out of order", ErrProtocol, k.CallID))
+			}
+			s.Calls = append(s.Calls, PendingCall{ID: k.CallID, Capability: k.Capability, Args: k.Args})
+		}
 		if s.BaseID == "" && len(b) > 0 && sha256Hex(b) != s.SnapshotID {
 			return nil, c.broken(fmt.Errorf("%w: snapshot bytes do not hash to snapshot_id", ErrProtocol))
 		}

@@ -53,10 +53,46 @@ func (l Limits) MarshalJSON() ([]byte, error) {
 }
 
 // Policy is what a resume from snapshot bytes re-asserts: the capabilities
-// the execution may still call and the limits it runs under from here on.
+// the execution may still call, the limits it runs under from here on, and
+// how it presents its calls.
 type Policy struct {
 	Capabilities []string
 	Limits       Limits
+	// HostCalls is the mode of the resumed execution, as for
+	// StartRequest.HostCalls: HostCallsBatch to answer by call id
+	// (ResumeRequest.Answers); empty or HostCallsOne for one call per
+	// step. A snapshot resumes in either mode.
+	HostCalls HostCalls
+}
+
+// HostCalls selects how a suspended execution presents its capability
+// calls (the batched host calls extension). A guest's calls in async code
+// are queued and run on (see docs/guest-language.md, "Capability calls");
+// the mode says how many of them the host sees at once.
+type HostCalls string
+
+const (
+	// HostCallsOne presents one call per suspended step, the synchronous
+	// call the guest waits in or else the oldest queued one, answered by
+	// ResumeRequest.Payload: the protocol without the extension. It is
+	// what an empty HostCalls means in a StartRequest, a Policy and a
+	// Checkpoint.
+	HostCallsOne HostCalls = "one"
+	// HostCallsBatch presents every outstanding call at once
+	// (Suspension.Calls, each with its call id), answered by any
+	// non-empty subset of ResumeRequest.Answers. It is what an empty
+	// Runner.HostCalls means: the Runner runs the calls concurrently.
+	HostCallsBatch HostCalls = "batch"
+)
+
+// wire is the host_calls field to send: nothing for one call per step,
+// so that a sidecar without the extension sees the plain protocol; any
+// other value as it is, for the sidecar to accept or refuse.
+func (m HostCalls) wire() string {
+	if m == HostCallsOne {
+		return ""
+	}
+	return string(m)
 }
 
 // Delivery selects how a suspended step carries its snapshot bytes
@@ -89,6 +125,13 @@ type StartRequest struct {
 	// answers. Every resume of it must then give the same
 	// ResumeRequest.SealKey.
 	SealKey SealKey
+	// HostCalls is the execution's mode: empty or HostCallsOne for one
+	// call per suspended step (answered by ResumeRequest.Payload),
+	// HostCallsBatch for every outstanding call at once
+	// (Suspension.Calls, answered by ResumeRequest.Answers). A raw
+	// resume re-asserts it in Policy.HostCalls; a cached resume keeps
+	// the mode of its PolicyID.
+	HostCalls HostCalls
 }
 
 // ResumeRequest answers a suspended capability call.
@@ -105,6 +148,14 @@ type StartRequest struct {
 // *Error ("snapshot is sealed and no seal key was given", "snapshot was
 // sealed under another seal key", "snapshot is not sealed but a seal key
 // was given") before the guest runs, and the execution stays resumable.
+//
+// In one-call mode Payload answers the call the snapshot is suspended on.
+// In batch mode (HostCallsBatch) Answers answers any non-empty subset of
+// its Suspension.Calls by id, and Payload is not sent; the sidecar
+// refuses an id that is not outstanding ("unknown call_id N"), one given
+// twice or already answered ("call_id N answered twice"), and answers in
+// one-call mode or a payload in batch mode ("resume payload does not
+// match host_calls <mode>"), all with an *Error that changes nothing.
 type ResumeRequest struct {
 	SnapshotID string
 	Snapshot   []byte
@@ -113,8 +164,18 @@ type ResumeRequest struct {
 	Key        Key
 	SealKey    SealKey
 	Payload    Payload
-	Delivery   Delivery
-	Profile    bool
+	// Answers, if not empty, answers calls by id (batch mode), applied
+	// in the order given before guest code runs again; calls left out
+	// stay outstanding and are listed again in the next step.
+	Answers  []Answer
+	Delivery Delivery
+	Profile  bool
+}
+
+// Answer is the answer to one outstanding call of a batch-mode execution.
+type Answer struct {
+	ID      uint64 // PendingCall.ID
+	Payload Payload
 }
 
 // Step is what a start or resume ended with: completion with Value, or a
@@ -128,10 +189,15 @@ type Step struct {
 	Profile *Profile
 }
 
-// Suspension is an execution parked on a capability call.
+// Suspension is an execution parked on capability calls.
 type Suspension struct {
+	// Capability and Args are the call the execution waits on; in batch
+	// mode they repeat Calls[0].
 	Capability string
 	Args       []value.Value
+	// Calls lists, in batch mode, every outstanding call not yet
+	// answered, in call order (at least one); it is nil in one-call mode.
+	Calls      []PendingCall
 	SnapshotID string // hex SHA-256 of the full snapshot bytes
 	PolicyID   string // the policy in force
 	// Snapshot holds the full snapshot bytes, or with DeliverDelta and a
@@ -139,6 +205,16 @@ type Suspension struct {
 	// nothing with DeliverNone.
 	Snapshot []byte
 	BaseID   string
+}
+
+// PendingCall is one outstanding capability call of a batch-mode
+// execution.
+type PendingCall struct {
+	// ID is the call's call_id: 1 for the execution's first call, then
+	// 2, 3, ... in the order the guest made them, the same hot and cold.
+	ID         uint64
+	Capability string
+	Args       []value.Value
 }
 
 // Extend returns the full snapshot bytes of a delta suspension, given the

@@ -34,6 +34,7 @@ type request struct {
 	Policy           *wirePolicy  `json:"policy,omitempty"`
 	Auth             *wireAuth    `json:"auth,omitempty"`
 	Payload          *Payload     `json:"payload,omitempty"`
+	Answers          []wireAnswer `json:"answers,omitempty"`
 	StageID          string       `json:"stage_id,omitempty"`
 	Offset           *uint64      `json:"offset,omitempty"`
 	MaxBytes         *uint64      `json:"max_bytes,omitempty"`
@@ -53,6 +54,12 @@ type wireOptions struct {
 	Capabilities []string               `json:"capabilities"`
 	Limits       Limits                 `json:"limits"`
 	SealKey      string                 `json:"seal_key_base64,omitempty"`
+	HostCalls    string                 `json:"host_calls,omitempty"`
+}
+
+type wireAnswer struct {
+	CallID  uint64  `json:"call_id"`
+	Payload Payload `json:"payload"`
 }
 
 type wireAuth struct {
@@ -67,6 +74,7 @@ type wireAuth struct {
 type wirePolicy struct {
 	Capabilities []string `json:"capabilities"`
 	Limits       Limits   `json:"limits"`
+	HostCalls    string   `json:"host_calls,omitempty"`
 	SnapshotID   string   `json:"snapshot_id"`
 	wireAuth
 }
