@@ -94,6 +94,9 @@ type stepResponse struct {
 			Capability string          `json:"capability"`
 			Args       json.RawMessage `json:"args"`
 			Value      json.RawMessage `json:"value"`
+			// Calls lists every outstanding call in batch mode
+			// (host_calls "batch"); parseCalls reads it.
+			Calls json.RawMessage `json:"calls"`
 		} `json:"step"`
 		SnapshotID string `json:"snapshot_id"`
 		PolicyID   string `json:"policy_id"`
@@ -138,6 +141,8 @@ func leanResponse(hdr []byte, r *stepResponse) bool {
 			str(&res.Step.Capability, v)
 		case `"args"`:
 			res.Step.Args = v
+		case `"calls"`:
+			res.Step.Calls = v
 		case `"value"`:
 			res.Step.Value = v
 		}
@@ -190,6 +195,12 @@ func compileRequest(id uint64, source string) []byte {
 // startRequest starts a cached program; inputs is a JSON object of
 // StructuredValues, capsJSON a JSON array of names.
 func startRequest(id uint64, programID string, inputs, capsJSON []byte) []byte {
+	return startRequestMode(id, programID, inputs, capsJSON, false)
+}
+
+// startRequestMode is startRequest with host_calls "batch" when batch is
+// set.
+func startRequestMode(id uint64, programID string, inputs, capsJSON []byte, batch bool) []byte {
 	b := []byte(`{"protocol_version":2,"id":`)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `,"method":"start","program_id":"`...)
@@ -198,6 +209,9 @@ func startRequest(id uint64, programID string, inputs, capsJSON []byte) []byte {
 	b = append(b, inputs...)
 	b = append(b, `,"capabilities":`...)
 	b = append(b, capsJSON...)
+	if batch {
+		return append(b, `,"limits":{},"host_calls":"batch"}}`...)
+	}
 	return append(b, `,"limits":{}}}`...)
 }
 
@@ -222,6 +236,14 @@ func (t *tokenSigner) append(dst []byte, snapshotID string) []byte {
 // resumeRequest resumes a cached snapshot under a cached policy, signing
 // the snapshot id as the host must.
 func resumeRequest(dst []byte, id uint64, snapshotID, policyID string, payload []byte) []byte {
+	b := append(resumeHead(dst, id, snapshotID, policyID), `"payload":`...)
+	b = append(b, payload...)
+	return append(b, '}')
+}
+
+// resumeHead is a cached resume request up to its answer: everything but
+// the payload (one mode) or the answers (batch mode), ending with a comma.
+func resumeHead(dst []byte, id uint64, snapshotID, policyID string) []byte {
 	b := append(dst, `{"protocol_version":2,"id":`...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `,"method":"resume","snapshot_id":"`...)
@@ -234,9 +256,7 @@ func resumeRequest(dst []byte, id uint64, snapshotID, policyID string, payload [
 	b = append(b, benchKeyDigest...)
 	b = append(b, `","snapshot_token":"`...)
 	b = benchTokens.append(b, snapshotID)
-	b = append(b, `"},"payload":`...)
-	b = append(b, payload...)
-	return append(b, '}')
+	return append(b, `"},`...)
 }
 
 // rawResumeRequest resumes snapshot bytes (sent as the binary payload)

@@ -42,17 +42,28 @@ type Workload struct {
 	// programs recorded from the reference's gallery; the driver
 	// summarises each group on its own.
 	Group string `json:"-"`
+	// Checked is set by RecordGallery: the round trips the program took
+	// in each mode, and whether its calls came in the recorded order.
+	Checked *Crossing `json:"-"`
 
-	inputs   []byte            // options.inputs as StructuredValue JSON
-	payloads map[string][]byte // resume payload by callKey
-	expected []byte            // canonical form of Expected
+	inputs   []byte               // options.inputs as StructuredValue JSON
+	byKey    map[string]*recorded // the calls by callKey
+	expected []byte               // canonical form of Expected
 
-	// seen memoises answer by the argument bytes as the sidecar wrote
+	// seen memoises lookup by the argument bytes as the sidecar wrote
 	// them. Its encoding is deterministic, so the bytes identify a call
 	// as JSON.stringify(args) does for the peer's host, and the canonical
 	// form is worked out once per distinct call, not on every one.
 	mu   sync.Mutex
-	seen map[string]map[string][]byte // capability → raw args → payload
+	seen map[string]map[string]*recorded // capability → raw args
+}
+
+// recorded is the fixture's calls of one capability with equal arguments:
+// their indices in Workload.Calls, in order, and the resume payload they
+// share.
+type recorded struct {
+	idx     []int
+	payload []byte
 }
 
 // WorkloadCall is one capability call and the host's answer: a value, or
@@ -124,7 +135,7 @@ func (w *Workload) prepare() error {
 		b = m.Value.AppendJSON(b)
 	}
 	w.inputs = append(b, '}')
-	w.payloads = map[string][]byte{}
+	w.byKey = map[string]*recorded{}
 	for i, c := range w.Calls {
 		var p []byte
 		switch {
@@ -148,10 +159,14 @@ func (w *Workload) prepare() error {
 		if err != nil {
 			return fmt.Errorf("call %d args: %w", i+1, err)
 		}
-		if old, ok := w.payloads[key]; ok && !bytes.Equal(old, p) {
+		rec := w.byKey[key]
+		if rec == nil {
+			rec = &recorded{payload: p}
+			w.byKey[key] = rec
+		} else if !bytes.Equal(rec.payload, p) {
 			return fmt.Errorf("call %d repeats an earlier call with another answer", i+1)
 		}
-		w.payloads[key] = p
+		rec.idx = append(rec.idx, i)
 	}
 	exp, err := Structured(w.Expected)
 	if err != nil {
@@ -179,29 +194,39 @@ func callKey(capability string, args []byte) (string, error) {
 
 // answer returns the resume payload for a suspended call.
 func (w *Workload) answer(capability string, args []byte) ([]byte, error) {
+	rec, err := w.lookup(capability, args)
+	if err != nil {
+		return nil, err
+	}
+	return rec.payload, nil
+}
+
+// lookup finds the fixture's calls with a suspended call's capability and
+// arguments (args as the sidecar wrote them).
+func (w *Workload) lookup(capability string, args []byte) (*recorded, error) {
 	w.mu.Lock()
-	p, ok := w.seen[capability][string(args)]
+	rec, ok := w.seen[capability][string(args)]
 	w.mu.Unlock()
 	if ok {
-		return p, nil
+		return rec, nil
 	}
 	key, err := callKey(capability, args)
 	if err != nil {
 		return nil, err
 	}
-	if p, ok = w.payloads[key]; !ok {
+	if rec, ok = w.byKey[key]; !ok {
 		return nil, fmt.Errorf("%s: no answer for %s(%s)", w.Name, capability, args)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.seen == nil {
-		w.seen = map[string]map[string][]byte{}
+		w.seen = map[string]map[string]*recorded{}
 	}
 	if w.seen[capability] == nil {
-		w.seen[capability] = map[string][]byte{}
+		w.seen[capability] = map[string]*recorded{}
 	}
-	w.seen[capability][string(args)] = p
-	return p, nil
+	w.seen[capability][string(args)] = rec
+	return rec, nil
 }
 
 // Structured converts plain JSON to the StructuredValue wire form, keeping

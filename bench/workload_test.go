@@ -32,6 +32,46 @@ func TestWorkloads(t *testing.T) {
 	}
 }
 
+// TestWorkloadModes runs every fixture in one mode and in batch mode
+// (host_calls), each hot and cold (every resume from the snapshot bytes in
+// a new Session, as in a new process): each run must complete with the
+// expected result, a cold run must take the hot run's steps, and in one
+// mode the calls come in the fixture's order. The round trips each mode
+// takes (start + resumes) are pinned: batch mode saves them where calls
+// are concurrent.
+func TestWorkloadModes(t *testing.T) {
+	ws, err := LoadWorkloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roundTrips := map[string][2]int{
+		"expenses":   {19, 10},
+		"onboarding": {13, 13},
+		"oncall":     {26, 5},
+		"payouts":    {8, 8},
+		"release":    {11, 5},
+		"research":   {11, 11},
+		"restock":    {15, 15},
+		"triage":     {26, 5},
+	}
+	s := protocol.NewSession(protocol.Options{})
+	defer s.Close()
+	for _, w := range ws {
+		t.Run(w.Name, func(t *testing.T) {
+			x, err := w.checkInSession(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.OrderNote != "" {
+				t.Error(x.OrderNote)
+			}
+			if got := [2]int{x.One, x.Batch}; got != roundTrips[w.Name] {
+				t.Errorf("round trips (one, batch) %v, want %v", got, roundTrips[w.Name])
+			}
+		})
+	}
+}
+
 // TestWorkloadsPeer checks every fixture on the reference implementation
 // too, as the driver does before measuring it. It needs Node and an
 // installed peer (bench/peer/node_modules); it never installs one.
