@@ -2,11 +2,13 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,6 +105,11 @@ type Report struct {
 
 	peer  map[string][]time.Duration // by Row.PeerKey
 	Notes []Note                     // figures that are not durations
+	// Crossings are the round trips each workload takes in one mode and in
+	// batch mode (host_calls), checked before any timing.
+	Crossings []Crossing
+	// NoBatch says why there are no batch-mode rows ("" when there are).
+	NoBatch string
 }
 
 // Note is a figure printed below the table; a later note with the same key
@@ -207,6 +214,20 @@ func Run(cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer o.close()
+	rep.Crossings = o.crossings
+	if !o.batch {
+		rep.NoBatch = "the sidecar does not list batch_calls in ping's features"
+		logf(cfg.Log, "batch-mode rows skipped: %s", rep.NoBatch)
+	}
+	var order []string
+	for _, x := range o.crossings {
+		if x.OrderNote != "" {
+			order = append(order, x.Name+": "+x.OrderNote)
+		}
+	}
+	if len(order) > 0 {
+		rep.note("order", fmt.Sprintf("%d programs make their calls in another order than recorded (one mode):\n  %s", len(order), strings.Join(order, "\n  ")))
+	}
 
 	for round := 0; round < cfg.Rounds; round++ {
 		logf(cfg.Log, "round %d/%d", round+1, cfg.Rounds)
@@ -239,6 +260,10 @@ func Run(cfg Config) (*Report, error) {
 		if name, ok := strings.CutPrefix(x.PeerKey, workloadDeltaKey); ok {
 			x.Peer = rep.peer[workloadCachedKey+name]
 		}
+		// Nor does it batch calls: it has no pipe to cross.
+		if name, ok := strings.CutPrefix(x.PeerKey, workloadBatchKey); ok {
+			x.Peer = rep.peer[workloadCachedKey+name]
+		}
 	}
 	rep.LoadAfter = loadAverage()
 	return rep, nil
@@ -255,6 +280,9 @@ type ours struct {
 
 	largeID      string // program_id of largeSource
 	largeAnswers []string
+
+	batch     bool       // the sidecar has batched host calls (ping lists batch_calls)
+	crossings []Crossing // per workload, from the checks before timing
 }
 
 type coldSnapshot struct {
@@ -273,6 +301,10 @@ func newOurs(workloads []*Workload, steps []int) (*ours, error) {
 		o.bin.close()
 		return nil, err
 	}
+	if o.batch, err = hasFeature(o.bin, "batch_calls"); err != nil {
+		o.close()
+		return nil, err
+	}
 	for _, w := range workloads {
 		r, _, err := o.bin.call(compileRequest(o.bin.nextID(), w.Source), nil)
 		if err != nil {
@@ -285,6 +317,14 @@ func newOurs(workloads []*Workload, steps []int) (*ours, error) {
 			o.close()
 			return nil, err
 		}
+		// Each mode, hot and cold (every resume in a new process), must
+		// complete with the expected value.
+		x, err := w.verifyModes(o.bin, freshProcess, r.Result.ProgramID, o.batch)
+		if err != nil {
+			o.close()
+			return nil, err
+		}
+		o.crossings = append(o.crossings, x)
 	}
 	r, _, err := o.bin.call(compileRequest(o.bin.nextID(), coldSource), nil)
 	if err != nil {
@@ -397,6 +437,15 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 			return err
 		}
 		r = rep.row(fmt.Sprintf("%s end to end, program cached, delta delivery", w.Name), workloadDeltaKey+w.Name)
+		r.Group = w.Group
+		r.Ours = append(r.Ours, d...)
+		if !o.batch {
+			continue
+		}
+		if d, err = o.workloadBatch(w, n, o.programs[w.Name]); err != nil {
+			return err
+		}
+		r = rep.row(fmt.Sprintf("%s end to end, program cached, batch calls", w.Name), workloadBatchKey+w.Name)
 		r.Group = w.Group
 		r.Ours = append(r.Ours, d...)
 	}
@@ -678,6 +727,75 @@ func (o *ours) workloadDelivery(w *Workload, n int, programID, delivery string) 
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// workloadBatch is workload with the program cached, in batch mode
+// (host_calls "batch"): each suspended step lists every outstanding call,
+// and the host answers them all in one resume, each from the fixture's
+// call with the same capability and arguments not answered yet.
+func (o *ours) workloadBatch(w *Workload, n int, programID string) ([]time.Duration, error) {
+	h := o.bin
+	out := make([]time.Duration, 0, n)
+	caps := mustJSONText(w.Capabilities)
+	m := newMatcher(w)
+	var req []byte
+	var calls []hostCall
+	var payloads [][]byte
+	for i := 0; i < n; i++ {
+		m.reset()
+		t0 := time.Now()
+		r, _, err := h.call(startRequestMode(h.nextID(), programID, w.inputs, caps, true), nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: start: %w", w.Name, err)
+		}
+		resumes := 0
+		for r.Result.Step.Type == "suspended" {
+			if calls, err = parseCalls(calls[:0], r.Result.Step.Calls); err != nil {
+				return nil, fmt.Errorf("%s: %w", w.Name, err)
+			}
+			payloads = payloads[:0]
+			for _, c := range calls {
+				p, err := m.match(c.capability, c.args)
+				if err != nil {
+					return nil, err
+				}
+				payloads = append(payloads, p)
+			}
+			req = batchResumeRequest(req[:0], h.nextID(), r.Result.SnapshotID, r.Result.PolicyID, calls, payloads)
+			resumes++
+			if r, _, err = h.call(req, nil); err != nil {
+				return nil, fmt.Errorf("%s: batch resume %d: %w", w.Name, resumes, err)
+			}
+		}
+		d := time.Since(t0)
+		if len(m.order) != len(w.Calls) {
+			return nil, fmt.Errorf("%s: batch mode completed after %d of %d calls", w.Name, len(m.order), len(w.Calls))
+		}
+		got, err := canonical(r.Result.Step.Value)
+		if err != nil || !bytes.Equal(got, w.expected) {
+			return nil, fmt.Errorf("%s: batch mode result %s, want %s (%v)", w.Name, got, w.expected, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// hasFeature asks the sidecar whether ping lists a feature.
+func hasFeature(h *host, feature string) (bool, error) {
+	hdr, _, err := h.roundTrip(pingRequest, nil)
+	if err != nil {
+		return false, err
+	}
+	var pong struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			Features []string `json:"features"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(hdr, &pong); err != nil || !pong.OK {
+		return false, fmt.Errorf("ping: %.300s", hdr)
+	}
+	return slices.Contains(pong.Result.Features, feature), nil
 }
 
 // prepareCold runs the cold program hot and keeps the snapshots taken at

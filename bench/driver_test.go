@@ -45,6 +45,15 @@ func TestDriver(t *testing.T) {
 		want[fmt.Sprintf("%s end to end (%d calls): compile+start+resumes", w.Name, len(w.Calls))] = 2
 		want[w.Name+" end to end, program cached: start+resumes"] = 2
 		want[w.Name+" end to end, program cached, delta delivery"] = 2
+		want[w.Name+" end to end, program cached, batch calls"] = 2
+	}
+	if len(rep.Crossings) != len(ws) || rep.NoBatch != "" {
+		t.Errorf("crossings %+v (no batch: %q)", rep.Crossings, rep.NoBatch)
+	}
+	for _, x := range rep.Crossings {
+		if x.One != x.Calls+1 || x.Batch < 2 || x.Batch > x.One || x.OrderNote != "" {
+			t.Errorf("crossings %+v", x)
+		}
 	}
 	if _, err := exec.LookPath("cat"); err != nil {
 		delete(want, "pipe floor: 600 B echoed by cat (no sidecar)")
@@ -73,7 +82,8 @@ func TestDriver(t *testing.T) {
 	var out bytes.Buffer
 	rep.Print(&out)
 	if !strings.Contains(out.String(), "peer column skipped: disabled") || !strings.Contains(out.String(), "| hot round trip, binary frames | 6 |") ||
-		!strings.Contains(out.String(), "40 × 50 KB answers, ours: final snapshot") {
+		!strings.Contains(out.String(), "40 × 50 KB answers, ours: final snapshot") ||
+		!strings.Contains(out.String(), "\n| triage | 25 | 26 | 5 | ") {
 		t.Errorf("report:\n%s", out.String())
 	}
 }

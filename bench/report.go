@@ -122,7 +122,7 @@ func (r *Report) Print(w io.Writer) {
 			label  string
 			prefix string
 		}{{"compile+start+resumes", workloadKey}, {"program cached, start+resumes", workloadCachedKey},
-			{"program cached, delta delivery", workloadDeltaKey}} {
+			{"program cached, delta delivery", workloadDeltaKey}, {"program cached, batch calls", workloadBatchKey}} {
 			if g, ok := r.summary(grp.group, v.prefix); ok {
 				summary = append(summary, fmt.Sprintf("%s end to end (%s), ours/peer over %d programs: geomean %.2f×, min %.2f× (%s), max %.2f× (%s)",
 					grp.label, v.label, len(g.Ratios), g.Geomean, g.Min.Ratio, g.Min.Name, g.Max.Ratio, g.Max.Name))
@@ -132,6 +132,91 @@ func (r *Report) Print(w io.Writer) {
 	if len(summary) > 0 {
 		fmt.Fprintf(w, "\n%s\n", strings.Join(summary, "\n"))
 	}
+	r.printCrossings(w)
+}
+
+// printCrossings writes the round trips each workload takes in one mode
+// and in batch mode, with the cached end-to-end medians of both modes
+// against the peer's cached run, and the geomeans of those ratios over
+// each group.
+func (r *Report) printCrossings(w io.Writer) {
+	if len(r.Crossings) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	if r.NoBatch != "" {
+		fmt.Fprintf(w, "batch mode not measured: %s\n", r.NoBatch)
+	}
+	fmt.Fprintln(w, "| program | calls | round trips, one | round trips, batch | one, cached | batch, cached | peer, cached | one/peer | batch/peer |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	median := func(key string) time.Duration {
+		for _, x := range r.Rows {
+			if x.PeerKey == key && len(x.Ours) > 0 {
+				return Quantile(x.Ours, 0.5)
+			}
+		}
+		return 0
+	}
+	peer := func(name string) time.Duration {
+		for _, x := range r.Rows {
+			if x.PeerKey == workloadCachedKey+name && len(x.Peer) > 0 {
+				return Quantile(x.Peer, 0.5)
+			}
+		}
+		return 0
+	}
+	ratio := func(a, b time.Duration) string {
+		if a <= 0 || b <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.2f×", float64(a)/float64(b))
+	}
+	type acc struct {
+		one, batch float64
+		n, nb      int
+	}
+	groups := map[string]*acc{}
+	var order []string
+	for _, x := range r.Crossings {
+		one, batch, pm := median(workloadCachedKey+x.Name), median(workloadBatchKey+x.Name), peer(x.Name)
+		bt := ""
+		if x.Batch > 0 {
+			bt = fmt.Sprint(x.Batch)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s |\n", x.Name, x.Calls, x.One, bt,
+			fmtDur(one), fmtDur(batch), fmtDur(pm), ratio(one, pm), ratio(batch, pm))
+		g := groups[x.Group]
+		if g == nil {
+			g = &acc{}
+			groups[x.Group] = g
+			order = append(order, x.Group)
+		}
+		if one > 0 && pm > 0 {
+			g.one += math.Log(float64(one) / float64(pm))
+			g.n++
+		}
+		if batch > 0 && pm > 0 {
+			g.batch += math.Log(float64(batch) / float64(pm))
+			g.nb++
+		}
+	}
+	for _, name := range order {
+		g := groups[name]
+		label := "bench/workloads"
+		if name == GalleryGroup {
+			label = "reference gallery"
+		}
+		var parts []string
+		if g.n > 0 {
+			parts = append(parts, fmt.Sprintf("one mode %.2f× over %d programs", math.Exp(g.one/float64(g.n)), g.n))
+		}
+		if g.nb > 0 {
+			parts = append(parts, fmt.Sprintf("batch mode %.2f× over %d programs", math.Exp(g.batch/float64(g.nb)), g.nb))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, "%s, program cached, ours/peer geomean: %s\n", label, strings.Join(parts, ", "))
+		}
+	}
 }
 
 // Peer keys of the workloads' end-to-end rows, followed by the workload's
@@ -140,6 +225,7 @@ const (
 	workloadKey       = "workload/"
 	workloadCachedKey = "workload_cached/"
 	workloadDeltaKey  = "workload_delta/" // ours only: the peer's figure is its cached run
+	workloadBatchKey  = "workload_batch/" // ours only (host_calls "batch"): the same
 )
 
 // WorkloadRatio is ours/peer for one workload: the ratio of the medians of
