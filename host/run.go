@@ -14,17 +14,29 @@ import (
 // Capability is a host function a guest program may call by name. It
 // gets the call's arguments and returns the value the guest's call
 // returns. Returning a CallError (or *CallError) throws it in the guest,
-// where guest code can catch it; any other error stops Run, which
-// returns it, and the same call is asked again by a later Run of the
-// execution.
+// where guest code can catch it (in async code it rejects that call's
+// promise only); any other error stops Run, which returns it, and the
+// same call is asked again by a later Run of the execution.
+//
+// In batch mode (the Runner's default) several calls of one execution run
+// at once, each on its own goroutine: a Capability must be safe for
+// concurrent use. Its ctx is cancelled when Run ends (its own ctx done,
+// the execution failed, or another call's error stopped it), and Run
+// waits for every call to return.
 type Capability func(ctx context.Context, call Call) (value.Value, error)
 
 // Call is one capability call of an execution.
 type Call struct {
-	Execution string        // Execution.ID
-	Seq       int           // 0 for the execution's first call, then 1, 2, ...
-	Name      string        // the capability called
-	Args      []value.Value // as the guest passed them
+	Execution string // Execution.ID
+	// ID numbers the call within its execution from 1, the same on every
+	// attempt, after crashes too: with Execution, an idempotency key for
+	// capabilities with effects outside the host. In batch mode it is the
+	// sidecar's call_id, in the order the guest made the calls; in
+	// one-call mode, in the order they were answered.
+	ID   uint64
+	Seq  int           // ID-1: 0 for the execution's first call, then 1, 2, ...
+	Name string        // the capability called
+	Args []value.Value // as the guest passed them
 }
 
 // Decode decodes the arguments into dst, in order (see Decode); an
@@ -61,12 +73,20 @@ type Execution struct {
 // from its last checkpoint, by a raw resume with the full policy; the
 // capability functions do not notice.
 //
-// Each call is answered once: the answer is stored before it is sent,
-// and a resume after a crash reuses it. Only if the host process itself
-// dies between a capability's return and the store's save is that call
-// asked again (by a later Run of the same ID), so capabilities with
-// effects outside the host should still be idempotent per
-// (Execution, Seq).
+// By default the Runner starts executions in batch mode (HostCalls): every
+// call the guest has outstanding (all of a Promise.all, say) runs at once,
+// up to MaxConcurrentCalls per execution, and the execution is resumed as
+// soon as any of them returned, with every answer that came in, while the
+// others go on running; answers that come in during that resume go with
+// the next one. A guest that calls capabilities only from plain top-level
+// code makes one call at a time in either mode.
+//
+// Each call is answered once: each answer is stored before it is sent,
+// and a resume after a crash sends it again. Only if the host process
+// itself dies between a capability's return and the store's save, or Run
+// returns while a call is still running, is that call asked again (by a
+// later Run of the same ID), so capabilities with effects outside the
+// host should still be idempotent per (Execution, ID).
 //
 // A Runner is safe for concurrent use; one execution ID runs at most once
 // at a time per Runner.
@@ -92,6 +112,20 @@ type Runner struct {
 	// after the previous one died during it; 0 means 20. Every step that
 	// succeeds resets the count.
 	MaxAttempts int
+	// HostCalls is the mode of the executions the Runner starts: empty
+	// or HostCallsBatch runs an execution's outstanding calls
+	// concurrently; HostCallsOne answers one call per step, in the order
+	// the sidecar presents them. An execution keeps the mode it started
+	// in: one the Store already holds continues in the mode its
+	// Checkpoint records (one call per step for checkpoints written
+	// before batch mode).
+	HostCalls HostCalls
+	// MaxConcurrentCalls bounds how many capability functions run at
+	// once for one execution in batch mode; 0 means
+	// DefaultMaxConcurrentCalls. Calls past it wait for a running one to
+	// return. (The guest itself cannot have more than its
+	// max_outstanding_host_calls limit outstanding, 128 by default.)
+	MaxConcurrentCalls int
 
 	mem     MemoryStore
 	running sync.Map // execution IDs being run
@@ -100,6 +134,10 @@ type Runner struct {
 	observe func(c *Client, hot bool)
 }
 
+// DefaultMaxConcurrentCalls is how many capability calls of one execution
+// a Runner runs at once unless Runner.MaxConcurrentCalls says otherwise.
+const DefaultMaxConcurrentCalls = 16
+
 // Run runs e to completion and returns its result. A guest failure
 // (uncaught exception, limit, ...) is an *Error, and is stored: a later
 // Run of the same ID returns it again, as it returns the result of an
@@ -107,8 +145,9 @@ type Runner struct {
 // result is no longer needed.
 //
 // If ctx is done, Run returns its error: a running segment is cancelled
-// in the sidecar (see Client.Start) and the checkpoint stays, so a later
-// Run with the same ID continues from there.
+// in the sidecar (see Client.Start), running capability calls have their
+// ctx cancelled, and the checkpoint stays, with every answer that came in,
+// so a later Run with the same ID continues from there.
 func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	switch {
 	case r.Pool == nil:
@@ -119,6 +158,8 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 		return value.Value{}, errors.New("Execution.ID is empty")
 	case e.Program.ID == "" && len(e.Program.Bytes) == 0:
 		return value.Value{}, errors.New("Execution.Program is empty")
+	case r.HostCalls != "" && r.HostCalls != HostCallsOne && r.HostCalls != HostCallsBatch:
+		return value.Value{}, fmt.Errorf("Runner.HostCalls %q is not a mode", r.HostCalls)
 	}
 	if e.Program.ID == "" {
 		e.Program.ID = sha256Hex(e.Program.Bytes)
@@ -138,6 +179,19 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 		return value.Value{}, fmt.Errorf("execution %q was stored with another program", e.ID)
 	}
 	x := &execution{r: r, e: e, store: store, cp: cp, caps: slices.Sorted(maps.Keys(e.Capabilities))}
+	if cp == nil {
+		x.batch = r.HostCalls != HostCallsOne
+	} else {
+		x.batch = cp.HostCalls == HostCallsBatch
+	}
+	if x.batch {
+		limit := r.MaxConcurrentCalls
+		if limit <= 0 {
+			limit = DefaultMaxConcurrentCalls
+		}
+		x.calls = newCallSet(ctx, limit)
+		defer x.stopCalls(ctx)
+	}
 	return x.run(ctx)
 }
 
@@ -155,6 +209,11 @@ type execution struct {
 	store Store
 	caps  []string
 	cp    *Checkpoint // nil before the start
+	batch bool        // host_calls "batch"
+	calls *callSet    // batch mode: the capability calls running
+	// maxSend, when positive, bounds the answers one resume sends (after
+	// a resume with more did not fit in a request).
+	maxSend int
 
 	parked   lease  // where the execution was last parked
 	home     *lease // &parked while that holds, else nil
@@ -179,17 +238,28 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 			}
 			return cp.Result, nil
 		}
-		if cp != nil && cp.Answer == nil {
+		var answers []Answer
+		switch {
+		case cp == nil:
+		case x.batch:
+			var err error
+			if answers, err = x.ready(ctx); err != nil {
+				return value.Value{}, err
+			}
+		case cp.Answer == nil:
 			if err := x.ask(ctx); err != nil {
 				return value.Value{}, err
 			}
 			continue
+		default:
+			answers = []Answer{{Payload: *cp.Answer}}
 		}
-		st, snap, err := x.step(ctx)
+		st, snap, err := x.step(ctx, answers)
 		switch {
 		case err == nil:
 			failures = 0
-			if err := x.advance(ctx, st, snap); err != nil {
+			x.maxSend = 0
+			if err := x.advance(ctx, st, snap, answers); err != nil {
 				return value.Value{}, err
 			}
 		case ctx.Err() != nil:
@@ -200,23 +270,41 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 			if failures++; failures >= maxTries {
 				return value.Value{}, fmt.Errorf("execution %q: %d sidecar processes in a row died during one step; the last: %w", x.e.ID, failures, err)
 			}
+		case errors.Is(err, ErrRequestTooLarge) && len(answers) > 1:
+			// Fewer answers at a time; the others stay stored for the
+			// next resume.
+			x.maxSend = len(answers) / 2
 		case errors.Is(err, ErrRequestTooLarge) && cp != nil:
 			// The answer cannot be sent: drop it so that a later Run asks
 			// again rather than failing forever.
 			retry := *cp
-			retry.Answer = nil
+			name, n := cp.Capability, cp.Calls+1
+			if x.batch {
+				retry.Outstanding = slices.Clone(cp.Outstanding)
+				for i, k := range retry.Outstanding {
+					if k.ID == answers[0].ID {
+						retry.Outstanding[i].Answer = nil
+						name, n = k.Capability, int(k.ID)
+					}
+				}
+			} else {
+				retry.Answer = nil
+			}
 			if serr := x.store.Save(ctx, x.e.ID, &retry); serr != nil {
 				return value.Value{}, serr
 			}
-			return value.Value{}, fmt.Errorf("the answer to %s (call %d of execution %q): %w", cp.Capability, cp.Calls, x.e.ID, err)
+			x.cp = &retry
+			return value.Value{}, fmt.Errorf("the answer to %s (call %d of execution %q): %w", name, n, x.e.ID, err)
 		default:
 			var se *Error
 			if errors.As(err, &se) && se.Kind() != "" {
 				// The execution itself failed: that is its outcome.
-				done := &Checkpoint{ProgramID: x.e.Program.ID, Calls: x.calls(), Done: true, Failure: se.Message}
+				done := &Checkpoint{ProgramID: x.e.Program.ID, Calls: x.answered(len(answers)), HostCalls: x.mode(),
+					Done: true, Failure: se.Message}
 				if serr := x.store.Save(ctx, x.e.ID, done); serr != nil {
 					return value.Value{}, serr
 				}
+				x.cp = done
 				return value.Value{}, se
 			}
 			if isSealRefusal(err) {
@@ -227,38 +315,35 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 	}
 }
 
-// calls is how many calls the step being run has answered, with its own.
-func (x *execution) calls() int {
+// answered is how many calls the execution has answered once the step
+// being run, sending sent answers, is done.
+func (x *execution) answered(sent int) int {
 	if x.cp == nil {
 		return 0
 	}
-	return x.cp.Calls + 1
+	return x.cp.Calls + sent
 }
 
-// ask calls the capability the execution is suspended on and stores its
-// answer before anything is sent.
+// mode is what a Checkpoint records of the execution's mode.
+func (x *execution) mode() HostCalls {
+	if x.batch {
+		return HostCallsBatch
+	}
+	return "" // as before batch mode
+}
+
+// ask calls the capability a one-call execution is suspended on and
+// stores its answer before anything is sent.
 func (x *execution) ask(ctx context.Context) error {
 	cp := x.cp
 	fn, ok := x.e.Capabilities[cp.Capability]
 	if !ok {
-		return fmt.Errorf("execution %q is suspended on capability %q, which it was not given", x.e.ID, cp.Capability)
+		return x.notGiven(cp.Capability)
 	}
-	v, err := callCapability(ctx, fn, Call{Execution: x.e.ID, Seq: cp.Calls, Name: cp.Capability, Args: cp.Args})
-	var answer Payload
-	var ce CallError
-	var pce *CallError
-	switch {
-	case err == nil:
-		if verr := v.Validate(); verr != nil {
-			return fmt.Errorf("capability %s returned a value that cannot cross the boundary: %w", cp.Capability, verr)
-		}
-		answer = Return(v)
-	case errors.As(err, &pce) && pce != nil:
-		answer = Throw(*pce)
-	case errors.As(err, &ce):
-		answer = Throw(ce)
-	default:
-		return fmt.Errorf("capability %s: %w", cp.Capability, err)
+	v, err := callCapability(ctx, fn, Call{Execution: x.e.ID, ID: uint64(cp.Calls) + 1, Seq: cp.Calls, Name: cp.Capability, Args: cp.Args})
+	answer, err := answerOf(cp.Capability, v, err)
+	if err != nil {
+		return err
 	}
 	next := *cp
 	next.Answer = &answer
@@ -267,6 +352,29 @@ func (x *execution) ask(ctx context.Context) error {
 	}
 	x.cp = &next
 	return nil
+}
+
+func (x *execution) notGiven(name string) error {
+	return fmt.Errorf("execution %q is suspended on capability %q, which it was not given", x.e.ID, name)
+}
+
+// answerOf turns what a capability returned into the answer to send, or
+// the error that stops Run.
+func answerOf(name string, v value.Value, err error) (Payload, error) {
+	var ce CallError
+	var pce *CallError
+	switch {
+	case err == nil:
+		if verr := v.Validate(); verr != nil {
+			return Payload{}, fmt.Errorf("capability %s returned a value that cannot cross the boundary: %w", name, verr)
+		}
+		return Return(v), nil
+	case errors.As(err, &pce) && pce != nil:
+		return Throw(*pce), nil
+	case errors.As(err, &ce):
+		return Throw(ce), nil
+	}
+	return Payload{}, fmt.Errorf("capability %s: %w", name, err)
 }
 
 // callCapability runs fn, turning a panic into an error so that host code
@@ -280,11 +388,163 @@ func callCapability(ctx context.Context, fn Capability, call Call) (v value.Valu
 	return fn(ctx, call)
 }
 
-// step runs the next segment on a process: the start, or a resume with the
-// stored answer, hot on the process holding the execution if it still
-// runs, else from the stored bytes. A suspension comes with its full
-// snapshot bytes.
-func (x *execution) step(ctx context.Context) (*Step, []byte, error) {
+// ready returns the answers a batch-mode execution can be resumed with:
+// it stores the answers of the calls that returned, starts the
+// outstanding calls that are neither answered nor running, and waits
+// until at least one answer is stored.
+func (x *execution) ready(ctx context.Context) ([]Answer, error) {
+	if len(x.cp.Outstanding) == 0 {
+		// Nothing would ever come in: a Store that lost the calls.
+		return nil, fmt.Errorf("the checkpoint of execution %q is in batch mode but lists no outstanding calls (does the Store keep Checkpoint.Outstanding?)", x.e.ID)
+	}
+	for {
+		if err := x.collect(ctx); err != nil {
+			return nil, err
+		}
+		var out []Answer
+		for _, k := range x.cp.Outstanding {
+			switch {
+			case k.Answer != nil:
+				out = append(out, Answer{ID: k.ID, Payload: *k.Answer})
+			case !x.calls.running[k.ID]:
+				fn, ok := x.e.Capabilities[k.Capability]
+				if !ok {
+					return nil, x.notGiven(k.Capability)
+				}
+				x.calls.start(fn, Call{Execution: x.e.ID, ID: k.ID, Seq: int(k.ID - 1), Name: k.Capability, Args: k.Args})
+			}
+		}
+		if len(out) > 0 {
+			if x.maxSend > 0 && len(out) > x.maxSend {
+				out = out[:x.maxSend]
+			}
+			return out, nil
+		}
+		select {
+		case <-x.calls.returned:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// collect stores, in one save, the answers of the calls that returned
+// since the last collect. It returns the first error that stops Run (the
+// answers that came with it are stored all the same).
+func (x *execution) collect(ctx context.Context) error {
+	results := x.calls.take()
+	var stop error
+	var next *Checkpoint
+	for _, res := range results {
+		if res.err != nil {
+			if stop == nil {
+				stop = res.err
+			}
+			continue
+		}
+		if x.cp == nil || x.cp.Done {
+			continue
+		}
+		if next == nil {
+			c := *x.cp
+			c.Outstanding = slices.Clone(c.Outstanding)
+			next = &c
+		}
+		for i := range next.Outstanding {
+			if next.Outstanding[i].ID == res.id && next.Outstanding[i].Answer == nil {
+				a := res.answer
+				next.Outstanding[i].Answer = &a
+			}
+		}
+	}
+	if next != nil {
+		if err := x.store.Save(ctx, x.e.ID, next); err != nil {
+			return err
+		}
+		x.cp = next
+	}
+	return stop
+}
+
+// stopCalls ends a batch-mode Run: it cancels the calls still running,
+// waits for them, and stores the answers of those that returned anyway,
+// so that a later Run does not ask them again.
+func (x *execution) stopCalls(ctx context.Context) {
+	x.calls.cancel()
+	x.calls.wg.Wait()
+	_ = x.collect(context.WithoutCancel(ctx))
+}
+
+// callSet runs the capability calls of one batch-mode execution, at most
+// limit at once. Only the Run's goroutine starts calls and takes results.
+type callSet struct {
+	ctx     context.Context // cancelled when the Run ends
+	cancel  context.CancelFunc
+	slots   chan struct{} // one token per running call
+	wg      sync.WaitGroup
+	running map[uint64]bool // started, result not yet taken
+
+	mu       sync.Mutex
+	results  []callResult
+	returned chan struct{} // signalled when a result is added
+}
+
+type callResult struct {
+	id     uint64
+	answer Payload
+	err    error // stops Run
+}
+
+func newCallSet(ctx context.Context, limit int) *callSet {
+	ctx, cancel := context.WithCancel(ctx)
+	return &callSet{ctx: ctx, cancel: cancel, slots: make(chan struct{}, limit), running: map[uint64]bool{},
+		returned: make(chan struct{}, 1)}
+}
+
+// start runs call on a goroutine of its own, once a slot is free.
+func (s *callSet) start(fn Capability, call Call) {
+	s.running[call.ID] = true
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		res := callResult{id: call.ID}
+		select {
+		case s.slots <- struct{}{}:
+			if res.err = s.ctx.Err(); res.err == nil {
+				v, err := callCapability(s.ctx, fn, call)
+				res.answer, res.err = answerOf(call.Name, v, err)
+			}
+			<-s.slots
+		case <-s.ctx.Done():
+			res.err = s.ctx.Err()
+		}
+		s.mu.Lock()
+		s.results = append(s.results, res)
+		s.mu.Unlock()
+		select {
+		case s.returned <- struct{}{}:
+		default:
+		}
+	}()
+}
+
+// take returns the results that came in since the last take.
+func (s *callSet) take() []callResult {
+	s.mu.Lock()
+	out := s.results
+	s.results = nil
+	s.mu.Unlock()
+	for _, r := range out {
+		delete(s.running, r.id)
+	}
+	return out
+}
+
+// step runs the next segment on a process: the start, or a resume with
+// the stored answers, hot on the process holding the execution if it
+// still runs, else from the stored bytes. A suspension comes with its
+// full snapshot bytes.
+func (x *execution) step(ctx context.Context, answers []Answer) (*Step, []byte, error) {
 	l, err := x.r.Pool.acquire(ctx, x.home)
 	if err != nil {
 		return nil, nil, err
@@ -294,30 +554,43 @@ func (x *execution) step(ctx context.Context) (*Step, []byte, error) {
 	var st *Step
 	var base []byte
 	if cp := x.cp; cp == nil {
+		mode := HostCallsOne
+		if x.batch {
+			mode = HostCallsBatch
+		}
 		st, err = l.c.Start(ctx, StartRequest{Program: x.e.Program, Inputs: x.e.Inputs, Capabilities: x.caps,
-			Limits: x.e.Limits, Delivery: DeliverDelta, SealKey: x.r.SealKey})
+			Limits: x.e.Limits, Delivery: DeliverDelta, SealKey: x.r.SealKey, HostCalls: mode})
 	} else {
 		base = cp.Snapshot
-		cold := ResumeRequest{Snapshot: cp.Snapshot, Policy: &Policy{Capabilities: x.caps, Limits: x.e.Limits},
-			Key: x.r.Key, SealKey: x.r.SealKey, Payload: *cp.Answer, Delivery: DeliverDelta}
-		hot := l.s == x.parked.s && l.gen == x.parked.gen
-		if hot {
-			st, err = l.c.Resume(ctx, ResumeRequest{SnapshotID: cp.SnapshotID, PolicyID: x.policyID, Key: x.r.Key,
-				SealKey: x.r.SealKey, Payload: *cp.Answer, Delivery: DeliverDelta})
+		cold := ResumeRequest{Snapshot: cp.Snapshot, Policy: &Policy{Capabilities: x.caps, Limits: x.e.Limits, HostCalls: x.mode()},
+			Key: x.r.Key, SealKey: x.r.SealKey, Delivery: DeliverDelta}
+		hot := ResumeRequest{SnapshotID: cp.SnapshotID, PolicyID: x.policyID, Key: x.r.Key, SealKey: x.r.SealKey,
+			Delivery: DeliverDelta}
+		if x.batch {
+			cold.Answers, hot.Answers = answers, answers
+		} else {
+			cold.Payload, hot.Payload = answers[0].Payload, answers[0].Payload
+		}
+		isHot := l.s == x.parked.s && l.gen == x.parked.gen
+		if isHot {
+			st, err = l.c.Resume(ctx, hot)
 			if isUnknown(err, "snapshot_id") || isUnknown(err, "policy_id") {
 				// The process let it go (its caches are bounded): use the bytes.
-				hot = false
+				isHot = false
 				st, err = l.c.Resume(ctx, cold)
 			}
 		} else {
 			st, err = l.c.Resume(ctx, cold)
 		}
 		if x.r.observe != nil {
-			x.r.observe(l.c, hot)
+			x.r.observe(l.c, isHot)
 		}
 	}
 	if err != nil || st.Suspended == nil {
 		return st, nil, err
+	}
+	if x.batch && len(st.Suspended.Calls) == 0 {
+		return nil, nil, l.c.broken(fmt.Errorf("%w: a batch-mode step lists no calls", ErrProtocol))
 	}
 	full, err := st.Suspended.Extend(base)
 	if err != nil {
@@ -329,14 +602,26 @@ func (x *execution) step(ctx context.Context) (*Step, []byte, error) {
 	return st, full, nil
 }
 
-// advance stores the outcome of a step.
-func (x *execution) advance(ctx context.Context, st *Step, snap []byte) error {
-	next := &Checkpoint{ProgramID: x.e.Program.ID}
-	if x.cp != nil {
-		next.Calls = x.cp.Calls + 1
-	}
+// advance stores the outcome of a step that sent sentAnswers.
+func (x *execution) advance(ctx context.Context, st *Step, snap []byte, sentAnswers []Answer) error {
+	next := &Checkpoint{ProgramID: x.e.Program.ID, Calls: x.answered(len(sentAnswers)), HostCalls: x.mode()}
 	if s := st.Suspended; s != nil {
 		next.SnapshotID, next.Snapshot, next.Capability, next.Args = s.SnapshotID, snap, s.Capability, s.Args
+		if x.batch {
+			// Answers stored but not sent in this step stay with their calls.
+			kept := map[uint64]*Payload{}
+			if x.cp != nil {
+				for _, k := range x.cp.Outstanding {
+					if k.Answer != nil && !slices.ContainsFunc(sentAnswers, func(a Answer) bool { return a.ID == k.ID }) {
+						kept[k.ID] = k.Answer
+					}
+				}
+			}
+			next.Outstanding = make([]StoredCall, len(s.Calls))
+			for i, k := range s.Calls {
+				next.Outstanding[i] = StoredCall{PendingCall: k, Answer: kept[k.ID]}
+			}
+		}
 	} else {
 		next.Done, next.Result = true, st.Value
 	}

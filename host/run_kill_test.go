@@ -81,7 +81,7 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 	prog, err := quiet.Compile(ctx, killSource)
 	require.NoError(t, err)
 	start := time.Now()
-	want, _ := runAll(t, &Runner{Pool: quiet, Key: testKey}, prog, executions)
+	want, _ := runAll(t, &Runner{Pool: quiet, Key: testKey, HostCalls: HostCallsOne}, prog, executions)
 	t.Logf("undisturbed: %d executions in %v", executions, time.Since(start).Round(time.Millisecond))
 	require.NoError(t, quiet.Close())
 	require.Contains(t, want[7], `"log":{"String":"s0,s1,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11,s12,s13,s14,s15,s16,s17,s18,s19"}`)
@@ -113,7 +113,7 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 		}
 	}()
 	var hot, cold atomic.Int32
-	r := &Runner{Pool: pool, Key: testKey}
+	r := &Runner{Pool: pool, Key: testKey, HostCalls: HostCallsOne}
 	r.observe = func(_ *Client, h bool) {
 		if h {
 			hot.Add(1)
@@ -123,6 +123,141 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 	}
 	start = time.Now()
 	got, asked := runAll(t, r, prog, executions)
+	elapsed := time.Since(start)
+	close(stop)
+	<-killerDone
+	require.NoError(t, pool.Close())
+	t.Logf("with kills: %d executions in %v, %d processes killed, %d started; %d hot and %d cold resumes",
+		executions, elapsed.Round(time.Millisecond), kills.Load(), started.Load(), hot.Load(), cold.Load())
+
+	for i := range want {
+		require.Equal(t, want[i], got[i], "execution %d", i)
+	}
+	require.Len(t, asked, executions*20)
+	for k, n := range asked {
+		require.Equal(t, 1, n, "call %s was asked %d times", k, n)
+	}
+	require.GreaterOrEqual(t, int(kills.Load()), 5, "the run was disturbed")
+	require.Positive(t, cold.Load(), "some executions continued from their checkpoints")
+	require.Empty(t, childProcesses(t), "child processes left")
+}
+
+const batchKillSource = `
+async function main() {
+  let acc = seed;
+  const log = [];
+  for (let round = 0; round < 4; round++) {
+    const rs = await Promise.all([0, 1, 2, 3, 4].map((i) => step(round * 5 + i, acc)));
+    for (const r of rs) {
+      acc = (acc * 31 + r.acc) % 1000003;
+      log.push(r.tag);
+    }
+  }
+  return { seed, acc, log: log.join(",") };
+}
+main();
+`
+
+// runAllBatched runs n executions of batchKillSource at once through r
+// and returns their results by index, and how often each (execution,
+// call id) was asked. Each call takes a random 0 to 3 ms, so the answers
+// of a round come back in any order, some together and some alone.
+func runAllBatched(t *testing.T, r *Runner, prog Program, n int) ([]string, map[string]int) {
+	var mu sync.Mutex
+	asked := map[string]int{}
+	caps := map[string]Capability{
+		"step": func(ctx context.Context, c Call) (value.Value, error) {
+			var i, acc int
+			if err := c.Decode(&i, &acc); err != nil {
+				return value.Value{}, err
+			}
+			mu.Lock()
+			asked[fmt.Sprintf("%s/%d", c.Execution, c.ID)]++
+			mu.Unlock()
+			select {
+			case <-time.After(time.Duration(rand.IntN(3000)) * time.Microsecond):
+			case <-ctx.Done():
+				return value.Value{}, ctx.Err()
+			}
+			return ValueOf(map[string]any{"acc": (acc*31 + i*7 + int(c.ID)) % 1_000_003, "tag": "s" + strconv.Itoa(i)})
+		},
+	}
+	results := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := r.Run(context.Background(), Execution{ID: fmt.Sprintf("exec-%d", i), Program: prog, Capabilities: caps,
+				Inputs: map[string]value.Value{"seed": value.Number(float64(i))}})
+			if err != nil {
+				t.Errorf("execution %d: %v", i, err)
+				return
+			}
+			results[i] = wire(t, v)
+		}()
+	}
+	wg.Wait()
+	return results, asked
+}
+
+// Must hold: in batch mode, 200 executions of four rounds of five
+// concurrent calls through a pool of 4 processes, while a random process
+// is SIGKILLed at random intervals (10 to 60 ms) throughout, all complete
+// with the values of an undisturbed run and each (execution, call id) is
+// asked exactly once: answers stored but not yet delivered when a process
+// dies go with the cold resume, and calls still running are neither
+// restarted nor asked twice. Afterwards no goroutine and no child process
+// is left.
+func TestRunnerAnswersEveryBatchedCallOnceWhileSidecarsAreKilled(t *testing.T) {
+	noLeaks(t)
+	const executions, processes = 200, 4
+	ctx := context.Background()
+
+	quiet := newPool(t, processes)
+	prog, err := quiet.Compile(ctx, batchKillSource)
+	require.NoError(t, err)
+	start := time.Now()
+	want, _ := runAllBatched(t, &Runner{Pool: quiet, Key: testKey}, prog, executions)
+	t.Logf("undisturbed: %d executions in %v", executions, time.Since(start).Round(time.Millisecond))
+	require.NoError(t, quiet.Close())
+	require.Contains(t, want[7], `"log":{"String":"s0,s1,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11,s12,s13,s14,s15,s16,s17,s18,s19"}`)
+
+	var started atomic.Int32
+	pool, err := NewPool(PoolConfig{Size: processes, Command: func() *exec.Cmd { return sidecarCmd(t) }})
+	require.NoError(t, err)
+	pool.started = func(*Client) { started.Add(1) }
+
+	stop := make(chan struct{})
+	var kills atomic.Int32
+	killerDone := make(chan struct{})
+	go func() {
+		defer close(killerDone)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Duration(10+rand.IntN(50)) * time.Millisecond):
+			}
+			live := pool.liveClients()
+			if len(live) == 0 {
+				continue
+			}
+			live[rand.IntN(len(live))].Kill()
+			kills.Add(1)
+		}
+	}()
+	var hot, cold atomic.Int32
+	r := &Runner{Pool: pool, Key: testKey}
+	r.observe = func(_ *Client, h bool) {
+		if h {
+			hot.Add(1)
+		} else {
+			cold.Add(1)
+		}
+	}
+	start = time.Now()
+	got, asked := runAllBatched(t, r, prog, executions)
 	elapsed := time.Since(start)
 	close(stop)
 	<-killerDone

@@ -14,10 +14,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
+
+// forEachMode runs a Runner test in batch mode (the default) and in
+// one-call mode.
+func forEachMode(t *testing.T, f func(t *testing.T, mode HostCalls)) {
+	for _, m := range []struct {
+		name string
+		mode HostCalls
+	}{{"batch", ""}, {"one", HostCallsOne}} {
+		t.Run(m.name, func(t *testing.T) { f(t, m.mode) })
+	}
+}
 
 func newPool(t *testing.T, size int) *Pool {
 	t.Helper()
@@ -53,178 +65,194 @@ func tripCaps(calls *atomic.Int32) map[string]Capability {
 }
 
 func TestRunnerRunsToCompletionAndRemembersTheResult(t *testing.T) {
-	for _, st := range []struct {
-		name  string
-		store func(t *testing.T) Store
-	}{
-		{"memory", func(t *testing.T) Store { return &MemoryStore{} }},
-		{"dir", func(t *testing.T) Store { s, err := NewDirStore(t.TempDir()); require.NoError(t, err); return s }},
-	} {
-		t.Run(st.name, func(t *testing.T) {
-			noLeaks(t)
-			ctx := context.Background()
-			pool := newPool(t, 2)
-			prog, err := pool.Compile(ctx, tripSource)
-			require.NoError(t, err)
-			store := st.store(t)
-			r := &Runner{Pool: pool, Store: store, Key: testKey}
-			var calls atomic.Int32
-			e := Execution{ID: "trip-1", Program: prog, Capabilities: tripCaps(&calls),
-				Inputs: map[string]value.Value{"city": value.String("Oslo")}}
-			v, err := r.Run(ctx, e)
-			require.NoError(t, err)
-			want := `{"Object":{"id":{"String":"Oslo-1"},"note":{"String":"BookingError/SOLD_OUT/0"},"again":{"String":"x-1"}}}`
-			require.Equal(t, want, wire(t, v))
-			require.EqualValues(t, 3, calls.Load())
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		for _, st := range []struct {
+			name  string
+			store func(t *testing.T) Store
+		}{
+			{"memory", func(t *testing.T) Store { return &MemoryStore{} }},
+			{"dir", func(t *testing.T) Store { s, err := NewDirStore(t.TempDir()); require.NoError(t, err); return s }},
+		} {
+			t.Run(st.name, func(t *testing.T) {
+				noLeaks(t)
+				ctx := context.Background()
+				pool := newPool(t, 2)
+				prog, err := pool.Compile(ctx, tripSource)
+				require.NoError(t, err)
+				store := st.store(t)
+				r := &Runner{Pool: pool, Store: store, Key: testKey, HostCalls: mode}
+				var calls atomic.Int32
+				e := Execution{ID: "trip-1", Program: prog, Capabilities: tripCaps(&calls),
+					Inputs: map[string]value.Value{"city": value.String("Oslo")}}
+				v, err := r.Run(ctx, e)
+				require.NoError(t, err)
+				want := `{"Object":{"id":{"String":"Oslo-1"},"note":{"String":"BookingError/SOLD_OUT/0"},"again":{"String":"x-1"}}}`
+				require.Equal(t, want, wire(t, v))
+				require.EqualValues(t, 3, calls.Load())
 
-			cp, ok, err := store.Load(ctx, "trip-1")
-			require.NoError(t, err)
-			require.True(t, ok)
-			require.True(t, cp.Done)
-			require.Equal(t, 3, cp.Calls)
+				cp, ok, err := store.Load(ctx, "trip-1")
+				require.NoError(t, err)
+				require.True(t, ok)
+				require.True(t, cp.Done)
+				require.Equal(t, 3, cp.Calls)
+				wantMode := HostCallsBatch
+				if mode == HostCallsOne {
+					wantMode = "" // as before batch mode
+				}
+				require.Equal(t, wantMode, cp.HostCalls)
 
-			// The stored outcome is returned without running anything.
-			v, err = r.Run(ctx, e)
-			require.NoError(t, err)
-			require.Equal(t, want, wire(t, v))
-			require.EqualValues(t, 3, calls.Load())
+				// The stored outcome is returned without running anything.
+				v, err = r.Run(ctx, e)
+				require.NoError(t, err)
+				require.Equal(t, want, wire(t, v))
+				require.EqualValues(t, 3, calls.Load())
 
-			require.NoError(t, store.Delete(ctx, "trip-1"))
-			_, ok, err = store.Load(ctx, "trip-1")
-			require.NoError(t, err)
-			require.False(t, ok)
-		})
-	}
+				require.NoError(t, store.Delete(ctx, "trip-1"))
+				_, ok, err = store.Load(ctx, "trip-1")
+				require.NoError(t, err)
+				require.False(t, ok)
+			})
+		}
+	})
 }
 
 func TestRunnerStoresGuestFailures(t *testing.T) {
-	noLeaks(t)
-	ctx := context.Background()
-	pool := newPool(t, 1)
-	prog, err := pool.Compile(ctx, `const x = f(); x.boom();`)
-	require.NoError(t, err)
-	r := &Runner{Pool: pool, Key: testKey}
-	e := Execution{ID: "fails", Program: prog, Capabilities: map[string]Capability{
-		"f": func(context.Context, Call) (value.Value, error) { return value.Null(), nil },
-	}}
-	_, err = r.Run(ctx, e)
-	var se *Error
-	require.ErrorAs(t, err, &se)
-	require.Equal(t, "Runtime", se.Kind())
-	_, err2 := r.Run(ctx, e)
-	require.Equal(t, err.Error(), err2.Error())
-	var se2 *Error
-	require.ErrorAs(t, err2, &se2)
-	require.Equal(t, *se, *se2, "the stored failure is the same error")
-	cp, ok, err := r.store().Load(ctx, "fails")
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.Equal(t, 1, cp.Calls)
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		noLeaks(t)
+		ctx := context.Background()
+		pool := newPool(t, 1)
+		prog, err := pool.Compile(ctx, `const x = f(); x.boom();`)
+		require.NoError(t, err)
+		r := &Runner{Pool: pool, Key: testKey, HostCalls: mode}
+		e := Execution{ID: "fails", Program: prog, Capabilities: map[string]Capability{
+			"f": func(context.Context, Call) (value.Value, error) { return value.Null(), nil },
+		}}
+		_, err = r.Run(ctx, e)
+		var se *Error
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, "Runtime", se.Kind())
+		_, err2 := r.Run(ctx, e)
+		require.Equal(t, err.Error(), err2.Error())
+		var se2 *Error
+		require.ErrorAs(t, err2, &se2)
+		require.Equal(t, *se, *se2, "the stored failure is the same error")
+		cp, ok, err := r.store().Load(ctx, "fails")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, 1, cp.Calls)
+	})
 }
 
 // A host error that is not a CallError stops Run; the checkpoint stays
 // and a later Run asks the same call again.
 func TestRunnerStopsOnHostErrorsAndContinuesLater(t *testing.T) {
-	noLeaks(t)
-	ctx := context.Background()
-	pool := newPool(t, 1)
-	prog, err := pool.Compile(ctx, `f(1) + f(2)`)
-	require.NoError(t, err)
-	r := &Runner{Pool: pool, Key: testKey}
-	var seen []int
-	fail := true
-	e := Execution{ID: "flaky", Program: prog, Capabilities: map[string]Capability{
-		"f": func(_ context.Context, c Call) (value.Value, error) {
-			seen = append(seen, c.Seq)
-			if c.Seq == 1 && fail {
-				fail = false
-				return value.Value{}, errors.New("backend down")
-			}
-			if c.Seq == 1 {
-				panic("not like this")
-			}
-			return c.Args[0], nil
-		},
-	}}
-	_, err = r.Run(ctx, e)
-	require.EqualError(t, err, "capability f: backend down")
-	_, err = r.Run(ctx, e)
-	require.EqualError(t, err, "capability f: panic: not like this")
-	require.Equal(t, []int{0, 1, 1}, seen)
-	e.Capabilities["f"] = func(_ context.Context, c Call) (value.Value, error) { return c.Args[0], nil }
-	v, err := r.Run(ctx, e)
-	require.NoError(t, err)
-	require.Equal(t, 3.0, v.Num)
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		noLeaks(t)
+		ctx := context.Background()
+		pool := newPool(t, 1)
+		prog, err := pool.Compile(ctx, `f(1) + f(2)`)
+		require.NoError(t, err)
+		r := &Runner{Pool: pool, Key: testKey, HostCalls: mode}
+		var seen []int
+		fail := true
+		e := Execution{ID: "flaky", Program: prog, Capabilities: map[string]Capability{
+			"f": func(_ context.Context, c Call) (value.Value, error) {
+				assert.Equal(t, uint64(c.Seq)+1, c.ID)
+				seen = append(seen, c.Seq)
+				if c.Seq == 1 && fail {
+					fail = false
+					return value.Value{}, errors.New("backend down")
+				}
+				if c.Seq == 1 {
+					panic("not like this")
+				}
+				return c.Args[0], nil
+			},
+		}}
+		_, err = r.Run(ctx, e)
+		require.EqualError(t, err, "capability f: backend down")
+		_, err = r.Run(ctx, e)
+		require.EqualError(t, err, "capability f: panic: not like this")
+		require.Equal(t, []int{0, 1, 1}, seen)
+		e.Capabilities["f"] = func(_ context.Context, c Call) (value.Value, error) { return c.Args[0], nil }
+		v, err := r.Run(ctx, e)
+		require.NoError(t, err)
+		require.Equal(t, 3.0, v.Num)
+	})
 }
 
 // A DirStore lets an execution outlive the host: a new Runner, pool and
 // store on the same directory continue it without asking answered calls
 // again.
 func TestRunnerContinuesFromADirectoryAfterTheHostRestarts(t *testing.T) {
-	noLeaks(t)
-	ctx := context.Background()
-	dir := t.TempDir()
-	src := `let s = 0; for (let i = 0; i < 4; i++) s += f(i); s;`
-	var asked []int
-	stop := errors.New("host going down")
-	caps := func(stopAt int) map[string]Capability {
-		return map[string]Capability{"f": func(_ context.Context, c Call) (value.Value, error) {
-			if c.Seq == stopAt {
-				return value.Value{}, stop
-			}
-			asked = append(asked, c.Seq)
-			return value.Number(float64(10 * (c.Seq + 1))), nil
-		}}
-	}
-	run := func(stopAt int) (value.Value, error) {
-		pool := newPool(t, 1)
-		defer pool.Close()
-		store, err := NewDirStore(dir)
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		noLeaks(t)
+		ctx := context.Background()
+		dir := t.TempDir()
+		src := `let s = 0; for (let i = 0; i < 4; i++) s += f(i); s;`
+		var asked []int
+		stop := errors.New("host going down")
+		caps := func(stopAt int) map[string]Capability {
+			return map[string]Capability{"f": func(_ context.Context, c Call) (value.Value, error) {
+				if c.Seq == stopAt {
+					return value.Value{}, stop
+				}
+				asked = append(asked, c.Seq)
+				return value.Number(float64(10 * (c.Seq + 1))), nil
+			}}
+		}
+		run := func(stopAt int) (value.Value, error) {
+			pool := newPool(t, 1)
+			defer pool.Close()
+			store, err := NewDirStore(dir)
+			require.NoError(t, err)
+			prog, err := pool.Compile(ctx, src)
+			require.NoError(t, err)
+			return (&Runner{Pool: pool, Store: store, Key: testKey, HostCalls: mode}).Run(ctx, Execution{ID: "long", Program: prog, Capabilities: caps(stopAt)})
+		}
+		_, err := run(2)
+		require.ErrorIs(t, err, stop)
+		v, err := run(-1)
 		require.NoError(t, err)
-		prog, err := pool.Compile(ctx, src)
-		require.NoError(t, err)
-		return (&Runner{Pool: pool, Store: store, Key: testKey}).Run(ctx, Execution{ID: "long", Program: prog, Capabilities: caps(stopAt)})
-	}
-	_, err := run(2)
-	require.ErrorIs(t, err, stop)
-	v, err := run(-1)
-	require.NoError(t, err)
-	require.Equal(t, 100.0, v.Num)
-	require.Equal(t, []int{0, 1, 2, 3}, asked)
+		require.Equal(t, 100.0, v.Num)
+		require.Equal(t, []int{0, 1, 2, 3}, asked)
 
-	names, err := filepath.Glob(filepath.Join(dir, "*"))
-	require.NoError(t, err)
-	require.Equal(t, []string{filepath.Join(dir, "long.json")}, names, "only the record; no snapshot or temp file left")
+		names, err := filepath.Glob(filepath.Join(dir, "*"))
+		require.NoError(t, err)
+		require.Equal(t, []string{filepath.Join(dir, "long.json")}, names, "only the record; no snapshot or temp file left")
+	})
 }
 
 func TestRunnerRefusesTheSameExecutionTwiceAtOnce(t *testing.T) {
-	noLeaks(t)
-	ctx := context.Background()
-	pool := newPool(t, 1)
-	prog, err := pool.Compile(ctx, `f()`)
-	require.NoError(t, err)
-	r := &Runner{Pool: pool, Key: testKey}
-	entered, release := make(chan struct{}), make(chan struct{})
-	e := Execution{ID: "once", Program: prog, Capabilities: map[string]Capability{
-		"f": func(context.Context, Call) (value.Value, error) {
-			close(entered)
-			<-release
-			return value.Bool(true), nil
-		},
-	}}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		v, err := r.Run(ctx, e)
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		noLeaks(t)
+		ctx := context.Background()
+		pool := newPool(t, 1)
+		prog, err := pool.Compile(ctx, `f()`)
 		require.NoError(t, err)
-		require.True(t, v.Bool)
-	}()
-	<-entered
-	_, err = r.Run(ctx, e)
-	require.EqualError(t, err, `execution "once" is already running`)
-	close(release)
-	wg.Wait()
+		r := &Runner{Pool: pool, Key: testKey, HostCalls: mode}
+		entered, release := make(chan struct{}), make(chan struct{})
+		e := Execution{ID: "once", Program: prog, Capabilities: map[string]Capability{
+			"f": func(context.Context, Call) (value.Value, error) {
+				close(entered)
+				<-release
+				return value.Bool(true), nil
+			},
+		}}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := r.Run(ctx, e)
+			require.NoError(t, err)
+			require.True(t, v.Bool)
+		}()
+		<-entered
+		_, err = r.Run(ctx, e)
+		require.EqualError(t, err, `execution "once" is already running`)
+		close(release)
+		wg.Wait()
+	})
 }
 
 func TestDirStoreRejectsBadIDsAndCorruptSnapshots(t *testing.T) {
@@ -258,113 +286,119 @@ var _ = time.Second
 // Hot resumes go to the process holding the parked execution; when that
 // process dies, the execution continues on another from its checkpoint.
 func TestRunnerResumesHotAtHomeAndColdElsewhere(t *testing.T) {
-	noLeaks(t)
-	ctx := context.Background()
-	pool := newPool(t, 3)
-	prog, err := pool.Compile(ctx, `let s = 0; for (let i = 0; i < 6; i++) s += f(i); s;`)
-	require.NoError(t, err)
-	type event struct {
-		pid int
-		hot bool
-	}
-	var events []event
-	var home *Client
-	r := &Runner{Pool: pool, Key: testKey}
-	r.observe = func(c *Client, hot bool) {
-		events = append(events, event{c.Pid(), hot})
-		home = c
-	}
-	killed := 0
-	v, err := r.Run(ctx, Execution{ID: "x", Program: prog, Capabilities: map[string]Capability{
-		"f": func(_ context.Context, c Call) (value.Value, error) {
-			if c.Seq == 3 {
-				killed = home.Pid()
-				home.Kill()
-				<-home.Done()
-			}
-			return value.Number(float64(c.Seq)), nil
-		},
-	}})
-	require.NoError(t, err)
-	require.Equal(t, 15.0, v.Num)
-	require.Len(t, events, 6)
-	for i, e := range events {
-		require.Equal(t, i != 3, e.hot, "resume %d", i)
-	}
-	require.Equal(t, events[0].pid, events[2].pid, "all hot resumes before the kill on one process")
-	require.Equal(t, killed, events[2].pid)
-	require.NotEqual(t, killed, events[3].pid, "continued on another process")
-	require.Equal(t, events[3].pid, events[5].pid, "and hot there")
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		noLeaks(t)
+		ctx := context.Background()
+		pool := newPool(t, 3)
+		prog, err := pool.Compile(ctx, `let s = 0; for (let i = 0; i < 6; i++) s += f(i); s;`)
+		require.NoError(t, err)
+		type event struct {
+			pid int
+			hot bool
+		}
+		var events []event
+		var home *Client
+		r := &Runner{Pool: pool, Key: testKey, HostCalls: mode}
+		r.observe = func(c *Client, hot bool) {
+			events = append(events, event{c.Pid(), hot})
+			home = c
+		}
+		killed := 0
+		v, err := r.Run(ctx, Execution{ID: "x", Program: prog, Capabilities: map[string]Capability{
+			"f": func(_ context.Context, c Call) (value.Value, error) {
+				if c.Seq == 3 {
+					killed = home.Pid()
+					home.Kill()
+					<-home.Done()
+				}
+				return value.Number(float64(c.Seq)), nil
+			},
+		}})
+		require.NoError(t, err)
+		require.Equal(t, 15.0, v.Num)
+		require.Len(t, events, 6)
+		for i, e := range events {
+			require.Equal(t, i != 3, e.hot, "resume %d", i)
+		}
+		require.Equal(t, events[0].pid, events[2].pid, "all hot resumes before the kill on one process")
+		require.Equal(t, killed, events[2].pid)
+		require.NotEqual(t, killed, events[3].pid, "continued on another process")
+		require.Equal(t, events[3].pid, events[5].pid, "and hot there")
+	})
 }
 
 // A done context stops Run; the checkpoint stays and a later Run
 // continues without asking answered calls again.
 func TestRunnerStopsWithItsContextAndContinuesLater(t *testing.T) {
-	noLeaks(t)
-	pool := newPool(t, 1)
-	prog, err := pool.Compile(context.Background(), `f(1) + f(2)`)
-	require.NoError(t, err)
-	r := &Runner{Pool: pool, Key: testKey}
-	ctx, cancel := context.WithCancel(context.Background())
-	var asked []int
-	e := Execution{ID: "c", Program: prog, Capabilities: map[string]Capability{
-		"f": func(ctx context.Context, c Call) (value.Value, error) {
-			asked = append(asked, c.Seq)
-			if c.Seq == 1 && len(asked) == 2 {
-				cancel()
-				<-ctx.Done()
-				return value.Value{}, ctx.Err()
-			}
-			return c.Args[0], nil
-		},
-	}}
-	_, err = r.Run(ctx, e)
-	require.ErrorIs(t, err, context.Canceled)
-	v, err := r.Run(context.Background(), e)
-	require.NoError(t, err)
-	require.Equal(t, 3.0, v.Num)
-	require.Equal(t, []int{0, 1, 1}, asked)
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		noLeaks(t)
+		pool := newPool(t, 1)
+		prog, err := pool.Compile(context.Background(), `f(1) + f(2)`)
+		require.NoError(t, err)
+		r := &Runner{Pool: pool, Key: testKey, HostCalls: mode}
+		ctx, cancel := context.WithCancel(context.Background())
+		var asked []int
+		e := Execution{ID: "c", Program: prog, Capabilities: map[string]Capability{
+			"f": func(ctx context.Context, c Call) (value.Value, error) {
+				asked = append(asked, c.Seq)
+				if c.Seq == 1 && len(asked) == 2 {
+					cancel()
+					<-ctx.Done()
+					return value.Value{}, ctx.Err()
+				}
+				return c.Args[0], nil
+			},
+		}}
+		_, err = r.Run(ctx, e)
+		require.ErrorIs(t, err, context.Canceled)
+		v, err := r.Run(context.Background(), e)
+		require.NoError(t, err)
+		require.Equal(t, 3.0, v.Num)
+		require.Equal(t, []int{0, 1, 1}, asked)
+	})
 }
 
 // After a crash, a snapshot over 1 MiB goes back to a new process in
 // staged chunks; the capability is not asked again.
 func TestRunnerResumesLargeSnapshotsThroughStages(t *testing.T) {
-	noLeaks(t)
-	ctx := context.Background()
-	pool := newPool(t, 2)
-	prog, err := pool.Compile(ctx, `let n = 0; for (let i = 0; i < 4; i++) n += get(i).length; n;`)
-	require.NoError(t, err)
-	var last *Client
-	cold := 0
-	r := &Runner{Pool: pool, Key: testKey}
-	r.observe = func(c *Client, hot bool) {
-		last = c
-		if !hot {
-			cold++
-			require.EqualValues(t, 1, c.stageID.Load(), "the cold resume staged the snapshot")
-		}
-	}
-	chunk := "x"
-	b := make([]byte, 512<<10)
-	var asked []int
-	v, err := r.Run(ctx, Execution{ID: "big", Program: prog,
-		Limits: Limits{HeapLimitBytes: Limit(64 << 20), AllocationBudget: Limit(1 << 30)},
-		Capabilities: map[string]Capability{"get": func(_ context.Context, c Call) (value.Value, error) {
-			asked = append(asked, c.Seq)
-			if c.Seq == 3 {
-				cp, _, err := r.store().Load(ctx, "big")
-				require.NoError(t, err)
-				require.Greater(t, len(cp.Snapshot), 1<<20)
-				last.Kill()
-				<-last.Done()
-				return value.String(chunk), nil
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		noLeaks(t)
+		ctx := context.Background()
+		pool := newPool(t, 2)
+		prog, err := pool.Compile(ctx, `let n = 0; for (let i = 0; i < 4; i++) n += get(i).length; n;`)
+		require.NoError(t, err)
+		var last *Client
+		cold := 0
+		r := &Runner{Pool: pool, Key: testKey, HostCalls: mode}
+		r.observe = func(c *Client, hot bool) {
+			last = c
+			if !hot {
+				cold++
+				require.EqualValues(t, 1, c.stageID.Load(), "the cold resume staged the snapshot")
 			}
-			_, _ = rand.Read(b)
-			return value.String(base64.StdEncoding.EncodeToString(b)), nil
-		}},
+		}
+		chunk := "x"
+		b := make([]byte, 512<<10)
+		var asked []int
+		v, err := r.Run(ctx, Execution{ID: "big", Program: prog,
+			Limits: Limits{HeapLimitBytes: Limit(64 << 20), AllocationBudget: Limit(1 << 30)},
+			Capabilities: map[string]Capability{"get": func(_ context.Context, c Call) (value.Value, error) {
+				asked = append(asked, c.Seq)
+				if c.Seq == 3 {
+					cp, _, err := r.store().Load(ctx, "big")
+					assert.NoError(t, err)
+					assert.Greater(t, len(cp.Snapshot), 1<<20)
+					last.Kill()
+					<-last.Done()
+					return value.String(chunk), nil
+				}
+				_, _ = rand.Read(b)
+				return value.String(base64.StdEncoding.EncodeToString(b)), nil
+			}},
+		})
+		require.NoError(t, err)
+		require.Equal(t, float64(3*base64.StdEncoding.EncodedLen(len(b))+1), v.Num)
+		require.Equal(t, 1, cold)
+		require.Equal(t, []int{0, 1, 2, 3}, asked)
 	})
-	require.NoError(t, err)
-	require.Equal(t, float64(3*base64.StdEncoding.EncodedLen(len(b))+1), v.Num)
-	require.Equal(t, 1, cold)
-	require.Equal(t, []int{0, 1, 2, 3}, asked)
 }

@@ -16,27 +16,52 @@ import (
 )
 
 // Checkpoint is what a Runner stores about an execution: where it is
-// suspended, the answer once the host has it, or how it ended.
+// suspended, the answers once the host has them, or how it ended.
+//
+// A one-call execution (HostCalls empty or HostCallsOne, and every
+// checkpoint written before batch mode) is suspended on one call,
+// Capability with Args, and has at most one Answer. A batch-mode
+// execution (HostCalls is HostCallsBatch) is suspended on every call in
+// Outstanding, each with its own answer.
 type Checkpoint struct {
 	ProgramID string
-	// Calls is the number of capability calls answered so far.
+	// Calls is the number of capability calls answered so far (the
+	// answers the sidecar has been given).
 	Calls int
+	// HostCalls is the mode the execution runs in; it keeps it from its
+	// start to its end.
+	HostCalls HostCalls
 
 	// The suspension, while the execution is not Done.
 	SnapshotID string
 	Snapshot   []byte
+	// Capability and Args are the call the execution is suspended on;
+	// in batch mode they repeat Outstanding[0].
 	Capability string
 	Args       []value.Value
-	// Answer is the host's answer to that call, stored before it is sent
-	// so that a resume after a crash reuses it instead of calling the
-	// capability again.
+	// Answer is the host's answer to that call in one-call mode, stored
+	// before it is sent so that a resume after a crash reuses it instead
+	// of calling the capability again. Batch mode does not use it.
 	Answer *Payload
+	// Outstanding lists, in batch mode, every call the execution is
+	// suspended on, in call order, each with the host's answer once the
+	// capability returned: stored before it is sent, so that a resume
+	// after a crash sends it again rather than calling the capability
+	// again.
+	Outstanding []StoredCall
 
 	// Done is set once the execution ended: with Result, or with the
 	// sidecar's error text in Failure.
 	Done    bool
 	Result  value.Value
 	Failure string
+}
+
+// StoredCall is an outstanding call of a batch-mode Checkpoint.
+type StoredCall struct {
+	PendingCall
+	// Answer is the host's answer, nil until the capability returned.
+	Answer *Payload
 }
 
 // Store keeps checkpoints, one per execution id. A Runner saves one after
@@ -88,7 +113,8 @@ func (s *MemoryStore) Delete(_ context.Context, id string) error {
 
 // DirStore is a Store in a directory: execution <id> is the file <id>.json
 // plus its current snapshot in <id>.<snapshot_id>.snapshot (written once
-// per snapshot, since a step saves its checkpoint twice). Every file is
+// per snapshot, since a step saves its checkpoint again with each answer).
+// Every file is
 // written to a temporary file, synced, and renamed into place, and the
 // directory is synced, so a crash leaves the previous checkpoint or the
 // new one. Ids must be 1 to 128 characters of [A-Za-z0-9_-].
@@ -106,16 +132,28 @@ func NewDirStore(dir string) (*DirStore, error) {
 	return &DirStore{dir: dir}, nil
 }
 
+// dirRecord is the file <id>.json. Records written before batch mode
+// have no host_calls and no outstanding: they are one-call checkpoints,
+// which is how they read.
 type dirRecord struct {
-	ProgramID  string        `json:"program_id"`
-	Calls      int           `json:"calls"`
-	SnapshotID string        `json:"snapshot_id,omitempty"`
-	Capability string        `json:"capability,omitempty"`
-	Args       []value.Value `json:"args,omitempty"`
+	ProgramID   string        `json:"program_id"`
+	Calls       int           `json:"calls"`
+	HostCalls   HostCalls     `json:"host_calls,omitempty"`
+	SnapshotID  string        `json:"snapshot_id,omitempty"`
+	Capability  string        `json:"capability,omitempty"`
+	Args        []value.Value `json:"args,omitempty"`
+	Answer      *Payload      `json:"answer,omitempty"`
+	Outstanding []dirCall     `json:"outstanding,omitempty"`
+	Done        bool          `json:"done,omitempty"`
+	Result      *value.Value  `json:"result,omitempty"`
+	Failure     string        `json:"failure,omitempty"`
+}
+
+type dirCall struct {
+	CallID     uint64        `json:"call_id"`
+	Capability string        `json:"capability"`
+	Args       []value.Value `json:"args"`
 	Answer     *Payload      `json:"answer,omitempty"`
-	Done       bool          `json:"done,omitempty"`
-	Result     *value.Value  `json:"result,omitempty"`
-	Failure    string        `json:"failure,omitempty"`
 }
 
 func (s *DirStore) checkID(id string) error {
@@ -144,8 +182,12 @@ func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error)
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, false, fmt.Errorf("DirStore: %s.json: %w", id, err)
 	}
-	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, SnapshotID: r.SnapshotID, Capability: r.Capability,
-		Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure}
+	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, HostCalls: r.HostCalls, SnapshotID: r.SnapshotID,
+		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure}
+	for _, k := range r.Outstanding {
+		cp.Outstanding = append(cp.Outstanding, StoredCall{PendingCall: PendingCall{ID: k.CallID, Capability: k.Capability,
+			Args: k.Args}, Answer: k.Answer})
+	}
 	if r.Result != nil {
 		cp.Result = *r.Result
 	}
@@ -166,8 +208,11 @@ func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 	if err := s.checkID(id); err != nil {
 		return err
 	}
-	r := dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, Capability: cp.Capability, Args: cp.Args,
-		Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure}
+	r := dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, Capability: cp.Capability,
+		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure}
+	for _, k := range cp.Outstanding {
+		r.Outstanding = append(r.Outstanding, dirCall{CallID: k.ID, Capability: k.Capability, Args: k.Args, Answer: k.Answer})
+	}
 	if cp.Done && cp.Failure == "" {
 		v := cp.Result
 		r.Result = &v
