@@ -29,6 +29,32 @@
 // the capability functions noticing; see Runner for what "each call is
 // answered once" means across crashes of the host itself.
 //
+// # Tool calls run concurrently
+//
+// A guest's capability calls in async code return promises, so one
+// execution can have many outstanding at once:
+//
+//	const [user, orders] = await Promise.all([get_user(id), get_orders(id)]);
+//
+// The Runner runs them concurrently (batch mode, the batched host calls
+// extension): each outstanding call gets its own goroutine, up to
+// Runner.MaxConcurrentCalls per execution (DefaultMaxConcurrentCalls, 16),
+// so a Promise.all of ten 200 ms tools takes about 200 ms, not 2 s. As
+// soon as any call returns, its answer is stored and the execution
+// resumed with every answer that has come in, while the other calls go
+// on; calls are never started twice. Capabilities must therefore be safe
+// for concurrent use; their ctx is cancelled when Run ends, and Run waits
+// for them. Call.ID numbers each call within its execution (Seq is ID-1)
+// and stays the same after crashes and in later Runs: with the execution
+// ID it is an idempotency key for tools with effects outside the host.
+// Runner.HostCalls = HostCallsOne answers one call per step instead, as
+// before batch mode.
+//
+// With a Client, StartRequest.HostCalls = HostCallsBatch lists every
+// outstanding call in Suspension.Calls, each with its id, and
+// ResumeRequest.Answers answers any of them; the zero value keeps one
+// call per step (Suspension.Capability and Args, ResumeRequest.Payload).
+//
 // # Sealing
 //
 // A snapshot holds the program, its inputs and every answer the host gave.
@@ -42,8 +68,8 @@
 // Every resume must give the same key (ResumeRequest.SealKey; the Runner
 // does it, also after a crash); the sidecar refuses one without it or
 // with another, and the execution stays resumable with the right key.
-// The other fields of a Checkpoint (the pending call's arguments, its
-// answer, the result) are not sealed.
+// The other fields of a Checkpoint (the outstanding calls' arguments,
+// their answers, the result) are not sealed.
 //
 // # Values
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"sync"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -106,6 +107,53 @@ func ExampleRunner() {
 	}
 	fmt.Println(total.Num)
 	// Output: 1.25
+}
+
+// Calls made in async code run concurrently: the three prices are asked
+// at once, each on its own goroutine, and Call.ID numbers them in the
+// order the guest made them (an idempotency key for tools with effects).
+func ExampleRunner_concurrentCalls() {
+	ctx := context.Background()
+	pool, err := host.NewPool(host.PoolConfig{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	key, err := host.GenerateKey()
+	if err != nil {
+		log.Fatal(err)
+	}
+	prog, err := pool.Compile(ctx, `
+		const prices = await Promise.all(skus.map((sku) => price(sku)));
+		prices.reduce((a, b) => a + b, 0);`)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var mu sync.Mutex
+	ids := map[string]uint64{}
+	r := &host.Runner{Pool: pool, Key: key, MaxConcurrentCalls: 8}
+	total, err := r.Run(ctx, host.Execution{
+		ID:      "basket-2",
+		Program: prog,
+		Inputs:  map[string]value.Value{"skus": host.MustValueOf([]string{"apple", "pear", "plum"})},
+		Capabilities: map[string]host.Capability{
+			"price": func(ctx context.Context, call host.Call) (value.Value, error) {
+				var sku string
+				if err := call.Decode(&sku); err != nil {
+					return value.Value{}, err
+				}
+				mu.Lock() // calls run concurrently
+				ids[sku] = call.ID
+				mu.Unlock()
+				return value.Number(map[string]float64{"apple": 0.5, "pear": 0.75, "plum": 1}[sku]), nil
+			},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(total.Num, ids)
+	// Output: 2.25 map[apple:1 pear:2 plum:3]
 }
 
 // Go values become StructuredValues and back; JavaScript's undefined,

@@ -104,8 +104,8 @@ type Runner struct {
 	// stored executions are to be continued: one started under another
 	// key, or without one, does not continue (Run returns the sidecar's
 	// refusal, an *Error, and the checkpoint stays). The rest of a
-	// Checkpoint (the pending call's Args, its Answer, the Result or
-	// Failure) is not sealed: a Store that must keep those confidential
+	// Checkpoint (the outstanding calls' Args, their answers, the Result
+	// or Failure) is not sealed: a Store that must keep those confidential
 	// has to encrypt them itself.
 	SealKey SealKey
 	// MaxAttempts bounds how often one step is tried on a new process
