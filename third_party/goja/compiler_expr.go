@@ -3075,6 +3075,7 @@ func (e *compiledCallExpr) emitGetter(putOnStack bool) {
 	if e.isVariadic {
 		e.c.emit(startVariadic)
 	}
+	shortCircuits := e.c.optChainJumps()
 	calleeName := e.c.emitCallee(e.callee)
 
 	for _, expr := range e.args {
@@ -3130,6 +3131,7 @@ func (e *compiledCallExpr) emitGetter(putOnStack bool) {
 	}
 	if e.isVariadic {
 		e.c.emit(endVariadic)
+		e.c.dropVariadicOnShortCircuit(shortCircuits) // mustard: mustard_compiler.go
 	}
 	if !putOnStack {
 		e.c.emit(pop)
