@@ -172,6 +172,7 @@ func (r *Runtime) builtin_AggregateError(args []Value, proto *Object) *Object {
 func (r *Runtime) newAggregateErrorErrors(errors []Value) *Object {
 	proto := r.getPrototypeFromCtor(r.getAggregateError(), nil, nil)
 	obj := r.newErrorObject(proto, classError)
+	obj._putProp("message", asciiString("All promises were rejected"), true, false, true) // mustard: V8's and the reference's message
 	obj._putProp("errors", r.newArrayValues(errors), true, false, true)
 	return obj.val
 }
