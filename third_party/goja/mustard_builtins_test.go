@@ -1,0 +1,39 @@
+package goja
+
+import "testing"
+
+// Promise.any's AggregateError says what happened, as V8's does.
+func TestMustardAggregateErrorMessage(t *testing.T) {
+	r := New()
+	_, err := r.RunString(`var out; Promise.any([Promise.reject(1), Promise.reject(2)]).catch(e => {
+		out = [e instanceof AggregateError, e.message, String(e), e.errors.join(), Object.getOwnPropertyNames(e).join()].join('|') })`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.Get("out").String(), "true|All promises were rejected|AggregateError: All promises were rejected|1,2|stack,message,errors"; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// toISOString writes years outside 0..9999 as a sign and six digits
+// (ECMAScript's expanded years), as V8 does.
+func TestMustardISOStringExpandedYears(t *testing.T) {
+	r := New()
+	for in, want := range map[string]string{
+		"-000001-01-01T00:00:00Z": "-000001-01-01T00:00:00.000Z",
+		"+275760-09-13T00:00:00Z": "+275760-09-13T00:00:00.000Z",
+		"0000-01-01T00:00:00Z":    "0000-01-01T00:00:00.000Z",
+		"9999-12-31T23:59:59Z":    "9999-12-31T23:59:59.000Z",
+		"+010000-01-01T00:00:00Z": "+010000-01-01T00:00:00.000Z",
+		"-271821-04-20T00:00:00Z": "-271821-04-20T00:00:00.000Z",
+		"-009999-06-15T12:30:00Z": "-009999-06-15T12:30:00.000Z",
+	} {
+		v, err := r.RunString(`[new Date('` + in + `').toISOString(), new Date('` + in + `').toJSON()].join()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.String(); got != want+","+want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
