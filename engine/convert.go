@@ -167,28 +167,18 @@ func (e *exporter) ownKeys(o *goja.Object) ([]goja.Value, error) {
 	return keys, nil
 }
 
-// arrayIndex reports whether key is a canonical array index below n.
-func isArrayIndex(key string, n int64) bool {
-	if key == "" || len(key) > 1 && key[0] == '0' {
-		return false
-	}
-	i, err := strconv.ParseInt(key, 10, 64)
-	return err == nil && i >= 0 && i < n
-}
-
 func (e *exporter) array(o *goja.Object, depth int) (value.Value, error) {
 	n := o.Get("length").ToInteger()
 	if n > value.MaxArrayLength {
 		return value.Value{}, &boundaryError{"arrays longer than 1000000 elements cannot cross the structured host boundary"}
 	}
-	keys, err := e.ownKeys(o)
-	if err != nil {
-		return value.Value{}, err
-	}
-	for _, k := range keys {
-		if !isArrayIndex(k.String(), n) {
-			return value.Value{}, &boundaryError{"arrays with extra properties cannot cross the structured host boundary"}
-		}
+	// Only the elements cross, as in the reference: other own properties
+	// (a match result's index, input and groups, anything a guest added,
+	// symbol-keyed ones) stay behind, unread. The keys are still listed
+	// so that the export is metered as it always was: snapshots record
+	// meter readings taken after a call's arguments were exported.
+	if _, err := o.MustardOwnKeys(); err != nil {
+		return value.Value{}, &boundaryError{"value cannot cross the structured host boundary"}
 	}
 	if err := e.take(uint64(n) * elemBytes); err != nil {
 		return value.Value{}, err
