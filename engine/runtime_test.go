@@ -70,6 +70,22 @@ func TestRuntimeCloseEndsItsGoroutines(t *testing.T) {
 			x.Abandon()
 			x.Abandon() // a second Abandon is harmless
 		}},
+		// Parked with calls queued by async code: the goroutine waits
+		// outside any guest code, in the loop that runs promise jobs.
+		{"parked on queued async calls, then abandoned", func(rt *Runtime) {
+			x, step := start(rt, "(async () => Promise.all([fetch(1), fetch(2)]))()", policy.DefaultLimits())
+			require.True(t, step.Suspended())
+			require.Len(t, step.Calls, 2)
+			x, step = x.ResumeWith(nil, []Answer{{CallID: 2, Payload: Payload{Outcome: snapshot.Outcome{Value: value.Number(2)}}}}, policy.DefaultLimits())
+			require.True(t, step.Suspended())
+			x.Abandon()
+		}},
+		{"synchronous call with async calls queued, abandoned", func(rt *Runtime) {
+			x, step := start(rt, "(async () => fetch(1))(); fetch(2)", policy.DefaultLimits())
+			require.True(t, step.Suspended())
+			require.True(t, step.Calls[1].Sync)
+			x.Abandon()
+		}},
 		{"resumed to completion", func(rt *Runtime) {
 			x, step := start(rt, "let n = 0; for (let i = 0; i < 3; i++) n += fetch(i); n", policy.DefaultLimits())
 			for step.Suspended() {
