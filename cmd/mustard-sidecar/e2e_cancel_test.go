@@ -37,6 +37,8 @@ var spinning = []struct{ name, src, done string }{
 	{"tight loop", `const mode = ready(); if (mode === 1) { for(;;){} } 'done';`, `{"String":"done"}`},
 	{"comparator sort", `const a = []; for (let i = 0; i < 1e6; i++) a.push((i * 7919) % 1000003);
 const mode = ready(); if (mode === 1) a.sort((x, y) => x - y); a.length;`, `{"Number":{"Finite":1000000.0}}`},
+	// ready() in async code: the resumed segment spins in a promise job.
+	{"promise job", `(async () => { const mode = await ready(); if (mode === 1) { for(;;){} } return 'done' })()`, `{"String":"done"}`},
 }
 
 // endlessLimits: budgets no run of these tests comes near spending.
