@@ -49,23 +49,7 @@ func runAll(t *testing.T, r *Runner, prog Program, n int) ([]string, map[string]
 			return ValueOf(map[string]any{"acc": (acc*31 + i*7 + c.Seq) % 1_000_003, "tag": "s" + strconv.Itoa(i)})
 		},
 	}
-	results := make([]string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v, err := r.Run(context.Background(), Execution{ID: fmt.Sprintf("exec-%d", i), Program: prog, Capabilities: caps,
-				Inputs: map[string]value.Value{"seed": value.Number(float64(i))}})
-			if err != nil {
-				t.Errorf("execution %d: %v", i, err)
-				return
-			}
-			results[i] = wire(t, v)
-		}()
-	}
-	wg.Wait()
-	return results, asked
+	return runEach(t, r, prog, n, caps), asked
 }
 
 // Must hold: 200 executions of a 20-call program through a pool of 4
@@ -73,15 +57,25 @@ func runAll(t *testing.T, r *Runner, prog Program, n int) ([]string, map[string]
 // all complete with the values of an undisturbed run, each call asked
 // once; afterwards no goroutine and no child process is left.
 func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
+	runWhileKilling(t, killSource, HostCallsOne, runAll, func() time.Duration { return 50 * time.Millisecond })
+}
+
+// runWhileKilling runs 200 executions of source through a pool of 4
+// processes undisturbed, then again while a random process is SIGKILLed
+// every interval() throughout, with run (runAll or runAllBatched), and
+// checks that every execution gives the undisturbed value, that each
+// call was asked exactly once, and that no goroutine or child process is
+// left.
+func runWhileKilling(t *testing.T, source string, mode HostCalls, run func(*testing.T, *Runner, Program, int) ([]string, map[string]int), interval func() time.Duration) {
 	noLeaks(t)
 	const executions, processes = 200, 4
 	ctx := context.Background()
 
 	quiet := newPool(t, processes)
-	prog, err := quiet.Compile(ctx, killSource)
+	prog, err := quiet.Compile(ctx, source)
 	require.NoError(t, err)
 	start := time.Now()
-	want, _ := runAll(t, &Runner{Pool: quiet, Key: testKey, HostCalls: HostCallsOne}, prog, executions)
+	want, _ := run(t, &Runner{Pool: quiet, Key: testKey, HostCalls: mode}, prog, executions)
 	t.Logf("undisturbed: %d executions in %v", executions, time.Since(start).Round(time.Millisecond))
 	require.NoError(t, quiet.Close())
 	require.Contains(t, want[7], `"log":{"String":"s0,s1,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11,s12,s13,s14,s15,s16,s17,s18,s19"}`)
@@ -96,13 +90,11 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 	killerDone := make(chan struct{})
 	go func() {
 		defer close(killerDone)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
 		for {
 			select {
 			case <-stop:
 				return
-			case <-tick.C:
+			case <-time.After(interval()):
 			}
 			live := pool.liveClients()
 			if len(live) == 0 {
@@ -113,7 +105,7 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 		}
 	}()
 	var hot, cold atomic.Int32
-	r := &Runner{Pool: pool, Key: testKey, HostCalls: HostCallsOne}
+	r := &Runner{Pool: pool, Key: testKey, HostCalls: mode}
 	r.observe = func(_ *Client, h bool) {
 		if h {
 			hot.Add(1)
@@ -122,7 +114,7 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 		}
 	}
 	start = time.Now()
-	got, asked := runAll(t, r, prog, executions)
+	got, asked := run(t, r, prog, executions)
 	elapsed := time.Since(start)
 	close(stop)
 	<-killerDone
@@ -158,6 +150,28 @@ async function main() {
 main();
 `
 
+// runEach runs n executions of prog at once through r, execution i with
+// the input seed i, and returns their results by index.
+func runEach(t *testing.T, r *Runner, prog Program, n int, caps map[string]Capability) []string {
+	results := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := r.Run(context.Background(), Execution{ID: fmt.Sprintf("exec-%d", i), Program: prog, Capabilities: caps,
+				Inputs: map[string]value.Value{"seed": value.Number(float64(i))}})
+			if err != nil {
+				t.Errorf("execution %d: %v", i, err)
+				return
+			}
+			results[i] = wire(t, v)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
 // runAllBatched runs n executions of batchKillSource at once through r
 // and returns their results by index, and how often each (execution,
 // call id) was asked. Each call takes a random 0 to 3 ms, so the answers
@@ -182,23 +196,7 @@ func runAllBatched(t *testing.T, r *Runner, prog Program, n int) ([]string, map[
 			return ValueOf(map[string]any{"acc": (acc*31 + i*7 + int(c.ID)) % 1_000_003, "tag": "s" + strconv.Itoa(i)})
 		},
 	}
-	results := make([]string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v, err := r.Run(context.Background(), Execution{ID: fmt.Sprintf("exec-%d", i), Program: prog, Capabilities: caps,
-				Inputs: map[string]value.Value{"seed": value.Number(float64(i))}})
-			if err != nil {
-				t.Errorf("execution %d: %v", i, err)
-				return
-			}
-			results[i] = wire(t, v)
-		}()
-	}
-	wg.Wait()
-	return results, asked
+	return runEach(t, r, prog, n, caps), asked
 }
 
 // Must hold: in batch mode, 200 executions of four rounds of five
@@ -210,71 +208,9 @@ func runAllBatched(t *testing.T, r *Runner, prog Program, n int) ([]string, map[
 // restarted nor asked twice. Afterwards no goroutine and no child process
 // is left.
 func TestRunnerAnswersEveryBatchedCallOnceWhileSidecarsAreKilled(t *testing.T) {
-	noLeaks(t)
-	const executions, processes = 200, 4
-	ctx := context.Background()
-
-	quiet := newPool(t, processes)
-	prog, err := quiet.Compile(ctx, batchKillSource)
-	require.NoError(t, err)
-	start := time.Now()
-	want, _ := runAllBatched(t, &Runner{Pool: quiet, Key: testKey}, prog, executions)
-	t.Logf("undisturbed: %d executions in %v", executions, time.Since(start).Round(time.Millisecond))
-	require.NoError(t, quiet.Close())
-	require.Contains(t, want[7], `"log":{"String":"s0,s1,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11,s12,s13,s14,s15,s16,s17,s18,s19"}`)
-
-	var started atomic.Int32
-	pool, err := NewPool(PoolConfig{Size: processes, Command: func() *exec.Cmd { return sidecarCmd(t) }})
-	require.NoError(t, err)
-	pool.started = func(*Client) { started.Add(1) }
-
-	stop := make(chan struct{})
-	var kills atomic.Int32
-	killerDone := make(chan struct{})
-	go func() {
-		defer close(killerDone)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Duration(10+rand.IntN(50)) * time.Millisecond):
-			}
-			live := pool.liveClients()
-			if len(live) == 0 {
-				continue
-			}
-			live[rand.IntN(len(live))].Kill()
-			kills.Add(1)
-		}
-	}()
-	var hot, cold atomic.Int32
-	r := &Runner{Pool: pool, Key: testKey}
-	r.observe = func(_ *Client, h bool) {
-		if h {
-			hot.Add(1)
-		} else {
-			cold.Add(1)
-		}
-	}
-	start = time.Now()
-	got, asked := runAllBatched(t, r, prog, executions)
-	elapsed := time.Since(start)
-	close(stop)
-	<-killerDone
-	require.NoError(t, pool.Close())
-	t.Logf("with kills: %d executions in %v, %d processes killed, %d started; %d hot and %d cold resumes",
-		executions, elapsed.Round(time.Millisecond), kills.Load(), started.Load(), hot.Load(), cold.Load())
-
-	for i := range want {
-		require.Equal(t, want[i], got[i], "execution %d", i)
-	}
-	require.Len(t, asked, executions*20)
-	for k, n := range asked {
-		require.Equal(t, 1, n, "call %s was asked %d times", k, n)
-	}
-	require.GreaterOrEqual(t, int(kills.Load()), 5, "the run was disturbed")
-	require.Positive(t, cold.Load(), "some executions continued from their checkpoints")
-	require.Empty(t, childProcesses(t), "child processes left")
+	runWhileKilling(t, batchKillSource, HostCallsBatch, runAllBatched, func() time.Duration {
+		return time.Duration(10+rand.IntN(50)) * time.Millisecond
+	})
 }
 
 // liveClients returns the clients of the pool's running processes.
