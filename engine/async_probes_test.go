@@ -140,54 +140,6 @@ func (p *asyncProbe) guestCase() guestCase {
 	return guestCase{name: p.Name, src: p.Source, inputs: p.inputs, caps: p.Capabilities, each: p.answers(), limits: p.limits()}
 }
 
-// runCold runs the probe resuming every suspension from snapshot bytes in
-// a fresh run, as a resume from raw bytes does.
-func (p *asyncProbe) runCold() (r guestRun) {
-	c := p.guestCase()
-	prog, err := Compile(c.src)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	limits := policy.DefaultLimits()
-	if c.limits != nil {
-		limits = *c.limits
-	}
-	pol, err := policy.New(c.caps, limits)
-	if err != nil {
-		r.problem = "policy: " + err.Error()
-		return r
-	}
-	h := snapshot.Header{Program: prog.Bytes, Inputs: SortedMembers(c.inputs), Capabilities: pol.Capabilities, Seed: suiteSeed, ClockMillis: suiteClock}
-	b := snapshot.NewBuilder(h, nil)
-	x, step := testRuntime.Start(Config{Program: prog, Header: h, Limits: pol.Limits})
-	for step.Suspended() {
-		if len(r.calls) >= maxSuspensions {
-			x.Abandon()
-			r.problem = "too many suspensions"
-			return r
-		}
-		r.calls = append(r.calls, gsCall{step.Capability, step.Args})
-		pay := c.each(step.Capability, step.Args)
-		raw, _ := step.Record(b)
-		x.Abandon()
-		snap, err := snapshot.Decode(raw)
-		if err != nil {
-			r.problem = "snapshot: " + err.Error()
-			return r
-		}
-		answers := []Answer{{CallID: snap.Last().Focus, Payload: pay}}
-		x, step = testRuntime.Start(Config{Program: prog, Header: snap.Header, Limits: pol.Limits, Journal: snap, Answers: answers})
-		if step.Suspended() {
-			b = snapshot.ContinueBuilder(raw, snap, nil)
-			RecordAnswers(b, answers)
-		}
-	}
-	r.step = step
-	r.err = step.Err
-	return r
-}
-
 var errorName = regexp.MustCompile(`^([A-Za-z_$][\w$]*): `)
 
 // check reports how a run differs from the recording, one line per
@@ -265,11 +217,9 @@ func TestAsyncProbes(t *testing.T) {
 		t.Run(p.Name, func(t *testing.T) {
 			for _, mode := range []string{"hot", "cold"} {
 				var r guestRun
-				if mode == "hot" {
-					r = runGuest(p.guestCase())
-				} else {
-					r = p.runCold()
-				}
+				c := p.guestCase()
+				c.cold = mode == "cold"
+				r = runGuest(c)
 				if diff := p.check(r); len(diff) > 0 {
 					ok = false
 					note := ""

@@ -69,6 +69,10 @@ type guestCase struct {
 	seed   *uint64
 	clock  *int64
 
+	// cold resumes every suspension from its snapshot bytes in a fresh
+	// run, as a resume from raw bytes does, instead of the parked one.
+	cold bool
+
 	// isolated runs the case in a child test process, for programs that
 	// may bring down the whole process instead of failing cleanly.
 	isolated bool
@@ -123,6 +127,7 @@ func runGuest(c guestCase) (r guestRun) {
 		clock = *c.clock
 	}
 	h := snapshot.Header{Program: p.Bytes, Inputs: SortedMembers(c.inputs), Capabilities: pol.Capabilities, Seed: seed, ClockMillis: clock}
+	b := snapshot.NewBuilder(h, nil)
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	for i := 0; step.Suspended(); i++ {
 		r.calls = append(r.calls, gsCall{step.Capability, step.Args})
@@ -150,11 +155,34 @@ func runGuest(c guestCase) (r guestRun) {
 			x.Abandon()
 			return r
 		}
+		if c.cold {
+			if x, step, b, r.problem = resumeCold(p, b, step, pay, pol.Limits, x); r.problem != "" {
+				return r
+			}
+			continue
+		}
 		x, step = x.Resume(pay, pol.Limits)
 	}
 	r.step = step
 	r.err = step.Err
 	return r
+}
+
+// resumeCold records step in b's journal, ends the parked execution and
+// resumes the snapshot from its bytes with pay. It returns the builder of
+// the new snapshot's journal, and what went wrong with the snapshot.
+func resumeCold(p *Program, b *snapshot.Builder, step Step, pay Payload, limits policy.Limits, parked *Execution) (*Execution, Step, *snapshot.Builder, string) {
+	raw, _ := step.Record(b)
+	parked.Abandon()
+	snap, err := snapshot.Decode(raw)
+	if err != nil {
+		return nil, Step{}, nil, "snapshot: " + err.Error()
+	}
+	answers := []Answer{{CallID: snap.Last().Focus, Payload: pay}}
+	x, next := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Answers: answers})
+	b = snapshot.ContinueBuilder(raw, snap, nil)
+	RecordAnswers(b, answers)
+	return x, next, b, ""
 }
 
 func (c guestCase) verify(t *testing.T, r guestRun) {

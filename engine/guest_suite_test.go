@@ -724,3 +724,18 @@ func TestSuiteNamesAreDescriptive(t *testing.T) {
 		assert.True(t, strings.Contains(c.name, "/"), c.name)
 	}
 }
+
+// Every suite case gives the same outcome when each suspension is resumed
+// cold, from its snapshot bytes in a fresh run, as when the parked
+// execution is resumed.
+func TestGuestSuiteCold(t *testing.T) {
+	for _, c := range suiteCases() {
+		if c.isolated || c.heavy || c.calls != nil && len(c.calls) == 0 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			c.cold = true
+			c.verify(t, runGuest(c))
+		})
+	}
+}

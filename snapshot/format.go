@@ -535,14 +535,25 @@ func (d *decoder) call() (HostCall, error) {
 	return c, nil
 }
 
+// args reads a call's argument array. Each argument is a value of its
+// own, as it crossed the boundary: nested up to value.MaxDepth levels,
+// which the array around them must not push past the limit.
 func (d *decoder) args(c *HostCall) error {
 	d.mark()
-	args, enc, err := d.value()
-	if err != nil || args.Kind != value.KindArray {
+	start := d.Offset()
+	n, err := d.Expect(detcbor.MajorArray)
+	if err != nil || n > uint64(d.Len()) {
 		return d.fail(ErrCallArgs)
 	}
-	c.ArgsDigest = argsDigest(enc)
-	c.Args = args.Elems
+	c.Args = make([]value.Value, n)
+	for i := range c.Args {
+		v, _, err := d.value() // a top-level Hole is refused there
+		if err != nil {
+			return d.fail(ErrCallArgs)
+		}
+		c.Args[i] = v
+	}
+	c.ArgsDigest = argsDigest(d.Consumed(start))
 	return nil
 }
 

@@ -149,6 +149,9 @@ func NewReader(b []byte) *Reader { return &Reader{b: b} }
 // Offset is how many bytes have been read.
 func (r *Reader) Offset() int { return r.off }
 
+// Consumed is the bytes read since offset start.
+func (r *Reader) Consumed(start int) []byte { return r.b[start:r.off] }
+
 // Rest is the unread bytes.
 func (r *Reader) Rest() []byte { return r.b[r.off:] }
 
