@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,7 @@ func runBatch(t *testing.T, src string, pick pickFunc) batchRun {
 			c := step.Calls[i]
 			answers = append(answers, Answer{CallID: c.ID, Payload: times10(c)})
 		}
+		step.Calls = slices.Clone(step.Calls) // the execution reuses its slice
 		r.steps, r.answers, r.snaps = append(r.steps, step), append(r.answers, answers), append(r.snaps, raw)
 		RecordAnswers(b, answers)
 		x, step = x.ResumeWith(nil, answers, limits)

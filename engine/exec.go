@@ -60,10 +60,13 @@ type Step struct {
 	Args       []value.Value
 	ArgsDigest [32]byte
 	Focus      uint64
-	Calls      []snapshot.HostCall // every outstanding call, in call order
-	NewFrom    uint64              // calls from this id on were made since the last suspension
-	Meter      snapshot.Meter
-	Limits     policy.Limits // what the segment that suspended ran under
+	// Calls are every outstanding call, in call order. The slice is the
+	// execution's own and valid until it is resumed or abandoned: copy it
+	// to keep it longer.
+	Calls   []snapshot.HostCall
+	NewFrom uint64 // calls from this id on were made since the last suspension
+	Meter   snapshot.Meter
+	Limits  policy.Limits // what the segment that suspended ran under
 }
 
 // Suspended reports whether the step is a suspension.
@@ -113,9 +116,16 @@ type Execution struct {
 	// (legacy) replays an execution in which every call was synchronous.
 	made        uint64
 	journaled   uint64 // calls made before the last suspension
-	outstanding []*hostCall
+	outstanding []hostCall
+	listed      []snapshot.HostCall // Step.Calls, reused from step to step
+	answerBuf   []Answer            // a resume's answers, reused likewise
 	async       uint64
 	legacy      bool
+
+	// The answer to the synchronous call the guest waits in (there is at
+	// most one), until the guest takes it.
+	syncAnswered bool
+	syncOutcome  snapshot.Outcome
 
 	// Replay: the journal being re-run and the next suspension in it;
 	// nil once the execution has gone past the journal.
@@ -174,7 +184,7 @@ func (x *Execution) next() (*Execution, Step) {
 // The Execution must not be used again unless the step is a suspension
 // (then Resume returns x itself).
 func (x *Execution) Resume(p Payload, limits policy.Limits) (*Execution, Step) {
-	return x.ResumeWith(nil, []Answer{{CallID: x.focus().ID, Payload: p}}, limits)
+	return x.ResumeWith(nil, []Answer{{CallID: x.Focus(), Payload: p}}, limits)
 }
 
 // ResumeWith answers outstanding calls, in the order given, and runs under
@@ -189,17 +199,22 @@ func (x *Execution) ResumeWith(stop *Stopper, answers []Answer, limits policy.Li
 	if err := overBudget(x.meter, limits); err != nil {
 		return x, Step{Err: err}
 	}
-	x.inbox = message{answers: answers, limits: limits, stop: stop}
+	// The answers are copied into a slice the execution reuses, so that
+	// the caller's need not outlive the call (nor be allocated for it).
+	x.answerBuf = append(x.answerBuf[:0], answers...)
+	x.inbox = message{answers: x.answerBuf, limits: limits, stop: stop}
 	return x.next()
 }
 
-// Outstanding returns the parked execution's outstanding calls.
-func (x *Execution) Outstanding() []snapshot.HostCall {
-	out := make([]snapshot.HostCall, len(x.outstanding))
-	for i, c := range x.outstanding {
-		out[i] = c.HostCall
+// EachOutstanding calls fn with each of the parked execution's outstanding
+// calls, in call order, until fn fails.
+func (x *Execution) EachOutstanding(fn func(*snapshot.HostCall) error) error {
+	for i := range x.outstanding {
+		if err := fn(&x.outstanding[i].HostCall); err != nil {
+			return err
+		}
 	}
-	return out
+	return nil
 }
 
 // AnswerError is a resume's answers that do not fit the outstanding calls.
@@ -467,14 +482,12 @@ func divergence(detail string) error {
 	return &Error{Kind: KindSerialization, Message: "snapshot replay diverged: " + detail}
 }
 
-// hostCall is a call the guest made and the host has not answered. A
-// synchronous call's answer is kept until the guest, waiting in the call,
-// takes it; an asynchronous call settles its promise.
+// hostCall is a call the guest made and the host has not answered. An
+// asynchronous call's answer settles its promise; a synchronous call's is
+// kept in the Execution until the guest, waiting in the call, takes it.
 type hostCall struct {
 	snapshot.HostCall
-	promise  *goja.Promise // asynchronous calls
-	answered bool          // synchronous calls
-	outcome  snapshot.Outcome
+	promise *goja.Promise // asynchronous calls
 }
 
 // capability returns the guest function for one granted capability. A
@@ -508,7 +521,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			return goja.Undefined()
 		}
 		x.made++
-		c := &hostCall{HostCall: snapshot.HostCall{ID: x.made, Capability: name, Args: args,
+		c := hostCall{HostCall: snapshot.HostCall{ID: x.made, Capability: name, Args: args,
 			ArgsDigest: snapshot.ArgsDigest(args), Meter: x.meter, Sync: sync}}
 		if j := x.replay; j != nil && c.ID <= uint64(len(j.Calls)) {
 			rec := &j.Calls[c.ID-1]
@@ -518,30 +531,35 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			}
 			x.stats.Replayed++
 		}
-		x.outstanding = append(x.outstanding, c)
+		var obj *goja.Object
 		if !sync {
 			x.async++
-			p, obj := rt.MustardNewPromise()
-			c.promise = p
+			c.promise, obj = rt.MustardNewPromise()
+		}
+		x.outstanding = append(x.outstanding, c)
+		if !sync {
 			return obj
 		}
-		for !c.answered {
+		for !x.syncAnswered {
 			if err := x.suspend(); err != nil {
 				rt.Interrupt(err)
 				return goja.Undefined()
 			}
 		}
-		return x.answer(c.outcome)
+		x.syncAnswered = false
+		o := x.syncOutcome
+		x.syncOutcome = snapshot.Outcome{}
+		return x.answer(o)
 	}
 }
 
 // focus is the call a one-at-a-time step presents: a synchronous call the
 // guest waits in (always the last call made), or else the oldest.
 func (x *Execution) focus() *hostCall {
-	if last := x.outstanding[len(x.outstanding)-1]; last.Sync {
+	if last := &x.outstanding[len(x.outstanding)-1]; last.Sync {
 		return last
 	}
-	return x.outstanding[0]
+	return &x.outstanding[0]
 }
 
 // suspend ends the running segment with calls outstanding and returns once
@@ -574,8 +592,12 @@ func (x *Execution) suspend() error {
 	if x.rt.suspendSegment(x) {
 		return ErrHeapLimit
 	}
+	x.listed = x.listed[:0]
+	for i := range x.outstanding {
+		x.listed = append(x.listed, x.outstanding[i].HostCall)
+	}
 	step := Step{Capability: focus.Capability, Args: focus.Args, ArgsDigest: focus.ArgsDigest, Focus: focus.ID,
-		Calls: x.Outstanding(), NewFrom: x.journaled + 1, Meter: x.meter, Limits: x.limits}
+		Calls: x.listed, NewFrom: x.journaled + 1, Meter: x.meter, Limits: x.limits}
 	x.journaled = x.made
 	if !x.yield(step) {
 		return errAbandoned // halted
@@ -607,12 +629,12 @@ func (x *Execution) apply(journaled []snapshot.Answer, answers []Answer) error {
 			}
 			id, o = a.CallID, a.Payload.Outcome
 		}
-		c := x.take(id)
-		if c == nil {
+		c, ok := x.take(id)
+		if !ok {
 			return divergence(fmt.Sprintf("call %d is not outstanding", id))
 		}
 		if c.Sync {
-			c.answered, c.outcome = true, o
+			x.syncAnswered, x.syncOutcome = true, o
 			continue
 		}
 		x.async--
@@ -625,14 +647,17 @@ func (x *Execution) apply(journaled []snapshot.Answer, answers []Answer) error {
 }
 
 // take removes an outstanding call.
-func (x *Execution) take(id uint64) *hostCall {
+func (x *Execution) take(id uint64) (hostCall, bool) {
 	for i, c := range x.outstanding {
 		if c.ID == id {
-			x.outstanding = append(x.outstanding[:i], x.outstanding[i+1:]...)
-			return c
+			n := len(x.outstanding) - 1
+			copy(x.outstanding[i:], x.outstanding[i+1:])
+			x.outstanding[n] = hostCall{} // the promise and arguments are garbage now
+			x.outstanding = x.outstanding[:n]
+			return c, true
 		}
 	}
-	return nil
+	return hostCall{}, false
 }
 
 // attach begins a segment that stop (or its wall-time limit, from the
@@ -851,8 +876,9 @@ func SortedMembers(m []value.Member) []value.Member {
 // since the previous suspension, then the suspension itself. It returns
 // the snapshot bytes and id.
 func (s *Step) Record(b *snapshot.Builder) ([]byte, string) {
-	for _, c := range s.NewCalls() {
-		b.Call(&c)
+	calls := s.NewCalls()
+	for i := range calls {
+		b.Call(&calls[i])
 	}
 	return b.Suspend(s.Focus, s.Meter, &s.Limits)
 }

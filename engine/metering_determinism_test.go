@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,9 +168,11 @@ func mdStart(t testing.TB, src string) *mdRun {
 func (r *mdRun) hot(t testing.TB) []mdStep {
 	t.Helper()
 	x, step := testRuntime.Start(Config{Program: r.program, Header: r.header, Limits: r.limits})
+	step.Calls = slices.Clone(step.Calls) // the execution reuses its slice
 	r.steps = []Step{step}
 	for step.Suspended() {
 		x, step = x.Resume(Payload{Outcome: mdAnswer(step.Capability, step.Args)}, r.limits)
+		step.Calls = slices.Clone(step.Calls)
 		r.steps = append(r.steps, step)
 		require.Less(t, len(r.steps), 1000, "runaway execution")
 	}

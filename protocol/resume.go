@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"slices"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
@@ -17,6 +18,7 @@ type resumeReq struct {
 	answer     resumePayload
 	hasPayload bool
 	answers    []engine.Answer
+	one        [1]engine.Answer // the one-mode answer, without an allocation
 
 	// 1. Snapshot: its id, and either the bytes the host sent or staged
 	// (raw; owned when they came from a stage) or the cached entry (entry).
@@ -32,8 +34,10 @@ type resumeReq struct {
 	auth  authFields
 	seal  *snapshot.Sealer
 
-	// 4. The decoded snapshot, when the bytes were sent.
-	snap *snapshot.Snapshot
+	// 4. The decoded snapshot and its outstanding calls, unless a parked
+	// execution resumes.
+	snap        *snapshot.Snapshot
+	outstanding []snapshot.HostCall
 }
 
 // resume runs the contract's resume checks in order, then continues the
@@ -83,7 +87,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, err
 	if batch != (r.answers != nil) || batch && r.hasPayload {
 		return nil, errorf("resume payload does not match host_calls %s", r.pol.HostCalls)
 	}
-	if err := r.reassert(); err != nil {
+	if err := s.reassert(r); err != nil {
 		return nil, err
 	}
 	policyID := r.polID
@@ -237,23 +241,33 @@ func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 }
 
 // reassert is steps 4 and 5 for authenticated input: the capabilities of
-// the outstanding calls must be granted. Bytes the host sent are decoded
-// first (the outstanding calls are in their journal), so malformed ones
-// fail here.
-func (r *resumeReq) reassert() error {
-	var pending []string
-	if r.entry != nil {
-		pending = r.entry.pending
-	} else {
-		var err error
-		if r.snap, err = loadSnapshot(r.raw, r.seal); err != nil {
-			return err
-		}
-		pending = capabilities(r.snap.Outstanding())
-	}
-	for _, c := range pending {
-		if err := r.pol.Reassert(c); err != nil {
+// the outstanding calls must be granted. A parked execution knows its
+// calls; otherwise the snapshot is decoded (for the replay that follows),
+// so bytes the host sent that are malformed fail here.
+func (s *Session) reassert(r *resumeReq) error {
+	granted := func(c *snapshot.HostCall) error {
+		if err := r.pol.Reassert(c.Capability); err != nil {
 			return requestError(err.Error())
+		}
+		return nil
+	}
+	if r.entry != nil {
+		if c, ok := s.conts.Peek(r.snapID); ok {
+			return c.exec.EachOutstanding(granted)
+		}
+	}
+	raw := r.raw
+	if r.entry != nil {
+		raw = r.entry.bytes
+	}
+	var err error
+	if r.snap, err = loadSnapshot(raw, r.seal); err != nil {
+		return err
+	}
+	r.outstanding = r.snap.Outstanding()
+	for i := range r.outstanding {
+		if err := granted(&r.outstanding[i]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -265,7 +279,8 @@ func (r *resumeReq) engineAnswers(focus uint64) []engine.Answer {
 	if r.answers != nil {
 		return r.answers
 	}
-	return []engine.Answer{{CallID: focus, Payload: r.answer.engine()}}
+	r.one[0] = engine.Answer{CallID: focus, Payload: r.answer.engine()}
+	return r.one[:]
 }
 
 // resumeHot continues the parked execution that produced the snapshot.
@@ -298,16 +313,14 @@ func (s *Session) resumeHot(r *resumeReq, c *continuation, out *stepResult, fl *
 // resumeReplay re-runs the program from the snapshot's journal in a fresh
 // realm and continues live from its last suspension.
 func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*stepResult, error) {
-	raw, snap := r.raw, r.snap
-	if snap == nil {
-		var err error
-		if snap, err = loadSnapshot(r.entry.bytes, r.seal); err != nil {
-			return nil, err
-		}
+	raw, snap := r.raw, r.snap // reassert decoded the snapshot
+	if r.entry != nil {
 		raw = r.entry.bytes
 	}
-	answers := r.engineAnswers(snap.Last().Focus)
-	if err := engine.CheckAnswers(snap.Outstanding(), uint64(len(snap.Calls)), answers); err != nil {
+	// The replay keeps its answers: a copy, so the request (whose one-mode
+	// answer the hot path uses in place) need not be allocated.
+	answers := slices.Clone(r.engineAnswers(snap.Last().Focus))
+	if err := engine.CheckAnswers(r.outstanding, uint64(len(snap.Calls)), answers); err != nil {
 		return nil, err
 	}
 	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program)
@@ -343,7 +356,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 		if !r.owned {
 			raw = append([]byte(nil), raw...)
 		}
-		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, pending: capabilities(snap.Outstanding()), seal: r.seal}, int64(len(raw)))
+		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, seal: r.seal}, int64(len(raw)))
 	}
 	return out, nil
 }

@@ -78,9 +78,8 @@ type Stats struct {
 
 // snapshotEntry is a snapshot this session produced or was given.
 type snapshotEntry struct {
-	bytes   []byte
-	pending []string         // the capabilities of its outstanding calls
-	seal    *snapshot.Sealer // its seal, when it is sealed
+	bytes []byte
+	seal  *snapshot.Sealer // its seal, when it is sealed
 }
 
 // continuation is a parked live execution: the fast path for resuming the

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"time"
 
@@ -173,7 +172,7 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Buil
 		exec.Abandon()
 		return ErrSnapshotTooLarge
 	}
-	entry := &snapshotEntry{bytes: bytes, pending: capabilities(out.step.Calls), seal: b.Sealer()}
+	entry := &snapshotEntry{bytes: bytes, seal: b.Sealer()}
 	out.snap, out.snapID = bytes, id
 	s.snapshots.Add(id, entry, int64(len(bytes)))
 	if old, ok := s.conts.Take(id); ok {
@@ -182,15 +181,4 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Buil
 	}
 	s.conts.Add(id, &continuation{exec: exec, builder: b, entry: entry}, 1)
 	return nil
-}
-
-// capabilities lists the capabilities of outstanding calls, each once.
-func capabilities(calls []snapshot.HostCall) []string {
-	var out []string
-	for i := range calls {
-		if !slices.Contains(out, calls[i].Capability) {
-			out = append(out, calls[i].Capability)
-		}
-	}
-	return out
 }

@@ -54,8 +54,12 @@ func Annotate(raw []byte) (string, error) {
 			}
 		}
 		if s.Version != 1 {
-			item(appendSuspend(nil, sp.Focus, sp.Meter, sp.Limits), fmt.Sprintf("suspend %d: focus call %d, at %s, the segment ran under %s",
-				i+1, sp.Focus, describeMeter(sp.Meter), describeLimits(sp.Limits)))
+			l, ran := sp.Limits, describeLimits(sp.Limits)
+			if i > 0 && *s.Suspensions[i-1].Limits == *l {
+				l, ran = nil, "the previous segment's limits (null)"
+			}
+			item(appendSuspend(nil, sp.Focus, sp.Meter, l), fmt.Sprintf("suspend %d: focus call %d, at %s, the segment ran under %s",
+				i+1, sp.Focus, describeMeter(sp.Meter), ran))
 		}
 		for j := range sp.Answers {
 			a := &sp.Answers[j]

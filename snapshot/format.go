@@ -24,8 +24,9 @@ import (
 //	        is the execution's when the call was made
 //	suspend [6, focus: uint, instructions: uint, allocations: uint,
 //	         limits: [instruction_budget, heap_limit_bytes, allocation_budget,
-//	                  call_depth_limit, max_outstanding_host_calls]]
-//	        the end of a segment, under the limits it ran under; focus is
+//	                  call_depth_limit, max_outstanding_host_calls] | null]
+//	        the end of a segment, under the limits it ran under (null: the
+//	        same as the previous segment's; never in the first); focus is
 //	        the call a one-at-a-time step presents
 //	answer  [7, call_id: uint, outcome]
 //	        what a resume delivered, in the order it applied them; the
@@ -107,11 +108,16 @@ func appendCall(b []byte, c *HostCall) []byte {
 	return append(b, detcbor.False)
 }
 
+// appendSuspend writes a suspend item; l is nil when the segment ran
+// under the previous segment's limits.
 func appendSuspend(b []byte, focus uint64, m Meter, l *policy.Limits) []byte {
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 5)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, tagSuspend)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, focus)
 	b = appendMeter(b, m)
+	if l == nil {
+		return append(b, detcbor.Null)
+	}
 	return appendLimits(b, l)
 }
 
@@ -197,6 +203,11 @@ type Builder struct {
 	version uint64
 	v1Call  *HostCall
 	calls   uint64 // calls appended
+
+	// The limits of the last suspension appended, which the next one
+	// does not repeat when it ran under the same.
+	limits    policy.Limits
+	hasLimits bool
 }
 
 // NewBuilder starts the journal of a fresh execution, sealed under seal
@@ -226,6 +237,9 @@ func newBuilder(h Header, seal *Sealer, version uint64) *Builder {
 func ContinueBuilder(raw []byte, s *Snapshot, seal *Sealer) *Builder {
 	b := &Builder{buf: append([]byte(nil), raw...), h: sha256.New(), seal: seal, records: s.records, version: s.Version,
 		calls: uint64(len(s.Calls))}
+	if l := s.Last().Limits; l != nil {
+		b.limits, b.hasLimits = *l, true
+	}
 	b.h.Write(b.buf)
 	return b
 }
@@ -276,6 +290,11 @@ func (b *Builder) Suspend(focus uint64, m Meter, l *policy.Limits) ([]byte, stri
 		b.v1Call = nil
 		b.add(func(buf []byte) []byte { return appendPending(buf, c, l) })
 	} else {
+		same := b.hasLimits && b.limits == *l
+		b.limits, b.hasLimits = *l, true
+		if same {
+			l = nil
+		}
 		b.add(func(buf []byte) []byte { return appendSuspend(buf, focus, m, l) })
 	}
 	n := len(b.buf)
@@ -451,7 +470,7 @@ func (d *decoder) journalV1(s *Snapshot) error {
 // right after a suspension; a suspension only with its focus outstanding;
 // the journal ends at a suspension.
 func (d *decoder) journal(s *Snapshot) error {
-	answered := map[uint64]bool{}
+	var answered []bool // by call id - 1
 	outstanding := 0
 	resuming := false // after a suspend item, before the next call or suspend
 	for d.Len() > 0 {
@@ -475,33 +494,39 @@ func (d *decoder) journal(s *Snapshot) error {
 			}
 			c.ID = uint64(len(s.Calls) + 1)
 			s.Calls = append(s.Calls, c)
+			answered = append(answered, false)
 			outstanding++
 			resuming = false
 		case tag == tagSuspend && n == 5:
 			sp := Suspension{Made: uint64(len(s.Calls))}
-			if sp.Focus, err = d.Uint(); err != nil || sp.Focus == 0 || sp.Focus > uint64(len(s.Calls)) || answered[sp.Focus] {
+			if sp.Focus, err = d.Uint(); err != nil || sp.Focus == 0 || sp.Focus > uint64(len(s.Calls)) || answered[sp.Focus-1] {
 				return d.fail(ErrSuspend)
 			}
 			if sp.Meter, err = d.meter(); err != nil {
 				return d.fail(ErrSuspend)
 			}
-			l, err := d.limits()
-			if err != nil {
+			if d.Null() {
+				if len(s.Suspensions) == 0 {
+					return d.fail(ErrSuspend) // nothing to be the same as
+				}
+				sp.Limits = s.Last().Limits
+			} else if sp.Limits, err = d.limits(); err != nil {
 				return err
+			} else if len(s.Suspensions) > 0 && *s.Last().Limits == *sp.Limits {
+				return d.fail(ErrSuspend) // the same limits again are written null: one encoding per journal
 			}
-			sp.Limits = l
 			s.Suspensions = append(s.Suspensions, sp)
 			resuming = true
 		case tag == tagAnswer && n == 3 && resuming:
 			id, err := d.Uint()
-			if err != nil || id == 0 || id > uint64(len(s.Calls)) || answered[id] {
+			if err != nil || id == 0 || id > uint64(len(s.Calls)) || answered[id-1] {
 				return d.fail(ErrAnswer)
 			}
 			o, err := d.outcome()
 			if err != nil {
 				return err
 			}
-			answered[id] = true
+			answered[id-1] = true
 			outstanding--
 			sp := s.Last()
 			sp.Answers = append(sp.Answers, Answer{CallID: id, Outcome: o})

@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -246,6 +247,33 @@ func TestOutcomeRecordLayout(t *testing.T) {
 		got := appendOutcome(append([]byte(nil), prefix...), Outcome{Value: v})
 		if !bytes.HasPrefix(got, prefix) || !bytes.Equal(got[len(prefix):], want) {
 			t.Fatalf("%d-byte value: record %x…, want %x…", len(enc), got[len(prefix):min(len(got), len(prefix)+16)], want[:min(len(want), 16)])
+		}
+	}
+}
+
+// A suspension that ran under the previous one's limits writes null for
+// them, and only then: the first suspension has no previous one, and the
+// same limits written in full would be a second encoding of the journal.
+func TestSuspensionLimitsNullOnlyWhenRepeated(t *testing.T) {
+	h := Header{Program: []byte("p"), Capabilities: []string{"cap"}}
+	l := policy.DefaultLimits()
+	call := func(id uint64) []byte { return appendCall(nil, &HostCall{ID: id, Capability: "cap", Sync: true}) }
+	answer := appendAnswer(nil, &Answer{CallID: 1, Outcome: Outcome{Value: value.Null()}})
+	head := appendHeader(nil, h, Version)
+	good := cat(head, call(1), appendSuspend(nil, 1, Meter{}, &l), answer, call(2), appendSuspend(nil, 2, Meter{}, nil))
+	s, err := Decode(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *s.Suspensions[1].Limits != l || !bytes.Equal(Encode(s), good) {
+		t.Fatal("a null limits item does not stand for the previous limits")
+	}
+	for name, b := range map[string][]byte{
+		"first suspension null": cat(head, call(1), appendSuspend(nil, 1, Meter{}, nil)),
+		"same limits in full":   cat(head, call(1), appendSuspend(nil, 1, Meter{}, &l), answer, call(2), appendSuspend(nil, 2, Meter{}, &l)),
+	} {
+		if _, err := Decode(b); !errors.Is(err, ErrSuspend) {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

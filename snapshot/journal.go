@@ -90,15 +90,17 @@ func (s *Snapshot) Last() *Suspension { return &s.Suspensions[len(s.Suspensions)
 
 // Outstanding returns the calls not answered yet, in call order.
 func (s *Snapshot) Outstanding() []HostCall {
-	answered := make(map[uint64]bool)
+	answered := make([]bool, len(s.Calls)+1) // by call id; decoded ids are in range
 	for _, sp := range s.Suspensions {
 		for _, a := range sp.Answers {
-			answered[a.CallID] = true
+			if a.CallID < uint64(len(answered)) {
+				answered[a.CallID] = true
+			}
 		}
 	}
 	var out []HostCall
 	for _, c := range s.Calls {
-		if !answered[c.ID] {
+		if c.ID >= uint64(len(answered)) || !answered[c.ID] {
 			out = append(out, c)
 		}
 	}
