@@ -1,9 +1,8 @@
 package protocol
 
 import (
-	"encoding/json"
-
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -38,28 +37,36 @@ func (f fields) hostCalls(key string) (policy.HostCalls, error) {
 // ResumePayload}, ...], at least one. Which ids are outstanding is checked
 // once the snapshot is known.
 func (f fields) answers(key string) ([]engine.Answer, error) {
-	var raws []json.RawMessage
-	if err := json.Unmarshal(f.at(key), &raws); err != nil || len(raws) == 0 {
-		return nil, errorf("%s must be a non-empty array", key)
+	var out []engine.Answer
+	var err error
+	isArray := jsonscan.Elements(f.at(key), func(raw []byte) bool {
+		i := len(out)
+		a, serr := splitObject(raw)
+		if serr != nil {
+			err = errorf("%s[%d] must be an object", key, i)
+			return false
+		}
+		if err = checkClosed(a, raw, key, answerKeys); err != nil {
+			return false
+		}
+		id, ok, uerr := a.uint("call_id")
+		if uerr != nil || !ok || id == 0 {
+			err = errorf("%s[%d].call_id must be a positive integer", key, i)
+			return false
+		}
+		p, perr := a.payload("payload")
+		if perr != nil {
+			err = perr
+			return false
+		}
+		out = append(out, engine.Answer{CallID: id, Payload: p.engine()})
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
-	out := make([]engine.Answer, len(raws))
-	for i, raw := range raws {
-		a, err := splitObject(raw)
-		if err != nil {
-			return nil, errorf("%s[%d] must be an object", key, i)
-		}
-		if err := checkClosed(a, raw, key, answerKeys); err != nil {
-			return nil, err
-		}
-		id, ok, err := a.uint("call_id")
-		if err != nil || !ok || id == 0 {
-			return nil, errorf("%s[%d].call_id must be a positive integer", key, i)
-		}
-		p, err := a.payload("payload")
-		if err != nil {
-			return nil, err
-		}
-		out[i] = engine.Answer{CallID: id, Payload: p.engine()}
+	if !isArray || len(out) == 0 {
+		return nil, errorf("%s must be a non-empty array", key)
 	}
 	return out, nil
 }

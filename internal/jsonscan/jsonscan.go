@@ -119,3 +119,25 @@ func Members(b []byte, fn func(key, value []byte) bool) bool {
 	}
 	return true
 }
+
+// Elements calls fn with each element of the array at the start of b
+// (after any space), raw. It stops early when fn returns false, and
+// reports false when b does not start with an array.
+func Elements(b []byte, fn func(elem []byte) bool) bool {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	for i = SkipSpace(b, i+1); i < len(b) && b[i] != ']'; {
+		end := SkipValue(b, i)
+		if end == i || !fn(b[i:end]) {
+			return true
+		}
+		i = SkipSpace(b, end)
+		if i >= len(b) || b[i] != ',' {
+			break
+		}
+		i = SkipSpace(b, i+1)
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -132,4 +133,30 @@ func FuzzMembers(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestElements(t *testing.T) {
+	for in, want := range map[string][]string{
+		`[]`:                                 nil,
+		` [ 1 , "a,]" ,{"b":[2,3]}, null ] `: {`1`, `"a,]"`, `{"b":[2,3]}`, `null`},
+		`[[],[[]]]`:                          {`[]`, `[[]]`},
+	} {
+		var got []string
+		if !Elements([]byte(in), func(e []byte) bool { got = append(got, string(e)); return true }) {
+			t.Fatalf("%s: not an array", in)
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+	for _, in := range []string{`{}`, `"[1]"`, ``, `1`} {
+		if Elements([]byte(in), func([]byte) bool { return true }) {
+			t.Errorf("%s: taken for an array", in)
+		}
+	}
+	n := 0
+	Elements([]byte(`[1,2,3]`), func([]byte) bool { n++; return n < 2 })
+	if n != 2 {
+		t.Errorf("did not stop early: %d calls", n)
+	}
 }
