@@ -295,6 +295,13 @@ func errorsEnvelope(r *Rec) {
 	r.Fail(r.Req("compile", "source", "function f( {"), "Parse: ")
 	r.Fail(r.Req("compile", "source", "let a = 1; let a = 2;"), "Parse: ")
 	r.Fail(r.Req("compile", "source", "var __mustard_x = 1;"), "Validation: ")
+	r.Note("Guest code is strict-mode code: what strict mode forbids fails at compile.")
+	r.Fail(r.Req("compile", "source", "with ({ a: 1 }) { a; }"), "Parse: Strict mode code may not include a with statement (1:1)")
+	r.Fail(r.Req("compile", "source", "const n = 010;"), "Parse: Octal literals are not allowed in strict mode")
+	r.Fail(r.Req("compile", "source", "const s = 'a\\01';"), "Parse: Octal escape sequences are not allowed in strict mode.")
+	r.Fail(r.Req("compile", "source", "let x = 1;\ndelete x;"), "Parse: Delete of an unqualified identifier in strict mode (2:8)")
+	r.Fail(r.Req("compile", "source", "function f(a, a) { return a; }"), "Parse: Duplicate parameter name not allowed in this context")
+	r.Fail(r.Req("compile", "source", "eval = 1;"), "Parse: Assignment to eval or arguments is not allowed in strict mode")
 	id, _ := compile(r, "x")
 	r.Note("start: mistyped options and fields.")
 	r.Fail(r.Req("start", "program_id", id), "start requires options")
@@ -331,12 +338,17 @@ func errorsStart(r *Rec) {
 	r.Fail(r.Req("start", "program_base64", B64([]byte("const x = 1; x")), "options", Obj{}), "Serialization: ")
 	progBytes := mustB64(prog)
 	bumped := append([]byte(nil), progBytes...)
-	bumped[16] = 0x02 // the artifact's version field
-	r.Fail(r.Req("start", "program_base64", B64(bumped), "options", Obj{}), "Serialization: ")
+	bumped[17] = 0x03 // the artifact's version field, after the magic
+	r.Fail(r.Req("start", "program_base64", B64(bumped), "options", Obj{}), "Serialization: unsupported program format version 3")
 	r.Fail(r.Req("start", "program_base64", B64(progBytes[:len(progBytes)-1]), "options", Obj{}), "Serialization: ")
 	r.Fail(r.Req("start", "program_base64", B64(append(append([]byte(nil), progBytes...), 0)), "options", Obj{}), "Serialization: ")
 	r.Note("Program bytes that decode but hold invalid source fail as at compile.")
-	r.Fail(r.Req("start", "program_base64", B64(artifact("let = ;")), "options", Obj{}), "Parse: ")
+	r.Fail(r.Req("start", "program_base64", B64(artifact(2, "let = ;")), "options", Obj{}), "Parse: ")
+	r.Note("Program format version 1, which sidecars wrote before guest code was strict, still starts and runs as sloppy-mode code (an implicit global, this is the global object in a plain call); the same source compiled today is strict.")
+	sloppy := "tally = 1;\n[tally, typeof function () { return this; }()];"
+	r.Completed(r.Req("start", "program_base64", B64(artifact(1, sloppy)), "options", Obj{}), `{"Array":[{"Number":{"Finite":1.0}},{"String":"object"}]}`)
+	sid, _ := compile(r, sloppy)
+	r.Fail(r.Req("start", "program_id", sid, "options", Obj{}), "Runtime: ReferenceError: tally is not defined")
 	r.Note("The valid bytes still work, and an id obtained in this process too.")
 	r.Completed(r.Req("start", "program_base64", prog, "options", Obj{}), `{"String":"ok"}`)
 	r.Completed(r.Req("start", "program_id", id, "options", Obj{}), `{"String":"ok"}`)
@@ -518,7 +530,7 @@ func mustB64(s string) []byte {
 
 // artifact encodes source as a program artifact (CBOR [magic, version,
 // source]) without validating it, as a forging host could.
-func artifact(source string) []byte {
+func artifact(version byte, source string) []byte {
 	text := func(b []byte, s string) []byte {
 		n := len(s)
 		switch {
@@ -532,7 +544,7 @@ func artifact(source string) []byte {
 		return append(b, s...)
 	}
 	b := text([]byte{0x83}, "mustard-program")
-	return text(append(b, 0x01), source)
+	return text(append(b, version), source)
 }
 
 // tamperMeter returns a first snapshot whose pending call claims one

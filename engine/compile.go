@@ -15,11 +15,20 @@ import (
 	"github.com/fxamacker/cbor/v2"
 )
 
-// ProgramFormat names the program artifact format; bumping the version
-// makes older artifacts fail closed.
+// The program artifact format: ["mustard-program", version, source].
+// The version says how the source runs, so a program runs the same way in
+// every sidecar that accepts it (its snapshots replay it from the source):
+//
+//   - version 2, what Compile writes: strict-mode code, as in the
+//     reference implementation;
+//   - version 1, what sidecars before strict mode wrote: sloppy-mode code,
+//     exactly as they ran it, so its stored snapshots still resume.
+//
+// Any other version fails closed.
 const (
-	programMagic   = "mustard-program"
-	programVersion = 1
+	programMagic         = "mustard-program"
+	programVersion       = 2
+	programVersionSloppy = 1
 )
 
 // MaxSourceBytes bounds guest source; requests are limited to 1 MiB anyway.
@@ -60,6 +69,7 @@ type Program struct {
 	ID       string // lowercase hex SHA-256 of Bytes
 	Bytes    []byte // the program artifact
 	Source   string // the guest's own text
+	strict   bool   // format version 2; version 1 programs are sloppy-mode code
 	compiled *goja.Program
 	lines    lineMap
 }
@@ -86,15 +96,25 @@ func init() {
 	}
 }
 
-// Compile validates and instruments guest source. The artifact is
-// deterministic for the same source and sidecar version.
+// Compile validates and instruments guest source as strict-mode code. The
+// artifact is deterministic for the same source and sidecar version.
 func Compile(source string) (*Program, error) {
-	b, err := artifactEnc.Marshal(programArtifact{Magic: programMagic, Version: programVersion, Source: source})
+	return compileVersion(source, programVersion)
+}
+
+// compileVersion compiles source into an artifact of the given format
+// version (tests make version 1 programs with it, as older sidecars did).
+func compileVersion(source string, version uint64) (*Program, error) {
+	b, err := artifactEnc.Marshal(programArtifact{Magic: programMagic, Version: version, Source: source})
 	if err != nil {
 		return nil, &Error{Kind: KindSerialization, Message: "program could not be encoded"}
 	}
-	return build(source, b)
+	return build(source, b, version != programVersionSloppy)
 }
+
+// Strict reports whether the program runs as strict-mode code: false only
+// for a format version 1 program.
+func (p *Program) Strict() bool { return p.strict }
 
 // LoadProgram decodes and re-validates program bytes, which are untrusted.
 func LoadProgram(b []byte) (*Program, error) {
@@ -102,26 +122,26 @@ func LoadProgram(b []byte) (*Program, error) {
 	if err := artifactDec.Unmarshal(b, &a); err != nil || a.Magic != programMagic {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not a mustard-sidecar program"}
 	}
-	if a.Version != programVersion {
-		return nil, &Error{Kind: KindSerialization, Message: fmt.Sprintf("unsupported program format version %d; expected %d", a.Version, programVersion)}
+	if a.Version != programVersion && a.Version != programVersionSloppy {
+		return nil, &Error{Kind: KindSerialization, Message: fmt.Sprintf("unsupported program format version %d; expected %d or %d", a.Version, programVersionSloppy, programVersion)}
 	}
 	// Re-encoding must give the same bytes, so one program has one id.
 	canon, err := artifactEnc.Marshal(a)
 	if err != nil || string(canon) != string(b) {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not in canonical form"}
 	}
-	return build(a.Source, b)
+	return build(a.Source, b, a.Version != programVersionSloppy)
 }
 
-func build(source string, artifact []byte) (*Program, error) {
-	return buildWith(source, artifact, instrument)
+func build(source string, artifact []byte, strict bool) (*Program, error) {
+	return buildWith(source, artifact, strict, instrument)
 }
 
 // instrumentFunc rewrites guest source for metering; benchmarks swap it to
 // measure what metering costs.
-type instrumentFunc func(source string) (string, []insertion, []span, error)
+type instrumentFunc func(source string, strict bool) (string, []insertion, []span, error)
 
-func buildWith(source string, artifact []byte, instrument instrumentFunc) (p *Program, err error) {
+func buildWith(source string, artifact []byte, strict bool, instrument instrumentFunc) (p *Program, err error) {
 	defer func() {
 		// Parser and compiler defects on hostile source must not take the
 		// process down.
@@ -135,7 +155,7 @@ func buildWith(source string, artifact []byte, instrument instrumentFunc) (p *Pr
 	if !utf8Valid(source) {
 		return nil, &Error{Kind: KindParse, Message: "source is not valid UTF-8"}
 	}
-	text, ins, spans, err := instrument(source)
+	text, ins, spans, err := instrument(source, strict)
 	if err != nil {
 		return nil, err
 	}
@@ -145,18 +165,42 @@ func buildWith(source string, artifact []byte, instrument instrumentFunc) (p *Pr
 		// instrumentation defect, reported without internals.
 		return nil, &Error{Kind: KindValidation, Message: "program could not be prepared for metering"}
 	}
-	compiled, cerr := goja.CompileASTWithHooks(prg, false, meterHooks...)
+	lines := newLineMap(source, ins, spans)
+	// Strictness covers the whole instrumented text: the guest's code, the
+	// metering calls and the top-level-await wrapper.
+	compiled, cerr := goja.CompileASTWithHooks(prg, strict, meterHooks...)
 	if cerr != nil {
-		return nil, &Error{Kind: KindParse, Message: sanitizeCompileError(cerr.Error())}
+		return nil, compileError(cerr, lines)
 	}
 	sum := sha256.Sum256(artifact)
 	return &Program{
 		ID:       hex.EncodeToString(sum[:]),
 		Bytes:    artifact,
 		Source:   source,
+		strict:   strict,
 		compiled: compiled,
-		lines:    newLineMap(source, ins, spans),
+		lines:    lines,
 	}, nil
+}
+
+// compileError renders an early error the compiler found (a redeclared
+// binding, or one of strict mode's: a delete of a name, a duplicate
+// parameter, an assignment to eval or arguments, ...) as a Parse error at
+// its position in the guest's own source.
+func compileError(err error, lines lineMap) error {
+	var ce *goja.CompilerError
+	switch e := err.(type) {
+	case *goja.CompilerSyntaxError:
+		ce = &e.CompilerError
+	case *goja.CompilerReferenceError:
+		ce = &e.CompilerError
+	}
+	if ce == nil || ce.File == nil {
+		return &Error{Kind: KindParse, Message: sanitizeCompileError(err.Error())}
+	}
+	pos := ce.File.Position(ce.Offset)
+	line, col := lines.original(pos.Line, pos.Column)
+	return &Error{Kind: KindParse, Message: fmt.Sprintf("%s (%d:%d)", ce.Message, line, col)}
 }
 
 // Top-level await: a classic script cannot await, so such a program runs
@@ -170,12 +214,12 @@ const (
 
 var errNotPrepared = &Error{Kind: KindValidation, Message: "program could not be prepared for metering"}
 
-func instrument(source string) (string, []insertion, []span, error) {
+func instrument(source string, strict bool) (string, []insertion, []span, error) {
 	prg, err := parser.ParseFile(nil, "", source, 0, parseOptions...)
 	if err == nil {
 		in := newInstrumenter(source)
 		in.walk(reflect.ValueOf(prg))
-		if err := in.validate(); err != nil {
+		if err := in.validate(strict, 0); err != nil {
 			return "", nil, nil, err
 		}
 		text, ins, ok := in.apply("")
@@ -185,25 +229,38 @@ func instrument(source string) (string, []insertion, []span, error) {
 		return text, ins, in.spans, nil
 	}
 	if strings.Contains(source, "await") {
-		if text, ins, spans, ok, verr := instrumentTopLevelAwait(source); ok || verr != nil {
+		if text, ins, spans, ok, verr := instrumentTopLevelAwait(source, strict); ok || verr != nil {
 			return text, ins, spans, verr
 		}
 	}
 	return "", nil, nil, parseError(err)
 }
 
-func (in *instrumenter) validate() error {
+// validate reports what the walk found that the program may not contain:
+// reserved identifiers, and with statements, which could shadow the meters
+// with an object's properties. Strict-mode code cannot contain a with
+// statement or a legacy octal escape at all: those are Parse errors, at
+// their position in the guest's source (in.src from offset base on).
+func (in *instrumenter) validate(strict bool, base int) error {
 	if len(in.errs) > 0 {
 		return reservedError(in.errs)
 	}
-	if in.with {
-		// with could shadow the meters with an object's properties.
+	parseErrorAt := func(at int, msg string) error {
+		line, col := position(in.src[base:], at-base)
+		return &Error{Kind: KindParse, Message: fmt.Sprintf("%s (%d:%d)", msg, line, col)}
+	}
+	switch {
+	case strict && in.with:
+		return parseErrorAt(in.withAt, "Strict mode code may not include a with statement")
+	case in.with:
 		return &Error{Kind: KindValidation, Message: "with statements are not supported"}
+	case strict && in.escapeMsg != "":
+		return parseErrorAt(in.escapeAt, in.escapeMsg)
 	}
 	return nil
 }
 
-func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, error) {
+func instrumentTopLevelAwait(source string, strict bool) (string, []insertion, []span, bool, error) {
 	wrapped := tlaPrefix + source + tlaSuffix
 	prg, err := parser.ParseFile(nil, "", wrapped, 0, parseOptions...)
 	if err != nil {
@@ -215,7 +272,7 @@ func instrumentTopLevelAwait(source string) (string, []insertion, []span, bool, 
 	// The reserved names in the wrapper are ours; only the guest's count.
 	in.errs = in.errs[:0]
 	in.checkReserved(reflect.ValueOf(prg), start, end)
-	if err := in.validate(); err != nil {
+	if err := in.validate(strict, start); err != nil {
 		return "", nil, nil, false, err
 	}
 	fn := prg.Body[0].(*ast.ExpressionStatement).Expression.(*ast.CallExpression).Callee.(*ast.ArrowFunctionLiteral)

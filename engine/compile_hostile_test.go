@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -140,7 +141,6 @@ func hostileSources(size int) []hostileSource {
 		{"one array literal", "[", ",", "1", "]"},
 		{"one object literal", "({", ",", "a:1", "})"},
 		{"one call", "f(", ",", "1", ")"},
-		{"one parameter list", "function f(", ",", "a", "){}"},
 		{"one switch", "switch(a){", "", "case 1:", "}"},
 	}
 	for _, w := range wide {
@@ -149,6 +149,20 @@ func hostileSources(size int) []hostileSource {
 		items = strings.TrimSuffix(items, w.sep)
 		out = append(out, hostileSource{"wide " + w.name, w.open + items + w.close, true})
 	}
+	// Parameter names must differ in strict-mode code: a0,a1,...
+	var params strings.Builder
+	params.WriteString("function f(")
+	for i := 0; params.Len()+len(strconv.Itoa(i))+5 < size; i++ {
+		if i > 0 {
+			params.WriteString(",")
+		}
+		params.WriteString("a" + strconv.Itoa(i))
+	}
+	out = append(out,
+		hostileSource{"wide one parameter list", params.String() + "){}", true},
+		// Each name checked against all the others would be quadratic.
+		hostileSource{"wide one parameter list, all the same", "function f(" + strings.TrimSuffix(strings.Repeat("a,", (size-15)/2), ",") + "){}", false},
+	)
 	out = append(out,
 		hostileSource{"issue example: 500,000 negations", strings.Repeat("!", 500000) + "1", false},
 		hostileSource{"20,000 nested arrows", strings.Repeat("()=>", 20000) + "1", false},
@@ -223,7 +237,7 @@ func TestNestingAtTheLimit(t *testing.T) {
 	for _, c := range []struct{ open, core, close string }{
 		{"(", "1", ")"}, {"[", "1", "]"}, {"{a:", "1", "}"},
 	} {
-		src := "x=" + strings.Repeat(c.open, depth) + c.core + strings.Repeat(c.close, depth) + "; 7"
+		src := "var x; x=" + strings.Repeat(c.open, depth) + c.core + strings.Repeat(c.close, depth) + "; 7"
 		t.Run(fmt.Sprintf("%s x %d", c.open, depth), func(t *testing.T) {
 			step, _ := runAll(t, src, nil, nil, echo)
 			require.NoError(t, step.Err)

@@ -23,6 +23,25 @@ func TestEscapeAttempts(t *testing.T) {
 	runCases(t, escapeCases())
 }
 
+// TestEscapeAttemptsV1: programs compiled before guest code was strict
+// (program format version 1) still run, as sloppy-mode code, where this
+// in a plain call is the global object and arguments.callee works. Every
+// attempt must fail there too.
+func TestEscapeAttemptsV1(t *testing.T) {
+	runCases(t, legacyEscapeCases())
+}
+
+// legacyEscapeCases are the escape attempts, run as version 1 programs.
+func legacyEscapeCases() []guestCase {
+	var out []guestCase
+	for _, c := range escapeCases() {
+		c.name = "v1/" + c.name
+		c.legacy = true
+		out = append(out, c)
+	}
+	return out
+}
+
 // escapeCode is the dynamic code every attempt tries to run.
 const escapeCode = `"probe('escaped'); globalThis.escaped = 1"`
 
@@ -70,6 +89,19 @@ var dynamicCodeRoutes = []struct{ name, expr string }{
 	{"after-redefine-attempt", `(() => { try { Object.defineProperty(Function.prototype, 'constructor', { value: 1 }) } catch (e) {} return Function.prototype.constructor(CODE)() })()`},
 	{"setTimeout-string", `setTimeout(CODE, 0)`},
 	{"setInterval-string", `setInterval(CODE, 0)`},
+	// Through the this of a plain call (the global object in sloppy-mode
+	// code, undefined in strict), arguments.callee and caller (sloppy
+	// only; they throw in strict code), and the top-level this (the global
+	// object in both).
+	{"plain-call-this", `(function () { return this })().Function(CODE)()`},
+	{"plain-call-this-eval", `(function () { return this })().eval(CODE)`},
+	{"top-level-this", `this.Function(CODE)()`},
+	{"top-level-this-constructor", `this.constructor.constructor(CODE)()`},
+	{"arguments-callee", `(function () { return arguments.callee.constructor(CODE)() })()`},
+	{"callee-caller", `(function f() { return (function () { return arguments.callee.caller.constructor(CODE)() })() })()`},
+	{"function-caller", `(function f() { return (function g() { return g.caller.constructor(CODE)() })() })()`},
+	{"capability-caller", `probe.caller.constructor(CODE)()`},
+	{"map-this-arg", `[0].map(function () { return this.Function(CODE)() }, globalThis)[0]`},
 }
 
 func escapeCases() []guestCase {

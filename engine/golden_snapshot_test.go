@@ -23,6 +23,10 @@ var updateSnapshots = flag.Bool("update-snapshots", false, "rewrite the format v
 // (snapshot.Annotate) so a reader can see the layout. All of them must
 // resume to the same result, and today's sidecar must write the version 2
 // files byte for byte: a change to the format needs a new version.
+//
+// The program inside is a program artifact: v1 and v2 hold format version
+// 1 of it (sloppy-mode code, written before guest code was strict), and
+// v2-strict format version 2 (strict-mode code, what Compile writes now).
 const goldenSource = `const first = get({ n: 1 });
 async function main() {
   const out = [first];
@@ -59,10 +63,11 @@ func goldenSealer(t *testing.T) *snapshot.Sealer {
 	return s
 }
 
-// writeGoldenV2 runs the golden program one call at a time up to the
-// suspension on which both Promise.all calls are outstanding.
-func writeGoldenV2(t *testing.T, seal *snapshot.Sealer) []byte {
-	p, err := Compile(goldenSource)
+// writeGoldenV2 runs the golden program, compiled as program format
+// programVersion, one call at a time up to the suspension on which both
+// Promise.all calls are outstanding.
+func writeGoldenV2(t *testing.T, seal *snapshot.Sealer, programVersion uint64) []byte {
+	p, err := compileVersion(goldenSource, programVersion)
 	require.NoError(t, err)
 	limits := policy.DefaultLimits()
 	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"get"}, Seed: 7, ClockMillis: 1_700_000_000_000}
@@ -85,18 +90,31 @@ func writeGoldenV2(t *testing.T, seal *snapshot.Sealer) []byte {
 func TestGoldenSnapshots(t *testing.T) {
 	dir := filepath.Join("testdata", "snapshots")
 	if *updateSnapshots {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "v2.snap"), writeGoldenV2(t, nil), 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "v2-sealed.snap"), writeGoldenV2(t, goldenSealer(t)), 0o644))
+		for _, f := range []struct {
+			file    string
+			seal    *snapshot.Sealer
+			program uint64
+		}{
+			{"v2.snap", nil, programVersionSloppy},
+			{"v2-sealed.snap", goldenSealer(t), programVersionSloppy},
+			{"v2-strict.snap", nil, programVersion},
+			{"v2-strict-sealed.snap", goldenSealer(t), programVersion},
+		} {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, f.file), writeGoldenV2(t, f.seal, f.program), 0o644))
+		}
 	}
 	for _, c := range []struct {
 		file    string
 		sealed  bool
 		version uint64
+		program uint64 // the program artifact's format version
 	}{
-		{"v1.snap", false, 1},
-		{"v1-sealed.snap", true, 1},
-		{"v2.snap", false, 2},
-		{"v2-sealed.snap", true, 2},
+		{"v1.snap", false, 1, programVersionSloppy},
+		{"v1-sealed.snap", true, 1, programVersionSloppy},
+		{"v2.snap", false, 2, programVersionSloppy},
+		{"v2-sealed.snap", true, 2, programVersionSloppy},
+		{"v2-strict.snap", false, 2, programVersion},
+		{"v2-strict-sealed.snap", true, 2, programVersion},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(dir, c.file))
@@ -108,8 +126,11 @@ func TestGoldenSnapshots(t *testing.T) {
 			snap, err := snapshot.Load(raw, seal)
 			require.NoError(t, err)
 			require.Equal(t, c.version, snap.Version)
+			p, err := LoadProgram(snap.Header.Program)
+			require.NoError(t, err)
+			require.Equal(t, c.program == programVersion, p.Strict(), "the program's format version")
 			if c.version == 2 {
-				assert.Equal(t, raw, writeGoldenV2(t, seal), "today's sidecar writes this snapshot byte for byte")
+				assert.Equal(t, raw, writeGoldenV2(t, seal, c.program), "today's sidecar writes this snapshot byte for byte")
 			}
 			if !c.sealed {
 				dump, err := snapshot.Annotate(raw)
@@ -150,4 +171,119 @@ func goldenResumes(t *testing.T, snap *snapshot.Snapshot, seal *snapshot.Sealer)
 		require.NoError(t, step.Err, "batch %v", batch)
 		assert.Equal(t, fmtValue(goldenResult), fmtValue(step.Value), "batch %v", batch)
 	}
+}
+
+// The sloppy golden: a program compiled before guest code was strict
+// (testdata/snapshots/sloppy-v1.program, program format version 1) and a
+// snapshot of it (sloppy-v1.snap), both written by that sidecar. The
+// program relies on sloppy-mode semantics (an implicit global, this in a
+// plain call and as a map callback's thisArg, arguments.callee) and the
+// recorded calls' arguments show it, so replaying it as strict-mode code
+// would fail or diverge.
+const sloppySource = `// Sloppy-mode code (program format version 1).
+tally = 0;
+function kind() { return typeof this; }
+function count() { tally++; return arguments.callee.name; }
+const first = get({ n: 1, kind: kind(), via: count() });
+async function main() {
+  const out = [first, tally];
+  const boxed = [1].map(function () { return typeof this; }, 5);
+  const second = await get({ n: 2, boxed: boxed[0] });
+  out.push(second, (function () { return this === globalThis; })());
+  const [a, b] = await Promise.all([get({ n: 3 }), get({ n: 4 })]);
+  out.push(a, b, tally, count());
+  return out;
+}
+main();
+`
+
+var sloppyResult = jsA(jsN(10), jsN(1), jsN(20), jsT, jsN(30), jsN(40), jsN(1), jsS("count"))
+
+// sloppyAnswer answers get({n}) with 10 n.
+func sloppyAnswer(args []value.Value) snapshot.Outcome {
+	return snapshot.Outcome{Value: value.Number(10 * args[0].Members[0].Value.Num)}
+}
+
+func TestSloppyProgramV1(t *testing.T) {
+	dir := filepath.Join("testdata", "snapshots")
+	prog, err := os.ReadFile(filepath.Join(dir, "sloppy-v1.program"))
+	require.NoError(t, err)
+	raw, err := os.ReadFile(filepath.Join(dir, "sloppy-v1.snap"))
+	require.NoError(t, err)
+
+	p, err := LoadProgram(prog)
+	require.NoError(t, err)
+	assert.False(t, p.Strict(), "a format version 1 program is sloppy-mode code")
+	assert.Equal(t, sloppySource, p.Source)
+	legacy, err := compileVersion(sloppySource, programVersionSloppy)
+	require.NoError(t, err)
+	assert.Equal(t, prog, legacy.Bytes, "the artifact is format version 1 of the source")
+
+	// Hot, from the program bytes: the calls show sloppy this and callee.
+	limits := policy.DefaultLimits()
+	h := snapshot.Header{Program: prog, Capabilities: []string{"get"}, Seed: 7, ClockMillis: 1_700_000_000_000}
+	b := snapshot.NewBuilder(h, nil)
+	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
+	var calls []gsCall
+	var written []byte
+	for i := 0; step.Suspended(); i++ {
+		require.Less(t, i, 10)
+		calls = append(calls, gsCall{step.Capability, step.Args})
+		raw, _ := step.Record(b)
+		if len(step.Calls) == 2 && written == nil {
+			written = raw
+		}
+		answers := []Answer{{CallID: step.Focus, Payload: Payload{Outcome: sloppyAnswer(step.Args)}}}
+		RecordAnswers(b, answers)
+		x, step = x.ResumeWith(nil, answers, limits)
+	}
+	require.NoError(t, step.Err)
+	assert.Equal(t, fmtValue(sloppyResult), fmtValue(step.Value))
+	assert.Equal(t, fmtCalls([]gsCall{
+		cl("get", jsO(kv("n", jsN(1)), kv("kind", jsS("object")), kv("via", jsS("count")))),
+		cl("get", jsO(kv("n", jsN(2)), kv("boxed", jsS("object")))),
+		cl("get", jsO(kv("n", jsN(3)))),
+		cl("get", jsO(kv("n", jsN(4)))),
+	}), fmtCalls(calls))
+	assert.Equal(t, raw, written, "today's sidecar writes the snapshot byte for byte")
+
+	// Cold, from the snapshot that sidecar wrote.
+	snap, err := snapshot.Load(raw, nil)
+	require.NoError(t, err)
+	assert.Equal(t, prog, snap.Header.Program)
+	dump, err := snapshot.Annotate(raw)
+	require.NoError(t, err)
+	dumpFile := filepath.Join(dir, "sloppy-v1.txt")
+	if *updateSnapshots {
+		require.NoError(t, os.WriteFile(dumpFile, []byte(dump), 0o644))
+	}
+	want, err := os.ReadFile(dumpFile)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), dump, "the annotated dump")
+	for _, batch := range []bool{false, true} {
+		outstanding := snap.Outstanding()
+		if !batch {
+			outstanding = []snapshot.HostCall{*snap.FocusCall()}
+		}
+		var answers []Answer
+		for _, c := range outstanding {
+			answers = append(answers, Answer{CallID: c.ID, Payload: Payload{Outcome: sloppyAnswer(c.Args)}})
+		}
+		x, step := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Answers: answers})
+		for i := 0; step.Suspended(); i++ {
+			require.Less(t, i, 10)
+			x, step = x.Resume(Payload{Outcome: sloppyAnswer(step.Args)}, limits)
+		}
+		require.NoError(t, step.Err, "batch %v", batch)
+		assert.Equal(t, fmtValue(sloppyResult), fmtValue(step.Value), "batch %v", batch)
+	}
+
+	// The same source compiled today is strict-mode code.
+	strict, err := Compile(sloppySource)
+	require.NoError(t, err)
+	assert.True(t, strict.Strict())
+	assert.NotEqual(t, strict.ID, p.ID)
+	_, step = testRuntime.Start(Config{Program: strict, Header: snapshot.Header{Program: strict.Bytes, Capabilities: []string{"get"}}, Limits: limits})
+	require.Error(t, step.Err)
+	assert.Equal(t, "Runtime: ReferenceError: tally is not defined\n  at <script> (2:1)", step.Err.Error())
 }

@@ -73,6 +73,10 @@ type guestCase struct {
 	// run, as a resume from raw bytes does, instead of the parked one.
 	cold bool
 
+	// legacy compiles the program as format version 1, which runs as
+	// sloppy-mode code (programs compiled before guest code was strict).
+	legacy bool
+
 	// isolated runs the case in a child test process, for programs that
 	// may bring down the whole process instead of failing cleanly.
 	isolated bool
@@ -100,7 +104,11 @@ func runGuest(c guestCase) (r guestRun) {
 				r.problem = fmt.Sprintf("Compile panicked: %v", e)
 			}
 		}()
-		p, err = Compile(c.src)
+		version := uint64(programVersion)
+		if c.legacy {
+			version = programVersionSloppy
+		}
+		p, err = compileVersion(c.src, version)
 		return err
 	}()
 	if r.problem != "" {
@@ -302,7 +310,7 @@ func TestIsolatedGuestCase(t *testing.T) {
 
 // allGuestCases is every table-driven guest case.
 func allGuestCases() []guestCase {
-	return append(suiteCases(), escapeCases()...)
+	return append(append(suiteCases(), escapeCases()...), legacyEscapeCases()...)
 }
 
 // fmtValue renders a value as its wire JSON, shortened for messages.

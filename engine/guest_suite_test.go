@@ -26,6 +26,8 @@ func suiteCases() []guestCase {
 		completionCases(),
 		topLevelAwaitCases(),
 		languageCases(),
+		strictModeCases(),
+		legacySloppyCases(),
 		classCases(),
 		iterationCases(),
 		builtinCases(),
@@ -146,9 +148,147 @@ func languageCases() []guestCase {
 			want: jsStrs("g", "f", "m", "n", "K", "h")},
 		{name: "lang/loop-body-unbraced-if", src: `let n = 0; for (const x of [1, 2, 3]) if (x > 1) n += x; n`, want: jsN(5)},
 		{name: "lang/while-body-unbraced-if-else", src: `let i = 0, s = ''; while (i < 3) if (i++ % 2) s += 'o'; else s += 'e'; s`, want: jsS("eoe")},
-		{name: "lang/with-is-rejected", src: `with ({a: 1}) { a }`, errKind: KindValidation},
+		{name: "lang/with-is-rejected", src: `with ({a: 1}) { a }`, errKind: KindParse, errIs: "Parse: Strict mode code may not include a with statement (1:1)"},
 		{name: "lang/strict-mode-function", src: `function f() { 'use strict'; return this } f() === undefined`, want: jsT},
 		{name: "lang/exponent-and-bigint-inside", src: `[2 ** 10, Number(2n ** 64n % 1000n), typeof 1n]`, want: jsA(jsN(1024), jsN(616), jsS("bigint"))},
+	}
+}
+
+// The reference's own programs for strict semantics (mustardscript
+// tests/node/builtins.test.js): visit.call as a map callback, whose this is
+// the element unboxed ("run keeps Function.prototype.call callback throws
+// catchable across nested helper execution"), and reduce's callback, whose
+// this is undefined ("run keeps Array.prototype.reduce callback this
+// undefined when an initial accumulator is present").
+const (
+	visitCallSource = `const seen = [];
+function visit(index) {
+  seen[seen.length] = [this, index];
+  if (this === 2) {
+    throw new Error("boom");
+  }
+  return this + index;
+}
+let recovered;
+try {
+  [1, 2].map(visit.call, visit);
+} catch (error) {
+  recovered = [error.name, error.message, [4, 5].map(visit.call, visit)];
+}
+[seen, recovered];`
+	reduceThisSource = `const seed = { tag: "seed" };
+[1].reduce(function (acc, value) {
+  return { same: this === acc, thisType: typeof this, thisTag: this && this.tag, accTag: acc.tag, value };
+}, seed);`
+	// "run aligns globalThis, top-level this, and arrow lexical this with
+	// the real global object", same file.
+	globalThisSource = `globalThis.answer = 7;
+function declared() {
+  return 'ok';
+}
+const box = {
+  value: 3,
+  method() {
+    return (() => this.value)();
+  },
+};
+({
+  globalSelf: globalThis.globalThis === globalThis,
+  objectCtor: globalThis.Object === Object,
+  hasObject: "Object" in globalThis,
+  lookup: answer,
+  declaredOnGlobal: globalThis.declared === declared,
+  topLevelThis: this === globalThis,
+  arrowThis: box.method(),
+});`
+)
+
+// visitCallWant is what the reference gives for visitCallSource.
+func visitCallWant() value.Value {
+	return jsA(
+		jsA(jsA(jsN(1), jsN(0)), jsA(jsN(2), jsN(1)), jsA(jsN(4), jsN(0)), jsA(jsN(5), jsN(1))),
+		jsA(jsS("Error"), jsS("boom"), jsA(jsN(4), jsN(6))))
+}
+
+// strictModeCases: guest code is strict-mode code, as in the reference
+// (its docs/LANGUAGE.md: "Guest code always runs with strict semantics")
+// and in V8 (node -e '"use strict"; ...'). A classic script's top-level
+// this is still the global object.
+func strictModeCases() []guestCase {
+	parse := func(name, src, msg string) guestCase {
+		return guestCase{name: "strict/parse/" + name, src: src, errKind: KindParse, errIs: "Parse: " + msg}
+	}
+	return []guestCase{
+		{name: "strict/function-this-is-undefined", src: `(function () { return typeof this })()`, want: jsS("undefined")},
+		{name: "strict/call-this-is-not-boxed", src: `function f() { return this } [typeof f.call(1), f.call(null), f.call(undefined), typeof f.call('s')]`,
+			want: jsA(jsS("number"), jsNull, jsU, jsS("string"))},
+		{name: "strict/visit-call-as-map-callback", src: visitCallSource, want: visitCallWant()},
+		{name: "strict/reduce-callback-this", src: reduceThisSource,
+			want: jsO(kv("same", jsF), kv("thisType", jsS("undefined")), kv("thisTag", jsU), kv("accTag", jsS("seed")), kv("value", jsN(1)))},
+		{name: "strict/top-level-this-is-global", src: globalThisSource,
+			want: jsO(kv("globalSelf", jsT), kv("objectCtor", jsT), kv("hasObject", jsT), kv("lookup", jsN(7)), kv("declaredOnGlobal", jsT), kv("topLevelThis", jsT), kv("arrowThis", jsN(3)))},
+		{name: "strict/top-level-await-this-is-global", src: `await 0; this === globalThis`, want: jsT},
+		{name: "strict/assignment-to-undeclared", src: `x = 5; x`, errKind: KindRuntime, errIs: "Runtime: ReferenceError: x is not defined\n  at <script> (1:1)"},
+		{name: "strict/assignment-to-undeclared-in-function", src: "function f() {\n  total = 1;\n}\nf();", errKind: KindRuntime,
+			errIs: "Runtime: ReferenceError: total is not defined\n  at f (2:3)\n  at <script> (4:2)"},
+		{name: "strict/assignment-to-undeclared-after-await", src: `await 0; y = 1`, errKind: KindRuntime, errHas: "Runtime: ReferenceError: y is not defined"},
+		{name: "strict/arguments-callee-throws", src: `(function () { return arguments.callee })()`, errKind: KindRuntime, errHas: "Runtime: TypeError: 'caller', 'callee', and 'arguments' properties may not be accessed"},
+		{name: "strict/function-caller-throws", src: `function f() { return f.caller } f()`, errKind: KindRuntime, errHas: "Runtime: TypeError: "},
+		{name: "strict/arguments-not-mapped", src: `function p(a) { a = 2; return [arguments[0], a] } p(1)`, want: jsA(jsN(1), jsN(2))},
+		{name: "strict/frozen-assignment-throws", src: `const o = Object.freeze({a: 1}); try { o.a = 2 } catch (e) { [e.name, o.a] }`, want: jsA(jsS("TypeError"), jsN(1))},
+		{name: "strict/getter-only-assignment-throws", src: `const o = { get x() { return 1 } }; try { o.x = 2; 'assigned' } catch (e) { e.name }`, want: jsS("TypeError")},
+		{name: "strict/primitive-property-assignment-throws", src: `try { 'abc'.x = 1; 'assigned' } catch (e) { e.name }`, want: jsS("TypeError")},
+		{name: "strict/delete-non-configurable-throws", src: `try { delete Object.prototype; 'deleted' } catch (e) { e.name }`, want: jsS("TypeError")},
+		{name: "strict/block-function-is-block-scoped", src: `{ function f() { return 1 } } typeof f`, want: jsS("undefined")},
+		{name: "strict/directive-is-harmless", src: `'use strict'; typeof function () { return this }()`, want: jsS("undefined")},
+		{name: "strict/nul-escape-is-allowed", src: `['\0'.charCodeAt(0), '\\1', '\x41']`, want: jsA(jsN(0), jsS(`\1`), jsS("A"))},
+		parse("with", "const o = {a: 1};\nwith (o) { a }", "Strict mode code may not include a with statement (2:1)"),
+		parse("with-after-await", "await 0;\n  with ({}) {}", "Strict mode code may not include a with statement (2:3)"),
+		parse("octal-literal", `const n = 010;`, "Octal literals are not allowed in strict mode (1:11)"),
+		parse("octal-escape", `const s = 'a\01';`, "Octal escape sequences are not allowed in strict mode. (1:13)"),
+		parse("octal-escape-zero-digit", `'\08'`, "Octal escape sequences are not allowed in strict mode. (1:2)"),
+		parse("octal-escape-in-key", `({'\1': 1})`, "Octal escape sequences are not allowed in strict mode. (1:4)"),
+		parse("non-octal-escape", "const a = 1;\nconst s = \"\\8\";", "\\8 and \\9 are not allowed in strict mode. (2:12)"),
+		parse("octal-escape-after-await", `await 0; '\7'`, "Octal escape sequences are not allowed in strict mode. (1:11)"),
+		parse("delete-name", `let x = 1; delete x`, "Delete of an unqualified identifier in strict mode (1:19)"),
+		parse("duplicate-parameters", `function f(a, a) {}`, "Duplicate parameter name not allowed in this context (1:15)"),
+		parse("assign-eval", `eval = 1`, "Assignment to eval or arguments is not allowed in strict mode (1:1)"),
+		parse("assign-arguments", `function f() { arguments = [] }`, "Assignment to eval or arguments is not allowed in strict mode (1:16)"),
+		parse("increment-arguments", `function f() { arguments++ }`, "Assignment to eval or arguments is not allowed in strict mode (1:16)"),
+		parse("eval-parameter", `function f(eval) {}`, "Assignment to eval or arguments is not allowed in strict mode (1:12)"),
+		parse("reserved-word", `var implements = 1`, "Unexpected strict mode reserved word (1:5)"),
+		parse("let-as-name", `var let = 1`, "Unexpected strict mode reserved word (1:5)"),
+		parse("function-as-if-body", `if (true) function f() {}`, "In strict mode code, functions can only be declared at top level or inside a block. (1:11)"),
+		parse("position-past-metering", "for (;;) { function g() { delete x } }", "Delete of an unqualified identifier in strict mode (1:34)"),
+	}
+}
+
+// legacySloppyCases: a program compiled before guest code was strict
+// (program format version 1) still runs as sloppy-mode code, exactly as
+// it did, so that its snapshots replay. Each is a strict case's program.
+func legacySloppyCases() []guestCase {
+	return []guestCase{
+		{name: "v1/function-this-is-global", src: `(function () { return this === globalThis })()`, want: jsT, legacy: true},
+		{name: "v1/call-this-is-boxed", src: `function f() { return this } [typeof f.call(1), f.call(null) === globalThis, typeof f.call('s')]`,
+			want: jsA(jsS("object"), jsT, jsS("object")), legacy: true},
+		{name: "v1/visit-call-as-map-callback", src: `const seen = [];
+function visit(index) { seen.push(typeof this, this instanceof Number, this + index); return 0 }
+[1, 2].map(visit.call, visit);
+seen`, want: jsA(jsS("object"), jsT, jsN(1), jsS("object"), jsT, jsN(3)), legacy: true},
+		{name: "v1/reduce-callback-this", src: reduceThisSource,
+			want: jsO(kv("same", jsF), kv("thisType", jsS("object")), kv("thisTag", jsU), kv("accTag", jsS("seed")), kv("value", jsN(1))), legacy: true},
+		{name: "v1/top-level-this-is-global", src: globalThisSource,
+			want: jsO(kv("globalSelf", jsT), kv("objectCtor", jsT), kv("hasObject", jsT), kv("lookup", jsN(7)), kv("declaredOnGlobal", jsT), kv("topLevelThis", jsT), kv("arrowThis", jsN(3))), legacy: true},
+		{name: "v1/assignment-to-undeclared-creates-global", src: `x = 5; [x, globalThis.x]`, want: jsA(jsN(5), jsN(5)), legacy: true},
+		{name: "v1/arguments-callee", src: `(function f() { return arguments.callee === f })()`, want: jsT, legacy: true},
+		{name: "v1/arguments-mapped", src: `function p(a) { a = 2; return arguments[0] } p(1)`, want: jsN(2), legacy: true},
+		{name: "v1/frozen-assignment-is-silent", src: `const o = Object.freeze({a: 1}); o.a = 2; o.a`, want: jsN(1), legacy: true},
+		{name: "v1/octal-literal-and-escape", src: `[010, '\01'.charCodeAt(0)]`, want: jsA(jsN(8), jsN(1)), legacy: true},
+		{name: "v1/delete-name", src: `var x = 1; delete x`, want: jsF, legacy: true},
+		{name: "v1/duplicate-parameters", src: `function f(a, a) { return a } f(1, 2)`, want: jsN(2), legacy: true},
+		{name: "v1/with-is-rejected", src: `with ({a: 1}) { a }`, errKind: KindValidation, errIs: "Validation: with statements are not supported", legacy: true},
+		{name: "v1/directive-makes-strict", src: `'use strict'; typeof function () { return this }()`, want: jsS("undefined"), legacy: true},
+		{name: "v1/visit-call-strict-directive", src: `'use strict';` + visitCallSource, want: visitCallWant(), legacy: true},
 	}
 }
 
@@ -320,7 +460,9 @@ func capabilityCases() []guestCase {
 		{name: "cap/call-apply-reflect", src: `[cap.call(null, 1), cap.apply(null, [2]), Reflect.apply(cap, {}, [3])]`, caps: caps, each: gsEcho,
 			want: jsA(jsN(1), jsN(2), jsN(3)), calls: []gsCall{cl("cap", jsN(1)), cl("cap", jsN(2)), cl("cap", jsN(3))}},
 		{name: "cap/not-a-constructor", src: `try { new cap() } catch (e) { e instanceof TypeError }`, caps: caps, want: jsT, calls: noCalls},
-		{name: "cap/binding-is-read-only", src: `cap = () => 'replaced'; cap(1)`, caps: caps, each: gsEcho, want: jsN(1), calls: []gsCall{cl("cap", jsN(1))}},
+		{name: "cap/binding-is-read-only", src: `let e; try { cap = () => 'replaced' } catch (err) { e = err } [e instanceof TypeError, cap(1)]`, caps: caps, each: gsEcho,
+			want: jsA(jsT, jsN(1)), calls: []gsCall{cl("cap", jsN(1))}},
+		{name: "cap/binding-is-read-only-v1", src: `cap = () => 'replaced'; cap(1)`, caps: caps, each: gsEcho, want: jsN(1), calls: []gsCall{cl("cap", jsN(1))}, legacy: true},
 		{name: "cap/returned-value-is-fresh-guest-value", src: `const r = cap(); r.list.push(3); [r.list, Array.isArray(r.list), Object.getPrototypeOf(r) === Object.prototype]`, caps: caps,
 			script: []any{jsO(kv("list", jsA(jsN(1), jsN(2))))}, want: jsA(jsA(jsN(1), jsN(2), jsN(3)), jsT, jsT)},
 		{name: "cap/resume-function-answer", src: `cap('a') + cap('b')`, caps: caps,

@@ -57,13 +57,19 @@ type span struct{ start, end int }
 
 type instrumenter struct {
 	failed bool // a position could not be determined
-	with   bool // a with statement was seen
+	with   bool // a with statement was seen, the first at withAt
+	withAt int
 	spans  []span
 	seen   map[visitKey]bool
 	src    string
 	ins    []insertion
 	seq    int
 	errs   []string
+
+	// The first legacy octal escape ("\01", "\8") in a string literal,
+	// which strict-mode code may not contain, and what is wrong with it.
+	escapeAt  int
+	escapeMsg string
 }
 
 func newInstrumenter(src string) *instrumenter {
@@ -199,7 +205,15 @@ func (in *instrumenter) visit(n ast.Node) {
 			in.add(off(b.Expression.Idx1()), ")", true)
 		}
 	case *ast.WithStatement:
-		in.with = true
+		if !in.with {
+			in.with, in.withAt = true, off(n.With)
+		}
+	case *ast.StringLiteral:
+		if in.escapeMsg == "" {
+			if i, msg := legacyEscape(n.Literal); msg != "" {
+				in.escapeAt, in.escapeMsg = off(n.Idx)+i, msg
+			}
+		}
 	case *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.NewExpression:
 		in.counted(n)
 	case *ast.YieldExpression:
@@ -328,4 +342,27 @@ func (in *instrumenter) counted(n ast.Node) {
 	}
 	in.add(off(n.Idx0()), allocName+"(", false)
 	in.add(end, ")", true)
+}
+
+// legacyEscape finds the first escape in a string literal's source text
+// that strict-mode code may not contain (goja's parser accepts them in
+// strict code too): a legacy octal escape (\1 to \7, or \0 followed by a
+// digit) or \8 and \9. It returns the backslash's offset in raw and the
+// SyntaxError's message, as V8 words it; "" when there is none.
+func legacyEscape(raw string) (int, string) {
+	for i := 0; i+1 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		switch c := raw[i+1]; {
+		case c == '0' && (i+2 >= len(raw) || raw[i+2] < '0' || raw[i+2] > '9'):
+			// \0 alone is the NUL character.
+		case c >= '0' && c <= '7':
+			return i, "Octal escape sequences are not allowed in strict mode."
+		case c == '8' || c == '9':
+			return i, "\\8 and \\9 are not allowed in strict mode."
+		}
+		i++ // the escaped character is not a backslash
+	}
+	return 0, ""
 }

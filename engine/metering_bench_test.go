@@ -43,7 +43,7 @@ func meteringLimits() policy.Limits {
 }
 
 // unmetered returns the source unchanged: no meter calls are inserted.
-func unmetered(source string) (string, []insertion, []span, error) {
+func unmetered(source string, _ bool) (string, []insertion, []span, error) {
 	return source, nil, nil, nil
 }
 
@@ -56,7 +56,7 @@ func meteringProgram(tb testing.TB, src string, metered bool) *Program {
 	if metered {
 		return p
 	}
-	u, err := buildWith(src, p.Bytes, unmetered)
+	u, err := buildWith(src, p.Bytes, p.Strict(), unmetered)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/fxamacker/cbor/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -466,4 +467,59 @@ func TestE2EJournalWithoutLimitsStillResumes(t *testing.T) {
 	resp, err := sc.Recv()
 	require.NoError(t, err)
 	require.Equal(t, fx.Response, string(resp.Raw))
+}
+
+// A program compiled before guest code was strict (program format version
+// 1) and a snapshot of it, both written by that sidecar
+// (engine/testdata/snapshots/sloppy-v1.*), still work: the program starts
+// from its bytes and runs as sloppy-mode code (its calls show this as the
+// global object and arguments.callee), and the snapshot cold-resumes to
+// the result it would have had. Compiling the source today gives a strict
+// program, with another id, that fails where the old one relied on sloppy
+// mode.
+func TestE2EProgramFormatV1StillRuns(t *testing.T) {
+	t.Parallel()
+	prog, err := os.ReadFile("../../engine/testdata/snapshots/sloppy-v1.program")
+	require.NoError(t, err)
+	snap, err := os.ReadFile("../../engine/testdata/snapshots/sloppy-v1.snap")
+	require.NoError(t, err)
+	caps := []string{"get"}
+	answer := func(s step) map[string]any {
+		var args []any
+		require.NoError(t, decodeJSON(s.Args, &args))
+		n, ok := args[0].(map[string]any)["Object"].(map[string]any)["n"].(map[string]any)["Number"].(map[string]any)["Finite"].(json.Number)
+		require.True(t, ok, "args %s", s.Args)
+		f, err := n.Float64()
+		require.NoError(t, err)
+		return valuePayload(num(10 * f))
+	}
+	var artifact struct {
+		_       struct{} `cbor:",toarray"`
+		Magic   string
+		Version uint64
+		Source  string
+	}
+	require.NoError(t, cbor.Unmarshal(prog, &artifact))
+	require.Equal(t, uint64(1), artifact.Version)
+	for _, tr := range transports {
+		h := newHost(t, tr)
+
+		s := stepOf(t, h.do(h.req("start", "options", options(caps, nil)), prog, "program_base64"))
+		require.Equal(t, "suspended", s.Type)
+		assert.Equal(t, `[{"Object":{"n":{"Number":{"Finite":1.0}},"kind":{"String":"object"},"via":{"String":"count"}}}]`, s.Args)
+
+		s = stepOf(t, h.resumeRaw(snap, caps, valuePayload(num(30))))
+		require.Equal(t, "suspended", s.Type)
+		assert.Equal(t, `[{"Object":{"n":{"Number":{"Finite":4.0}}}}]`, s.Args)
+		s = stepOf(t, h.resumeRaw(s.Snapshot, caps, answer(s)))
+		require.Equal(t, "completed", s.Type)
+		assert.Equal(t, `{"Array":[{"Number":{"Finite":10.0}},{"Number":{"Finite":1.0}},{"Number":{"Finite":20.0}},{"Bool":true},{"Number":{"Finite":30.0}},{"Number":{"Finite":40.0}},{"Number":{"Finite":1.0}},{"String":"count"}]}`, s.Value)
+
+		id, strict := h.compile(artifact.Source)
+		assert.NotEqual(t, sha256Hex(prog), id)
+		assert.NotEqual(t, prog, strict)
+		resp := h.start(id, caps, nil)
+		require.False(t, resp.OK(), "%s", resp.Raw)
+		assert.Equal(t, "Runtime: ReferenceError: tally is not defined\n  at <script> (2:1)", resp.Error())
+	}
 }
