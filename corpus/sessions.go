@@ -271,6 +271,10 @@ func hostile(r *Rec) {
 	id, _ := compile(r, "let n = 0; for (let i = 0; i < 200000; i++) n += i;\nfetch_data(n);\nfor (let i = 0; i < 200000; i++) n += i;\nn;")
 	s := r.Suspended(r.Req("start", "program_id", id, "options", Options(nil, cap1, Obj{{"instruction_budget", 300000}})), "fetch_data")
 	r.Fail(r.Req("resume", "snapshot_id", s.SnapshotID(), "policy_id", s.PolicyID(), "auth", Auth(s.SnapshotID()), "payload", ValuePayload(Num(0))), "Limit: instruction budget exhausted")
+	r.Note("A budget that runs out while the result is copied out of the guest is that limit too: building this object takes the whole budget, and listing its keys for the copy is metered.")
+	build := "const v = {}; for (let i = 0; i < 20000; i++) v['k' + i] = i;\n"
+	r.OK(start(build+"0;", Obj{{"instruction_budget", 20000}}))
+	r.Fail(start(build+"v;", Obj{{"instruction_budget", 20000}}), "Limit: instruction budget exhausted")
 	r.Exit(0)
 }
 

@@ -162,9 +162,21 @@ func (e *exporter) ownKeys(o *goja.Object) ([]goja.Value, error) {
 	}
 	keys, err := o.MustardOwnKeys()
 	if err != nil {
-		return nil, &boundaryError{"value cannot cross the structured host boundary"}
+		return nil, e.keysFailed(err)
 	}
 	return keys, nil
+}
+
+// keysFailed is why listing an object's keys failed. Listing them is
+// metered as Object.keys is, so a budget (or the heap limit) can run out
+// while a value is copied out of the guest: that is the limit's own
+// failure, wherever it strikes, as is any other interrupt (a cancel, a
+// wall-time limit).
+func (e *exporter) keysFailed(err error) error {
+	if ie, ok := err.(*goja.InterruptedError); ok {
+		return e.r.x.failure(ie)
+	}
+	return &boundaryError{"value cannot cross the structured host boundary"}
 }
 
 func (e *exporter) array(o *goja.Object, depth int) (value.Value, error) {
@@ -178,7 +190,7 @@ func (e *exporter) array(o *goja.Object, depth int) (value.Value, error) {
 	// so that the export is metered as it always was: snapshots record
 	// meter readings taken after a call's arguments were exported.
 	if _, err := o.MustardOwnKeys(); err != nil {
-		return value.Value{}, &boundaryError{"value cannot cross the structured host boundary"}
+		return value.Value{}, e.keysFailed(err)
 	}
 	if err := e.take(uint64(n) * elemBytes); err != nil {
 		return value.Value{}, err

@@ -368,11 +368,15 @@ func (x *Execution) execute() Step {
 		}
 	}
 	v, err := r.export(result)
-	if err == errTooLarge {
+	var refused *boundaryError
+	switch {
+	case err == errTooLarge:
 		return Step{Err: ErrHeapLimit}
-	}
-	if err != nil {
-		return Step{Err: &Error{Kind: KindSerialization, Message: "result " + err.Error()}}
+	case errors.As(err, &refused):
+		return Step{Err: &Error{Kind: KindSerialization, Message: "result " + refused.msg}}
+	case err != nil:
+		// A limit that ran out while the result was copied out.
+		return Step{Err: err}
 	}
 	return Step{Done: true, Value: v}
 }
@@ -504,12 +508,18 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		for i, a := range call.Arguments {
 			clear(e.seen) // each argument is its own value: o may be passed twice
 			v, err := e.value(a, 0)
-			if err == errTooLarge {
+			var refused *boundaryError
+			switch {
+			case err == errTooLarge:
 				rt.Interrupt(ErrHeapLimit)
 				return goja.Undefined()
-			}
-			if err != nil {
-				panic(rt.NewTypeError(fmt.Sprintf("argument %d of %s: %s", i+1, name, err.Error())))
+			case errors.As(err, &refused):
+				panic(rt.NewTypeError(fmt.Sprintf("argument %d of %s: %s", i+1, name, refused.msg)))
+			case err != nil:
+				// A limit that ran out while the argument was copied out
+				// ends the execution with that limit.
+				rt.Interrupt(err)
+				return goja.Undefined()
 			}
 			args[i] = v
 		}

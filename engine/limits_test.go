@@ -115,3 +115,51 @@ func TestNegativeLengthChargesNothing(t *testing.T) {
 	require.NoError(t, step.Err)
 	assert.Equal(t, "", step.Value.Str)
 }
+
+// TestLimitWhileCopyingOut: a budget that runs out while a value is copied
+// out of the guest (the result, or a capability's argument) ends the
+// execution with that limit's own error, as anywhere else, not with a
+// boundary error. Listing an object's keys for the copy is metered as
+// Object.keys is. The reference charges its boundary conversion too and
+// reports the limit (mustardscript tests/node/limits.test.js, "capability
+// results charge instruction budget during structured boundary
+// conversion", the host-to-guest direction; its root result conversion,
+// crates/mustard/src/runtime/conversions/boundary.rs value_to_structured,
+// charges the same way).
+func TestLimitWhileCopyingOut(t *testing.T) {
+	build := map[string]string{
+		"object with 20,000 keys": "const v = {}; for (let i = 0; i < 20000; i++) v['k' + i] = i;\n",
+		"3,000 small objects":     "const v = []; for (let i = 0; i < 3000; i++) v[i] = {i};\n",
+	}
+	for name, src := range build {
+		t.Run(name, func(t *testing.T) {
+			// What building the value costs, with room to spare: the
+			// budget then runs out exactly when the copy begins.
+			built := runLimits(t, src+"0", roomyBudget())
+			require.NoError(t, built.Err)
+			copied := runLimits(t, src+"v", roomyBudget())
+			require.NoError(t, copied.Err)
+			require.Greater(t, copied.Meter.Instructions, built.Meter.Instructions, "copying the value out is metered")
+
+			l := roomyBudget()
+			l.InstructionBudget = built.Meter.Instructions
+			assert.NoError(t, runLimits(t, src+"0", l).Err, "the budget suffices to build the value")
+			assert.Equal(t, ErrInstructionBudget, runLimits(t, src+"v", l).Err, "the result")
+
+			// A capability argument: the guest cannot catch it either.
+			p, err := Compile(src + "try { cap(v) } catch (e) { 'caught' }")
+			require.NoError(t, err)
+			h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"cap"}, Seed: 1, ClockMillis: 1}
+			x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: l})
+			require.Nil(t, x)
+			assert.Equal(t, ErrInstructionBudget, step.Err, "a capability argument")
+		})
+	}
+}
+
+func roomyBudget() policy.Limits {
+	l := policy.DefaultLimits()
+	l.InstructionBudget = 10_000_000
+	l.HeapLimitBytes = 1 << 30
+	return l
+}
