@@ -250,14 +250,14 @@ func hostile(r *Rec) {
 	r.Fail(start("(function* () {}).constructor('yield 1')().next()", nil), "Runtime: TypeError")
 	r.Note("Reserved identifiers fail validation at compile.")
 	r.Fail(r.Req("compile", "source", "const __mustard_meter = 1;"), "Validation: ")
-	r.Note("Values that cannot cross the boundary fail the request as results.")
+	r.Note("Values that cannot cross the boundary fail the request as results, with a Runtime error as in the reference.")
 	for _, src := range []string{
 		"(() => 1)", "Symbol('s')", "10n", "new Map([[1, 2]])", "new Set()", "new Date(0)", "/re/g",
 		"new Error('e')", "new (class Point {})()", "new Number(1)", "new Proxy({}, {})",
 		"({ get x() { return 1; } })", "const a = []; a.push(a); a;", "const s = {}; [s, s];",
 		"({ [Symbol.iterator]: 1 })",
 	} {
-		r.Fail(start(src, nil), "Serialization: result ")
+		r.Fail(start(src, nil), "Runtime: result ")
 	}
 	r.Note("As capability arguments they throw a TypeError the guest can catch.")
 	r.OK(start("const out = [];\nfor (const v of [() => 1, Symbol('s'), 10n, new Map(), new Date(0), (() => { const s = {}; return [s, s]; })()]) {\n  try { fetch_data(v); out.push('passed'); } catch (e) { out.push(e.name + ': ' + e.message); }\n}\nout;", nil))

@@ -20,7 +20,7 @@ import (
 // three ways:
 //
 //   - as the program's result: it completes with exactly the expected
-//     value, or fails with a Serialization error;
+//     value, or fails with the boundary's Runtime error ("result ...");
 //   - as a capability argument: the call suspends with exactly the expected
 //     value, and the host's echo of it comes back equal (import, then
 //     export), or the guest catches a TypeError at the call site;
@@ -81,8 +81,8 @@ func checkBoundary(t *testing.T, prelude, expr string, want value.Value, ok bool
 		}
 	} else {
 		var e *Error
-		if res.err == nil || !errors.As(res.err, &e) || e.Kind != KindSerialization {
-			t.Fatalf("result: want a Serialization error, got %v (%s)\nsource: %s(%s)", res.err, fmtValue(res.step.Value), prelude, expr)
+		if res.err == nil || !errors.As(res.err, &e) || e.Kind != KindRuntime || !strings.HasPrefix(e.Message, "result ") {
+			t.Fatalf("result: want the boundary's Runtime error, got %v (%s)\nsource: %s(%s)", res.err, fmtValue(res.step.Value), prelude, expr)
 		}
 	}
 

@@ -153,7 +153,7 @@ func TestUncleanReasonCatchesLeaks(t *testing.T) {
 	}
 	for _, msg := range []string{
 		"Runtime: TypeError: bad\n  at f (2:9)\n  at <script> (4:2)",
-		"Serialization: result functions cannot cross the structured host boundary",
+		"Runtime: result functions cannot cross the structured host boundary",
 		"Limit: execution cancelled",
 		"Parse: Unexpected token ; (1:9)",
 	} {

@@ -373,7 +373,9 @@ func (x *Execution) execute() Step {
 	case err == errTooLarge:
 		return Step{Err: ErrHeapLimit}
 	case errors.As(err, &refused):
-		return Step{Err: &Error{Kind: KindSerialization, Message: "result " + refused.msg}}
+		// A guest value the boundary refuses is a runtime failure of the
+		// guest's, as in the reference.
+		return Step{Err: &Error{Kind: KindRuntime, Message: "result " + refused.msg}}
 	case err != nil:
 		// A limit that ran out while the result was copied out.
 		return Step{Err: err}

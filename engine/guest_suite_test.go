@@ -611,9 +611,9 @@ func boundaryResultCases() []guestCase {
 		{name: "result/lone-surrogate-keys", src: `({['\ud800']: 1, ['a\udc00b']: 2})`, want: jsO(kv(lone, jsN(1)), kv("a"+low+"b", jsN(2)))},
 		{name: "result/depth-128-arrays", src: `let v = 1; for (let i = 0; i < 128; i++) v = [v]; v`, check: depthCheck(128)},
 		{name: "result/depth-128-objects", src: `let v = 1; for (let i = 0; i < 128; i++) v = {v}; v`, check: depthCheck(128)},
-		{name: "result/depth-129-arrays", src: `let v = 1; for (let i = 0; i < 129; i++) v = [v]; v`, errKind: KindSerialization, errHas: "structured host boundary nesting limit exceeded"},
-		{name: "result/depth-129-objects", src: `let v = {}; for (let i = 0; i < 128; i++) v = {v}; v`, errKind: KindSerialization, errHas: "structured host boundary nesting limit exceeded"},
-		{name: "result/depth-129-mixed", src: `let v = []; for (let i = 0; i < 128; i++) v = i % 2 ? [v] : {v}; v`, errKind: KindSerialization, errHas: "structured host boundary nesting limit exceeded"},
+		{name: "result/depth-129-arrays", src: `let v = 1; for (let i = 0; i < 129; i++) v = [v]; v`, errKind: KindRuntime, errHas: "structured host boundary nesting limit exceeded"},
+		{name: "result/depth-129-objects", src: `let v = {}; for (let i = 0; i < 128; i++) v = {v}; v`, errKind: KindRuntime, errHas: "structured host boundary nesting limit exceeded"},
+		{name: "result/depth-129-mixed", src: `let v = []; for (let i = 0; i < 128; i++) v = i % 2 ? [v] : {v}; v`, errKind: KindRuntime, errHas: "structured host boundary nesting limit exceeded"},
 		{name: "result/million-elements", src: `const a = JSON.parse('[' + '7,'.repeat(999999) + '7]'); a[500000] = undefined; delete a[1]; a`, limits: bigLimits(), heavy: true,
 			check: func(t *testing.T, v value.Value) {
 				require.Equal(t, value.KindArray, v.Kind)
@@ -622,9 +622,9 @@ func boundaryResultCases() []guestCase {
 				assert.Equal(t, value.KindHole, v.Elems[1].Kind)
 				assert.Equal(t, value.KindUndefined, v.Elems[500_000].Kind)
 			}},
-		{name: "result/million-and-one-elements", src: `const a = [1, 2, 3]; a.length = 1000001; a`, limits: bigLimits(), errKind: KindSerialization, errHas: "structured host boundary"},
-		{name: "result/million-and-one-sparse", src: `const a = []; a[1000000] = 1; a`, limits: bigLimits(), errKind: KindSerialization, errHas: "structured host boundary"},
-		{name: "result/max-length-array", src: `const a = []; a.length = 2 ** 32 - 1; a`, isolated: true, errKind: KindSerialization, errHas: "structured host boundary"},
+		{name: "result/million-and-one-elements", src: `const a = [1, 2, 3]; a.length = 1000001; a`, limits: bigLimits(), errKind: KindRuntime, errHas: "structured host boundary"},
+		{name: "result/million-and-one-sparse", src: `const a = []; a[1000000] = 1; a`, limits: bigLimits(), errKind: KindRuntime, errHas: "structured host boundary"},
+		{name: "result/max-length-array", src: `const a = []; a.length = 2 ** 32 - 1; a`, isolated: true, errKind: KindRuntime, errHas: "structured host boundary"},
 		// Own properties are read natively: guest fields on Object.prototype
 		// under property-descriptor names are neither consulted nor run.
 		{name: "result/inherited-descriptor-get", src: `Object.prototype.get = function () {}; ({a: 1, b: [2]})`, want: jsO(kv("a", jsN(1)), kv("b", jsA(jsN(2))))},
@@ -711,6 +711,12 @@ var rejected = []struct{ name, expr, phrase string }{
 	{"nested-depth-129", `(() => { let v = null; for (let i = 0; i < 129; i++) v = [v]; return v })()`, "structured host boundary nesting limit exceeded"},
 }
 
+// boundaryRejectCases: a result the boundary refuses is a Runtime error,
+// as in the reference (mustardscript tests/node/keyed-collections.test.js
+// "guest keyed collections cannot cross the structured host boundary",
+// tests/node/bigint.test.js "BigInt values still fail closed at the
+// structured host boundary", both with error.kind === 'Runtime'); the
+// reason is in our own words.
 func boundaryRejectCases() []guestCase {
 	var out []guestCase
 	for _, r := range rejected {
@@ -722,7 +728,7 @@ func boundaryRejectCases() []guestCase {
 			name:    "reject-result/" + r.name,
 			src:     "(" + r.expr + ")",
 			caps:    []string{"probe"},
-			errKind: KindSerialization,
+			errKind: KindRuntime,
 			errHas:  phrase,
 			calls:   noCalls,
 		})

@@ -62,10 +62,6 @@ const ERROR_CLASS = {
   against: 'contract',
   why: 'the reference makes a host error named TypeError an instance of TypeError; the contract says the name does not pick a class',
 };
-const RESULT_KIND = {
-  against: 'contract',
-  why: 'the reference reports a result that cannot cross the boundary as a Runtime error; the contract says Serialization',
-};
 const NO_GENERATORS = { against: 'language', why: 'the reference rejects generators at compile time (Validation); the product runs them' };
 const NO_CLASSES = { against: 'language', why: 'the reference rejects classes at compile time (Validation); the product runs them' };
 
@@ -1005,7 +1001,6 @@ add({
 add({
   name: 'root-result-not-structured',
   source: main("  await get(1);\n  return { e: new Error('x') };"),
-  departs: RESULT_KIND,
 });
 add({
   name: 'root-async-function-result-object',

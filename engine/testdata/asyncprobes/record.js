@@ -303,7 +303,7 @@ function runReference(probe, cold) {
     try {
       value = encodePlain(p);
     } catch (e) {
-      return { steps, result: { error: { kind: 'Serialization', message: e.message } } };
+      return { steps, result: { error: { kind: 'Runtime', message: e.message } } };
     }
     return { steps, result: { value } };
   } catch (e) {
@@ -562,7 +562,9 @@ function runV8(probe) {
   try {
     return finish({ value: encodeSV(root, [realm.realmObject]) });
   } catch (e) {
-    return finish({ error: { kind: 'Serialization', message: e.message, exact: false } });
+    // A result that cannot cross the boundary is a Runtime error, as in
+    // the reference.
+    return finish({ error: { kind: 'Runtime', message: e.message, exact: false } });
   }
 }
 
