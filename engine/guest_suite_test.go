@@ -332,6 +332,33 @@ func iterationCases() []guestCase {
 
 func builtinCases() []guestCase {
 	return []guestCase{
+		// The reference's own programs (mustardscript repository), where
+		// this engine differed from it (fidelity issue, classes 3, 5-7).
+		// tests/node/async-runtime.test.js, "run rejects Promise.any with
+		// AggregateError details when every input rejects":
+		{name: "ref/promise-any-aggregate-error", src: `async function main() {
+		  try {
+		    await Promise.any([Promise.reject('alpha'), Promise.reject('beta')]);
+		    return 'unreachable';
+		  } catch (error) {
+		    return [error.name, error.message, error.errors];
+		  }
+		}
+		main();`, want: jsA(jsS("AggregateError"), jsS("All promises were rejected"), jsStrs("alpha", "beta"))},
+		// tests/node/differential.test.js, "array spread and spread
+		// arguments over supported iterables" (its optional call):
+		{name: "ref/optional-call-with-spread", src: `const values = [2, 4];
+		({ missing: ({ maybe: null }).maybe?.(...values), inArray: [({ maybe: null }).maybe?.(...values)] })`,
+			want: jsO(kv("missing", jsU), kv("inArray", jsA(jsU)))},
+		// crates/mustard/tests/builtin_surface.rs,
+		// match_all_and_date_helpers_cover_supported_surface (negativeYearJson):
+		{name: "ref/negative-year-json", src: `[new Date(-62198755200000).toJSON(), new Date("+010000-01-01T00:00:00.000Z").toISOString()]`,
+			want: jsStrs("-000001-01-01T00:00:00.000Z", "+010000-01-01T00:00:00.000Z")},
+		// crates/mustard/tests/builtin_surface.rs,
+		// string_helpers_cover_trimming_queries_and_case_changes (its last
+		// two items: a match result crosses as its elements):
+		{name: "ref/match-result-crosses", src: `const value = "  MiXeD Example  "; [value.search("Example"), value.match("Example")]`,
+			want: jsA(jsN(8), jsStrs("Example"))},
 		{name: "json/stringify", src: `JSON.stringify({a: [1, {b: 2}], c: 'x', d: undefined, e: NaN})`, want: jsS(`{"a":[1,{"b":2}],"c":"x","e":null}`)},
 		{name: "json/stringify-indent-replacer", src: `JSON.stringify({a: 1, b: 2}, ['b'], 1)`, want: jsS("{\n \"b\": 2\n}")},
 		{name: "json/parse", src: `JSON.parse('{"x":[1,2,{"y":null}],"z":"\\u00e9"}')`, want: jsO(kv("x", jsA(jsN(1), jsN(2), jsO(kv("y", jsNull)))), kv("z", jsS("é")))},
