@@ -119,6 +119,7 @@ func (s *LimitsSpec) slot(i int) **uint64 {
 // occurrence wins.
 //
 // Error messages reach hosts, so they name wire fields, not Go types.
+// A key limits does not define is an *UnknownFieldError.
 func (s *LimitsSpec) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if bytes.Equal(b, []byte("null")) {
@@ -150,7 +151,7 @@ func (s *LimitsSpec) UnmarshalJSON(b []byte) error {
 		}
 		idx := slices.Index(limitKeys[:], key)
 		if idx < 0 {
-			return fmt.Errorf("unknown field `%s` in limits", key)
+			return &UnknownFieldError{Field: key}
 		}
 		if seen[idx] {
 			return fmt.Errorf("limits.%s appears more than once", key)
@@ -212,4 +213,12 @@ func malformed(err error) error {
 		return errors.New("limits: malformed JSON: unexpected end of input")
 	}
 	return errors.New("limits must be a JSON object")
+}
+
+// UnknownFieldError is a key of limits that no limit has: a misspelt limit
+// fails rather than silently running on the default.
+type UnknownFieldError struct{ Field string }
+
+func (e *UnknownFieldError) Error() string {
+	return "unknown field `" + e.Field + "` in limits"
 }

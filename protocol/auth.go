@@ -36,7 +36,7 @@ func readAuth(f fields) (authFields, error) {
 
 // errTampered is the one answer to a snapshot the host's token does not
 // authenticate.
-var errTampered = errorf("raw snapshot restore rejected a tampered or unauthenticated snapshot")
+var errTampered = errorf(codeTamperedSnapshot, "raw snapshot restore rejected a tampered or unauthenticated snapshot")
 
 // keys verifies resumes: the pinned key's verifier, and the last key a
 // host sent with its own (hosts use one key, so its digest and HMAC state
@@ -55,7 +55,7 @@ func (k *keys) sent(keyB64 string) (*snapshot.Verifier, error) {
 	}
 	key, err := decodeBase64(keyB64)
 	if err != nil {
-		return nil, errorf("snapshot_key_base64 is not valid base64")
+		return nil, errorf(codeInvalidBase64, "snapshot_key_base64 is not valid base64")
 	}
 	k.lastB64, k.last = keyB64, snapshot.NewVerifier(key)
 	return k.last, nil
@@ -67,13 +67,13 @@ func (k *keys) sent(keyB64 string) (*snapshot.Verifier, error) {
 func (k *keys) authenticate(a authFields, snapID string) error {
 	switch {
 	case !a.hasID:
-		return errorf("raw snapshot restore requires snapshot_id")
+		return errorf(codeMissingAuth, "raw snapshot restore requires snapshot_id")
 	case !a.hasKey && k.pinned == nil:
-		return errorf("raw snapshot restore requires snapshot_key_base64")
+		return errorf(codeMissingAuth, "raw snapshot restore requires snapshot_key_base64")
 	case !a.hasToken:
-		return errorf("raw snapshot restore requires snapshot_token")
+		return errorf(codeMissingAuth, "raw snapshot restore requires snapshot_token")
 	case !a.hasDigest:
-		return errorf("raw snapshot restore requires snapshot_key_digest")
+		return errorf(codeMissingAuth, "raw snapshot restore requires snapshot_key_digest")
 	}
 	if a.snapshotID != snapID {
 		return errTampered
@@ -100,4 +100,4 @@ func (k *keys) authenticate(a authFields, snapID string) error {
 	return nil
 }
 
-var errMismatchedDigest = errorf("raw snapshot restore rejected a mismatched snapshot key digest")
+var errMismatchedDigest = errorf(codeKeyDigestMismatch, "raw snapshot restore rejected a mismatched snapshot key digest")

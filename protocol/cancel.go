@@ -92,14 +92,14 @@ func (s *Session) readCancel(f fields, payload []byte) *cancelAnswer {
 		return &cancelAnswer{err: err}
 	}
 	if s.opts.Transport == Binary && len(payload) > 0 {
-		return &cancelAnswer{err: errorf("cancel requests must not include a binary payload")}
+		return &cancelAnswer{err: errorf(codeUnexpectedPayload, "cancel requests must not include a binary payload")}
 	}
 	target, ok, err := f.uint("target_id")
 	if err != nil {
 		return &cancelAnswer{err: err}
 	}
 	if !ok {
-		return &cancelAnswer{err: errorf("cancel requires target_id")}
+		return &cancelAnswer{err: errorf(codeMissingField, "cancel requires target_id")}
 	}
 	return &cancelAnswer{target: target, wasRunning: s.flights.cancel(target)}
 }

@@ -53,7 +53,7 @@ func (f fields) unknownIn(key, structure string, known []string) error {
 func checkClosed(sub fields, raw []byte, structure string, known []string) error {
 	for _, fl := range sub {
 		if !slices.Contains(known, fl.key) {
-			return errorf("unknown field `%s` in %s", firstUnknownKey(raw, known), structure)
+			return errorf(codeUnknownField, "unknown field `%s` in %s", firstUnknownKey(raw, known), structure)
 		}
 	}
 	return nil

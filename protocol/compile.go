@@ -5,14 +5,14 @@ import "github.com/mustard-sidecar/mustard-sidecar/engine"
 // compile serves {"method":"compile","source"}.
 func (s *Session) compile(f fields, payload []byte) (programResult, error) {
 	if s.opts.Transport == Binary && len(payload) > 0 {
-		return programResult{}, errorf("compile requests must not include a binary payload")
+		return programResult{}, errorf(codeUnexpectedPayload, "compile requests must not include a binary payload")
 	}
 	src, ok, err := f.string("source")
 	if err != nil {
 		return programResult{}, err
 	}
 	if !ok {
-		return programResult{}, errorf("compile requires source")
+		return programResult{}, errorf(codeMissingField, "compile requires source")
 	}
 	// Compiling is deterministic: a source compiled before in this process
 	// gives the same program, served from the cache (hosts recompile the

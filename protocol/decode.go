@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -20,12 +21,23 @@ type FatalError struct{ Msg string }
 
 func (e *FatalError) Error() string { return e.Msg }
 
-// requestError fails one request; the session goes on.
-type requestError string
+// requestError fails one request; the session goes on. Its code is the
+// response's error_code (codes.go): a failure cannot be made without one.
+type requestError struct {
+	code code
+	msg  string
+}
 
-func (e requestError) Error() string { return string(e) }
+func (e *requestError) Error() string { return e.msg }
 
-func errorf(format string, args ...any) error { return requestError(fmt.Sprintf(format, args...)) }
+// errorf is a request failure with its code and its phrase.
+func errorf(c code, format string, args ...any) error {
+	return &requestError{code: c, msg: fmt.Sprintf(format, args...)}
+}
+
+// wrapError is a request failure with its code whose phrase another
+// package wrote.
+func wrapError(c code, err error) error { return &requestError{code: c, msg: err.Error()} }
 
 // envelope reads id and method, which every request must carry for its
 // response to be correlated.
@@ -105,10 +117,10 @@ func parseUint(raw json.RawMessage) (uint64, bool) {
 func checkVersion(f fields) error {
 	raw, ok := f.get("protocol_version")
 	if !ok {
-		return errorf("unsupported sidecar protocol version missing; expected %d", Version)
+		return errorf(codeUnsupportedVersion, "unsupported sidecar protocol version missing; expected %d", Version)
 	}
 	if v, ok := parseUint(raw); !ok || v != Version {
-		return errorf("unsupported sidecar protocol version %s; expected %d", raw, Version)
+		return errorf(codeUnsupportedVersion, "unsupported sidecar protocol version %s; expected %d", raw, Version)
 	}
 	return nil
 }
@@ -122,7 +134,7 @@ func (f fields) string(key string) (string, bool, error) {
 	}
 	var s string
 	if err := json.Unmarshal(f.at(key), &s); err != nil {
-		return "", false, errorf("%s must be a string", key)
+		return "", false, errorf(codeInvalidField, "%s must be a string", key)
 	}
 	return s, true, nil
 }
@@ -135,7 +147,7 @@ func (f fields) guestString(key string) (string, bool, error) {
 	}
 	s, err := value.ParseJSONString(f.at(key))
 	if err != nil {
-		return "", false, errorf("%s must be a string", key)
+		return "", false, errorf(codeInvalidField, "%s must be a string", key)
 	}
 	return s, true, nil
 }
@@ -147,7 +159,7 @@ func (f fields) base64(key string) ([]byte, bool, error) {
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, false, errorf("%s is not valid base64", key)
+		return nil, false, errorf(codeInvalidBase64, "%s is not valid base64", key)
 	}
 	return b, true, nil
 }
@@ -158,7 +170,7 @@ func (f fields) object(key string) (fields, bool, error) {
 	}
 	sub, err := splitObject(f.at(key))
 	if err != nil {
-		return nil, false, errorf("%s must be an object", key)
+		return nil, false, errorf(codeInvalidField, "%s must be an object", key)
 	}
 	return sub, true, nil
 }
@@ -169,7 +181,7 @@ func (f fields) bool(key string) (bool, error) {
 	}
 	var b bool
 	if err := json.Unmarshal(f.at(key), &b); err != nil {
-		return false, errorf("%s must be a boolean", key)
+		return false, errorf(codeInvalidField, "%s must be a boolean", key)
 	}
 	return b, nil
 }
@@ -180,7 +192,7 @@ func (f fields) capabilities(key string) ([]string, error) {
 	}
 	var caps []string
 	if err := json.Unmarshal(f.at(key), &caps); err != nil {
-		return nil, errorf("%s must be an array of strings", key)
+		return nil, errorf(codeInvalidField, "%s must be an array of strings", key)
 	}
 	return caps, nil
 }
@@ -189,20 +201,24 @@ func (f fields) limits(key string) (policy.Limits, error) {
 	var spec policy.LimitsSpec
 	if f.present(key) {
 		if err := json.Unmarshal(f.at(key), &spec); err != nil {
-			return policy.Limits{}, requestError(unwrapJSONError(err))
+			return policy.Limits{}, limitsError(err)
 		}
 	}
 	return spec.Resolve(), nil
 }
 
-// unwrapJSONError keeps a custom decoder's message and hides encoding/json's
+// limitsError keeps a custom decoder's message and hides encoding/json's
 // own, which names Go types.
-func unwrapJSONError(err error) string {
+func limitsError(err error) error {
+	var unknown *policy.UnknownFieldError
+	if errors.As(err, &unknown) {
+		return wrapError(codeUnknownField, err)
+	}
 	switch err.(type) {
 	case *json.SyntaxError, *json.UnmarshalTypeError:
-		return "limits must be an object"
+		return errorf(codeInvalidField, "limits must be an object")
 	}
-	return err.Error()
+	return wrapError(codeInvalidField, err)
 }
 
 func (f fields) inputs(key string) ([]value.Member, error) {
@@ -211,17 +227,17 @@ func (f fields) inputs(key string) ([]value.Member, error) {
 	}
 	obj, err := splitObject(f.at(key))
 	if err != nil {
-		return nil, errorf("%s must be an object of StructuredValues", key)
+		return nil, errorf(codeInvalidField, "%s must be an object of StructuredValues", key)
 	}
 	members := make([]value.Member, 0, len(obj))
 	for _, fl := range obj {
 		k, raw := fl.key, fl.raw
 		iv, err := value.ParseJSON(raw)
 		if err != nil {
-			return nil, errorf("invalid input %q: %s", k, err.Error())
+			return nil, errorf(codeInvalidValue, "invalid input %q: %s", k, err.Error())
 		}
 		if err := iv.Validate(); err != nil {
-			return nil, errorf("invalid input %q: %s", k, err.Error())
+			return nil, errorf(codeInvalidValue, "invalid input %q: %s", k, err.Error())
 		}
 		members = append(members, value.Member{Key: k, Value: iv})
 	}
@@ -235,7 +251,7 @@ func (f fields) uint(key string) (uint64, bool, error) {
 	}
 	n, ok := parseUint(f.at(key))
 	if !ok {
-		return 0, false, errorf("%s must be an unsigned integer", key)
+		return 0, false, errorf(codeInvalidField, "%s must be an unsigned integer", key)
 	}
 	return n, true, nil
 }
@@ -250,12 +266,12 @@ func (f fields) stageID(key string) (string, bool, error) {
 		return "", ok, err
 	}
 	if len(id) == 0 || len(id) > 64 {
-		return "", false, errorf(stageIDPhrase)
+		return "", false, errorf(codeInvalidField, stageIDPhrase)
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return "", false, errorf(stageIDPhrase)
+			return "", false, errorf(codeInvalidField, stageIDPhrase)
 		}
 	}
 	return id, true, nil

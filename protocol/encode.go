@@ -2,12 +2,8 @@ package protocol
 
 import (
 	"encoding/base64"
-	"errors"
-	"fmt"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/mustard-sidecar/mustard-sidecar/engine"
 )
 
 func decodeBase64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
@@ -38,29 +34,16 @@ func okHeader(id uint64, jsonl bool, rawLen int) []byte {
 	return appendEnvelope(make([]byte, 0, size), id, true)
 }
 
-// failure is the ok:false response to a request that failed.
+// failure is the ok:false response to a request that failed: its phrase,
+// then its code (codes.go). A failure never carries a profile.
 func failure(id uint64, err error) Response {
+	c, text := describe(err)
 	b := appendEnvelope(make([]byte, 0, 128), id, false)
 	b = append(b, `,"error":`...)
-	b = appendString(b, errorText(err))
-	return Response{Header: append(b, '}')}
-}
-
-// errorText renders a failure for the host.
-func errorText(err error) string {
-	var ee *engine.Error
-	if errors.As(err, &ee) {
-		return ee.Error()
-	}
-	var re requestError
-	if errors.As(err, &re) {
-		return string(re)
-	}
-	var ae *engine.AnswerError
-	if errors.As(err, &ae) {
-		return ae.Msg
-	}
-	return fmt.Sprint("request failed")
+	b = appendString(b, text)
+	b = append(b, `,"error_code":"`...)
+	b = append(b, c...)
+	return Response{Header: append(b, `"}`...)}
 }
 
 // appendString writes a JSON string. Text from the guest is WTF-8: an

@@ -28,7 +28,7 @@ func (f fields) hostCalls(key string) (policy.HostCalls, error) {
 	}
 	m, err := policy.ParseHostCalls(v)
 	if err != nil {
-		return 0, requestError(err.Error())
+		return 0, wrapError(codeUnknownHostCalls, err)
 	}
 	return m, nil
 }
@@ -43,7 +43,7 @@ func (f fields) answers(key string) ([]engine.Answer, error) {
 		i := len(out)
 		a, serr := splitObject(raw)
 		if serr != nil {
-			err = errorf("%s[%d] must be an object", key, i)
+			err = errorf(codeInvalidField, "%s[%d] must be an object", key, i)
 			return false
 		}
 		if err = checkClosed(a, raw, key, answerKeys); err != nil {
@@ -51,7 +51,7 @@ func (f fields) answers(key string) ([]engine.Answer, error) {
 		}
 		id, ok, uerr := a.uint("call_id")
 		if uerr != nil || !ok || id == 0 {
-			err = errorf("%s[%d].call_id must be a positive integer", key, i)
+			err = errorf(codeInvalidField, "%s[%d].call_id must be a positive integer", key, i)
 			return false
 		}
 		p, perr := a.payload("payload")
@@ -66,7 +66,7 @@ func (f fields) answers(key string) ([]engine.Answer, error) {
 		return nil, err
 	}
 	if !isArray || len(out) == 0 {
-		return nil, errorf("%s must be a non-empty array", key)
+		return nil, errorf(codeInvalidField, "%s must be a non-empty array", key)
 	}
 	return out, nil
 }
@@ -77,43 +77,43 @@ func (f fields) payload(key string) (resumePayload, error) {
 		return resumePayload{}, err
 	}
 	if !ok {
-		return resumePayload{}, errorf("resume requires payload")
+		return resumePayload{}, errorf(codeMissingField, "resume requires payload")
 	}
 	kind, _, err := p.string("type")
 	if err != nil {
-		return resumePayload{}, errorf("payload.type must be a string")
+		return resumePayload{}, errorf(codeInvalidField, "payload.type must be a string")
 	}
 	switch kind {
 	case "value":
 		if _, ok := p.get("value"); !ok {
-			return resumePayload{}, errorf("payload.value is required")
+			return resumePayload{}, errorf(codeMissingField, "payload.value is required")
 		}
 		v, err := value.ParseJSON(p.at("value"))
 		if err == nil {
 			err = v.Validate()
 		}
 		if err != nil {
-			return resumePayload{}, errorf("invalid payload.value: %s", err.Error())
+			return resumePayload{}, errorf(codeInvalidValue, "invalid payload.value: %s", err.Error())
 		}
 		return resumePayload{outcome: snapshot.Outcome{Value: v}}, nil
 	case "error":
 		e, ok, err := p.object("error")
 		if err != nil || !ok {
-			return resumePayload{}, errorf("payload.error must be an object")
+			return resumePayload{}, errorf(codeInvalidField, "payload.error must be an object")
 		}
 		if err := checkClosed(e, p.at("error"), "payload.error", payloadErrorKeys); err != nil {
 			return resumePayload{}, err
 		}
 		he := &snapshot.HostError{}
 		if he.Name, _, err = e.guestString("name"); err != nil {
-			return resumePayload{}, errorf("payload.error.name must be a string")
+			return resumePayload{}, errorf(codeInvalidField, "payload.error.name must be a string")
 		}
 		if he.Message, _, err = e.guestString("message"); err != nil {
-			return resumePayload{}, errorf("payload.error.message must be a string")
+			return resumePayload{}, errorf(codeInvalidField, "payload.error.message must be a string")
 		}
 		code, ok, err := e.guestString("code")
 		if err != nil {
-			return resumePayload{}, errorf("payload.error.code must be a string")
+			return resumePayload{}, errorf(codeInvalidField, "payload.error.code must be a string")
 		}
 		if ok {
 			he.Code = &code
@@ -124,7 +124,7 @@ func (f fields) payload(key string) (resumePayload, error) {
 				err = d.Validate()
 			}
 			if err != nil {
-				return resumePayload{}, errorf("invalid payload.error.details: %s", err.Error())
+				return resumePayload{}, errorf(codeInvalidValue, "invalid payload.error.details: %s", err.Error())
 			}
 			he.Details = &d
 		}
@@ -132,5 +132,5 @@ func (f fields) payload(key string) (resumePayload, error) {
 	case "cancelled":
 		return resumePayload{cancelled: true}, nil
 	}
-	return resumePayload{}, errorf("payload.type must be \"value\", \"error\" or \"cancelled\"")
+	return resumePayload{}, errorf(codeInvalidField, "payload.type must be \"value\", \"error\" or \"cancelled\"")
 }

@@ -19,13 +19,14 @@ var Features = []string{
 	"pinned_key",        // --snapshot-key-file
 	"sealed_snapshots",  // options.seal_key_base64
 	"batch_calls",       // options.host_calls "batch": every outstanding call in one step
+	"error_codes",       // error_code on every ok:false response
 }
 
 // ping serves {"method":"ping"}: what a host needs to know before it sends
 // anything else.
 func (s *Session) ping(payload []byte) (pong, error) {
 	if s.opts.Transport == Binary && len(payload) > 0 {
-		return pong{}, errorf("ping requests must not include a binary payload")
+		return pong{}, errorf(codeUnexpectedPayload, "ping requests must not include a binary payload")
 	}
 	return pong{}, nil
 }

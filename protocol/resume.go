@@ -85,7 +85,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, err
 	}
 	batch := r.pol.HostCalls == policy.HostCallsBatch
 	if batch != (r.answers != nil) || batch && r.hasPayload {
-		return nil, errorf("resume payload does not match host_calls %s", r.pol.HostCalls)
+		return nil, errorf(codeHostCallsMismatch, "resume payload does not match host_calls %s", r.pol.HostCalls)
 	}
 	if err := s.reassert(r); err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (s *Session) takeStage(f fields) ([]byte, error) {
 	}
 	b, ok := s.stages.take(id)
 	if !ok {
-		return nil, errorf("unknown stage_id `%s`", id)
+		return nil, errorf(codeUnknownStageID, "unknown stage_id `%s`", id)
 	}
 	if b == nil {
 		b = []byte{}
@@ -132,7 +132,7 @@ func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload, stagedBytes [
 	}
 	if stagedBytes != nil {
 		if hasRaw {
-			return errorf("resume takes snapshot bytes or stage_id, not both")
+			return errorf(codeSnapshotAndStage, "resume takes snapshot bytes or stage_id, not both")
 		}
 		raw, hasRaw, r.owned = stagedBytes, true, true
 	}
@@ -140,15 +140,15 @@ func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload, stagedBytes [
 	case hasRaw:
 		r.raw, r.snapID = raw, snapshot.ID(raw)
 		if hasGivenID && givenID != r.snapID {
-			return errorf("snapshot_id did not match snapshot bytes")
+			return errorf(codeSnapshotIDMismatch, "snapshot_id did not match snapshot bytes")
 		}
 	case hasGivenID:
 		r.snapID = givenID
 		if r.entry = s.lookupSnapshot(givenID); r.entry == nil {
-			return errorf("unknown snapshot_id `%s`", givenID)
+			return errorf(codeUnknownSnapshotID, "unknown snapshot_id `%s`", givenID)
 		}
 	default:
-		return errorf("resume requires snapshot bytes or snapshot_id")
+		return errorf(codeMissingSnapshot, "resume requires snapshot bytes or snapshot_id")
 	}
 	if signed, ok := policySnapshotID(f); ok && signed != r.snapID {
 		return errTampered
@@ -185,30 +185,30 @@ func (s *Session) resolvePolicy(r *resumeReq, f fields) error {
 	case hasPolicyID:
 		return s.cachedPolicy(r, f, policyID)
 	}
-	return errorf("resume requires policy or policy_id")
+	return errorf(codeMissingPolicy, "resume requires policy or policy_id")
 }
 
 func (s *Session) rawPolicy(r *resumeReq, pf fields, policyID string, hasPolicyID bool) error {
 	if !pf.present("limits") {
-		return errorf("raw snapshot restore requires explicit limits")
+		return errorf(codeMissingLimits, "raw snapshot restore requires explicit limits")
 	}
 	caps, err := pf.capabilities("capabilities")
 	if err != nil {
-		return errorf("policy.capabilities must be an array of strings")
+		return errorf(codeInvalidField, "policy.capabilities must be an array of strings")
 	}
 	limits, err := pf.limits("limits")
 	if err != nil {
 		return err
 	}
 	if r.pol, err = policy.New(caps, limits); err != nil {
-		return requestError(err.Error())
+		return wrapError(codeInvalidCapability, err)
 	}
 	if r.pol.HostCalls, err = pf.hostCalls("host_calls"); err != nil {
 		return err
 	}
 	r.polID = r.pol.ID()
 	if hasPolicyID && policyID != r.polID {
-		return errorf("policy_id did not match policy")
+		return errorf(codePolicyIDMismatch, "policy_id did not match policy")
 	}
 	if r.auth, err = readAuth(pf); err != nil {
 		return err
@@ -220,7 +220,7 @@ func (s *Session) rawPolicy(r *resumeReq, pf fields, policyID string, hasPolicyI
 func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 	var ok bool
 	if r.pol, ok = s.policies.Get(policyID); !ok {
-		return errorf("unknown policy_id `%s`", policyID)
+		return errorf(codeUnknownPolicyID, "unknown policy_id `%s`", policyID)
 	}
 	r.polID = policyID // the cache's key is the policy's ID
 	authObj, ok, err := f.object("auth")
@@ -228,7 +228,7 @@ func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 		return err
 	}
 	if !ok {
-		return errorf("resume with policy_id requires auth metadata")
+		return errorf(codeMissingAuth, "resume with policy_id requires auth metadata")
 	}
 	if r.auth, err = readAuth(authObj); err != nil {
 		return err
@@ -247,7 +247,7 @@ func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 func (s *Session) reassert(r *resumeReq) error {
 	granted := func(c *snapshot.HostCall) error {
 		if err := r.pol.Reassert(c.Capability); err != nil {
-			return requestError(err.Error())
+			return wrapError(codeUnauthorizedCapability, err)
 		}
 		return nil
 	}

@@ -37,11 +37,11 @@ func (c *seals) read(f fields, where string) (*snapshot.Sealer, error) {
 	}
 	key, err := decodeBase64(s)
 	if err != nil {
-		return nil, errorf("%s.%s is not valid base64", where, sealKeyField)
+		return nil, errorf(codeInvalidBase64, "%s.%s is not valid base64", where, sealKeyField)
 	}
 	seal, err := snapshot.NewSealer(key)
 	if err != nil {
-		return nil, errorf("%s.%s must decode to at least %d bytes", where, sealKeyField, snapshot.MinSealKeyBytes)
+		return nil, errorf(codeInvalidSealKey, "%s.%s must decode to at least %d bytes", where, sealKeyField, snapshot.MinSealKeyBytes)
 	}
 	c.lastB64, c.last = s, seal
 	return seal, nil
@@ -64,9 +64,16 @@ func checkSeal(held, given *snapshot.Sealer) error {
 // sealError turns a seal mismatch into its request error; other loading
 // failures are the snapshot's (Serialization).
 func sealError(err error) error {
-	for _, e := range []error{snapshot.ErrSealedNeedsKey, snapshot.ErrNotSealed, snapshot.ErrSealKey} {
-		if errors.Is(err, e) {
-			return requestError(e.Error())
+	for _, e := range []struct {
+		err  error
+		code code
+	}{
+		{snapshot.ErrSealedNeedsKey, codeSealKeyRequired},
+		{snapshot.ErrNotSealed, codeSnapshotNotSealed},
+		{snapshot.ErrSealKey, codeWrongSealKey},
+	} {
+		if errors.Is(err, e.err) {
+			return wrapError(e.code, e.err)
 		}
 	}
 	return nil

@@ -258,7 +258,7 @@ func (s *Session) dispatch(r *Request, fl *flight) (result, error) {
 	case "ping":
 		return s.ping(payload)
 	}
-	return nil, errorf("unknown method %q", method)
+	return nil, errorf(codeUnknownMethod, "unknown method %q", method)
 }
 
 // rawBytes returns the request's bytes: the binary payload, or the named
@@ -266,7 +266,7 @@ func (s *Session) dispatch(r *Request, fl *flight) (result, error) {
 func (s *Session) rawBytes(f fields, payload []byte, field string) ([]byte, bool, error) {
 	if s.opts.Transport == Binary {
 		if f.present(field) {
-			return nil, false, errorf("%s is not used by the binary transport; send the bytes as the frame payload", field)
+			return nil, false, errorf(codeBinaryField, "%s is not used by the binary transport; send the bytes as the frame payload", field)
 		}
 		return payload, len(payload) > 0, nil
 	}

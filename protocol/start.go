@@ -24,7 +24,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 		return nil, err
 	}
 	if !ok {
-		return nil, errorf("start requires options")
+		return nil, errorf(codeMissingField, "start requires options")
 	}
 	inputs, err := opts.inputs("inputs")
 	if err != nil {
@@ -32,7 +32,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	}
 	caps, err := opts.capabilities("capabilities")
 	if err != nil {
-		return nil, errorf("options.capabilities must be an array of strings")
+		return nil, errorf(codeInvalidField, "options.capabilities must be an array of strings")
 	}
 	limits, err := opts.limits("limits")
 	if err != nil {
@@ -48,7 +48,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	}
 	pol, err := policy.New(caps, limits)
 	if err != nil {
-		return nil, requestError(err.Error())
+		return nil, wrapError(codeInvalidCapability, err)
 	}
 	pol.HostCalls = mode
 	prog, err := s.program(f, payload)
@@ -98,14 +98,14 @@ func (s *Session) program(f fields, payload []byte) (*engine.Program, error) {
 	case hasBytes:
 		got := snapshot.ID(b)
 		if hasID && id != got {
-			return nil, errorf("program_id did not match program bytes")
+			return nil, errorf(codeProgramIDMismatch, "program_id did not match program bytes")
 		}
 		return s.loadProgram(got, b)
 	case hasID:
 		if p, ok := s.programs.Get(id); ok {
 			return p, nil
 		}
-		return nil, errorf("unknown program_id `%s`", id)
+		return nil, errorf(codeUnknownProgramID, "unknown program_id `%s`", id)
 	}
-	return nil, errorf("start requires program bytes or program_id")
+	return nil, errorf(codeMissingProgram, "start requires program bytes or program_id")
 }

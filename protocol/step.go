@@ -59,7 +59,7 @@ func (f fields) delivery(key string) (delivery, error) {
 	case "none":
 		return deliverNone, nil
 	}
-	return 0, errorf("unknown snapshot_delivery `%s`", v)
+	return 0, errorf(codeUnknownDelivery, "unknown snapshot_delivery `%s`", v)
 }
 
 // delivered returns the snapshot bytes a suspended response carries and,

@@ -77,17 +77,17 @@ func (st *stages) add(id string, offset uint64, chunk []byte) (int, error) {
 	switch {
 	case offset == 0:
 		if !ok && len(st.m) >= MaxStages {
-			return 0, errorf("too many stages (at most %d); resume or restart one", MaxStages)
+			return 0, errorf(codeTooManyStages, "too many stages (at most %d); resume or restart one", MaxStages)
 		}
 		cur = nil
 	case !ok:
-		return 0, errorf("unknown stage_id `%s`", id)
+		return 0, errorf(codeUnknownStageID, "unknown stage_id `%s`", id)
 	case offset != uint64(len(cur)):
-		return 0, errorf("stage offset %d does not match staged length %d", offset, len(cur))
+		return 0, errorf(codeStageOffsetMismatch, "stage offset %d does not match staged length %d", offset, len(cur))
 	}
 	old := int64(len(st.m[id]))
 	if st.total-old+int64(len(cur))+int64(len(chunk)) > st.max {
-		return 0, errorf("stage exceeds %d bytes", st.max)
+		return 0, errorf(codeStageTooLarge, "stage exceeds %d bytes", st.max)
 	}
 	cur = grow(cur, len(chunk), st.max)
 	cur = append(cur, chunk...)
@@ -122,14 +122,14 @@ func (s *Session) stage(f fields, payload []byte) (*staged, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, errorf("stage requires stage_id")
+		return nil, errorf(codeMissingField, "stage requires stage_id")
 	}
 	offset, ok, err := f.uint("offset")
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, errorf("stage requires offset")
+		return nil, errorf(codeMissingField, "stage requires offset")
 	}
 	chunk, _, err := s.rawBytes(f, payload, "bytes_base64")
 	if err != nil {
@@ -145,14 +145,14 @@ func (s *Session) stage(f fields, payload []byte) (*staged, error) {
 // fetchSnapshot serves {"method":"snapshot","snapshot_id","offset","max_bytes"}.
 func (s *Session) fetchSnapshot(f fields, payload []byte) (*fetched, error) {
 	if s.opts.Transport == Binary && len(payload) > 0 {
-		return nil, errorf("snapshot requests must not include a binary payload")
+		return nil, errorf(codeUnexpectedPayload, "snapshot requests must not include a binary payload")
 	}
 	id, ok, err := f.string("snapshot_id")
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, errorf("snapshot requires snapshot_id")
+		return nil, errorf(codeMissingField, "snapshot requires snapshot_id")
 	}
 	offset, _, err := f.uint("offset")
 	if err != nil {
@@ -168,11 +168,11 @@ func (s *Session) fetchSnapshot(f fields, payload []byte) (*fetched, error) {
 	}
 	entry := s.lookupSnapshot(id)
 	if entry == nil {
-		return nil, errorf("unknown snapshot_id `%s`", id)
+		return nil, errorf(codeUnknownSnapshotID, "unknown snapshot_id `%s`", id)
 	}
 	total := uint64(len(entry.bytes))
 	if offset > total {
-		return nil, errorf("offset %d is past the end of snapshot (%d bytes)", offset, total)
+		return nil, errorf(codeOffsetPastEnd, "offset %d is past the end of snapshot (%d bytes)", offset, total)
 	}
 	end := total
 	if total-offset > max {

@@ -1,0 +1,179 @@
+package protocol
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+)
+
+// Error codes (the error codes extension): every ok:false response carries
+// "error_code", a stable snake_case name of the failure beside its English
+// phrase, so hosts branch on the code. Each code is listed, with its
+// phrases, in docs/protocol.md ("Error codes"); a code, once published,
+// keeps its meaning.
+//
+// A request failure is a requestError, which cannot be built without its
+// code (errorf takes it first); an engine failure's code follows from its
+// Kind and, for a limit, its message (engineCode). Nothing else reaches a
+// response but the "internal" fallback, which no request should meet.
+type code string
+
+const (
+	// The envelope and the fields of a request.
+	codeUnsupportedVersion code = "unsupported_protocol_version"
+	codeUnknownMethod      code = "unknown_method"
+	codeInvalidField       code = "invalid_field"  // a field of the wrong type or form
+	codeInvalidBase64      code = "invalid_base64" // a base64 field that does not decode
+	codeUnknownField       code = "unknown_field"  // a key a closed structure does not define
+	codeMissingField       code = "missing_field"  // a required field is absent
+	codeUnexpectedPayload  code = "unexpected_payload"
+	codeBinaryField        code = "base64_field_in_binary"
+	codeInvalidValue       code = "invalid_value" // a StructuredValue that does not decode or validate
+	codeInvalidCapability  code = "invalid_capability"
+	codeUnknownHostCalls   code = "unknown_host_calls"
+	codeUnknownDelivery    code = "unknown_snapshot_delivery"
+
+	// start.
+	codeMissingProgram    code = "missing_program"
+	codeProgramIDMismatch code = "program_id_mismatch"
+	codeUnknownProgramID  code = "unknown_program_id"
+
+	// resume, in the order of its checks.
+	codeMissingSnapshot        code = "missing_snapshot"
+	codeSnapshotAndStage       code = "snapshot_bytes_and_stage_id"
+	codeSnapshotIDMismatch     code = "snapshot_id_mismatch"
+	codeUnknownSnapshotID      code = "unknown_snapshot_id"
+	codeMissingPolicy          code = "missing_policy"
+	codeMissingLimits          code = "missing_limits"
+	codePolicyIDMismatch       code = "policy_id_mismatch"
+	codeUnknownPolicyID        code = "unknown_policy_id"
+	codeMissingAuth            code = "missing_auth"
+	codeKeyDigestMismatch      code = "key_digest_mismatch"
+	codeTamperedSnapshot       code = "tampered_snapshot"
+	codeUnauthorizedCapability code = "unauthorized_capability"
+	codeHostCallsMismatch      code = "host_calls_mismatch"
+	codeUnknownCallID          code = "unknown_call_id"
+	codeCallAnsweredTwice      code = "call_answered_twice"
+	codeNoAnswers              code = "no_answers"
+
+	// Sealed snapshots.
+	codeInvalidSealKey    code = "invalid_seal_key"
+	codeSealKeyRequired   code = "seal_key_required"
+	codeSnapshotNotSealed code = "snapshot_not_sealed"
+	codeWrongSealKey      code = "wrong_seal_key"
+
+	// snapshot (fetch) and stage.
+	codeOffsetPastEnd       code = "offset_past_end"
+	codeUnknownStageID      code = "unknown_stage_id"
+	codeTooManyStages       code = "too_many_stages"
+	codeStageOffsetMismatch code = "stage_offset_mismatch"
+	codeStageTooLarge       code = "stage_too_large"
+
+	// Guest-side failures: one per Kind, and one per limit.
+	codeParse                 code = "parse"
+	codeValidation            code = "validation"
+	codeRuntime               code = "runtime"
+	codeSerialization         code = "serialization"
+	codeLimit                 code = "limit" // a limit without a code of its own; none today
+	codeLimitInstructions     code = "limit_instruction_budget"
+	codeLimitHeap             code = "limit_heap"
+	codeLimitAllocations      code = "limit_allocation_budget"
+	codeLimitCallDepth        code = "limit_call_depth"
+	codeLimitOutstandingCalls code = "limit_outstanding_host_calls"
+	codeLimitCancelled        code = "limit_cancelled"
+	codeLimitWallTime         code = "limit_wall_time"
+	codeLimitSnapshotSize     code = "limit_snapshot_size"
+
+	// A failure the sidecar did not expect ("request failed").
+	codeInternal code = "internal"
+)
+
+// limitCodes are the limit failures' codes, by message: the engine's
+// limits are values of one type, told apart by their text.
+var limitCodes = map[string]code{
+	engine.ErrInstructionBudget.Message: codeLimitInstructions,
+	engine.ErrHeapLimit.Message:         codeLimitHeap,
+	engine.ErrAllocationBudget.Message:  codeLimitAllocations,
+	engine.ErrCallDepth.Message:         codeLimitCallDepth,
+	engine.ErrOutstandingCalls.Message:  codeLimitOutstandingCalls,
+	engine.ErrCancelled.Message:         codeLimitCancelled,
+	engine.ErrWallTime.Message:          codeLimitWallTime,
+	ErrSnapshotTooLarge.Message:         codeLimitSnapshotSize,
+}
+
+// engineCode is a guest-side failure's code.
+func engineCode(e *engine.Error) code {
+	switch e.Kind {
+	case engine.KindParse:
+		return codeParse
+	case engine.KindValidation:
+		return codeValidation
+	case engine.KindRuntime:
+		return codeRuntime
+	case engine.KindSerialization:
+		return codeSerialization
+	case engine.KindLimit:
+		if c, ok := limitCodes[e.Message]; ok {
+			return c
+		}
+		return codeLimit
+	}
+	return codeInternal
+}
+
+// answerCode is the code of a batch resume's answers that do not fit the
+// outstanding calls (engine.AnswerError, which has its text only).
+func answerCode(msg string) code {
+	switch {
+	case strings.HasPrefix(msg, "unknown call_id "):
+		return codeUnknownCallID
+	case strings.HasSuffix(msg, " answered twice"):
+		return codeCallAnsweredTwice
+	}
+	return codeNoAnswers
+}
+
+// describe is a failure as the host sees it: its code and its text.
+func describe(err error) (code, string) {
+	var ee *engine.Error
+	if errors.As(err, &ee) {
+		return engineCode(ee), ee.Error()
+	}
+	var re *requestError
+	if errors.As(err, &re) {
+		return re.code, re.msg
+	}
+	var ae *engine.AnswerError
+	if errors.As(err, &ae) {
+		return answerCode(ae.Msg), ae.Msg
+	}
+	return codeInternal, "request failed"
+}
+
+// ErrorCodes lists every error code a response may carry, in the order
+// docs/protocol.md lists them.
+func ErrorCodes() []string {
+	out := make([]string, len(allCodes))
+	for i, c := range allCodes {
+		out[i] = string(c)
+	}
+	return out
+}
+
+var allCodes = []code{
+	codeUnsupportedVersion, codeUnknownMethod, codeInvalidField, codeInvalidBase64,
+	codeUnknownField, codeMissingField, codeUnexpectedPayload, codeBinaryField,
+	codeInvalidValue, codeInvalidCapability, codeUnknownHostCalls, codeUnknownDelivery,
+	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID,
+	codeMissingSnapshot, codeSnapshotAndStage, codeSnapshotIDMismatch, codeUnknownSnapshotID,
+	codeMissingPolicy, codeMissingLimits, codePolicyIDMismatch, codeUnknownPolicyID,
+	codeMissingAuth, codeKeyDigestMismatch, codeTamperedSnapshot, codeUnauthorizedCapability,
+	codeHostCallsMismatch, codeUnknownCallID, codeCallAnsweredTwice, codeNoAnswers,
+	codeInvalidSealKey, codeSealKeyRequired, codeSnapshotNotSealed, codeWrongSealKey,
+	codeOffsetPastEnd, codeUnknownStageID, codeTooManyStages, codeStageOffsetMismatch, codeStageTooLarge,
+	codeParse, codeValidation, codeRuntime, codeSerialization, codeLimit,
+	codeLimitInstructions, codeLimitHeap, codeLimitAllocations, codeLimitCallDepth,
+	codeLimitOutstandingCalls, codeLimitCancelled, codeLimitWallTime, codeLimitSnapshotSize,
+	codeInternal,
+}
