@@ -25,6 +25,7 @@ func (c *sess) rawCall(header string, payload []byte) reply {
 	if err := d.Decode(&r.hdr); err != nil {
 		c.t.Fatalf("response %s: %v", resp.Header, err)
 	}
+	checkCode(c.t, r)
 	return r
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -107,8 +108,9 @@ type response struct {
 		SidecarVersion *string         `json:"sidecar_version"`
 		Features       []string        `json:"features"`
 	} `json:"result"`
-	Error   *string `json:"error"`
-	Profile *struct {
+	Error     *string `json:"error"`
+	ErrorCode *string `json:"error_code"`
+	Profile   *struct {
 		ExecutionNS       *uint64 `json:"execution_ns"`
 		ResponsePrepareNS *uint64 `json:"response_prepare_ns"`
 	} `json:"profile"`
@@ -153,7 +155,13 @@ func checkResponse(t *testing.T, binary bool, req []byte, resp protocol.Response
 			t.Fatalf("failed response must have an error and nothing else: %s (+%d bytes)", h, len(resp.Payload))
 		}
 		checkClean(t, *r.Error, hay)
+		if r.ErrorCode == nil || !slices.Contains(protocol.ErrorCodes(), *r.ErrorCode) {
+			t.Fatalf("failed response without a documented error_code: %s", h)
+		}
 		return
+	}
+	if r.ErrorCode != nil {
+		t.Fatalf("successful response with an error_code: %s", h)
 	}
 	if r.Error != nil || r.Result == nil {
 		t.Fatalf("successful response must have a result and no error: %s", h)

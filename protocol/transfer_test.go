@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,6 +89,7 @@ func (c *sess) call(method string, raw []byte, field string, kv ...any) reply {
 	if err := d.Decode(&r.hdr); err != nil {
 		c.t.Fatalf("response %s: %v", resp.Header, err)
 	}
+	checkCode(c.t, r)
 	r.bytes = resp.Payload
 	if c.jsonl {
 		for _, m := range []map[string]any{r.result(), r.step()} {
@@ -97,6 +99,25 @@ func (c *sess) call(method string, raw []byte, field string, kv ...any) reply {
 		}
 	}
 	return r
+}
+
+// checkCode fails the test on a failure without a documented error_code,
+// placed right after error, or a success with one.
+func checkCode(t *testing.T, r reply) {
+	t.Helper()
+	code, has := r.hdr["error_code"].(string)
+	if r.ok() {
+		if _, there := r.hdr["error_code"]; there {
+			t.Fatalf("successful response with an error_code: %s", r.raw)
+		}
+		return
+	}
+	if !has || !slices.Contains(protocol.ErrorCodes(), code) {
+		t.Fatalf("failed response without a documented error_code: %s", r.raw)
+	}
+	if !strings.HasSuffix(r.raw, `,"error_code":"`+code+`"}`) {
+		t.Fatalf("error_code is not the last member, right after error: %s", r.raw)
+	}
 }
 
 func (c *sess) must(r reply) reply {
