@@ -435,7 +435,7 @@ func (c *Client) roundTrip(ctx context.Context, req *request, raw []byte, field 
 			// It finished before the cancel reached it: keep the result.
 			resp, err := c.decode(k, r.msg)
 			if err == nil && !resp.OK {
-				err = &cancelledError{err: &Error{Method: k.method, Message: resp.Error}, ctxErr: ctx.Err()}
+				err = &cancelledError{err: newError(k.method, resp), ctxErr: ctx.Err()}
 			}
 			return resp, r.msg, err
 		}
@@ -446,7 +446,7 @@ func (c *Client) roundTrip(ctx context.Context, req *request, raw []byte, field 
 	}
 	resp, err := c.decode(k, r.msg)
 	if err == nil && !resp.OK {
-		err = &Error{Method: k.method, Message: resp.Error}
+		err = newError(k.method, resp)
 	}
 	return resp, r.msg, err
 }

@@ -90,6 +90,7 @@ func TestClientReportsSidecarFailuresAsErrors(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, "Parse", e.Kind())
+	require.Equal(t, "parse", e.Code)
 	require.Equal(t, "compile", e.Method)
 
 	prog, err := c.Compile(ctx, `throw new TypeError("bad")`)
@@ -108,6 +109,9 @@ func TestClientReportsSidecarFailuresAsErrors(t *testing.T) {
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, "unknown snapshot_id `00`", e.Message)
 	require.Equal(t, "", e.Kind())
+	require.Equal(t, "unknown_snapshot_id", e.Code)
+	require.ErrorIs(t, err, ErrUnknownSnapshotID)
+	require.NotErrorIs(t, err, ErrUnknownPolicyID)
 	_, err = c.Resume(ctx, ResumeRequest{Snapshot: st.Suspended.Snapshot, Policy: &Policy{Capabilities: []string{"f"}},
 		Key: testKey, Payload: Throw(CallError{Name: "ToolError", Message: "boom", Code: "E1"})})
 	require.ErrorAs(t, err, &e)

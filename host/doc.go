@@ -109,7 +109,14 @@
 // # Errors
 //
 // A request the sidecar refused is an *Error with its message ("Runtime:
-// TypeError: ...", "unknown snapshot_id ..."). A process that died fails
+// TypeError: ...", "unknown snapshot_id ...") and its Code, the stable
+// error_code to branch on ("runtime", "unknown_snapshot_id"; the table in
+// docs/protocol.md lists them). errors.Is matches the failures a host acts
+// on: ErrUnknownSnapshotID, ErrUnknownPolicyID, ErrUnknownProgramID (the
+// process no longer holds what was named: send the bytes),
+// ErrTamperedSnapshot, ErrSealKey and ErrLimit (any limit, a cancel
+// among them). From a sidecar too old to send codes, Code is derived from
+// the message for those failures and the guest kinds. A process that died fails
 // every outstanding and later call with an error wrapping
 // ErrProcessExited, whose text gives the exit status and the first (and
 // last) line of the sidecar's stderr. A sidecar that breaks the wire contract is killed

@@ -34,12 +34,125 @@ var (
 // sidecar's text verbatim: "<Kind>: <message>" for guest failures
 // ("Runtime: TypeError: bad\n  at f (2:9)", "Limit: execution cancelled")
 // and a plain phrase for protocol failures ("unknown snapshot_id `…`").
+// Code is its error_code ("runtime", "limit_cancelled",
+// "unknown_snapshot_id"; docs/protocol.md lists them all), the part to
+// branch on: it is stable, the text is not meant for programs. A sidecar
+// too old to send codes gets one derived from the text, as far as it can
+// be ("" when it cannot). errors.Is matches an Error against the
+// sentinels below (ErrUnknownSnapshotID, ErrLimit, ...).
 type Error struct {
 	Method  string // the request's method
 	Message string
+	Code    string
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Is reports whether the failure is the one a sentinel names.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*codeSentinel)
+	if !ok {
+		return false
+	}
+	for _, c := range t.codes {
+		if c == e.Code || strings.HasSuffix(c, "_") && strings.HasPrefix(e.Code, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// codeSentinel names one or more error codes; a code ending in "_" is a
+// prefix.
+type codeSentinel struct {
+	text  string
+	codes []string
+}
+
+func (s *codeSentinel) Error() string { return s.text }
+
+// Sentinels for the failures a host acts on, for errors.Is; Error.Code
+// tells every failure apart.
+var (
+	// ErrUnknownSnapshotID: the process does not hold the snapshot id a
+	// resume or fetch named (its caches are bounded, or it restarted).
+	// Resume from the bytes instead.
+	ErrUnknownSnapshotID error = &codeSentinel{"unknown snapshot_id", []string{"unknown_snapshot_id"}}
+	// ErrUnknownPolicyID: the process does not hold the policy id; resume
+	// with the full policy.
+	ErrUnknownPolicyID error = &codeSentinel{"unknown policy_id", []string{"unknown_policy_id"}}
+	// ErrUnknownProgramID: the process does not hold the program id; send
+	// the program bytes.
+	ErrUnknownProgramID error = &codeSentinel{"unknown program_id", []string{"unknown_program_id"}}
+	// ErrTamperedSnapshot: the token does not authenticate the snapshot
+	// (other bytes, another key, or a forged token).
+	ErrTamperedSnapshot error = &codeSentinel{"tampered or unauthenticated snapshot", []string{"tampered_snapshot"}}
+	// ErrSealKey: a resume's seal key is not the snapshot's (missing,
+	// superfluous or another key).
+	ErrSealKey error = &codeSentinel{"seal key refused", []string{"seal_key_required", "snapshot_not_sealed", "wrong_seal_key"}}
+	// ErrLimit: any limit ran out, the host's cancel among them ("limit_"
+	// codes; Error.Code says which).
+	ErrLimit error = &codeSentinel{"limit exceeded", []string{"limit_", "limit"}}
+)
+
+// newError is the Error of a failed response: its code as sent, or, from
+// a sidecar that sends none, as its text implies.
+func newError(method string, resp *response) *Error {
+	code := resp.ErrorCode
+	if code == "" {
+		code = legacyCode(resp.Error)
+	}
+	return &Error{Method: method, Message: resp.Error, Code: code}
+}
+
+// legacyCode derives the code of a failure from its text, for a sidecar
+// without the error_codes feature, and for failures a Store kept as text.
+// It knows the failures a host acts on and the guest kinds only.
+func legacyCode(msg string) string {
+	for prefix, code := range map[string]string{
+		"unknown snapshot_id ": "unknown_snapshot_id",
+		"unknown policy_id ":   "unknown_policy_id",
+		"unknown program_id ":  "unknown_program_id",
+		"Parse: ":              "parse",
+		"Validation: ":         "validation",
+		"Runtime: ":            "runtime",
+		"Serialization: ":      "serialization",
+	} {
+		if strings.HasPrefix(msg, prefix) {
+			return code
+		}
+	}
+	switch msg {
+	case "raw snapshot restore rejected a tampered or unauthenticated snapshot":
+		return "tampered_snapshot"
+	case "snapshot is sealed and no seal key was given":
+		return "seal_key_required"
+	case "snapshot is not sealed but a seal key was given":
+		return "snapshot_not_sealed"
+	case "snapshot was sealed under another seal key":
+		return "wrong_seal_key"
+	case "Limit: instruction budget exhausted":
+		return "limit_instruction_budget"
+	case "Limit: heap limit exceeded":
+		return "limit_heap"
+	case "Limit: allocation budget exhausted":
+		return "limit_allocation_budget"
+	case "Limit: call depth limit exceeded":
+		return "limit_call_depth"
+	case "Limit: outstanding host-call limit exhausted":
+		return "limit_outstanding_host_calls"
+	case "Limit: execution cancelled":
+		return "limit_cancelled"
+	case "Limit: wall time exceeded":
+		return "limit_wall_time"
+	case "Limit: snapshot size limit exceeded":
+		return "limit_snapshot_size"
+	}
+	if strings.HasPrefix(msg, "Limit: ") {
+		return "limit"
+	}
+	return ""
+}
 
 // Kind returns the failure kind, "Parse", "Validation", "Runtime",
 // "Limit" or "Serialization", or "" for a protocol failure.
@@ -74,19 +187,3 @@ type cancelledError struct {
 
 func (e *cancelledError) Error() string   { return e.err.Error() }
 func (e *cancelledError) Unwrap() []error { return []error{e.err, e.ctxErr} }
-
-// isSealRefusal reports whether err is the sidecar refusing a resume for
-// its seal key (the sealed snapshots extension).
-func isSealRefusal(err error) bool {
-	var e *Error
-	if !errors.As(err, &e) {
-		return false
-	}
-	switch e.Message {
-	case "snapshot is sealed and no seal key was given",
-		"snapshot was sealed under another seal key",
-		"snapshot is not sealed but a seal key was given":
-		return true
-	}
-	return false
-}

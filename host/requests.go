@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -73,7 +72,7 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 		raw = p.Bytes
 	}
 	resp, m, err := c.roundTrip(ctx, build(), raw, rawProgram, true)
-	if raw == nil && len(p.Bytes) > 0 && isUnknown(err, "program_id") {
+	if raw == nil && len(p.Bytes) > 0 && errors.Is(err, ErrUnknownProgramID) {
 		// The process evicted it (or restarted): send the bytes.
 		resp, m, err = c.roundTrip(ctx, build(), p.Bytes, rawProgram, true)
 	}
@@ -324,11 +323,6 @@ func (c *Client) remember(programID string) {
 		clear(c.known)
 	}
 	c.known[programID] = true
-}
-
-func isUnknown(err error, what string) bool {
-	var e *Error
-	return errors.As(err, &e) && strings.HasPrefix(e.Message, "unknown "+what+" ")
 }
 
 func nonNil(s []string) []string {

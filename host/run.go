@@ -234,7 +234,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 				if cp.Calls == 0 {
 					method = "start"
 				}
-				return value.Value{}, &Error{Method: method, Message: cp.Failure}
+				return value.Value{}, &Error{Method: method, Message: cp.Failure, Code: legacyCode(cp.Failure)}
 			}
 			return cp.Result, nil
 		}
@@ -307,7 +307,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 				x.cp = done
 				return value.Value{}, se
 			}
-			if isSealRefusal(err) {
+			if errors.Is(err, ErrSealKey) {
 				return value.Value{}, fmt.Errorf("execution %q: %w; Runner.SealKey must be the key it was started with", x.e.ID, err)
 			}
 			return value.Value{}, err
@@ -574,7 +574,7 @@ func (x *execution) step(ctx context.Context, answers []Answer) (*Step, []byte, 
 		isHot := l.s == x.parked.s && l.gen == x.parked.gen
 		if isHot {
 			st, err = l.c.Resume(ctx, hot)
-			if isUnknown(err, "snapshot_id") || isUnknown(err, "policy_id") {
+			if errors.Is(err, ErrUnknownSnapshotID) || errors.Is(err, ErrUnknownPolicyID) {
 				// The process let it go (its caches are bounded): use the bytes.
 				isHot = false
 				st, err = l.c.Resume(ctx, cold)

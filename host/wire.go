@@ -158,6 +158,7 @@ type response struct {
 	OK              bool            `json:"ok"`
 	Result          json.RawMessage `json:"result"`
 	Error           string          `json:"error"`
+	ErrorCode       string          `json:"error_code"` // absent from a sidecar without error_codes
 	Profile         *Profile        `json:"profile"`
 }
 

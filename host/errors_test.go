@@ -1,0 +1,46 @@
+package host
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The sentinels match by error_code; a sidecar that sends no code (one
+// older than the error_codes feature) gets the codes a host acts on from
+// its text.
+func TestErrorCodesAndSentinels(t *testing.T) {
+	for _, tc := range []struct {
+		msg, sent, code string
+		is              []error
+	}{
+		{"unknown snapshot_id `ab`", "unknown_snapshot_id", "unknown_snapshot_id", []error{ErrUnknownSnapshotID}},
+		{"unknown snapshot_id `ab`", "", "unknown_snapshot_id", []error{ErrUnknownSnapshotID}},
+		{"unknown policy_id `ab`", "", "unknown_policy_id", []error{ErrUnknownPolicyID}},
+		{"unknown program_id `ab`", "", "unknown_program_id", []error{ErrUnknownProgramID}},
+		{"raw snapshot restore rejected a tampered or unauthenticated snapshot", "", "tampered_snapshot", []error{ErrTamperedSnapshot}},
+		{"snapshot was sealed under another seal key", "", "wrong_seal_key", []error{ErrSealKey}},
+		{"snapshot is sealed and no seal key was given", "seal_key_required", "seal_key_required", []error{ErrSealKey}},
+		{"Limit: execution cancelled", "", "limit_cancelled", []error{ErrLimit}},
+		{"Limit: heap limit exceeded", "limit_heap", "limit_heap", []error{ErrLimit}},
+		{"Limit: something new", "", "limit", []error{ErrLimit}},
+		{"Runtime: TypeError: bad", "", "runtime", nil},
+		{"unknown method \"x\"", "", "", nil},
+		// The code wins over the text.
+		{"unknown snapshot_id `ab`", "invalid_field", "invalid_field", nil},
+	} {
+		err := error(newError("resume", &response{Error: tc.msg, ErrorCode: tc.sent}))
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, tc.code, e.Code, tc.msg)
+		require.Equal(t, tc.msg, e.Error())
+		for _, s := range []error{ErrUnknownSnapshotID, ErrUnknownPolicyID, ErrUnknownProgramID, ErrTamperedSnapshot, ErrSealKey, ErrLimit} {
+			want := false
+			for _, w := range tc.is {
+				want = want || w == s
+			}
+			require.Equal(t, want, errors.Is(err, s), "%s is %s", tc.msg, s)
+		}
+	}
+}
