@@ -231,23 +231,26 @@ func TestCheckAnswers(t *testing.T) {
 	for _, c := range []struct {
 		answers []Answer
 		want    string
+		reason  AnswerReason
 	}{
-		{ans(2), ""},
-		{ans(4, 2), ""},
-		{nil, "a resume must answer at least one call"},
-		{ans(5), "unknown call_id 5"},
-		{ans(0), "unknown call_id 0"},
-		{ans(3), "call_id 3 answered twice"},
-		{ans(2, 2), "call_id 2 answered twice"},
-		{ans(4, 9), "unknown call_id 9"},
+		{ans(2), "", 0},
+		{ans(4, 2), "", 0},
+		{nil, "a resume must answer at least one call", NoAnswers},
+		{ans(5), "unknown call_id 5", UnknownCall},
+		{ans(0), "unknown call_id 0", UnknownCall},
+		{ans(3), "call_id 3 answered twice", AnsweredTwice},
+		{ans(2, 2), "call_id 2 answered twice", AnsweredTwice},
+		{ans(4, 9), "unknown call_id 9", UnknownCall},
 	} {
 		err := CheckAnswers(out, 4, c.answers)
 		if c.want == "" {
 			assert.NoError(t, err)
 			continue
 		}
-		require.Error(t, err)
+		var ae *AnswerError
+		require.ErrorAs(t, err, &ae)
 		assert.Equal(t, c.want, err.Error())
+		assert.Equal(t, c.reason, ae.Reason, c.want)
 	}
 }
 

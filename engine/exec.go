@@ -219,7 +219,19 @@ func (x *Execution) EachOutstanding(fn func(*snapshot.HostCall) error) error {
 
 // AnswerError is a resume's answers that do not fit the outstanding calls.
 // Nothing has changed when a resume fails with one.
-type AnswerError struct{ Msg string }
+type AnswerError struct {
+	Reason AnswerReason
+	Msg    string
+}
+
+// AnswerReason says what is wrong with a resume's answers.
+type AnswerReason int
+
+const (
+	NoAnswers     AnswerReason = iota // the resume answers no call
+	UnknownCall                       // an id the execution never gave a call
+	AnsweredTwice                     // a call answered before, or twice in the resume
+)
 
 func (e *AnswerError) Error() string { return e.Msg }
 
@@ -234,7 +246,7 @@ func CheckAnswers(outstanding []snapshot.HostCall, made uint64, answers []Answer
 // returns, so a parked execution checks its own without a copy.
 func checkAnswers(n int, id func(int) uint64, made uint64, answers []Answer) error {
 	if len(answers) == 0 {
-		return &AnswerError{"a resume must answer at least one call"}
+		return &AnswerError{NoAnswers, "a resume must answer at least one call"}
 	}
 	for i, a := range answers {
 		found := false
@@ -247,9 +259,9 @@ func checkAnswers(n int, id func(int) uint64, made uint64, answers []Answer) err
 		}
 		switch {
 		case a.CallID == 0 || a.CallID > made:
-			return &AnswerError{fmt.Sprintf("unknown call_id %d", a.CallID)}
+			return &AnswerError{UnknownCall, fmt.Sprintf("unknown call_id %d", a.CallID)}
 		case !found || repeated:
-			return &AnswerError{fmt.Sprintf("call_id %d answered twice", a.CallID)}
+			return &AnswerError{AnsweredTwice, fmt.Sprintf("call_id %d answered twice", a.CallID)}
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 )
@@ -123,12 +122,12 @@ func engineCode(e *engine.Error) code {
 }
 
 // answerCode is the code of a batch resume's answers that do not fit the
-// outstanding calls (engine.AnswerError, which has its text only).
-func answerCode(msg string) code {
-	switch {
-	case strings.HasPrefix(msg, "unknown call_id "):
+// outstanding calls.
+func answerCode(r engine.AnswerReason) code {
+	switch r {
+	case engine.UnknownCall:
 		return codeUnknownCallID
-	case strings.HasSuffix(msg, " answered twice"):
+	case engine.AnsweredTwice:
 		return codeCallAnsweredTwice
 	}
 	return codeNoAnswers
@@ -146,7 +145,7 @@ func describe(err error) (code, string) {
 	}
 	var ae *engine.AnswerError
 	if errors.As(err, &ae) {
-		return answerCode(ae.Msg), ae.Msg
+		return answerCode(ae.Reason), ae.Msg
 	}
 	return codeInternal, "request failed"
 }
