@@ -726,6 +726,28 @@ func ToPlainJSON(v value.Value) ([]byte, error) {
 	return appendPlain(nil, v)
 }
 
+// appendJSNumber writes a finite number as JavaScript's JSON.stringify
+// does: the shortest digits that read back as it, in positional notation
+// from 1e-6 up to 1e21 (2**52 is 4503599627370496, not
+// 4.503599627370496e+15), with an exponent outside; -0 is 0.
+func appendJSNumber(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0')
+	}
+	if abs := math.Abs(f); abs >= 1e-6 && abs < 1e21 {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
+	// Go writes e-07 and e+07; JavaScript writes e-7 and e+7.
+	e := start + strings.IndexByte(string(dst[start:]), 'e')
+	digits := e + 2
+	for digits < len(dst)-1 && dst[digits] == '0' {
+		dst = append(dst[:digits], dst[digits+1:]...)
+	}
+	return dst
+}
+
 func appendPlain(dst []byte, v value.Value) ([]byte, error) {
 	switch v.Kind {
 	case value.KindNull:
@@ -739,10 +761,7 @@ func appendPlain(dst []byte, v value.Value) ([]byte, error) {
 		if math.IsNaN(v.Num) || math.IsInf(v.Num, 0) {
 			return nil, fmt.Errorf("%s has no plain JSON form", kindName(v))
 		}
-		if v.Num == 0 {
-			return append(dst, '0'), nil
-		}
-		return strconv.AppendFloat(dst, v.Num, 'g', -1, 64), nil
+		return appendJSNumber(dst, v.Num), nil
 	case value.KindArray:
 		dst = append(dst, '[')
 		for i, e := range v.Elems {

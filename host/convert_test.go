@@ -148,3 +148,20 @@ func TestPlainJSONKeepsOrder(t *testing.T) {
 	_, err = ToPlainJSON(MustValueOf([]any{Undefined{}}))
 	require.ErrorContains(t, err, "Undefined has no plain JSON form")
 }
+
+// Numbers are written as JSON.stringify writes them (Node 20).
+func TestToPlainJSONNumbersAsJavaScript(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{
+		{math.Pow(2, 52), "4503599627370496"}, {1e21, "1e+21"}, {1e-7, "1e-7"}, {0.1, "0.1"},
+		{123.456, "123.456"}, {-1e300, "-1e+300"}, {1e-6, "0.000001"}, {5e-324, "5e-324"},
+		{math.MaxFloat64, "1.7976931348623157e+308"}, {math.Copysign(0, -1), "0"}, {100, "100"},
+		{1e20, "100000000000000000000"}, {123456789012345680000, "123456789012345680000"},
+	} {
+		b, err := ToPlainJSON(value.Number(c.f))
+		require.NoError(t, err)
+		require.Equal(t, c.want, string(b), "%v", c.f)
+	}
+}
