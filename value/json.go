@@ -24,6 +24,10 @@ func (v Value) AppendJSON(dst []byte) []byte {
 	return appendJSON(dst, &v)
 }
 
+// String returns the JSON wire form of v (as AppendJSON writes it), so
+// that fmt prints a value as the protocol shows it, not its fields.
+func (v Value) String() string { return string(v.AppendJSON(nil)) }
+
 // MarshalJSON returns the JSON wire form of v, or the Validate error if v
 // cannot cross the boundary.
 func (v Value) MarshalJSON() ([]byte, error) {

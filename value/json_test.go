@@ -497,3 +497,11 @@ func TestObjectKeysInterned(t *testing.T) {
 		t.Fatal("interning stopped once the table filled")
 	}
 }
+
+// fmt prints a value in its wire form.
+func TestValueString(t *testing.T) {
+	v := Object(M("a", Array(Number(1), Hole(), String("x"))), M("b", Undefined()))
+	if got, want := fmt.Sprint(v), `{"Object":{"a":{"Array":[{"Number":{"Finite":1.0}},"Hole",{"String":"x"}]},"b":"Undefined"}}`; got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+}
