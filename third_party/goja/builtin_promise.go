@@ -365,7 +365,7 @@ func (r *Runtime) promiseProto_catch(call FunctionCall) Value {
 }
 
 func (r *Runtime) promiseResolve(c *Object, x Value) *Object {
-	if obj, ok := x.(*Object); ok {
+	if obj, ok := x.(*Object); ok && isPromiseObject(obj) { // mustard: IsPromise(x) first
 		xConstructor := nilSafe(obj.self.getStr("constructor", nil))
 		if xConstructor.SameAs(c) {
 			return obj

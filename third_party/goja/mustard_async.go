@@ -58,3 +58,11 @@ func (r *Runtime) MustardSettle(p *Promise, v Value, rejected bool) (err error) 
 func (r *Runtime) MustardRunJobs() error {
 	return r.runWrapped(func() {})
 }
+
+// isPromiseObject is IsPromise. Upstream's promiseResolve skipped it, so
+// `await {constructor: Promise}` handed a plain object to code that
+// expects a promise (a Go panic), and Promise.resolve returned it.
+func isPromiseObject(o *Object) bool {
+	_, ok := o.self.(*Promise)
+	return ok
+}

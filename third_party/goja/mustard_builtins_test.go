@@ -37,3 +37,22 @@ func TestMustardISOStringExpandedYears(t *testing.T) {
 		}
 	}
 }
+
+// PromiseResolve returns a value as it is only when it is a promise: an
+// object with a constructor property of Promise is not one (upstream
+// returned it, and await then failed inside the engine).
+func TestMustardPromiseResolveIsPromise(t *testing.T) {
+	r := New()
+	_, err := r.RunString(`var out, gets = 0;
+		const fake = { get constructor() { gets++; return Promise }, then(r) { r('thenable') } };
+		(async () => {
+		  const log = [await fake, Promise.resolve(fake) === fake, await Promise.resolve(fake), gets];
+		  out = log.join('|');
+		})();`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.Get("out").String(), "thenable|false|thenable|0"; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
