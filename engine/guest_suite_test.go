@@ -442,8 +442,6 @@ func asyncCases() []guestCase {
 		{name: "async/rejected-with-string", src: `Promise.reject('plain')`, errKind: KindRuntime, errHas: "plain"},
 		{name: "async/never-settles", src: `new Promise(() => {})`, errKind: KindRuntime},
 		{name: "async/await-thenable", src: `async function m() { return await { then(r) { r(7) } } } m()`, want: jsN(7)},
-		{name: "async/for-await-unsupported-is-parse-error", src: `async function m() { const out = []; for await (const v of [Promise.resolve(1), 2]) out.push(v); return out } m()`, errKind: KindParse},
-		{name: "async/async-generator-unsupported-is-parse-error", src: `async function* g() {}`, errKind: KindParse},
 	}
 }
 

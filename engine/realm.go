@@ -31,6 +31,7 @@ const lockdownSource = `(function () {
   dp(g, "Function", { value: lock(Function.prototype, "Function"), writable: true, enumerable: false, configurable: true });
   lock(gpo(function* () {}), "GeneratorFunction");
   lock(gpo(async function () {}), "AsyncFunction");
+  lock(gpo(async function* () {}), "AsyncGeneratorFunction");
   delete g.eval;
   delete g.GoError;
   return [Object.prototype, Array.prototype, Error, function (e) { throw e; }, Object.defineProperty];

@@ -23,6 +23,7 @@ const (
 	blockScope
 	blockIterScope
 	blockOptChain
+	blockAsyncIterBody // mustard: a for await loop's body (mustard_forawait.go)
 )
 
 const (
@@ -312,6 +313,8 @@ type scope struct {
 	argsInStash bool
 	// need 'arguments' object (functions only)
 	argsNeeded bool
+
+	asyncGenerator bool // mustard: an async generator's scope (mustard_forawait.go)
 }
 
 type block struct {
@@ -323,6 +326,7 @@ type block struct {
 	outer      *block
 	breaking   *block // set when the 'finally' block is an empty break statement sequence
 	needResult bool
+	asyncIter  bool // mustard: a for await loop (mustard_forawait.go)
 }
 
 func (c *compiler) leaveScopeBlock(enter *enterBlock) {

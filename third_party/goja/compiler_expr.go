@@ -1336,6 +1336,7 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 	e.c.newScope()
 	s := e.c.scope
 	s.funcType = e.typ
+	s.asyncGenerator = e.isAsync && e.isGenerator // mustard
 
 	if e.name != nil {
 		name = e.name.Name
@@ -1717,7 +1718,9 @@ func (e *compiledFunctionLiteral) emitGetter(putOnStack bool) {
 			e.c.emit(&newArrowFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
 		}
 	case funcMethod, funcClsInit:
-		if e.isAsync {
+		if e.isAsync && e.isGenerator { // mustard: async generator methods
+			e.c.emit(&newAsyncGeneratorMethod{newMethod: newMethod{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset}})
+		} else if e.isAsync {
 			e.c.emit(&newAsyncMethod{newMethod: newMethod{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset}})
 		} else {
 			if e.isGenerator {
@@ -1727,7 +1730,9 @@ func (e *compiledFunctionLiteral) emitGetter(putOnStack bool) {
 			}
 		}
 	case funcRegular:
-		if e.isAsync {
+		if e.isAsync && e.isGenerator { // mustard: async generator functions
+			e.c.emit(&newAsyncGeneratorFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
+		} else if e.isAsync {
 			e.c.emit(&newAsyncFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
 		} else {
 			if e.isGenerator {
@@ -1749,9 +1754,6 @@ func (c *compiler) compileFunctionLiteral(v *ast.FunctionLiteral, isExpr bool) *
 	if v.Name != nil && (c.scope.strict || strictBody != nil) {
 		c.checkIdentifierName(v.Name.Name, int(v.Name.Idx)-1)
 		c.checkIdentifierLName(v.Name.Name, int(v.Name.Idx)-1)
-	}
-	if v.Async && v.Generator {
-		c.throwSyntaxError(int(v.Function)-1, "Async generators are not supported yet")
 	}
 	r := &compiledFunctionLiteral{
 		name:            v.Name,
@@ -3611,6 +3613,9 @@ func (e *compiledYieldExpression) emitGetter(putOnStack bool) {
 		e.arg.emitGetter(true)
 	} else {
 		e.c.emit(loadUndef)
+	}
+	if !e.delegate {
+		e.c.mustardAwaitInAsyncGenerator() // mustard: yield awaits its operand in an async generator
 	}
 	if putOnStack {
 		if e.delegate {

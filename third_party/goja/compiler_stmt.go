@@ -489,6 +489,10 @@ func (c *compiler) compileForOfStatement(v *ast.ForOfStatement, needResult bool)
 }
 
 func (c *compiler) compileLabeledForOfStatement(v *ast.ForOfStatement, needResult bool, label unistring.String) {
+	if v.Await { // mustard
+		c.compileForAwaitOf(v.Into, v.Source, v.Body, needResult, label)
+		return
+	}
 	c.compileLabeledForInOfStatement(v.Into, v.Source, v.Body, true, needResult, label)
 }
 
@@ -640,7 +644,9 @@ L:
 		case blockWith:
 			c.emit(leaveWith)
 		case blockLoopEnum:
-			c.emit(enumPopClose)
+			c.emitLoopEnumClose(b) // mustard: for await closes with an await
+		case blockAsyncIterBody: // mustard
+			c.emit(asyncIterLeaveTry)
 		}
 	}
 	return block
@@ -733,6 +739,7 @@ func (c *compiler) compileReturnStatement(v *ast.ReturnStatement) {
 	}
 	if v.Argument != nil {
 		c.emitExpr(c.compileExpression(v.Argument), true)
+		c.mustardAwaitInAsyncGenerator() // mustard: return awaits its value in an async generator
 	} else {
 		c.emit(loadUndef)
 	}
@@ -741,7 +748,9 @@ func (c *compiler) compileReturnStatement(v *ast.ReturnStatement) {
 		case blockTry:
 			c.emit(saveResult, leaveTry{}, loadResult)
 		case blockLoopEnum:
-			c.emit(enumPopClose)
+			c.emitLoopEnumClose(b) // mustard: for await closes with an await
+		case blockAsyncIterBody: // mustard
+			c.emit(asyncIterLeaveTry)
 		}
 	}
 	if s := c.scope.nearestFunction(); s != nil && s.funcType == funcDerivedCtor {

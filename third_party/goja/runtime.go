@@ -124,6 +124,8 @@ type global struct {
 
 	AsyncFunctionPrototype *Object
 
+	mustardAsyncIter // mustard: async generators and iteration (mustard_asyncgen.go)
+
 	IteratorPrototype             *Object
 	ArrayIteratorPrototype        *Object
 	MapIteratorPrototype          *Object

@@ -124,44 +124,30 @@ var (
 		"test/language/literals/regexp/S7.8.5_A2.1_T2.js":            true,
 		"test/language/literals/regexp/S7.8.5_A2.4_T2.js":            true,
 
-		// async generator
-		"test/language/expressions/optional-chaining/member-expression.js":                                                                            true,
-		"test/language/expressions/class/elements/same-line-async-method-rs-static-async-generator-method-privatename-identifier-alt.js":              true,
-		"test/language/expressions/class/elements/same-line-async-method-rs-static-async-generator-method-privatename-identifier.js":                  true,
-		"test/language/destructuring/binding/syntax/destructuring-object-parameters-function-arguments-length.js":                                     true,
-		"test/language/destructuring/binding/syntax/destructuring-array-parameters-function-arguments-length.js":                                      true,
-		"test/language/comments/hashbang/function-constructor.js":                                                                                     true,
-		"test/language/statements/class/elements/after-same-line-static-async-method-rs-static-async-generator-method-privatename-identifier.js":      true,
-		"test/language/statements/class/elements/after-same-line-static-async-method-rs-static-async-generator-method-privatename-identifier-alt.js":  true,
-		"test/language/statements/class/elements/same-line-async-method-rs-static-async-generator-method-privatename-identifier.js":                   true,
-		"test/language/statements/class/elements/same-line-async-method-rs-static-async-generator-method-privatename-identifier-alt.js":               true,
-		"test/language/expressions/class/elements/after-same-line-static-async-method-rs-static-async-generator-method-privatename-identifier-alt.js": true,
-		"test/language/expressions/class/elements/after-same-line-static-async-method-rs-static-async-generator-method-privatename-identifier.js":     true,
-		"test/built-ins/Object/seal/seal-asyncgeneratorfunction.js":                                                                                   true,
-		"test/language/statements/switch/scope-lex-async-generator.js":                                                                                true,
-		"test/language/statements/class/elements/private-async-generator-method-name.js":                                                              true,
-		"test/language/expressions/class/elements/private-async-generator-method-name.js":                                                             true,
-		"test/language/expressions/async-generator/name.js":                                                                                           true,
-		"test/language/statements/class/elements/same-line-gen-rs-static-async-generator-method-privatename-identifier.js":                            true,
-		"test/language/statements/class/elements/same-line-gen-rs-static-async-generator-method-privatename-identifier-alt.js":                        true,
-		"test/language/statements/class/elements/new-sc-line-gen-rs-static-async-generator-method-privatename-identifier.js":                          true,
-		"test/language/statements/class/elements/new-sc-line-gen-rs-static-async-generator-method-privatename-identifier-alt.js":                      true,
-		"test/language/statements/class/elements/after-same-line-static-gen-rs-static-async-generator-method-privatename-identifier.js":               true,
-		"test/language/statements/class/elements/after-same-line-static-gen-rs-static-async-generator-method-privatename-identifier-alt.js":           true,
-		"test/language/statements/class/elements/after-same-line-gen-rs-static-async-generator-method-privatename-identifier.js":                      true,
-		"test/language/statements/class/elements/after-same-line-gen-rs-static-async-generator-method-privatename-identifier-alt.js":                  true,
-		"test/language/expressions/class/elements/same-line-gen-rs-static-async-generator-method-privatename-identifier.js":                           true,
-		"test/language/expressions/class/elements/same-line-gen-rs-static-async-generator-method-privatename-identifier-alt.js":                       true,
-		"test/language/expressions/class/elements/new-sc-line-gen-rs-static-async-generator-method-privatename-identifier.js":                         true,
-		"test/language/expressions/class/elements/new-sc-line-gen-rs-static-async-generator-method-privatename-identifier-alt.js":                     true,
-		"test/language/expressions/class/elements/after-same-line-static-gen-rs-static-async-generator-method-privatename-identifier.js":              true,
-		"test/language/expressions/class/elements/after-same-line-static-gen-rs-static-async-generator-method-privatename-identifier-alt.js":          true,
-		"test/language/expressions/class/elements/after-same-line-gen-rs-static-async-generator-method-privatename-identifier.js":                     true,
-		"test/language/expressions/class/elements/after-same-line-gen-rs-static-async-generator-method-privatename-identifier-alt.js":                 true,
-		"test/built-ins/GeneratorFunction/is-a-constructor.js":                                                                                        true,
-
-		// async iterator
-		"test/language/expressions/optional-chaining/iteration-statement-for-await-of.js": true,
+		// mustard: ECMAScript 2025 closes the sync iterator behind for await
+		// and yield* when a value it yields rejects or cannot be resolved,
+		// and when it has no throw method; V8 in Node 20, which the fork
+		// follows (mustard_asyncgen.go), does not.
+		"test/built-ins/AsyncFromSyncIteratorPrototype/next/for-await-iterator-next-rejected-promise-close.js": true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/next/for-await-next-rejected-promise-close.js":          true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/next/iterator-result-poisoned-wrapper.js":               true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/next/next-result-poisoned-wrapper.js":                   true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/next/yield-iterator-next-rejected-promise-close.js":     true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/next/yield-next-rejected-promise-close.js":              true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/throw/iterator-result-rejected-promise-close.js":        true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/throw/throw-null.js":                                    true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/throw/throw-result-poisoned-wrapper.js":                 true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/throw/throw-undefined.js":                               true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/throw/throw-undefined-get-return-undefined.js":          true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/throw/throw-undefined-poisoned-return.js":               true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/throw/throw-undefined-return-not-object.js":             true,
+		"test/built-ins/AsyncFromSyncIteratorPrototype/throw/throw-undefined-return-object.js":                 true,
+		// mustard: an early error for `arguments` as a destructuring target
+		// in strict code, which V8 does not report either
+		"test/language/statements/for-await-of/async-func-decl-dstr-array-elem-target-simple-strict.js": true,
+		// mustard: goja counts a method named __proto__ as a second
+		// __proto__ field (upstream; the test also has async generators)
+		"test/language/expressions/object/__proto__-permitted-dup.js": true,
 
 		// legacy number literals
 		"test/language/literals/numeric/non-octal-decimal-integer.js": true,
@@ -243,8 +229,7 @@ var (
 	}
 
 	featuresBlackList = []string{
-		"async-iteration",
-		"Symbol.asyncIterator",
+		// mustard: async-iteration and Symbol.asyncIterator run (mustard_asyncgen.go)
 		"resizable-arraybuffer",
 		"regexp-duplicate-named-groups",
 		"regexp-unicode-property-escapes",
@@ -321,35 +306,8 @@ func init() {
 	}
 
 	skip(
-		// generators and async generators (harness/hidden-constructors.js)
-		"test/built-ins/Async",
-
-		// async generators
-		"test/language/statements/class/elements/wrapped-in-sc-rs-static-async-generator-",
-		"test/language/statements/class/elements/same-line-method-rs-static-async-generator-",
-		"test/language/statements/class/elements/regular-definitions-rs-static-async-generator-",
-		"test/language/statements/class/elements/private-static-async-generator-",
-		"test/language/statements/class/elements/new-sc-line-method-rs-static-async-generator-",
-		"test/language/statements/class/elements/multiple-stacked-definitions-rs-static-async-generator-",
-		"test/language/statements/class/elements/new-no-sc-line-method-rs-static-async-generator-",
-		"test/language/statements/class/elements/multiple-definitions-rs-static-async-generator-",
-		"test/language/statements/class/elements/after-same-line-static-method-rs-static-async-generator-",
-		"test/language/statements/class/elements/after-same-line-method-rs-static-async-generator-",
-		"test/language/statements/class/elements/after-same-line-static-method-rs-static-async-generator-",
-
-		"test/language/expressions/class/elements/wrapped-in-sc-rs-static-async-generator-",
-		"test/language/expressions/class/elements/same-line-method-rs-static-async-generator-",
-		"test/language/expressions/class/elements/regular-definitions-rs-static-async-generator-",
-		"test/language/expressions/class/elements/private-static-async-generator-",
-		"test/language/expressions/class/elements/new-sc-line-method-rs-static-async-generator-",
-		"test/language/expressions/class/elements/multiple-stacked-definitions-rs-static-async-generator-",
-		"test/language/expressions/class/elements/new-no-sc-line-method-rs-static-async-generator-",
-		"test/language/expressions/class/elements/multiple-definitions-rs-static-async-generator-",
-		"test/language/expressions/class/elements/after-same-line-static-method-rs-static-async-generator-",
-		"test/language/expressions/class/elements/after-same-line-method-rs-static-async-generator-",
-		"test/language/expressions/class/elements/after-same-line-static-method-rs-static-async-generator-",
-
-		"test/language/eval-code/direct/async-gen-",
+		// mustard: AsyncFunction's prototype is not %Function% (upstream)
+		"test/built-ins/AsyncFunction/AsyncFunction-is-subclass.js",
 
 		// restricted unicode regexp syntax
 		"test/language/literals/regexp/u-",

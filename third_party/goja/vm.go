@@ -109,9 +109,10 @@ func (vm *vm) resume(ctx *execCtx) {
 }
 
 type iterStackItem struct {
-	val  Value
-	f    iterNextFunc
-	iter *iteratorRecord
+	val   Value
+	f     iterNextFunc
+	iter  *iteratorRecord
+	aiter *iteratorRecord // mustard: a for await loop's iterator, closed by the loop's code
 }
 
 type ref interface {
@@ -815,12 +816,17 @@ func (vm *vm) handleThrow(arg interface{}) *Exception {
 		vm.sp = int(tf.sp)
 		vm.stash = tf.stash
 		vm.privEnv = tf.privEnv
-		_ = vm.restoreStacks(tf.iterLen, tf.refLen)
+		if e := vm.restoreStacks(tf.iterLen, tf.refLen); e != nil && isReturnCompletion(ex) {
+			ex = e // mustard: closing an iterator failed, which replaces an async generator's return completion
+		}
 
 		if tf.catchPos == tryPanicMarker {
 			break
 		}
 
+		if tf.catchPos >= 0 && isReturnCompletion(ex) {
+			tf.catchPos = -1 // mustard: an async generator's return completion runs finally blocks only
+		}
 		if tf.catchPos >= 0 {
 			// exception is caught
 			vm.push(ex.val)
@@ -4076,6 +4082,8 @@ func getHomeObject(v Value) *Object {
 		case *generatorMethodFuncObject:
 			return fn.homeObject
 		case *asyncMethodFuncObject:
+			return fn.homeObject
+		case *asyncGeneratorMethodFuncObject: // mustard
 			return fn.homeObject
 		case *classFuncObject:
 			return o.runtime.toObject(fn.getStr("prototype", nil))

@@ -659,6 +659,7 @@ func (self *_parser) parseFor(idx file.Idx, initializer ast.ForLoopInitializer) 
 
 func (self *_parser) parseForOrForInStatement() ast.Statement {
 	idx := self.expect(token.FOR)
+	isAwait := self.mustardForAwait() // mustard: for await (...of...) in async code
 	self.expect(token.LEFT_PARENTHESIS)
 
 	var initializer ast.ForLoopInitializer
@@ -728,7 +729,10 @@ func (self *_parser) parseForOrForInStatement() ast.Statement {
 				}
 			}
 		} else {
-			expr := self.parseExpression()
+			expr := self.mustardForAwaitAsyncOf(isAwait) // mustard: for await (async of ...)
+			if expr == nil {
+				expr = self.parseExpression()
+			}
 			if self.token == token.IN {
 				self.next()
 				forIn = true
@@ -761,11 +765,16 @@ func (self *_parser) parseForOrForInStatement() ast.Statement {
 		self.scope.allowIn = allowIn
 	}
 
+	if isAwait && !forOf {
+		return self.mustardForAwaitNotOf(idx) // mustard
+	}
 	if forIn {
 		return self.parseForIn(idx, into)
 	}
 	if forOf {
-		return self.parseForOf(idx, into)
+		st := self.parseForOf(idx, into)
+		st.Await = isAwait // mustard
+		return st
 	}
 
 	self.expect(token.SEMICOLON)
