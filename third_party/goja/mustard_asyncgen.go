@@ -487,6 +487,10 @@ func (g *asyncGeneratorObject) leaveDelegateValue(v Value) agAction {
 func (g *asyncGeneratorObject) delegateStep(kind completionKind, v Value) agAction {
 	r := g.val.runtime
 	d := g.delegate
+	// Each step through a yield* makes a promise, its reactions and a
+	// result, as a promise combinator's element does: no guest code is
+	// metered for it, and a chain of n yield* makes n steps per value.
+	r.alloc(promiseElementBytes)
 	var res Value
 	switch kind {
 	case completionNormal:

@@ -109,6 +109,7 @@ func TestMustardAsyncGenInterrupt(t *testing.T) {
 type drainMeter struct {
 	r     *Runtime
 	work  atomic.Int64
+	made  atomic.Int64
 	limit int64
 }
 
@@ -117,8 +118,8 @@ func (m *drainMeter) Work(n int) {
 		m.r.Interrupt("work")
 	}
 }
-func (m *drainMeter) Alloc(int) {}
-func (m *drainMeter) Make(int)  {}
+func (m *drainMeter) Alloc(int)  {}
+func (m *drainMeter) Make(n int) { m.made.Add(int64(n)) }
 
 func TestMustardAsyncGenDrainIsMetered(t *testing.T) {
 	r := New()
@@ -179,5 +180,26 @@ func TestMustardForAwaitSyntax(t *testing.T) {
 		if (err == nil) != c.ok {
 			t.Errorf("%s: error %v", c.src, err)
 		}
+	}
+}
+
+// Every step through a yield* is reported as a promise's worth of memory
+// (and so of work): a chain of n yield* takes n steps per value, with no
+// guest code to meter.
+func TestMustardAsyncGenYieldStarIsMetered(t *testing.T) {
+	r := New()
+	m := &drainMeter{r: r, limit: 1 << 62}
+	r.SetMeter(m)
+	_, err := r.RunString(`
+		async function* g(n) { if (n > 0) yield* g(n - 1); yield n }
+		(async () => { for await (const x of g(50)) {} })();
+	`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 51 values, value k passing through 50 - k delegations, and one
+	// final step per level.
+	if made, steps := m.made.Load(), int64(50*51/2+50); made < steps*promiseElementBytes {
+		t.Fatalf("made %d bytes, want at least %d for %d steps", made, steps*promiseElementBytes, steps)
 	}
 }
