@@ -33,6 +33,7 @@ func suiteCases() []guestCase {
 		builtinCases(),
 		dateAndRandomCases(),
 		asyncCases(),
+		asyncIterationCases(),
 		promiseCombinatorCases(),
 		capabilityCases(),
 		hostErrorCases(),

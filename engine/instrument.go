@@ -179,11 +179,16 @@ func (in *instrumenter) statementStart(s ast.Statement) int {
 
 // meterLoopBody charges one tick per loop iteration.
 func (in *instrumenter) meterLoopBody(body ast.Statement) {
+	in.meterLoopBodyWith(body, meterCall)
+}
+
+// meterLoopBodyWith inserts call at the start of every iteration.
+func (in *instrumenter) meterLoopBodyWith(body ast.Statement, call string) {
 	if b, ok := body.(*ast.BlockStatement); ok {
-		in.add(off(b.LeftBrace)+1, meterCall, false)
+		in.add(off(b.LeftBrace)+1, call, false)
 		return
 	}
-	in.addAt(levelStatement, in.statementStart(body), "{"+meterCall, false)
+	in.addAt(levelStatement, in.statementStart(body), "{"+call, false)
 	in.addAt(levelStatement, in.statementEnd(body), "}", true)
 }
 
@@ -238,7 +243,13 @@ func (in *instrumenter) visit(n ast.Node) {
 	case *ast.ForInStatement:
 		in.meterLoopBody(n.Body)
 	case *ast.ForOfStatement:
-		in.meterLoopBody(n.Body)
+		if n.Await {
+			// Each iteration of for await awaits the iterator's result:
+			// a promise job, as an await costs.
+			in.meterLoopBodyWith(n.Body, jobMeterName+"();")
+		} else {
+			in.meterLoopBody(n.Body)
+		}
 	case *ast.WhileStatement:
 		in.meterLoopBody(n.Body)
 	case *ast.DoWhileStatement:

@@ -434,6 +434,8 @@ func TestMeteringBuiltinCharges(t *testing.T) {
 		{"join, per element", "Array(6400).join(); 1", 100},
 		{"then", "Promise.resolve(1).then(() => 2); 1", 16 + 1},
 		{"await", "(async () => { await 1 })(); 1", 1 + 16},
+		{"for await, per iteration", "(async () => { for await (const x of [1, 2]) (x) })(); 1", 1 + 2*16},
+		{"async generator yield", "(async function* () { yield 1 })().next(); 1", 1 + 16},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
