@@ -143,33 +143,41 @@ func TestGoldenSnapshots(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, string(want), dump, "the annotated dump")
 			}
-			goldenResumes(t, snap, seal)
+			goldenResumes(t, snap)
 		})
 	}
 }
 
 // goldenResumes resumes a golden snapshot cold one call at a time, and
 // again answering every outstanding call at once, to the golden result.
-func goldenResumes(t *testing.T, snap *snapshot.Snapshot, seal *snapshot.Sealer) {
+func goldenResumes(t *testing.T, snap *snapshot.Snapshot) {
 	p, err := LoadProgram(snap.Header.Program)
 	require.NoError(t, err)
+	resumeEveryWay(t, p, snap, goldenAnswer, goldenResult)
+}
+
+// resumeEveryWay resumes snap cold with host answering, one call at a
+// time and answering every outstanding call at once, and checks that both
+// complete with want.
+func resumeEveryWay(t *testing.T, p *Program, snap *snapshot.Snapshot, host func([]value.Value) snapshot.Outcome, want value.Value) {
+	t.Helper()
 	limits := policy.DefaultLimits()
 	for _, batch := range []bool{false, true} {
-		var answers []Answer
 		outstanding := snap.Outstanding()
 		if !batch {
 			outstanding = []snapshot.HostCall{*snap.FocusCall()}
 		}
+		var answers []Answer
 		for _, c := range outstanding {
-			answers = append(answers, Answer{CallID: c.ID, Payload: Payload{Outcome: goldenAnswer(c.Args)}})
+			answers = append(answers, Answer{CallID: c.ID, Payload: Payload{Outcome: host(c.Args)}})
 		}
 		x, step := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Answers: answers})
 		for i := 0; step.Suspended(); i++ {
 			require.Less(t, i, 10)
-			x, step = x.Resume(Payload{Outcome: goldenAnswer(step.Args)}, limits)
+			x, step = x.Resume(Payload{Outcome: host(step.Args)}, limits)
 		}
 		require.NoError(t, step.Err, "batch %v", batch)
-		assert.Equal(t, fmtValue(goldenResult), fmtValue(step.Value), "batch %v", batch)
+		assert.Equal(t, fmtValue(want), fmtValue(step.Value), "batch %v", batch)
 	}
 }
 
@@ -260,23 +268,7 @@ func TestSloppyProgramV1(t *testing.T) {
 	want, err := os.ReadFile(dumpFile)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), dump, "the annotated dump")
-	for _, batch := range []bool{false, true} {
-		outstanding := snap.Outstanding()
-		if !batch {
-			outstanding = []snapshot.HostCall{*snap.FocusCall()}
-		}
-		var answers []Answer
-		for _, c := range outstanding {
-			answers = append(answers, Answer{CallID: c.ID, Payload: Payload{Outcome: sloppyAnswer(c.Args)}})
-		}
-		x, step := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Answers: answers})
-		for i := 0; step.Suspended(); i++ {
-			require.Less(t, i, 10)
-			x, step = x.Resume(Payload{Outcome: sloppyAnswer(step.Args)}, limits)
-		}
-		require.NoError(t, step.Err, "batch %v", batch)
-		assert.Equal(t, fmtValue(sloppyResult), fmtValue(step.Value), "batch %v", batch)
-	}
+	resumeEveryWay(t, p, snap, sloppyAnswer, sloppyResult)
 
 	// The same source compiled today is strict-mode code.
 	strict, err := Compile(sloppySource)
