@@ -27,7 +27,9 @@
 // (MemoryStore, DirStore, or the host's own). If a process dies, Run
 // continues the execution on a new process from the checkpoint, without
 // the capability functions noticing; see Runner for what "each call is
-// answered once" means across crashes of the host itself.
+// answered once" means across crashes of the host itself. Cancelling
+// Run's context pauses an execution (a later Run continues it);
+// Runner.Cancel ends it for good, and later Runs fail with ErrCancelled.
 //
 // # Tool calls run concurrently
 //

@@ -89,7 +89,7 @@ type Execution struct {
 // host should still be idempotent per (Execution, ID).
 //
 // A Runner is safe for concurrent use; one execution ID runs at most once
-// at a time per Runner.
+// at a time per Runner. Cancel ends an execution for good.
 type Runner struct {
 	Pool *Pool
 	// Store keeps checkpoints; nil means an in-memory store owned by
@@ -127,8 +127,10 @@ type Runner struct {
 	// max_outstanding_host_calls limit outstanding, 128 by default.)
 	MaxConcurrentCalls int
 
-	mem     MemoryStore
-	running sync.Map // execution IDs being run
+	mem MemoryStore
+
+	mu   sync.Mutex
+	runs map[string]*runState // execution IDs being run or cancelled
 
 	// observe, if set, is told where each resume ran and whether hot (tests).
 	observe func(c *Client, hot bool)
@@ -147,7 +149,9 @@ const DefaultMaxConcurrentCalls = 16
 // If ctx is done, Run returns its error: a running segment is cancelled
 // in the sidecar (see Client.Start), running capability calls have their
 // ctx cancelled, and the checkpoint stays, with every answer that came in,
-// so a later Run with the same ID continues from there.
+// so a later Run with the same ID continues from there. To end an
+// execution for good, use Cancel: then this Run, and every later one,
+// returns an error matching ErrCancelled.
 func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	switch {
 	case r.Pool == nil:
@@ -164,19 +168,32 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	if e.Program.ID == "" {
 		e.Program.ID = sha256Hex(e.Program.Bytes)
 	}
-	if _, busy := r.running.LoadOrStore(e.ID, true); busy {
-		return value.Value{}, fmt.Errorf("execution %q is already running", e.ID)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	rs, err := r.claim(ctx, e.ID, cancel)
+	if err != nil {
+		return value.Value{}, err
 	}
-	defer r.running.Delete(e.ID)
+	defer r.unclaim(e.ID, rs)
+	v, x, err := r.run(ctx, e)
+	if rs.cancelRequested() {
+		v, err = r.endCancelled(ctx, e, rs, x, v, err)
+	}
+	return v, err
+}
+
+// run is Run once the execution ID is claimed; x is nil if the execution
+// did not get as far as its checkpoint.
+func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution, error) {
 	store := r.store()
 	cp, ok, err := store.Load(ctx, e.ID)
 	if err != nil {
-		return value.Value{}, err
+		return value.Value{}, nil, err
 	}
 	if !ok {
 		cp = nil
 	} else if cp.ProgramID != e.Program.ID {
-		return value.Value{}, fmt.Errorf("execution %q was stored with another program", e.ID)
+		return value.Value{}, nil, fmt.Errorf("execution %q was stored with another program", e.ID)
 	}
 	x := &execution{r: r, e: e, store: store, cp: cp, caps: slices.Sorted(maps.Keys(e.Capabilities))}
 	if cp == nil {
@@ -192,7 +209,8 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 		x.calls = newCallSet(ctx, limit)
 		defer x.stopCalls(ctx)
 	}
-	return x.run(ctx)
+	v, err := x.run(ctx)
+	return v, x, err
 }
 
 func (r *Runner) store() Store {
@@ -229,6 +247,9 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 	for {
 		cp := x.cp
 		if cp != nil && cp.Done {
+			if cp.Cancelled {
+				return value.Value{}, fmt.Errorf("execution %q: %w", x.e.ID, ErrCancelled)
+			}
 			if cp.Failure != "" {
 				method := "resume"
 				if cp.Calls == 0 {

@@ -51,10 +51,14 @@ type Checkpoint struct {
 	Outstanding []StoredCall
 
 	// Done is set once the execution ended: with Result, or with the
-	// sidecar's error text in Failure.
+	// sidecar's error text in Failure, or cancelled.
 	Done    bool
 	Result  value.Value
 	Failure string
+	// Cancelled is set, with Done, once Runner.Cancel ended the execution;
+	// a later Run returns an error matching ErrCancelled. Failure then
+	// says so too, for a Store that does not keep Cancelled.
+	Cancelled bool
 }
 
 // StoredCall is an outstanding call of a batch-mode Checkpoint.
@@ -134,7 +138,8 @@ func NewDirStore(dir string) (*DirStore, error) {
 
 // dirRecord is the file <id>.json. Records written before batch mode
 // have no host_calls and no outstanding: they are one-call checkpoints,
-// which is how they read.
+// which is how they read. Records written before Runner.Cancel have no
+// cancelled: they were not cancelled.
 type dirRecord struct {
 	ProgramID   string        `json:"program_id"`
 	Calls       int           `json:"calls"`
@@ -147,6 +152,7 @@ type dirRecord struct {
 	Done        bool          `json:"done,omitempty"`
 	Result      *value.Value  `json:"result,omitempty"`
 	Failure     string        `json:"failure,omitempty"`
+	Cancelled   bool          `json:"cancelled,omitempty"`
 }
 
 type dirCall struct {
@@ -183,7 +189,7 @@ func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error)
 		return nil, false, fmt.Errorf("DirStore: %s.json: %w", id, err)
 	}
 	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, HostCalls: r.HostCalls, SnapshotID: r.SnapshotID,
-		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure}
+		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure, Cancelled: r.Cancelled}
 	for _, k := range r.Outstanding {
 		cp.Outstanding = append(cp.Outstanding, StoredCall{PendingCall: PendingCall{ID: k.CallID, Capability: k.Capability,
 			Args: k.Args}, Answer: k.Answer})
@@ -209,7 +215,7 @@ func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 		return err
 	}
 	r := dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, Capability: cp.Capability,
-		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure}
+		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled}
 	for _, k := range cp.Outstanding {
 		r.Outstanding = append(r.Outstanding, dirCall{CallID: k.ID, Capability: k.Capability, Args: k.Args, Answer: k.Answer})
 	}
