@@ -38,6 +38,7 @@ var (
 	jsonUnmarsh   = reflect.TypeFor[json.Unmarshaler]()
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 	textUnmarsh   = reflect.TypeFor[encoding.TextUnmarshaler]()
+	jsonNumber    = reflect.TypeFor[json.Number]()
 )
 
 // ValueOf converts a Go value to a StructuredValue, in the manner of
@@ -51,11 +52,19 @@ var (
 //     JavaScript number holds exactly. float32 and float64 are Numbers,
 //     NaN, ±Inf and −0 included: those are ordinary float64 values in Go
 //     (math.NaN(), math.Inf(±1), math.Copysign(0, -1)).
+//   - A json.Number is the Number its text reads as in JSON.parse (""
+//     is 0, as encoding/json writes it; text that is not a JSON number
+//     fails; one beyond float64's range is ±Inf).
 //   - Slices and arrays are Arrays ([]byte is a base64 String, as in
 //     encoding/json); maps with string or integer keys are Objects with
 //     their keys sorted; structs are Objects of their exported fields in
 //     declaration order, named and skipped by `json` tags ("name",
 //     "-", omitempty, omitzero), with embedded structs' fields promoted.
+//     The string option makes a bool, integer, float, string or
+//     json.Number field (or a pointer to one) a String holding its JSON
+//     text, as encoding/json writes it ("true", "123", "\"abc\""): an
+//     integer of any size then crosses exactly; NaN and ±Inf, which have
+//     no JSON text, fail.
 //   - A type with a MarshalJSON method goes through its JSON (see
 //     FromPlainJSON); one with MarshalText becomes a String.
 //
@@ -116,6 +125,13 @@ func toValue(rv reflect.Value, depth int) (value.Value, error) {
 			}
 			return value.String(string(b)), nil
 		}
+	}
+	if t == jsonNumber {
+		f, err := numberText(rv.String())
+		if err != nil {
+			return value.Value{}, err
+		}
+		return value.Number(f), nil
 	}
 	switch rv.Kind() {
 	case reflect.Bool:
@@ -187,7 +203,13 @@ func toValue(rv reflect.Value, depth int) (value.Value, error) {
 			if !ok || (f.omitEmpty && isEmpty(fv)) || (f.omitZero && fv.IsZero()) {
 				continue
 			}
-			e, err := toValue(fv, depth+1)
+			var e value.Value
+			var err error
+			if f.quoted {
+				e, err = quotedValue(fv, depth+1)
+			} else {
+				e, err = toValue(fv, depth+1)
+			}
 			if err != nil {
 				return value.Value{}, err
 			}
@@ -196,6 +218,81 @@ func toValue(rv reflect.Value, depth int) (value.Value, error) {
 		return value.Object(members...), nil
 	}
 	return value.Value{}, fmt.Errorf("a Go %s cannot cross the structured host boundary", t)
+}
+
+// numberText reads the text of a json.Number as JSON.parse does: "" is
+// 0, as encoding/json writes it.
+func numberText(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if !isJSONNumber(s) {
+		return 0, fmt.Errorf("json.Number %q is not a JSON number", s)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("json.Number %q: %w", s, err)
+	}
+	return f, nil // out of range: ±Inf, as JSON.parse
+}
+
+// isJSONNumber reports whether s is exactly a JSON number literal.
+func isJSONNumber(s string) bool {
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) || s[len(s)-1] < '0' || s[len(s)-1] > '9' {
+		return false
+	}
+	return json.Valid([]byte(s))
+}
+
+// quotedValue is a struct field with the `json:",string"` option: the
+// String of its JSON text, as encoding/json writes it. Types with their
+// own MarshalJSON or MarshalText ignore the option, as there.
+func quotedValue(rv reflect.Value, depth int) (value.Value, error) {
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return value.Null(), nil
+		}
+		rv = rv.Elem()
+	}
+	t := rv.Type()
+	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) {
+		return toValue(rv, depth)
+	}
+	if t == jsonNumber {
+		s := rv.String()
+		if s == "" {
+			s = "0"
+		}
+		if !isJSONNumber(s) {
+			return value.Value{}, fmt.Errorf("json.Number %q is not a JSON number", s)
+		}
+		return value.String(s), nil
+	}
+	switch rv.Kind() {
+	case reflect.Bool:
+		return value.String(strconv.FormatBool(rv.Bool())), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return value.String(strconv.FormatInt(rv.Int(), 10)), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return value.String(strconv.FormatUint(rv.Uint(), 10)), nil
+	case reflect.Float32, reflect.Float64:
+		f := rv.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return value.Value{}, fmt.Errorf("%v has no JSON text for a `json:\",string\"` field", f)
+		}
+		b, err := json.Marshal(rv.Interface())
+		if err != nil {
+			return value.Value{}, err
+		}
+		return value.String(string(b)), nil
+	case reflect.String:
+		b, err := json.Marshal(rv.String())
+		if err != nil {
+			return value.Value{}, err
+		}
+		return value.String(string(b)), nil
+	}
+	return toValue(rv, depth)
 }
 
 func mapKey(k reflect.Value) (string, error) {
@@ -243,6 +340,7 @@ type field struct {
 	tagged    bool
 	omitEmpty bool
 	omitZero  bool
+	quoted    bool // the string option, on a field it applies to
 }
 
 var fieldCache sync.Map // reflect.Type → []field
@@ -298,6 +396,7 @@ func structFields(t reflect.Type) []field {
 				for _, o := range strings.Split(opts, ",") {
 					f.omitEmpty = f.omitEmpty || o == "omitempty"
 					f.omitZero = f.omitZero || o == "omitzero"
+					f.quoted = f.quoted || o == "string" && quotable(sf.Type)
 				}
 				if d, ok := depthOf[f.name]; ok && d < depth {
 					continue // a shallower field of this name wins
@@ -338,6 +437,22 @@ func structFields(t reflect.Type) []field {
 	return out
 }
 
+// quotable reports whether the string option applies to a field of type
+// t, as in encoding/json: a bool, number or string, or an unnamed pointer
+// to one.
+func quotable(t reflect.Type) bool {
+	if t.Name() == "" && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.String:
+		return true
+	}
+	return false
+}
+
 // Decode stores v in the Go value dst points to, in the manner of
 // encoding/json:
 //
@@ -348,7 +463,11 @@ func structFields(t reflect.Type) []field {
 //     map[string]any;
 //   - into bool, string and numeric types, the matching kind; an integer
 //     type takes only an integral Number in its range; []byte takes a
-//     base64 String;
+//     base64 String; a json.Number takes a finite Number (as
+//     JSON.stringify writes it) or a String of a JSON number;
+//   - a struct field with the `json:",string"` option takes a String of
+//     its JSON text ("123", "true", "\"abc\""), as encoding/json reads
+//     it, or Null;
 //   - into slices, arrays, maps with string or integer keys, and structs
 //     (members matched to fields by `json` name, exactly, else ignoring
 //     case; unknown members ignored), element by element;
@@ -463,6 +582,17 @@ func decodeInto(v value.Value, rv reflect.Value, path string) error {
 		}
 		rv.SetBool(v.Bool)
 	case reflect.String:
+		if t == jsonNumber {
+			switch {
+			case v.Kind == value.KindNumber && !math.IsNaN(v.Num) && !math.IsInf(v.Num, 0):
+				rv.SetString(string(appendJSNumber(nil, v.Num)))
+			case v.Kind == value.KindString && isJSONNumber(v.Str):
+				rv.SetString(v.Str)
+			default:
+				return mismatch(v, rv, path)
+			}
+			return nil
+		}
 		if v.Kind != value.KindString {
 			return mismatch(v, rv, path)
 		}
@@ -547,6 +677,16 @@ func decodeInto(v value.Value, rv reflect.Value, path string) error {
 			fv, err := settableField(rv, f.index)
 			if err != nil {
 				return &DecodeError{Path: path + "." + m.Key, Msg: err.Error()}
+			}
+			if f.quoted && m.Value.Kind != value.KindNull && m.Value.Kind != value.KindUndefined {
+				// The string option: the String holds the field's JSON text.
+				if m.Value.Kind != value.KindString {
+					return &DecodeError{Path: path + "." + m.Key, Msg: "a `json:\",string\"` field takes a String, not " + kindName(m.Value)}
+				}
+				if err := json.Unmarshal([]byte(m.Value.Str), fv.Addr().Interface()); err != nil {
+					return &DecodeError{Path: path + "." + m.Key, Msg: fmt.Sprintf("String %q is not the JSON text of a Go %s", m.Value.Str, fv.Type())}
+				}
+				continue
 			}
 			if err := decodeInto(m.Value, fv, path+"."+m.Key); err != nil {
 				return err
