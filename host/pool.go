@@ -3,8 +3,10 @@ package host
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os/exec"
 	"sync"
+	"time"
 )
 
 // PoolConfig configures a Pool.
@@ -16,11 +18,53 @@ type PoolConfig struct {
 	Command func() *exec.Cmd
 	// Client configures each process's client; its Cmd is ignored.
 	Client Config
+	// Backoff spaces out the respawns of a slot whose processes die
+	// young (a bad binary, a crash loop); the zero value is the
+	// defaults.
+	Backoff Backoff
+}
+
+// Backoff is a capped exponential backoff with jitter between respawns
+// of one slot of a Pool. A slot whose process failed to start, or lived
+// less than Reset, waits before starting the next one: Min the first
+// time, then twice as long each time, up to Max, each wait chosen at
+// random between half of that and all of it. A process that lived Reset
+// or longer starts the count afresh (no wait). The first start of each
+// slot never waits.
+type Backoff struct {
+	Min   time.Duration // 0 means 10ms; negative disables the backoff
+	Max   time.Duration // 0 means 5s
+	Reset time.Duration // 0 means 30s
+}
+
+func (b Backoff) withDefaults() Backoff {
+	if b.Min == 0 {
+		b.Min = 10 * time.Millisecond
+	}
+	if b.Max == 0 {
+		b.Max = 5 * time.Second
+	}
+	if b.Reset == 0 {
+		b.Reset = 30 * time.Second
+	}
+	return b
+}
+
+// wait is the wait before a respawn after failures young deaths in a
+// row (failures >= 1).
+func (b Backoff) wait(failures int) time.Duration {
+	d := b.Min
+	for i := 1; i < failures && d < b.Max; i++ {
+		d *= 2
+	}
+	d = min(d, b.Max)
+	return d/2 + rand.N(d/2+1)
 }
 
 // Pool runs executions on a fixed number of sidecar processes, each
 // serving one request at a time. A process that dies is replaced by a new
-// one the next time its place is needed. A Pool is safe for concurrent
+// one the next time its place is needed, after a wait if that place's
+// processes keep dying young (PoolConfig.Backoff). A Pool is safe for concurrent
 // use; Runner uses it to run executions in parallel.
 type Pool struct {
 	cfg PoolConfig
@@ -33,6 +77,10 @@ type Pool struct {
 
 	// started, if set, is told about every process the pool starts (tests).
 	started func(*Client)
+	// now and sleep are the clock of the backoff (replaced in tests).
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+	done  chan struct{} // closed by Close
 }
 
 // slot is one place for a process in the pool.
@@ -40,6 +88,10 @@ type slot struct {
 	busy   bool
 	client *Client // nil before the first start
 	gen    uint64  // counts the processes this slot has had
+
+	startedAt time.Time // when the current process started
+	failures  int       // young deaths (or failed starts) in a row
+	tried     bool      // a start was attempted
 }
 
 // NewPool starts cfg.Size sidecar processes.
@@ -50,12 +102,13 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	if cfg.Command == nil {
 		cfg.Command = DefaultCommand
 	}
-	p := &Pool{cfg: cfg, changed: make(chan struct{})}
+	cfg.Backoff = cfg.Backoff.withDefaults()
+	p := &Pool{cfg: cfg, changed: make(chan struct{}), now: time.Now, sleep: sleepCtx, done: make(chan struct{})}
 	for range cfg.Size {
 		p.slots = append(p.slots, &slot{})
 	}
 	for _, s := range p.slots {
-		if err := p.restart(s); err != nil {
+		if err := p.restart(context.Background(), s); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -98,7 +151,7 @@ func (p *Pool) acquire(ctx context.Context, home *lease) (lease, error) {
 			c, gen := pick.client, pick.gen
 			p.mu.Unlock()
 			if !p.alive(pick, gen) {
-				if err := p.restart(pick); err != nil {
+				if err := p.restart(ctx, pick); err != nil {
 					p.release(lease{s: pick})
 					return lease{}, err
 				}
@@ -123,8 +176,20 @@ func (p *Pool) alive(s *slot, gen uint64) bool {
 	return s.client != nil && s.gen == gen && s.client.running()
 }
 
-// restart replaces the process of a slot the caller holds busy.
-func (p *Pool) restart(s *slot) error {
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// restart replaces the process of a slot the caller holds busy, after
+// the backoff's wait if the slot's processes die young.
+func (p *Pool) restart(ctx context.Context, s *slot) error {
 	p.mu.Lock()
 	old := s.client
 	p.mu.Unlock()
@@ -132,8 +197,36 @@ func (p *Pool) restart(s *slot) error {
 		old.Kill()
 		old.Close() // reaps it and ends its goroutines
 	}
+	if s.tried {
+		if old != nil && p.now().Sub(s.startedAt) >= p.cfg.Backoff.Reset {
+			s.failures = 0
+		} else {
+			s.failures++
+		}
+		if s.failures > 0 && p.cfg.Backoff.Min > 0 {
+			// The wait ends early with ctx, or when the pool closes.
+			wctx, cancel := context.WithCancel(ctx)
+			go func() {
+				select {
+				case <-p.done:
+					cancel()
+				case <-wctx.Done():
+				}
+			}()
+			err := p.sleep(wctx, p.cfg.Backoff.wait(s.failures))
+			cancel()
+			if err != nil {
+				if p.isClosed() {
+					return ErrClosed
+				}
+				return err
+			}
+		}
+	}
+	s.tried = true
 	cfg := p.cfg.Client
 	cfg.Cmd = p.cfg.Command()
+	s.startedAt = p.now()
 	c, err := NewClient(cfg)
 	if err != nil {
 		return err
@@ -161,6 +254,12 @@ func (p *Pool) restart(s *slot) error {
 		p.mu.Unlock()
 	}()
 	return nil
+}
+
+func (p *Pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
 }
 
 func (p *Pool) release(l lease) {
@@ -209,6 +308,7 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
+	close(p.done)
 	p.notify()
 	var clients []*Client
 	for _, s := range p.slots {

@@ -1,0 +1,92 @@
+package host
+
+import (
+	"context"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Must hold: a slot whose processes die at once respawns after waits
+// that double up to the cap, each jittered within [d/2, d]; a process
+// that lived Reset or longer starts the count afresh. The clock and the
+// sleep are the test's, so nothing depends on real time.
+func TestPoolBacksOffRespawnsOfProcessesThatDieYoung(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	p, err := NewPool(PoolConfig{Command: func() *exec.Cmd { return fakeCmd(t, "crash") },
+		Backoff: Backoff{Min: 10 * time.Millisecond, Max: 80 * time.Millisecond, Reset: time.Minute}})
+	require.NoError(t, err)
+	defer p.Close()
+	var mu sync.Mutex
+	clock := time.Unix(0, 0)
+	var waits []time.Duration
+	p.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	p.sleep = func(_ context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		waits = append(waits, d)
+		clock = clock.Add(d)
+		return nil
+	}
+	// Each attempt's process reads the request and exits 3: Compile
+	// tries maxAttempts processes, each respawned after a wait.
+	_, err = p.Compile(ctx, "1")
+	require.ErrorIs(t, err, ErrProcessExited)
+	require.Len(t, waits, maxAttempts-1, "one wait per respawn")
+	for i, d := range waits {
+		ceil := min(10*time.Millisecond<<i, 80*time.Millisecond)
+		require.GreaterOrEqual(t, d, ceil/2, "wait %d", i)
+		require.LessOrEqual(t, d, ceil, "wait %d", i)
+	}
+
+	// A process that lived a minute: the next respawn does not wait, the
+	// one after waits Min again.
+	mu.Lock()
+	clock = clock.Add(time.Minute)
+	waits = nil
+	mu.Unlock()
+	_, err = p.Compile(ctx, "1")
+	require.ErrorIs(t, err, ErrProcessExited)
+	require.Len(t, waits, maxAttempts-1)
+	require.LessOrEqual(t, waits[0], 10*time.Millisecond)
+}
+
+// Must hold: with the real clock, a crash loop is slowed down: 20
+// respawns with Min 5ms take at least the sum of the minimum waits.
+func TestPoolBackoffSlowsACrashLoop(t *testing.T) {
+	noLeaks(t)
+	p, err := NewPool(PoolConfig{Command: func() *exec.Cmd { return fakeCmd(t, "crash") },
+		Backoff: Backoff{Min: 5 * time.Millisecond, Max: 20 * time.Millisecond}})
+	require.NoError(t, err)
+	defer p.Close()
+	began := time.Now()
+	_, err = p.Compile(context.Background(), "1")
+	require.ErrorIs(t, err, ErrProcessExited)
+	// Waits of at least 2.5, 5, 10, then 10 ms for the other 16.
+	require.GreaterOrEqual(t, time.Since(began), (2500+5000+10000+16*10000)*time.Microsecond)
+}
+
+// Must hold: Close ends a backoff wait at once.
+func TestPoolCloseEndsABackoffWait(t *testing.T) {
+	noLeaks(t)
+	p, err := NewPool(PoolConfig{Command: func() *exec.Cmd { return fakeCmd(t, "crash") },
+		Backoff: Backoff{Min: time.Hour, Max: time.Hour}})
+	require.NoError(t, err)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.Compile(context.Background(), "1")
+		errc <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let it reach the wait (not needed for correctness)
+	require.NoError(t, p.Close())
+	select {
+	case err := <-errc:
+		require.Error(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("Compile still waiting after Close")
+	}
+}
