@@ -84,8 +84,11 @@ type Client struct {
 	stderr      *tailWriter
 	maxResponse int
 
-	nextID  atomic.Uint64
-	stageID atomic.Uint64
+	nextID atomic.Uint64
+	// answered is set once the process has answered a request: it came
+	// up and speaks the protocol (the Pool's backoff).
+	answered atomic.Bool
+	stageID  atomic.Uint64
 
 	mu       sync.Mutex
 	outbox   []*call // waiting to be written, in order
@@ -331,6 +334,7 @@ func (c *Client) readLoop(rr *responseReader) {
 			close(c.inflight[0].head)
 		}
 		c.mu.Unlock()
+		c.answered.Store(true)
 		k.resp <- result{msg: m}
 	}
 	c.mu.Lock()

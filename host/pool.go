@@ -25,12 +25,15 @@ type PoolConfig struct {
 }
 
 // Backoff is a capped exponential backoff with jitter between respawns
-// of one slot of a Pool. A slot whose process failed to start, or lived
-// less than Reset, waits before starting the next one: Min the first
-// time, then twice as long each time, up to Max, each wait chosen at
-// random between half of that and all of it. A process that lived Reset
-// or longer starts the count afresh (no wait). The first start of each
-// slot never waits.
+// of one slot of a Pool, against crash loops (a bad binary or arguments,
+// a sidecar that dies on start). A slot whose process failed to start,
+// or died without ever answering a request and within Reset of its
+// start, waits before starting the next one: Min the first time, then
+// twice as long each time, up to Max, each wait chosen at random between
+// half of that and all of it. A process that answered a request, or
+// lived Reset or longer, starts the count afresh: processes killed from
+// outside while they serve (the OOM killer, an operator) are replaced at
+// once. The first start of each slot never waits.
 type Backoff struct {
 	Min   time.Duration // 0 means 10ms; negative disables the backoff
 	Max   time.Duration // 0 means 5s
@@ -198,7 +201,7 @@ func (p *Pool) restart(ctx context.Context, s *slot) error {
 		old.Close() // reaps it and ends its goroutines
 	}
 	if s.tried {
-		if old != nil && p.now().Sub(s.startedAt) >= p.cfg.Backoff.Reset {
+		if old != nil && (old.answered.Load() || p.now().Sub(s.startedAt) >= p.cfg.Backoff.Reset) {
 			s.failures = 0
 		} else {
 			s.failures++

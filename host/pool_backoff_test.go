@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,4 +90,24 @@ func TestPoolCloseEndsABackoffWait(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Compile still waiting after Close")
 	}
+}
+
+// Must hold: a process that answered a request and is then killed from
+// outside is replaced without a wait, however young it was.
+func TestPoolReplacesProcessesKilledWhileServingAtOnce(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	p := newPool(t, 1)
+	var waits atomic.Int32
+	p.sleep = func(context.Context, time.Duration) error { waits.Add(1); return nil }
+	for range 5 {
+		_, err := p.Compile(ctx, "1")
+		require.NoError(t, err)
+		c := p.slots[0].client
+		c.Kill()
+		<-c.Done()
+	}
+	_, err := p.Compile(ctx, "1")
+	require.NoError(t, err)
+	require.Zero(t, waits.Load())
 }
