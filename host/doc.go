@@ -95,6 +95,11 @@
 // is killed. Other calls simply stop waiting; a request not yet written
 // is never sent.
 //
+// A Pool replaces a process that dies when its place is next needed,
+// after a backoff if that place's processes keep dying young
+// (PoolConfig.Backoff). Pool.Processes reports each place's process (PID,
+// start time, busy, restarts) for operators.
+//
 // # Bounds
 //
 // A request over the sidecar's 1 MiB limit is refused before anything is

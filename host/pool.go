@@ -329,3 +329,31 @@ func (p *Pool) Close() error {
 	p.watch.Wait()
 	return errors.Join(errs...)
 }
+
+// Process describes one place of a Pool, for operators: the sidecar
+// process it runs, if any.
+type Process struct {
+	PID       int       // 0 when no process runs in this place
+	StartedAt time.Time // when that process started
+	Busy      bool      // serving a request for a caller now
+	Restarts  int       // processes started in this place before the current one
+}
+
+// Processes reports each place of the pool, in order. A place whose
+// process died, or that has not started one yet, has PID 0; the next
+// caller that needs it starts one.
+func (p *Pool) Processes() []Process {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Process, len(p.slots))
+	for i, s := range p.slots {
+		out[i] = Process{Busy: s.busy}
+		if s.gen > 0 {
+			out[i].Restarts = int(s.gen - 1)
+		}
+		if p.alive(s, s.gen) {
+			out[i].PID, out[i].StartedAt = s.client.Pid(), s.startedAt
+		}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -110,4 +111,38 @@ func TestPoolReplacesProcessesKilledWhileServingAtOnce(t *testing.T) {
 	_, err := p.Compile(ctx, "1")
 	require.NoError(t, err)
 	require.Zero(t, waits.Load())
+}
+
+// Processes tells operators each place's process: its PID (the real one),
+// when it started, and how many it replaced.
+func TestPoolProcesses(t *testing.T) {
+	noLeaks(t)
+	ctx := context.Background()
+	before := time.Now()
+	p := newPool(t, 2)
+	procs := p.Processes()
+	require.Len(t, procs, 2)
+	for _, pr := range procs {
+		require.Positive(t, pr.PID)
+		require.False(t, pr.Busy)
+		require.Zero(t, pr.Restarts)
+		require.False(t, pr.StartedAt.Before(before))
+		_, err := os.FindProcess(pr.PID)
+		require.NoError(t, err)
+	}
+	require.NotEqual(t, procs[0].PID, procs[1].PID)
+
+	// A process that dies shows no PID until its place is needed again.
+	one := newPool(t, 1)
+	first := one.Processes()[0]
+	c := one.slots[0].client
+	c.Kill()
+	<-c.Done()
+	require.Zero(t, one.Processes()[0].PID)
+	_, err := one.Compile(ctx, "1")
+	require.NoError(t, err)
+	after := one.Processes()[0]
+	require.Positive(t, after.PID)
+	require.NotEqual(t, first.PID, after.PID)
+	require.Equal(t, 1, after.Restarts)
 }
