@@ -3,7 +3,6 @@ package engine
 import (
 	"time"
 
-	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
 )
 
@@ -25,8 +24,10 @@ const RegexpTimeout = 100 * time.Millisecond
 
 func init() {
 	// goja compiles patterns that RE2 cannot run with regexp2, which
-	// backtracks; without a timeout one pattern could run for hours.
-	regexp2.DefaultMatchTimeout = RegexpTimeout
+	// backtracks; without a timeout one pattern could run for hours. Set
+	// for goja's patterns only: regexp2's own default, which every user of
+	// regexp2 in the program reads, stays as it is.
+	goja.MustardSetRegexpTimeout(RegexpTimeout)
 }
 
 // installGuards charges promise jobs scheduled through then/catch/finally.

@@ -9,9 +9,10 @@ import (
 )
 
 func init() {
-	// goja's local-time Date methods read the process-wide zone; guests
-	// always see UTC so that replay is identical on every machine.
-	time.Local = time.UTC
+	// Guests always see UTC, so that replay is identical on every
+	// machine. Set for goja's local-time Date methods only: the process's
+	// time.Local stays as it is for everything else in the program.
+	goja.MustardSetLocalZone(time.UTC)
 }
 
 // lockdownSource runs in every realm before guest code. It removes eval and

@@ -10,7 +10,7 @@ import (
 func (r *Runtime) makeDate(args []Value, utc bool) (t time.Time, valid bool) {
 	switch {
 	case len(args) >= 2:
-		t = time.Date(1970, time.January, 1, 0, 0, 0, 0, time.Local)
+		t = time.Date(1970, time.January, 1, 0, 0, 0, 0, localZone()) // mustard: mustard_zone.go
 		t, valid = _dateSetYear(t, FunctionCall{Arguments: args}, 0, utc)
 	case len(args) == 0:
 		t = r.now()
@@ -672,14 +672,14 @@ func _dateSetMilliseconds(year, mon, day, hours, min, sec int64, t time.Time, ca
 	if utc {
 		loc = time.UTC
 	} else {
-		loc = time.Local
+		loc = localZone() // mustard
 	}
 	r, ok := mkTime(year, mon, day, hours, min, sec, msec*1e6, loc)
 	if !ok {
 		return time.Time{}, false
 	}
 	if utc {
-		return r.In(time.Local), true
+		return r.In(localZone()), true // mustard
 	}
 	return r, true
 }
@@ -911,7 +911,7 @@ func (r *Runtime) dateproto_setFullYear(call FunctionCall) Value {
 		if d.isSet() {
 			t = d.time()
 		} else {
-			t = time.Date(1970, time.January, 1, 0, 0, 0, 0, time.Local)
+			t = time.Date(1970, time.January, 1, 0, 0, 0, 0, localZone()) // mustard: mustard_zone.go
 		}
 		t, ok := _dateSetFullYear(t, limitCallArgs(call, 3), 0, false)
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"github.com/dlclark/regexp2/v2"
@@ -103,6 +104,9 @@ func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*r
 	regexp2Pattern, err1 := regexp2.Compile(src, opts)
 	if err1 != nil {
 		return nil, fmt.Errorf("Invalid regular expression (regexp2): %s (%v)", src, err1)
+	}
+	if d := mustardRegexpTimeout.Load(); d != 0 { // mustard: mustard_zone.go
+		regexp2Pattern.MatchTimeout = time.Duration(d)
 	}
 
 	return &regexp2Wrapper{rx: regexp2Pattern}, nil
