@@ -555,15 +555,14 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			}
 			x.stats.Replayed++
 		}
-		var obj *goja.Object
 		if !sync {
 			x.async++
-			c.promise, obj = rt.MustardNewPromise()
-		}
-		x.outstanding = append(x.outstanding, c)
-		if !sync {
+			p, obj := rt.MustardNewPromise()
+			c.promise = p
+			x.outstanding = append(x.outstanding, c)
 			return obj
 		}
+		x.outstanding = append(x.outstanding, c)
 		for !x.syncAnswered {
 			if err := x.suspend(); err != nil {
 				rt.Interrupt(err)
@@ -635,37 +634,41 @@ func (x *Execution) suspend() error {
 	return x.apply(nil, m.answers)
 }
 
-// apply delivers answers in order (journaled ones, or a resume's): a
-// synchronous call keeps its outcome for the guest to take, an
-// asynchronous call's promise is settled (its reactions run when the guest
-// runs next). A cancelled answer ends the execution.
+// apply delivers answers in order (journaled ones, or a resume's). A
+// cancelled answer ends the execution.
 func (x *Execution) apply(journaled []snapshot.Answer, answers []Answer) error {
-	n := len(journaled) + len(answers)
-	for i := 0; i < n; i++ {
-		var id uint64
-		var o snapshot.Outcome
-		if i < len(journaled) {
-			id, o = journaled[i].CallID, journaled[i].Outcome
-		} else {
-			a := &answers[i-len(journaled)]
-			if a.Payload.Cancelled {
-				return ErrCancelled
-			}
-			id, o = a.CallID, a.Payload.Outcome
+	for i := range journaled {
+		if err := x.deliver(journaled[i].CallID, journaled[i].Outcome); err != nil {
+			return err
 		}
-		c, ok := x.take(id)
-		if !ok {
-			return divergence(fmt.Sprintf("call %d is not outstanding", id))
+	}
+	for i := range answers {
+		if answers[i].Payload.Cancelled {
+			return ErrCancelled
 		}
-		if c.Sync {
-			x.syncAnswered, x.syncOutcome = true, o
-			continue
+		if err := x.deliver(answers[i].CallID, answers[i].Payload.Outcome); err != nil {
+			return err
 		}
-		x.async--
-		v, rejected := x.settlement(o)
-		if err := x.realm.rt.MustardSettle(c.promise, v, rejected); err != nil {
-			return x.failure(err)
-		}
+	}
+	return nil
+}
+
+// deliver answers one outstanding call: a synchronous call keeps its
+// outcome for the guest to take, an asynchronous call's promise is settled
+// (its reactions run when the guest runs next).
+func (x *Execution) deliver(id uint64, o snapshot.Outcome) error {
+	c, ok := x.take(id)
+	if !ok {
+		return divergence(fmt.Sprintf("call %d is not outstanding", id))
+	}
+	if c.Sync {
+		x.syncAnswered, x.syncOutcome = true, o
+		return nil
+	}
+	x.async--
+	v, rejected := x.settlement(o)
+	if err := x.realm.rt.MustardSettle(c.promise, v, rejected); err != nil {
+		return x.failure(err)
 	}
 	return nil
 }
