@@ -325,20 +325,19 @@ func argsDigest(enc []byte) [32]byte { return sha256.Sum256(enc) }
 // Decoding errors. Decode returns them wrapped in a *FormatError that says
 // at which byte the snapshot stopped making sense.
 var (
-	ErrNotSnapshot     = errors.New("not a snapshot")
-	ErrVersion         = errors.New("unsupported format version")
-	ErrHeader          = errors.New("malformed header")
-	ErrInputs          = errors.New("malformed inputs")
-	ErrCapabilities    = errors.New("malformed capabilities")
-	ErrCall            = errors.New("malformed call")
-	ErrCallArgs        = errors.New("malformed call arguments")
-	ErrCallLimits      = errors.New("malformed call limits")
-	ErrOutcome         = errors.New("malformed outcome")
-	ErrDecompress      = errors.New("compressed outcome does not decompress to its size")
-	ErrTrailingOutcome = errors.New("outcome after the last call")
-	ErrSuspend         = errors.New("malformed suspension")
-	ErrAnswer          = errors.New("malformed answer")
-	ErrUnsuspended     = errors.New("journal does not end suspended")
+	ErrNotSnapshot  = errors.New("not a snapshot")
+	ErrVersion      = errors.New("unsupported format version")
+	ErrHeader       = errors.New("malformed header")
+	ErrInputs       = errors.New("malformed inputs")
+	ErrCapabilities = errors.New("malformed capabilities")
+	ErrCall         = errors.New("malformed call")
+	ErrCallArgs     = errors.New("malformed call arguments")
+	ErrCallLimits   = errors.New("malformed call limits")
+	ErrOutcome      = errors.New("malformed outcome")
+	ErrDecompress   = errors.New("compressed outcome does not decompress to its size")
+	ErrSuspend      = errors.New("malformed suspension")
+	ErrAnswer       = errors.New("malformed answer")
+	ErrUnsuspended  = errors.New("journal does not end suspended")
 )
 
 // FormatError is a snapshot that fails to decode.
