@@ -85,10 +85,11 @@ type compiler struct {
 
 	enumGetExpr compiledEnumGetExpr
 
-	evalVM *vm                          // VM used to evaluate constant expressions
-	consts map[compiledExpr]constResult // mustard: evalConst's results, see mustard_compiler.go
-	hooks  *hookCompiler                // mustard: hook calls, see mustard_hooks.go
-	ctxVM  *vm                          // VM in which an eval() code is compiled
+	evalVM  *vm                          // VM used to evaluate constant expressions
+	consts  map[compiledExpr]constResult // mustard: evalConst's results, see mustard_compiler.go
+	hooks   *hookCompiler                // mustard: hook calls, see mustard_hooks.go
+	mustard MustardCompileOptions        // mustard: see mustard_steps.go
+	ctxVM   *vm                          // VM in which an eval() code is compiled
 
 	codeScratchpad []instruction
 

@@ -126,6 +126,8 @@ type compiledFunctionLiteral struct {
 	isExpr          bool
 
 	isAsync, isGenerator bool
+
+	arrow *ast.ArrowFunctionLiteral // mustard: see completionBody
 }
 
 type compiledBracketExpr struct {
@@ -1541,7 +1543,12 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 	if e.isGenerator {
 		e.c.emit(yieldEmpty)
 	}
-	e.c.compileStatements(body, false)
+	completion := e.completionBody() // mustard: see mustard_steps.go
+	if completion {
+		e.c.block.needResult = true
+		e.c.emit(clearResult)
+	}
+	e.c.compileStatements(body, completion)
 
 	var last ast.Statement
 	if l := len(body); l > 0 {
@@ -1552,6 +1559,8 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 			e.c.emit(loadUndef)
 			thisBinding.markAccessPoint()
 			e.c.emit(ret)
+		} else if completion {
+			e.c.emit(loadResult, ret)
 		} else {
 			e.c.emit(loadUndef, ret)
 		}
@@ -2281,6 +2290,7 @@ func (c *compiler) compileArrowFunctionLiteral(v *ast.ArrowFunctionLiteral) *com
 		typ:             funcArrow,
 		strict:          strictBody,
 		isAsync:         v.Async,
+		arrow:           v,
 	}
 	r.init(c, v.Idx0())
 	return r
@@ -2322,6 +2332,7 @@ func (e *compiledNewExpr) emitGetter(putOnStack bool) {
 		expr.emitGetter(true)
 	}
 	e.addSrcMap()
+	e.c.emitMeterAllocation() // mustard
 	if e.isVariadic {
 		e.c.emit(newVariadic, endVariadic)
 	} else {
@@ -2861,6 +2872,7 @@ func (c *compiler) compileLogicalAnd(left, right ast.Expression, idx file.Idx) c
 
 func (e *compiledObjectLiteral) emitGetter(putOnStack bool) {
 	e.addSrcMap()
+	e.c.emitMeterAllocation() // mustard
 	e.c.emit(newObject)
 	hasProto := false
 	for _, prop := range e.expr.Value {
@@ -2970,6 +2982,7 @@ func (c *compiler) compileObjectLiteral(v *ast.ObjectLiteral) compiledExpr {
 
 func (e *compiledArrayLiteral) emitGetter(putOnStack bool) {
 	e.addSrcMap()
+	e.c.emitMeterAllocation() // mustard
 	hasSpread := false
 	mark := len(e.c.p.code)
 	e.c.emit(nil)

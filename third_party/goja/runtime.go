@@ -2854,6 +2854,7 @@ func (r *Runtime) leave() {
 	for len(r.jobQueue) > 0 {
 		jobs, r.jobQueue = r.jobQueue, jobs[:0]
 		for _, job := range jobs {
+			r.chargeJob() // mustard: see mustard_steps.go
 			job()
 		}
 	}

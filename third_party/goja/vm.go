@@ -384,6 +384,8 @@ type vm struct {
 	curAsyncRunner *asyncRunner
 
 	profTracker *profTracker
+
+	stepc stepCounter // mustard: instruction counting, see mustard_steps.go
 }
 
 type instruction interface {
@@ -612,6 +614,10 @@ func (vm *vm) halted() bool {
 }
 
 func (vm *vm) run() {
+	if vm.stepc.meter != nil { // mustard: see mustard_steps.go
+		vm.runCounted()
+		return
+	}
 	if vm.profTracker != nil && !vm.runWithProfiler() {
 		return
 	}
