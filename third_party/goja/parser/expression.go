@@ -1234,7 +1234,7 @@ func (self *_parser) parseArrowFunction(start file.Idx, paramList *ast.Parameter
 		Async:         async,
 	}
 	node.Body, node.DeclarationList = self.parseArrowFunctionBody(async)
-	node.Source = self.slice(start, node.Body.Idx1())
+	node.Source = self.slice(start, self.arrowEnd(node.Body))
 	return node
 }
 

@@ -54,6 +54,7 @@ const (
 type options struct {
 	maxDepth          int
 	maxTokensPerByte  int
+	arrowSource       bool // mustard: WithArrowSourceFix, mustard_source.go
 	disableSourceMaps bool
 	sourceMapLoader   func(path string) ([]byte, error)
 }
@@ -89,6 +90,7 @@ type _parser struct {
 	offset    int  // The offset after current character (may be greater than 1)
 
 	idx           file.Idx    // The index of token
+	prevEnd       file.Idx    // mustard: the end of the token before it (mustard_source.go)
 	token         token.Token // The token
 	literal       string      // The literal of the token, if any
 	parsedLiteral unistring.String
@@ -236,6 +238,7 @@ func (self *_parser) parse() (program *ast.Program, err error) {
 
 func (self *_parser) next() {
 	self.scanned()
+	self.prevEnd = self.idxOf(self.chrOffset) // mustard
 	self.token, self.literal, self.parsedLiteral, self.idx = self.scan()
 }
 
