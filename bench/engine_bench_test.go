@@ -160,7 +160,7 @@ func BenchmarkSnapshotProduction(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if n == window {
 					b.StopTimer()
-					bld = snapshot.NewBuilder(header, nil)
+					bld = snapshot.NewBuilder(header, nil, snapshot.Version)
 					for j := 1; j < entries; j++ {
 						call(bld, j)
 					}

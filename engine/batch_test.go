@@ -54,7 +54,7 @@ func runBatch(t *testing.T, src string, pick pickFunc) batchRun {
 	require.NoError(t, err)
 	limits := policy.DefaultLimits()
 	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"get"}, Seed: suiteSeed, ClockMillis: suiteClock}
-	b := snapshot.NewBuilder(h, nil)
+	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	var r batchRun
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 	for round := 0; step.Suspended(); round++ {

@@ -13,21 +13,27 @@ import (
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
 // The program artifact format: ["mustard-program", version, source].
 // The version says how the source runs, so a program runs the same way in
 // every sidecar that accepts it (its snapshots replay it from the source):
 //
-//   - version 2, what Compile writes: strict-mode code, as in the
-//     reference implementation;
-//   - version 1, what sidecars before strict mode wrote: sloppy-mode code,
-//     exactly as they ran it, so its stored snapshots still resume.
+//   - version 3, what Compile writes: strict-mode code, metered by the
+//     interpreter (every instruction executed is counted; prepare.go), the
+//     guest's text untouched;
+//   - version 2, what sidecars before that wrote: strict-mode code, metered
+//     by calls inserted into its text (instrument.go), exactly as they ran
+//     it, so its stored snapshots still resume;
+//   - version 1, older still: the same, as sloppy-mode code.
 //
 // Any other version fails closed.
 const (
 	programMagic         = "mustard-program"
-	programVersion       = 2
+	programVersion       = 3
+	programVersionStrict = 2
 	programVersionSloppy = 1
 )
 
@@ -47,6 +53,11 @@ const MaxSourceNesting = 1000
 // the parser would open the file a guest comment names.
 var parseOptions = parseBounds(MaxSourceNesting)
 
+// currentParseOptions parse format version 3 programs: an arrow function's
+// text keeps the parentheses around its expression body (a goja fix that
+// older programs' functions did not have).
+var currentParseOptions = append(parseBounds(MaxSourceNesting), parser.WithArrowSourceFix)
+
 // maxTokensPerByte: a token takes at least one byte, and the arrow-function
 // lookahead re-scans a parenthesised list once.
 const maxTokensPerByte = 4
@@ -63,15 +74,17 @@ func parseBounds(depth int) []parser.Option {
 	}
 }
 
-// Program is a validated, instrumented guest program ready to run in any
-// number of executions at once.
+// Program is a validated guest program ready to run in any number of
+// executions at once.
 type Program struct {
 	ID       string // lowercase hex SHA-256 of Bytes
 	Bytes    []byte // the program artifact
 	Source   string // the guest's own text
-	strict   bool   // format version 2; version 1 programs are sloppy-mode code
+	Version  uint64 // the artifact's format version
 	compiled *goja.Program
 	lines    lineMap
+
+	unmetered bool // runs without the instruction count (metering benchmarks)
 }
 
 type programArtifact struct {
@@ -96,25 +109,39 @@ func init() {
 	}
 }
 
-// Compile validates and instruments guest source as strict-mode code. The
+// Compile validates guest source and compiles it as strict-mode code. The
 // artifact is deterministic for the same source and sidecar version.
 func Compile(source string) (*Program, error) {
 	return compileVersion(source, programVersion)
 }
 
 // compileVersion compiles source into an artifact of the given format
-// version (tests make version 1 programs with it, as older sidecars did).
+// version (tests make older programs with it, as older sidecars did).
 func compileVersion(source string, version uint64) (*Program, error) {
 	b, err := artifactEnc.Marshal(programArtifact{Magic: programMagic, Version: version, Source: source})
 	if err != nil {
 		return nil, &Error{Kind: KindSerialization, Message: "program could not be encoded"}
 	}
-	return build(source, b, version != programVersionSloppy)
+	return build(source, b, version)
 }
 
 // Strict reports whether the program runs as strict-mode code: false only
 // for a format version 1 program.
-func (p *Program) Strict() bool { return p.strict }
+func (p *Program) Strict() bool { return p.Version != programVersionSloppy }
+
+// SnapshotVersion is the snapshot format version that journals the
+// program's executions: the format's meaning of the meter readings is the
+// program's.
+func (p *Program) SnapshotVersion() uint64 {
+	if p.counted() {
+		return snapshot.Version
+	}
+	return snapshot.VersionInserted
+}
+
+// counted reports whether the interpreter meters the program (version 3),
+// rather than calls inserted into its text.
+func (p *Program) counted() bool { return p.Version == programVersion }
 
 // LoadProgram decodes and re-validates program bytes, which are untrusted.
 func LoadProgram(b []byte) (*Program, error) {
@@ -122,26 +149,18 @@ func LoadProgram(b []byte) (*Program, error) {
 	if err := artifactDec.Unmarshal(b, &a); err != nil || a.Magic != programMagic {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not a mustard-sidecar program"}
 	}
-	if a.Version != programVersion && a.Version != programVersionSloppy {
-		return nil, &Error{Kind: KindSerialization, Message: fmt.Sprintf("unsupported program format version %d; expected %d or %d", a.Version, programVersionSloppy, programVersion)}
+	if a.Version < programVersionSloppy || a.Version > programVersion {
+		return nil, &Error{Kind: KindSerialization, Message: fmt.Sprintf("unsupported program format version %d; expected %d to %d", a.Version, programVersionSloppy, programVersion)}
 	}
 	// Re-encoding must give the same bytes, so one program has one id.
 	canon, err := artifactEnc.Marshal(a)
 	if err != nil || string(canon) != string(b) {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not in canonical form"}
 	}
-	return build(a.Source, b, a.Version != programVersionSloppy)
+	return build(a.Source, b, a.Version)
 }
 
-func build(source string, artifact []byte, strict bool) (*Program, error) {
-	return buildWith(source, artifact, strict, instrument)
-}
-
-// instrumentFunc rewrites guest source for metering; benchmarks swap it to
-// measure what metering costs.
-type instrumentFunc func(source string, strict bool) (string, []insertion, []span, error)
-
-func buildWith(source string, artifact []byte, strict bool, instrument instrumentFunc) (p *Program, err error) {
+func build(source string, artifact []byte, version uint64) (p *Program, err error) {
 	defer func() {
 		// Parser and compiler defects on hostile source must not take the
 		// process down.
@@ -155,32 +174,52 @@ func buildWith(source string, artifact []byte, strict bool, instrument instrumen
 	if !utf8Valid(source) {
 		return nil, &Error{Kind: KindParse, Message: "source is not valid UTF-8"}
 	}
-	text, ins, spans, err := instrument(source, strict)
+	var compiled *goja.Program
+	var lines lineMap
+	if version == programVersion {
+		compiled, lines, err = prepare(source)
+	} else {
+		compiled, lines, err = prepareInstrumented(source, version == programVersionStrict, instrument)
+	}
 	if err != nil {
 		return nil, err
-	}
-	prg, perr := goja.Parse("", text, instrumentedParseOptions...)
-	if perr != nil {
-		// The instrumented text failed although the original parsed: an
-		// instrumentation defect, reported without internals.
-		return nil, &Error{Kind: KindValidation, Message: "program could not be prepared for metering"}
-	}
-	lines := newLineMap(source, ins, spans)
-	// Strictness covers the whole instrumented text: the guest's code, the
-	// metering calls and the top-level-await wrapper.
-	compiled, cerr := goja.CompileASTWithHooks(prg, strict, meterHooks...)
-	if cerr != nil {
-		return nil, compileError(cerr, lines)
 	}
 	sum := sha256.Sum256(artifact)
 	return &Program{
 		ID:       hex.EncodeToString(sum[:]),
 		Bytes:    artifact,
 		Source:   source,
-		strict:   strict,
+		Version:  version,
 		compiled: compiled,
 		lines:    lines,
 	}, nil
+}
+
+// instrumentFunc rewrites guest source for metering (format versions 1
+// and 2); benchmarks swap it to measure what that metering costs.
+type instrumentFunc func(source string, strict bool) (string, []insertion, []span, error)
+
+// prepareInstrumented compiles a program of format version 1 or 2: its
+// source instrumented with metering calls, compiled as hook calls.
+func prepareInstrumented(source string, strict bool, instrument instrumentFunc) (*goja.Program, lineMap, error) {
+	text, ins, spans, err := instrument(source, strict)
+	if err != nil {
+		return nil, lineMap{}, err
+	}
+	prg, perr := goja.Parse("", text, instrumentedParseOptions...)
+	if perr != nil {
+		// The instrumented text failed although the original parsed: an
+		// instrumentation defect, reported without internals.
+		return nil, lineMap{}, errNotPrepared
+	}
+	lines := newLineMap(source, ins, spans)
+	// Strictness covers the whole instrumented text: the guest's code, the
+	// metering calls and the top-level-await wrapper.
+	compiled, cerr := goja.CompileASTWithHooks(prg, strict, meterHooks...)
+	if cerr != nil {
+		return nil, lineMap{}, compileError(cerr, lines)
+	}
+	return compiled, lines, nil
 }
 
 // compileError renders an early error the compiler found (a redeclared

@@ -125,10 +125,31 @@ func TestDynamicCodeUnavailable(t *testing.T) {
 	}
 }
 
-func TestReservedPrefixRejected(t *testing.T) {
-	_, err := Compile("var __mustard_m = 1;")
-	require.Error(t, err)
-	assert.True(t, strings.HasPrefix(err.Error(), "Validation: "), err.Error())
+func TestReservedPrefixRejectedInInstrumentedPrograms(t *testing.T) {
+	for _, version := range []uint64{programVersionSloppy, programVersionStrict} {
+		_, err := compileVersion("var __mustard_m = 1;", version)
+		require.Error(t, err)
+		assert.True(t, strings.HasPrefix(err.Error(), "Validation: "), err.Error())
+	}
+}
+
+// The interpreter meters current programs: nothing is inserted into their
+// text, so no name is reserved.
+func TestCurrentProgramsMayUseAnyName(t *testing.T) {
+	for _, src := range reservedNameSources {
+		_, err := Compile(src)
+		if strings.Contains(src, "with") {
+			require.ErrorContains(t, err, "Parse: Strict mode code may not include a with statement", src)
+			continue
+		}
+		require.NoError(t, err, src)
+	}
+	step := runLimits(t, `var __mustard_m = 1; let __mustard_cv = 2; function __mustard_a(x) { return x + __mustard_m + __mustard_cv } __mustard_a(3)`, policy.DefaultLimits())
+	require.NoError(t, step.Err)
+	assert.Equal(t, value.Number(6), step.Value)
+	step = runLimits(t, `let __mustard_cv = 5; await null; __mustard_cv + 1`, policy.DefaultLimits())
+	require.NoError(t, step.Err)
+	assert.Equal(t, value.Number(6), step.Value)
 }
 
 func TestParseErrorHasPosition(t *testing.T) {
@@ -151,7 +172,7 @@ func TestReplayMatchesHot(t *testing.T) {
 	pol, err := policy.New([]string{"cap"}, policy.DefaultLimits())
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 99, ClockMillis: 5}
-	b := snapshot.NewBuilder(h, nil)
+	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	var snaps [][]byte
 	var answers []Payload

@@ -159,6 +159,12 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 		limits: cfg.Limits,
 	}
 	if j := cfg.Journal; j != nil {
+		// The journal's meter readings mean what its program's metering
+		// counts: a mix would replay with readings of another kind.
+		if (j.Version == snapshot.Version) != cfg.Program.counted() {
+			return nil, Step{Err: &Error{Kind: KindSerialization, Message: fmt.Sprintf(
+				"snapshot format version %d does not match its program's format version %d", j.Version, cfg.Program.Version)}}
+		}
 		if err := overBudget(j.Last().Meter, cfg.Limits); err != nil {
 			return nil, Step{Err: err}
 		}
@@ -330,13 +336,15 @@ func (x *Execution) execute() Step {
 	if err != nil {
 		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
 	}
-	r.activate(x, h.Seed, h.ClockMillis)
+	if err := r.activate(x, h.Seed, h.ClockMillis); err != nil {
+		return Step{Err: &Error{Kind: KindRuntime, Message: "realm could not be created"}}
+	}
 	rt := r.rt
 	// A replay runs the journaled past under the limits it ran under.
 	x.limits = x.segmentLimits(0)
 	x.rt.enterSegment(x)
 	x.attach(x.cfg.Stop, x.cfg.Limits)
-	rt.SetMaxCallStackSize(maxCallStack(x.limits))
+	rt.SetMaxCallStackSize(x.maxCallStack(x.limits))
 	global := rt.GlobalObject()
 	for _, name := range h.Capabilities {
 		if err := checkGlobalName(global, name); err != nil {
@@ -408,11 +416,16 @@ func asPromise(v goja.Value) (*goja.Promise, bool) {
 	return p, ok
 }
 
-// maxCallStack converts the call-depth limit to goja's stack size: one more
-// than the limit, for the metering call every function makes on entry (a
-// hook call pushes no frame, but goja checks the depth as if it did).
-func maxCallStack(l policy.Limits) int {
-	return int(min(l.CallDepthLimit, 1<<30)) + 1
+// maxCallStack converts the call-depth limit to goja's stack size.
+// Instrumented programs (format versions 1 and 2) get one more, for the
+// metering call every function makes on entry (a hook call pushes no
+// frame, but goja checks the depth as if it did).
+func (x *Execution) maxCallStack(l policy.Limits) int {
+	n := int(min(l.CallDepthLimit, 1<<30))
+	if !x.cfg.Program.counted() {
+		n++
+	}
+	return n
 }
 
 // checkGlobalName rejects an input or capability that would replace a
@@ -446,14 +459,15 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// tick is the meter: one instruction per function entry and loop iteration.
+// tick is the meter of instrumented programs (format versions 1 and 2):
+// one instruction per function entry and loop iteration.
 func (r *realm) tick(goja.FunctionCall) goja.Value {
 	r.x.spend(1)
 	return goja.Undefined()
 }
 
-// JobWeight is what scheduling one promise job (an await, a then) costs
-// in instructions.
+// JobWeight is what one promise job (an await, a then) costs in
+// instructions.
 const JobWeight = 16
 
 func (r *realm) tickJob(goja.FunctionCall) goja.Value {
@@ -464,16 +478,20 @@ func (r *realm) tickJob(goja.FunctionCall) goja.Value {
 // allocate counts one allocation at an instrumented site and returns the
 // allocated value.
 func (r *realm) allocate(c goja.FunctionCall) goja.Value {
-	x := r.x
+	r.x.allocation()
+	return c.Argument(0)
+}
+
+// allocation counts one object made by a literal or new expression.
+func (x *Execution) allocation() {
 	x.meter.Allocations++
 	if x.meter.Allocations > x.limits.AllocationBudget {
 		x.fail(ErrAllocationBudget)
-		return c.Argument(0)
+		return
 	}
 	if x.heap.due.Load() == 0 {
 		x.checkHeap()
 	}
-	return c.Argument(0)
 }
 
 // spend charges instructions at a metering point. One comparison covers the
@@ -630,7 +648,7 @@ func (x *Execution) suspend() error {
 	x.limits = m.limits
 	x.rt.enterSegment(x)
 	x.attach(m.stop, m.limits)
-	x.realm.rt.SetMaxCallStackSize(maxCallStack(m.limits))
+	x.realm.rt.SetMaxCallStackSize(x.maxCallStack(m.limits))
 	return x.apply(nil, m.answers)
 }
 
@@ -725,7 +743,7 @@ func (x *Execution) setLimits(l policy.Limits) {
 	x.limits = l
 	x.scheduleLook()
 	x.heap.trigger.Store(x.heap.base + l.HeapLimitBytes)
-	x.realm.rt.SetMaxCallStackSize(maxCallStack(l))
+	x.realm.rt.SetMaxCallStackSize(x.maxCallStack(l))
 }
 
 // answer returns a host outcome to a synchronous call: a value, or a

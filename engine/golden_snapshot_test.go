@@ -14,19 +14,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateSnapshots = flag.Bool("update-snapshots", false, "rewrite the format version 2 files in testdata/snapshots")
+var updateSnapshots = flag.Bool("update-snapshots", false, "rewrite the format version 2 and 3 files in testdata/snapshots")
 
 // The golden snapshots pin the snapshot format: testdata/snapshots holds
 // one snapshot of each kind (format version 1, written by the sidecar
-// before host calls in async code returned promises, and version 2;
-// plain and sealed), each with an annotated hex dump beside the plain ones
-// (snapshot.Annotate) so a reader can see the layout. All of them must
-// resume to the same result, and today's sidecar must write the version 2
-// files byte for byte: a change to the format needs a new version.
+// before host calls in async code returned promises; version 2, of
+// programs metered by inserted calls; version 3, of programs the
+// interpreter meters; plain and sealed), each with an annotated hex dump
+// beside the plain ones (snapshot.Annotate) so a reader can see the
+// layout. All of them must resume to the same result, and today's sidecar
+// must write the version 2 and 3 files byte for byte (starting the
+// program each holds): a change to the format needs a new version.
 //
 // The program inside is a program artifact: v1 and v2 hold format version
-// 1 of it (sloppy-mode code, written before guest code was strict), and
-// v2-strict format version 2 (strict-mode code, what Compile writes now).
+// 1 of it (sloppy-mode code, written before guest code was strict),
+// v2-strict format version 2 (strict-mode code metered by inserted calls)
+// and v3 format version 3 (what Compile writes now).
 const goldenSource = `const first = get({ n: 1 });
 async function main() {
   const out = [first];
@@ -71,7 +74,7 @@ func writeGoldenV2(t *testing.T, seal *snapshot.Sealer, programVersion uint64) [
 	require.NoError(t, err)
 	limits := policy.DefaultLimits()
 	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"get"}, Seed: 7, ClockMillis: 1_700_000_000_000}
-	b := snapshot.NewBuilder(h, seal)
+	b := snapshot.NewBuilder(h, seal, p.SnapshotVersion())
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 	for step.Suspended() {
 		raw, _ := step.Record(b)
@@ -97,8 +100,10 @@ func TestGoldenSnapshots(t *testing.T) {
 		}{
 			{"v2.snap", nil, programVersionSloppy},
 			{"v2-sealed.snap", goldenSealer(t), programVersionSloppy},
-			{"v2-strict.snap", nil, programVersion},
-			{"v2-strict-sealed.snap", goldenSealer(t), programVersion},
+			{"v2-strict.snap", nil, programVersionStrict},
+			{"v2-strict-sealed.snap", goldenSealer(t), programVersionStrict},
+			{"v3.snap", nil, programVersion},
+			{"v3-sealed.snap", goldenSealer(t), programVersion},
 		} {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, f.file), writeGoldenV2(t, f.seal, f.program), 0o644))
 		}
@@ -113,8 +118,10 @@ func TestGoldenSnapshots(t *testing.T) {
 		{"v1-sealed.snap", true, 1, programVersionSloppy},
 		{"v2.snap", false, 2, programVersionSloppy},
 		{"v2-sealed.snap", true, 2, programVersionSloppy},
-		{"v2-strict.snap", false, 2, programVersion},
-		{"v2-strict-sealed.snap", true, 2, programVersion},
+		{"v2-strict.snap", false, 2, programVersionStrict},
+		{"v2-strict-sealed.snap", true, 2, programVersionStrict},
+		{"v3.snap", false, 3, programVersion},
+		{"v3-sealed.snap", true, 3, programVersion},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(dir, c.file))
@@ -128,8 +135,8 @@ func TestGoldenSnapshots(t *testing.T) {
 			require.Equal(t, c.version, snap.Version)
 			p, err := LoadProgram(snap.Header.Program)
 			require.NoError(t, err)
-			require.Equal(t, c.program == programVersion, p.Strict(), "the program's format version")
-			if c.version == 2 {
+			require.Equal(t, c.program, p.Version, "the program's format version")
+			if c.version >= 2 {
 				assert.Equal(t, raw, writeGoldenV2(t, seal, c.program), "today's sidecar writes this snapshot byte for byte")
 			}
 			if !c.sealed {
@@ -230,7 +237,7 @@ func TestSloppyProgramV1(t *testing.T) {
 	// Hot, from the program bytes: the calls show sloppy this and callee.
 	limits := policy.DefaultLimits()
 	h := snapshot.Header{Program: prog, Capabilities: []string{"get"}, Seed: 7, ClockMillis: 1_700_000_000_000}
-	b := snapshot.NewBuilder(h, nil)
+	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 	var calls []gsCall
 	var written []byte

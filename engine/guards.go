@@ -72,7 +72,11 @@ func (x *Execution) fail(e *Error) goja.Value {
 func (r *realm) guardJob(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
 		x := r.x
-		x.spend(JobWeight)
+		if !x.cfg.Program.counted() {
+			// Instrumented programs pay for a job when it is scheduled;
+			// counted ones when it runs (realm.Job).
+			x.spend(JobWeight)
+		}
 		return call(orig, c.This, c.Arguments...)
 	}
 }

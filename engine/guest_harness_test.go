@@ -76,6 +76,8 @@ type guestCase struct {
 	// legacy compiles the program as format version 1, which runs as
 	// sloppy-mode code (programs compiled before guest code was strict).
 	legacy bool
+	// version, if not 0, is the format version to compile the program as.
+	version uint64
 
 	// isolated runs the case in a child test process, for programs that
 	// may bring down the whole process instead of failing cleanly.
@@ -105,7 +107,10 @@ func runGuest(c guestCase) (r guestRun) {
 			}
 		}()
 		version := uint64(programVersion)
-		if c.legacy {
+		switch {
+		case c.version != 0:
+			version = c.version
+		case c.legacy:
 			version = programVersionSloppy
 		}
 		p, err = compileVersion(c.src, version)
@@ -135,7 +140,7 @@ func runGuest(c guestCase) (r guestRun) {
 		clock = *c.clock
 	}
 	h := snapshot.Header{Program: p.Bytes, Inputs: SortedMembers(c.inputs), Capabilities: pol.Capabilities, Seed: seed, ClockMillis: clock}
-	b := snapshot.NewBuilder(h, nil)
+	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	for i := 0; step.Suspended(); i++ {
 		r.calls = append(r.calls, gsCall{step.Capability, step.Args})

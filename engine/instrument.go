@@ -10,8 +10,10 @@ import (
 	"github.com/dop251/goja/file"
 )
 
-// Reserved global names used by instrumented code. Guest source may not use
-// any identifier that starts with ReservedPrefix, so it cannot shadow them.
+// Reserved global names used by instrumented code (program format versions
+// 1 and 2). The source of such a program may not use any identifier that
+// starts with ReservedPrefix, so it cannot shadow them. Version 3 programs
+// are metered by the interpreter and may use any name.
 const (
 	ReservedPrefix = "__mustard"
 	meterName      = "__mustard_m"
@@ -56,15 +58,18 @@ type visitKey struct {
 type span struct{ start, end int }
 
 type instrumenter struct {
-	failed bool // a position could not be determined
-	with   bool // a with statement was seen, the first at withAt
-	withAt int
-	spans  []span
-	seen   map[visitKey]bool
-	src    string
-	ins    []insertion
-	seq    int
-	errs   []string
+	// checkOnly: the walk only checks the program (format version 3,
+	// which the interpreter meters); nothing is inserted.
+	checkOnly bool
+	failed    bool // a position could not be determined
+	with      bool // a with statement was seen, the first at withAt
+	withAt    int
+	spans     []span
+	seen      map[visitKey]bool
+	src       string
+	ins       []insertion
+	seq       int
+	errs      []string
 
 	// The first legacy octal escape ("\01", "\8") in a string literal,
 	// which strict-mode code may not contain, and what is wrong with it.
@@ -192,23 +197,24 @@ func (in *instrumenter) meterLoopBodyWith(body ast.Statement, call string) {
 	in.addAt(levelStatement, in.statementEnd(body), "}", true)
 }
 
-// visit instruments one node; walk calls it for every node in the tree.
+// visit checks and instruments one node; walk calls it for every node in
+// the tree.
 func (in *instrumenter) visit(n ast.Node) {
+	in.check(n)
+	if !in.checkOnly {
+		in.insertMeters(n)
+	}
+}
+
+// check records what validation needs to know of a node: function ranges,
+// with statements, legacy escapes and (for instrumented programs) reserved
+// names.
+func (in *instrumenter) check(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.FunctionLiteral:
 		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
-		if n.Body != nil {
-			in.add(in.bodyStart(n.Body), meterCall, false)
-		}
 	case *ast.ArrowFunctionLiteral:
 		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
-		switch b := n.Body.(type) {
-		case *ast.BlockStatement:
-			in.add(in.bodyStart(b), meterCall, false)
-		case *ast.ExpressionBody:
-			in.add(off(b.Expression.Idx0()), "("+meterName+"(),", false)
-			in.add(off(b.Expression.Idx1()), ")", true)
-		}
 	case *ast.WithStatement:
 		if !in.with {
 			in.with, in.withAt = true, off(n.With)
@@ -218,6 +224,28 @@ func (in *instrumenter) visit(n ast.Node) {
 			if i, msg := legacyEscape(n.Literal); msg != "" {
 				in.escapeAt, in.escapeMsg = off(n.Idx)+i, msg
 			}
+		}
+	case *ast.Identifier:
+		if !in.checkOnly && strings.HasPrefix(string(n.Name), ReservedPrefix) {
+			in.errs = append(in.errs, string(n.Name))
+		}
+	}
+}
+
+// insertMeters inserts the metering calls of format versions 1 and 2.
+func (in *instrumenter) insertMeters(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.FunctionLiteral:
+		if n.Body != nil {
+			in.add(in.bodyStart(n.Body), meterCall, false)
+		}
+	case *ast.ArrowFunctionLiteral:
+		switch b := n.Body.(type) {
+		case *ast.BlockStatement:
+			in.add(in.bodyStart(b), meterCall, false)
+		case *ast.ExpressionBody:
+			in.add(off(b.Expression.Idx0()), "("+meterName+"(),", false)
+			in.add(off(b.Expression.Idx1()), ")", true)
 		}
 	case *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.NewExpression:
 		in.counted(n)
@@ -254,10 +282,6 @@ func (in *instrumenter) visit(n ast.Node) {
 		in.meterLoopBody(n.Body)
 	case *ast.DoWhileStatement:
 		in.meterLoopBody(n.Body)
-	case *ast.Identifier:
-		if strings.HasPrefix(string(n.Name), ReservedPrefix) {
-			in.errs = append(in.errs, string(n.Name))
-		}
 	}
 }
 

@@ -27,6 +27,7 @@ func TestHostileProgramsEndWithLimit(t *testing.T) {
 	// build them, the nesting guard of the recursive built-ins must hold.
 	roomy := policy.DefaultLimits()
 	roomy.HeapLimitBytes = 1 << 30
+	roomy.InstructionBudget = 10_000_000
 	cases := []struct {
 		name, src, want string
 		limits          *policy.Limits
@@ -96,7 +97,11 @@ func TestZeroLimits(t *testing.T) {
 	l := policy.DefaultLimits()
 	l.InstructionBudget = 0
 	assert.Equal(t, ErrInstructionBudget, runLimits(t, "function f(){} f()", l).Err)
-	assert.NoError(t, runLimits(t, "1 + 1", l).Err, "straight-line code has no metered step")
+	assert.Equal(t, ErrInstructionBudget, runLimits(t, "1 + 1", l).Err, "every instruction is metered")
+	l.InstructionBudget = 1
+	assert.Equal(t, ErrInstructionBudget, runLimits(t, "1 + 1", l).Err)
+	l.InstructionBudget = 2
+	assert.NoError(t, runLimits(t, "1 + 1", l).Err, "1 + 1 is two instructions: the folded constant and the end of the script")
 	l = policy.DefaultLimits()
 	l.AllocationBudget = 0
 	assert.Equal(t, ErrAllocationBudget, runLimits(t, "({})", l).Err)

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
 	"os"
 	"sort"
 	"strings"
@@ -42,11 +45,9 @@ func meteringLimits() policy.Limits {
 	}
 }
 
-// unmetered returns the source unchanged: no meter calls are inserted.
-func unmetered(source string, _ bool) (string, []insertion, []span, error) {
-	return source, nil, nil, nil
-}
-
+// meteringProgram compiles src as Compile does, or for the unmetered run
+// without the allocation reports and run without the interpreter's
+// instruction count.
 func meteringProgram(tb testing.TB, src string, metered bool) *Program {
 	tb.Helper()
 	p, err := Compile(src)
@@ -56,11 +57,16 @@ func meteringProgram(tb testing.TB, src string, metered bool) *Program {
 	if metered {
 		return p
 	}
-	u, err := buildWith(src, p.Bytes, p.Strict(), unmetered)
+	prg, err := parser.ParseFile(nil, "", src, 0, currentParseOptions...)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return u
+	u := *p
+	if u.compiled, err = goja.CompileAST(prg, true); err != nil {
+		tb.Fatal(err)
+	}
+	u.unmetered = true
+	return &u
 }
 
 func benchmarkMetering(b *testing.B, src string, metered bool) {

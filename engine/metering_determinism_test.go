@@ -187,7 +187,7 @@ func (r *mdRun) hot(t testing.TB) []mdStep {
 // replays the k earlier calls from the journal, and runs to the end.
 func (r *mdRun) cold(t testing.TB, k int) []mdStep {
 	t.Helper()
-	b := snapshot.NewBuilder(r.header, nil)
+	b := snapshot.NewBuilder(r.header, nil, snapshot.Version)
 	var raw []byte
 	for i := 0; i <= k; i++ {
 		s := r.steps[i]
@@ -389,62 +389,90 @@ func mdBinaryHot(t *testing.T) map[string]*mdBinRun {
 	return out
 }
 
-// Every syntactic form of a loop body is charged one instruction per
-// iteration, and allocations inside it are counted.
+// Every instruction executed is charged, whatever the syntactic form of
+// the code (v3: current programs), and allocations are counted at each
+// literal and new expression. Programs of format version 2 are charged as
+// they always were: one instruction per function entry and loop iteration
+// (v2). The figures are pinned: a change to what the interpreter executes
+// for these forms must be deliberate.
 func TestMeteringLoopBodyForms(t *testing.T) {
 	cases := []struct {
-		src                       string
-		instructions, allocations uint64
+		src         string
+		v3, v2      uint64 // instructions
+		allocations uint64
 	}{
-		{"for (let i = 0; i < 3; i++) { ({}) } 1", 3, 3},
-		{"for (let i = 0; i < 3; i++) ({}); 1", 3, 3},
-		{"for (let i = 0; i < 3; i++) (0); 1", 3, 0},
-		{"let n = 0; while (n < 3) (n++); n", 3, 0},
-		{"let n = 0; do (n++); while (n < 3); n", 3, 0},
-		{"for (const k of [1, 2]) (k); 1", 2, 1},
-		{"for (const k in { a: 1, b: 2 }) (k); 1", 2, 1},
-		{"for (let i = 0; i < 3; i++) (function () {})(); 1", 6, 0},
-		{"for (let i = 0; i < 3; i++) [1].map((x) => x); 1", 6, 3},
-		{"let n = 0; while (n < 3) n++; n", 3, 0},
-		{"function f() {} f(); f(); 1", 2, 0},
-		{"new Object(); [1, [2]]; 1", 0, 3},
+		{"for (let i = 0; i < 3; i++) { ({}) } 1", 44, 3, 3},
+		{"for (let i = 0; i < 6; i++) { ({}) } 1", 77, 6, 6},
+		{"for (let i = 0; i < 3; i++) ({}); 1", 44, 3, 3},
+		{"for (let i = 0; i < 3; i++) (0); 1", 38, 3, 0},
+		{"let n = 0; while (n < 3) (n++); n", 36, 3, 0},
+		{"let n = 0; do (n++); while (n < 3); n", 29, 3, 0},
+		{"for (const k of [1, 2]) (k); 1", 28, 2, 1},
+		{"for (const k in { a: 1, b: 2 }) (k); 1", 28, 2, 1},
+		{"for (let i = 0; i < 3; i++) (function () {})(); 1", 59, 6, 0},
+		{"for (let i = 0; i < 3; i++) [1].map((x) => x); 1", 68, 6, 3},
+		{"let n = 0; while (n < 3) n++; n", 36, 3, 0},
+		{"function f() {} f(); f(); 1", 16, 2, 0},
+		{"new Object(); [1, [2]]; 1", 13, 0, 3},
+		{"1 + 1", 2, 0, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.src, func(t *testing.T) {
-			p, err := Compile(c.src)
-			require.NoError(t, err)
-			h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
-			_, step := testRuntime.Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
-			require.NoError(t, step.Err)
-			assert.Equal(t, c.instructions, step.Meter.Instructions, "instructions")
-			assert.Equal(t, c.allocations, step.Meter.Allocations, "allocations")
+			for _, version := range []uint64{programVersion, programVersionStrict} {
+				p, err := compileVersion(c.src, version)
+				require.NoError(t, err)
+				h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
+				_, step := testRuntime.Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
+				require.NoError(t, step.Err)
+				want := c.v3
+				if version == programVersionStrict {
+					want = c.v2
+				}
+				assert.Equal(t, want, step.Meter.Instructions, "instructions, format version %d", version)
+				assert.Equal(t, c.allocations, step.Meter.Allocations, "allocations, format version %d", version)
+			}
 		})
 	}
 }
 
 // Built-in work is charged as docs/limits.md says: one instruction per 64
-// units, and 16 per promise job.
+// units, and 16 per promise job (when the job runs in current programs,
+// when it is scheduled in version 2 ones). Each built-in case is measured
+// against the same program doing none of the work.
 func TestMeteringBuiltinCharges(t *testing.T) {
-	cases := []struct {
-		name, src    string
-		instructions uint64
-	}{
-		{"repeat, per character produced", "'x'.repeat(6400); 1", 100},
-		{"padEnd, per character produced", "'x'.padEnd(6400); 1", 100},
-		{"join, per element", "Array(6400).join(); 1", 100},
-		{"then", "Promise.resolve(1).then(() => 2); 1", 16 + 1},
-		{"await", "(async () => { await 1 })(); 1", 1 + 16},
-		{"for await, per iteration", "(async () => { for await (const x of [1, 2]) (x) })(); 1", 1 + 2*16},
-		{"async generator yield", "(async function* () { yield 1 })().next(); 1", 1 + 16},
+	meter := func(src string, version uint64) uint64 {
+		p, err := compileVersion(src, version)
+		require.NoError(t, err)
+		h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
+		_, step := testRuntime.Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
+		require.NoError(t, step.Err)
+		return step.Meter.Instructions
 	}
-	for _, c := range cases {
+	for _, c := range []struct{ name, src, none string }{
+		{"repeat, per character produced", "'x'.repeat(6400); 1", "'x'.repeat(0); 1"},
+		{"padEnd, per character produced", "'x'.padEnd(6400); 1", "'x'.padEnd(0); 1"},
+		{"join, per element", "Array(6400).join(); 1", "Array(0).join(); 1"},
+	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := Compile(c.src)
-			require.NoError(t, err)
-			h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
-			_, step := testRuntime.Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
-			require.NoError(t, step.Err)
-			assert.Equal(t, c.instructions, step.Meter.Instructions)
+			for _, version := range []uint64{programVersion, programVersionStrict} {
+				assert.Equal(t, uint64(100), meter(c.src, version)-meter(c.none, version), "format version %d", version)
+			}
+		})
+	}
+	for _, c := range []struct {
+		name, src string
+		v3, v2    uint64
+	}{
+		// A job costs 16: the then callback's job, the await's continuation,
+		// each for await iteration's, the async generator's resumption.
+		{"then", "Promise.resolve(1).then(() => 2); 1", 29, 16 + 1},
+		{"await", "(async () => { await 1 })(); 1", 28, 1 + 16},
+		{"for await, per iteration", "(async () => { for await (const x of [1, 2]) (x) })(); 1", 139, 1 + 2*16},
+		{"async generator yield", "(async function* () { yield 1 })().next(); 1", 29, 1 + 16},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.v3, meter(c.src, programVersion), "current programs")
+			assert.Equal(t, c.v2, meter(c.src, programVersionStrict), "format version 2")
 		})
 	}
 }

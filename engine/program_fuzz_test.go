@@ -55,11 +55,17 @@ func FuzzLoadProgram(f *testing.F) {
 		// One source, one artifact: compiling the source gives these bytes,
 		// unless they are a format version 1 program (sloppy-mode code,
 		// as older sidecars compiled it), which loads as such.
-		legacy := bytes.HasPrefix(b, []byte("\x83\x6fmustard-program\x01"))
-		if p.Strict() == legacy {
+		// Older formats load as they were written: version 1 as sloppy-mode
+		// code, version 2 metered by inserted calls.
+		prefix := []byte("\x83\x6fmustard-program")
+		version := p.Version
+		if !bytes.HasPrefix(b, prefix) || len(b) <= len(prefix) || uint64(b[len(prefix)]) != version {
+			t.Fatalf("program bytes %x load as format version %d", b[:min(len(b), 24)], version)
+		}
+		if p.Strict() == (version == 1) {
 			t.Fatalf("program bytes %x load as strict %v", b[:min(len(b), 24)], p.Strict())
 		}
-		if legacy {
+		if version != 3 {
 			return
 		}
 		c, err := engine.Compile(p.Source)

@@ -79,33 +79,59 @@ func buildRealm() (*realm, error) {
 	r.errorCtor = caps.Get("2").(*goja.Object)
 	r.rethrow, _ = goja.AssertFunction(caps.Get("3"))
 	r.defProp, _ = goja.AssertFunction(caps.Get("4"))
-	// The meters are global const bindings: guest code cannot reassign or
-	// shadow them, and they are not properties of globalThis.
-	meters := rt.NewArray(r.newFunction(meterName, 0, r.tick), r.newFunction(jobMeterName, 0, r.tickJob), r.newFunction(allocName, 1, r.allocate))
-	if err := rt.GlobalObject().Set(meterHandoff, meters); err != nil {
-		return nil, err
-	}
-	if _, err := rt.RunProgram(meterProgram); err != nil {
-		return nil, err
-	}
-	// The meters run as hook calls: the Go function, with no lookup and
-	// no call frame (third_party/goja/mustard_hooks.go).
-	if err := rt.SetHooks(meterName, jobMeterName, allocName); err != nil {
-		return nil, err
-	}
 	r.installGuards()
 	return r, nil
 }
 
+// installMeterCalls defines the functions that the metering calls inserted
+// into a program of format version 1 or 2 call. They are global const
+// bindings: guest code cannot reassign or shadow them, and they are not
+// properties of globalThis. Current programs have no such calls (the
+// interpreter meters them) and their realms no such names.
+func (r *realm) installMeterCalls() error {
+	rt := r.rt
+	meters := rt.NewArray(r.newFunction(meterName, 0, r.tick), r.newFunction(jobMeterName, 0, r.tickJob), r.newFunction(allocName, 1, r.allocate))
+	if err := rt.GlobalObject().Set(meterHandoff, meters); err != nil {
+		return err
+	}
+	if _, err := rt.RunProgram(meterProgram); err != nil {
+		return err
+	}
+	// The meters run as hook calls: the Go function, with no lookup and
+	// no call frame (third_party/goja/mustard_hooks.go).
+	return rt.SetHooks(meterName, jobMeterName, allocName)
+}
+
 // activate binds a prepared realm to an execution.
-func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) {
+func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) error {
 	r.x = x
 	x.realm = r
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	r.rt.SetRandSource(rng.Float64)
 	now := time.UnixMilli(clockMillis).UTC()
 	r.rt.SetTimeSource(func() time.Time { return now })
+	switch p := x.cfg.Program; {
+	case !p.counted():
+		return r.installMeterCalls()
+	case !p.unmetered:
+		// The interpreter counts into the execution's own meter and takes
+		// the slow path at the point the execution schedules.
+		r.rt.SetStepMeter(r, &x.meter.Instructions, &x.heap.due)
+	}
+	return nil
 }
+
+// StepsDue is goja's StepMeter: the instruction count passed the point
+// where the execution looks at its budget and heap.
+func (r *realm) StepsDue() { r.x.slowPoint() }
+
+// Allocation is goja's StepMeter: an object literal, an array literal or a
+// new expression is about to create an object.
+func (r *realm) Allocation() { r.x.allocation() }
+
+// Job is goja's StepMeter: a promise job (an await's continuation, a
+// then/catch/finally callback) is about to run.
+func (r *realm) Job() { r.x.spend(JobWeight) }
 
 // defineFunction installs a Go function under an explicit name, so no Go
 // symbol name is visible to the guest.

@@ -343,7 +343,6 @@ func codeCases() []codeCase {
 
 		// Guest-side failures.
 		both("parse", "Parse: …", hdr(`{"protocol_version":2,"id":1,"method":"compile","source":"let = ;"}`)),
-		both("validation", "Validation: …", hdr(`{"protocol_version":2,"id":1,"method":"compile","source":"let __mustard_x = 1;"}`)),
 		both("validation", `Validation: global name "Math" is already defined`, start(map[string]any{"inputs": map[string]any{"Math": "Null"}})),
 		both("runtime", "Runtime: TypeError: bad\n  at <script> (1:7)", func(c *sess, fx *fixture) reply {
 			return run(c, `throw new TypeError("bad")`, nil)

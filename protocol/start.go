@@ -76,7 +76,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 		return nil, step.Err
 	}
 	if exec != nil {
-		if err := s.park(out, exec, snapshot.NewBuilder(header, seal)); err != nil {
+		if err := s.park(out, exec, snapshot.NewBuilder(header, seal, prog.SnapshotVersion())); err != nil {
 			return nil, err
 		}
 	}

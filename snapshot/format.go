@@ -13,9 +13,15 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-// Format: a CBOR sequence (RFC 8742) of items. Version 2, written today:
+// Format: a CBOR sequence (RFC 8742) of items. Versions 3 and 2 have one
+// layout and differ in what the meter readings count: version 3 journals
+// programs the interpreter meters (program format version 3: every
+// instruction executed), version 2 programs metered by calls inserted into
+// their text (program format versions 1 and 2: function entries and loop
+// iterations). A journal's execution continues in its version, and a
+// sidecar refuses a journal whose version does not match its program's.
 //
-//	header  ["mustard-snapshot", 2, program: bytes, inputs: Object,
+//	header  ["mustard-snapshot", 3 or 2, program: bytes, inputs: Object,
 //	         capabilities: [text...], seed: uint, clock_ms: int]
 //	then one item per event of the execution, in the order they happened:
 //	call    [5, capability: text, args: Array, instructions: uint,
@@ -47,8 +53,11 @@ import (
 //	         limits: [...]] (5 items in journals written before limits were recorded)
 //	outcome as above
 const (
-	Magic   = "mustard-snapshot"
-	Version = 2
+	Magic = "mustard-snapshot"
+	// Version is the format of executions of current programs;
+	// VersionInserted that of programs metered by inserted calls.
+	Version         = 3
+	VersionInserted = 2
 
 	tagPending      = 1 // version 1
 	tagValue        = 2
@@ -210,10 +219,11 @@ type Builder struct {
 	hasLimits bool
 }
 
-// NewBuilder starts the journal of a fresh execution, sealed under seal
-// unless it is nil.
-func NewBuilder(h Header, seal *Sealer) *Builder {
-	return newBuilder(h, seal, Version)
+// NewBuilder starts the journal of a fresh execution in format version
+// (Version, or VersionInserted for a program metered by inserted calls),
+// sealed under seal unless it is nil.
+func NewBuilder(h Header, seal *Sealer, version uint64) *Builder {
+	return newBuilder(h, seal, version)
 }
 
 func newBuilder(h Header, seal *Sealer, version uint64) *Builder {
@@ -393,8 +403,8 @@ func Decode(b []byte) (*Snapshot, error) {
 	d.mark()
 	if v, err := d.Uint(); err != nil {
 		return nil, d.fail(ErrHeader)
-	} else if v != 1 && v != Version {
-		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads versions 1 and %d)", ErrVersion, v, Version))
+	} else if v < 1 || v > Version {
+		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads versions 1 to %d)", ErrVersion, v, Version))
 	} else {
 		s.Version = v
 	}

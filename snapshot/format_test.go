@@ -24,7 +24,7 @@ func TestHostErrorStringsRoundTrip(t *testing.T) {
 		{Name: "TypeError", Message: "plain UTF-8 é"},
 		{Name: "\xed\xa0\x80", Message: "x\xed\xb0\x80", Code: &code},
 	} {
-		b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
+		b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil, Version)
 		suspendOn(b, Pending{Capability: "cap"})
 		answerLast(b, Outcome{Error: &e})
 		raw, _ := suspendOn(b, Pending{Capability: "cap"})
@@ -38,7 +38,7 @@ func TestHostErrorStringsRoundTrip(t *testing.T) {
 		}
 	}
 	// Valid UTF-8 written as a byte string is not canonical: rejected.
-	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil, Version)
 	suspendOn(b, Pending{Capability: "cap"})
 	answerLast(b, Outcome{Error: &HostError{Name: "E", Message: "m"}})
 	raw, _ := suspendOn(b, Pending{Capability: "cap"})
@@ -53,7 +53,7 @@ func TestHostErrorStringsRoundTrip(t *testing.T) {
 
 // journalWith returns a one-call journal whose call was answered with v.
 func journalWith(v value.Value) []byte {
-	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil, Version)
 	suspendOn(b, Pending{Capability: "cap"})
 	answerLast(b, Outcome{Value: v})
 	raw, _ := suspendOn(b, Pending{Capability: "cap"})
@@ -180,7 +180,7 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 	}{
 		{"empty", nil, ErrNotSnapshot, 0},
 		{"other magic", bytes.Replace(good, []byte(Magic), []byte("mustard-snapshoT"), 1), ErrNotSnapshot, 1},
-		{"future version", append(append(good[:versionAt:versionAt], 3), good[versionAt+1:]...), ErrVersion, versionAt},
+		{"future version", append(append(good[:versionAt:versionAt], Version+1), good[versionAt+1:]...), ErrVersion, versionAt},
 		{"call args not an array", cat(header, bytes.Replace(call, []byte{0x81, 0x41, 'a'}, []byte{0x41, 'a', 0xf6}, 1)), ErrCallArgs, len(header) + 6},
 		{"truncated call", cat(header, call[:len(call)-1]), ErrCall, len(header) + len(call) - 2},
 		{"bad outcome tag", cat(header, call, []byte{0x82, 0x09, 0xf6}), ErrOutcome, outcomeAt},
@@ -194,8 +194,8 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 			t.Errorf("%s: offset %d, want %d (%v)", c.name, fe.Offset, c.at, err)
 		}
 	}
-	_, err := Decode(append(append(good[:versionAt:versionAt], 3), good[versionAt+1:]...))
-	if want := "snapshot bytes rejected at byte 18: unsupported format version 3 (this sidecar reads versions 1 and 2)"; err.Error() != want {
+	_, err := Decode(append(append(good[:versionAt:versionAt], 4), good[versionAt+1:]...))
+	if want := "snapshot bytes rejected at byte 18: unsupported format version 4 (this sidecar reads versions 1 to 3)"; err.Error() != want {
 		t.Fatalf("version error %q, want %q", err, want)
 	}
 }
@@ -207,7 +207,7 @@ func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 func TestArgsDigestOfDecodedCalls(t *testing.T) {
 	args := []value.Value{value.String("x\xed\xa0\x80"), value.Number(math.Copysign(0, -1)), value.Array(value.Hole(), value.Undefined()),
 		value.Object(value.Member{Key: "k", Value: value.Bool(true)})}
-	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil)
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil, Version)
 	suspendOn(b, Pending{Capability: "cap", Args: args})
 	answerLast(b, Outcome{Value: value.Null()})
 	raw, _ := suspendOn(b, Pending{Capability: "cap"})

@@ -30,7 +30,7 @@ func mustSealer(t testing.TB, key []byte) *Sealer {
 // and returns every snapshot of both.
 func sealedJournal(t testing.TB, seal *Sealer) (sealed, plain [][]byte) {
 	h := Header{Program: []byte("program SECRET-PROGRAM"), Inputs: []value.Member{value.M("q", value.String("SECRET-INPUT"))}, Capabilities: []string{"fetch"}, Seed: 9, ClockMillis: 1}
-	bs, bp := NewBuilder(h, seal), NewBuilder(h, nil)
+	bs, bp := NewBuilder(h, seal, Version), NewBuilder(h, nil, Version)
 	code := "SECRET-CODE"
 	for i, o := range []Outcome{
 		{Value: value.String("SECRET-ANSWER")},
@@ -167,7 +167,7 @@ func TestSealedRecordsAreBoundToTheirPlace(t *testing.T) {
 		t.Fatalf("swapped records: %v", err)
 	}
 	h := Header{Program: []byte("other"), Capabilities: []string{"fetch"}}
-	other, _ := suspendOn(NewBuilder(h, seal), Pending{Capability: "fetch"})
+	other, _ := suspendOn(NewBuilder(h, seal, Version), Pending{Capability: "fetch"})
 	otherRecords := splitRecords(t, other[len(env):])
 	spliced := cat(env, otherRecords[0], records[1])
 	if _, err := Load(spliced, seal); !errors.Is(err, ErrSealedRecord) {

@@ -16,7 +16,7 @@ import (
 // FuzzDecode feeds Decode arbitrary bytes. Decode runs only on
 // authenticated bytes, but a host key can leak: it must still fail closed.
 func FuzzDecode(f *testing.F) {
-	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}, Seed: 1, ClockMillis: -1}, nil)
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}, Seed: 1, ClockMillis: -1}, nil, Version)
 	suspendOn(b, Pending{Capability: "cap", Args: []value.Value{value.Number(1)}, Meter: Meter{Instructions: 3, Allocations: 4}})
 	answerLast(b, Outcome{Error: &HostError{Name: "E", Message: "m"}})
 	seed, _ := suspendOn(b, Pending{Capability: "cap", Meter: Meter{Instructions: 5, Allocations: 6}})

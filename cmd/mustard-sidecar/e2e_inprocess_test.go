@@ -291,8 +291,8 @@ func TestInProcessPolicyChangeHotEqualsCold(t *testing.T) {
 	const deep = `function f(n) { return n === 0 ? fetch_data(1) : f(n - 1) + 0 }
 function g(n) { return n === 0 ? 0 : g(n - 1) + 0 }
 `
-	const loops = `let s = 0; for (let i = 0; i < 100000; i++) s += i;
-fetch_data(1); for (let i = 0; i < 100000; i++) s += i; s`
+	const loops = `let s = 0; for (let i = 0; i < 10000; i++) s += i;
+fetch_data(1); for (let i = 0; i < 10000; i++) s += i; s`
 	const objects = `const a = []; for (let i = 0; i < 1000; i++) a.push({ i });
 fetch_data(1); for (let i = 0; i < 1000; i++) a.push({ i }); a.length`
 	const kept = `const keep = []; for (let i = 0; i < 40000; i++) keep.push('x'.repeat(100) + i);
@@ -315,9 +315,9 @@ fetch_data(1); s.length`
 		{"depth: past deeper than the new limit", deep + "f(200)", nil, lim("call_depth_limit", 50), `{"Number":{"Finite":1.0}}`},
 		{"depth: future deeper than the new limit", deep + "f(10); g(60)", nil, lim("call_depth_limit", 50), "Limit: call depth limit exceeded"},
 		{"depth: past under a stricter limit", deep + "f(40); g(200)", lim("call_depth_limit", 50), nil, `{"Number":{"Finite":0.0}}`},
-		{"instructions: future over the new budget", loops, nil, lim("instruction_budget", 150000), "Limit: instruction budget exhausted"},
-		{"instructions: past over the new budget", loops, nil, lim("instruction_budget", 50000), "Limit: instruction budget exhausted"},
-		{"instructions: room for both", loops, nil, lim("instruction_budget", 300000), `{"Number":{"Finite":9999900000.0}}`},
+		{"instructions: future over the new budget", loops, nil, lim("instruction_budget", 200000), "Limit: instruction budget exhausted"},
+		{"instructions: past over the new budget", loops, nil, lim("instruction_budget", 100000), "Limit: instruction budget exhausted"},
+		{"instructions: room for both", loops, nil, lim("instruction_budget", 300000), `{"Number":{"Finite":99990000.0}}`},
 		{"allocations: future over the new budget", objects, nil, lim("allocation_budget", 1500), "Limit: allocation budget exhausted"},
 		{"allocations: past over the new budget", objects, nil, lim("allocation_budget", 500), "Limit: allocation budget exhausted"},
 		{"allocations: room for both", objects, nil, lim("allocation_budget", 3000), `{"Number":{"Finite":2000.0}}`},

@@ -221,7 +221,7 @@ func TestE2ELimitsGoFatalTriggers(t *testing.T) {
 	deepObject := "let o = {}; for (let i = 0; i < 200000; i++) o = { o }; "
 	// With a large heap limit the 200,000 levels are built and the
 	// recursive built-ins themselves are reached.
-	bigHeap := map[string]any{"heap_limit_bytes": 1 << 30}
+	bigHeap := map[string]any{"heap_limit_bytes": 1 << 30, "instruction_budget": 10_000_000}
 	cases := []struct {
 		name, src string
 		limits    map[string]any
@@ -284,7 +284,7 @@ func TestE2ELimitsCannotBeCaught(t *testing.T) {
 		{"finally return on call depth", "function f(){ try { return f() } finally { return 1 } } f()", limDepth},
 		{"catch heap", "try { let s = 'x'; for(;;) s += s } catch (e) { 'caught' }", limHeap},
 		{"catch heap pre-check", "try { 'x'.repeat(2**30) } catch (e) { 'caught' }", limHeap},
-		{"catch allocation", "try { for(;;) { ({}) } } catch (e) { 'caught' }", limAllocations},
+		{"catch allocation", "try { for(;;) { [{}, {}, {}, {}, {}, {}, {}, {}, {}] } } catch (e) { 'caught' }", limAllocations},
 		{"catch native depth", "try { JSON.parse('['.repeat(5000) + ']'.repeat(5000)) } catch (e) { 'caught' }", limDepth},
 		{"catch regex timeout", "try { /^(a+)+(?=b)/.test('a'.repeat(40) + '!') } catch (e) { 'caught' }", limInstructions},
 		{"promise catch", "async function f(){ while(true){} } f().catch(e => 'caught')", limInstructions},
@@ -315,8 +315,8 @@ func TestE2ELimitsCannotBeCaught(t *testing.T) {
 // limSegments makes tick(k) calls with the same work before each: budgets
 // that were per segment would never run out.
 const (
-	limInstructionSegments = "let total = 0; for (let k = 0; k < 10; k++) { for (let i = 0; i < 300000; i++) {} total += tick(k) } total"
-	limAllocationSegments  = "let total = 0; for (let k = 0; k < 10; k++) { for (let i = 0; i < 100000; i++) { ({}) } total += tick(k) } total"
+	limInstructionSegments = "let total = 0; for (let k = 0; k < 10; k++) { for (let i = 0; i < 30000; i++) {} total += tick(k) } total"
+	limAllocationSegments  = "let total = 0; for (let k = 0; k < 10; k++) { for (let i = 0; i < 10000; i++) { [{}, {}, {}, {}, {}, {}, {}, {}, {}] } total += tick(k) } total"
 )
 
 var limTickCaps = []string{"tick"}
@@ -336,8 +336,9 @@ func (h *host) limResumeRaw(snap []byte, limits map[string]any, payload map[stri
 }
 
 // Budgets are cumulative over start and every resume, hot or cold: the
-// fourth segment of 300,000 loop iterations runs out of the 1,000,000
-// instructions, the third of 100,000 allocations out of 250,000.
+// fourth segment of 30,000 loop iterations (270,000 instructions) runs out
+// of the 1,000,000 instructions, the third of 100,000 allocations out of
+// 250,000.
 func TestE2ELimitsBudgetsCumulative(t *testing.T) {
 	cases := []struct {
 		name, src string
@@ -393,7 +394,7 @@ func TestE2ELimitsStricterResume(t *testing.T) {
 		strict    map[string]any
 		want      string
 	}{
-		// The first segment used about 300,000 instructions / 100,000
+		// The first segment used 270,000 instructions / 100,000
 		// allocations.
 		{"instructions", limInstructionSegments, map[string]any{"instruction_budget": 200000}, limInstructions},
 		{"allocations", limAllocationSegments, map[string]any{"allocation_budget": 50000}, limAllocations},
@@ -427,15 +428,24 @@ func TestE2ELimitsStricterResume(t *testing.T) {
 			assert.Equal(t, hotCount, limInstructionCount(t, resp))
 		})
 	}
-	// The boundary: a budget equal to what was used is not less than it.
+	// The boundary: a budget equal to what the execution uses is enough,
+	// one less is not: less than the first segment used is refused before
+	// anything runs (the execution stays parked), less than the whole
+	// execution uses runs out on the way.
 	t.Run("equal to used", func(t *testing.T) {
 		h := newHost(t, transports[0])
 		resp, _ := h.limStart("for (let i = 0; i < 10; i++) {} tick(1); 7", limTickCaps, nil)
 		st := stepOf(t, resp)
 		used := limInstructionCount(t, resp)
-		require.Equal(t, uint64(10), used)
+		require.Greater(t, used, uint64(10))
 		limFails(t, h.limResumeWith(st.SnapshotID, map[string]any{"instruction_budget": used - 1}, valuePayload(num(1))), limInstructions)
-		done := stepOf(t, h.limResumeWith(st.SnapshotID, map[string]any{"instruction_budget": used}, valuePayload(num(1))))
+		resp = h.limResumeWith(st.SnapshotID, map[string]any{"instruction_budget": used + 100}, valuePayload(num(1)))
+		done := stepOf(t, resp)
+		assert.Equal(t, `{"Number":{"Finite":7.0}}`, done.Value)
+		total := limInstructionCount(t, resp)
+		require.Greater(t, total, used)
+		limFails(t, h.limResumeWith(st.SnapshotID, map[string]any{"instruction_budget": total - 1}, valuePayload(num(1))), limInstructions)
+		done = stepOf(t, h.limResumeWith(st.SnapshotID, map[string]any{"instruction_budget": total}, valuePayload(num(1))))
 		assert.Equal(t, `{"Number":{"Finite":7.0}}`, done.Value)
 	})
 }
@@ -453,7 +463,7 @@ func TestE2ELimitsZero(t *testing.T) {
 		caps             []string
 		want             string // "" means the program completes
 	}{
-		{"instructions: straight-line code", "instruction_budget", "1 + 1", nil, ""},
+		{"instructions: straight-line code", "instruction_budget", "1 + 1", nil, limInstructions},
 		{"instructions: first call", "instruction_budget", "function f(){} f()", nil, limInstructions},
 		{"instructions: first loop iteration", "instruction_budget", "for (let i = 0; i < 1; i++) {}", nil, limInstructions},
 		{"instructions: first await", "instruction_budget", "await 1", nil, limInstructions},

@@ -420,8 +420,8 @@ func TestE2ELimitsCumulativeAcrossResumes(t *testing.T) {
 		budget int
 		want   string // value JSON, or error
 	}{
-		{150, "Limit: instruction budget exhausted"},
-		{1000, `{"Number":{"Finite":9901.0}}`},
+		{2000, "Limit: instruction budget exhausted"},
+		{5000, `{"Number":{"Finite":9901.0}}`},
 	}
 	for _, tr := range transports {
 		for _, tc := range cases {
