@@ -1,0 +1,99 @@
+'use strict';
+
+// Errors. A guest-side failure is a MustardError whose kind is the
+// sidecar's ("Parse", "Validation", "Runtime", "Limit", "Serialization"),
+// named as the reference names them (MustardRuntimeError, ...). Every
+// error the sidecar reports carries its stable error_code as `code`.
+
+const KINDS = ['Parse', 'Validation', 'Runtime', 'Limit', 'Serialization'];
+
+class MustardError extends Error {
+  constructor(kind, message, options = undefined) {
+    super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
+    this.kind = kind;
+    this.name = `Mustard${kind}Error`;
+    if (options && typeof options.code === 'string') {
+      this.code = options.code;
+    }
+  }
+}
+
+class MustardParseError extends MustardError {
+  constructor(message, options) { super('Parse', message, options); }
+}
+class MustardValidationError extends MustardError {
+  constructor(message, options) { super('Validation', message, options); }
+}
+class MustardRuntimeError extends MustardError {
+  constructor(message, options) { super('Runtime', message, options); }
+}
+class MustardLimitError extends MustardError {
+  constructor(message, options) { super('Limit', message, options); }
+}
+class MustardSerializationError extends MustardError {
+  constructor(message, options) { super('Serialization', message, options); }
+}
+
+// A request the sidecar refused that is not a guest failure: a protocol
+// phrase from docs/protocol.md, e.g. "unknown snapshot_id `…`".
+class MustardSidecarError extends MustardError {
+  constructor(message, options) { super('Sidecar', message, options); }
+}
+
+// The sidecar process could not be started, died, was killed, or broke
+// the wire contract (and was stopped). The request may be retried on
+// another process.
+class MustardProcessError extends MustardError {
+  constructor(message, options) { super('Process', message, options); }
+}
+
+const KIND_CLASSES = {
+  Parse: MustardParseError,
+  Validation: MustardValidationError,
+  Runtime: MustardRuntimeError,
+  Limit: MustardLimitError,
+  Serialization: MustardSerializationError,
+};
+
+// Authentication and sealing failures are the reference's Serialization
+// failures ("rejected a tampered or unauthenticated snapshot").
+const SERIALIZATION_CODES = new Set([
+  'tampered_snapshot',
+  'key_digest_mismatch',
+  'snapshot_id_mismatch',
+  'seal_key_required',
+  'snapshot_not_sealed',
+  'wrong_seal_key',
+  'unauthorized_capability',
+]);
+
+// fromResponse turns an ok:false response into a typed error.
+function fromResponse(text, code) {
+  const options = { code: typeof code === 'string' ? code : undefined };
+  const m = /^([A-Za-z]+): ([\s\S]*)$/.exec(text);
+  if (m && KINDS.includes(m[1])) {
+    return new KIND_CLASSES[m[1]](m[2], options);
+  }
+  if (options.code && SERIALIZATION_CODES.has(options.code)) {
+    return new MustardSerializationError(text, options);
+  }
+  return new MustardSidecarError(text, options);
+}
+
+function cancelledError() {
+  return new MustardLimitError('execution cancelled', { code: 'limit_cancelled' });
+}
+
+module.exports = {
+  MustardError,
+  MustardParseError,
+  MustardValidationError,
+  MustardRuntimeError,
+  MustardLimitError,
+  MustardSerializationError,
+  MustardSidecarError,
+  MustardProcessError,
+  KIND_CLASSES,
+  fromResponse,
+  cancelledError,
+};

@@ -1,0 +1,795 @@
+'use strict';
+
+// The reference's API (mustardscript's Mustard, Progress,
+// ExecutionContext) over mustard-sidecar processes.
+
+const crypto = require('node:crypto');
+const { types } = require('node:util');
+
+const ops = require('./ops.js');
+const { SidecarPool } = require('./pool.js');
+const { SyncBridge } = require('./sync.js');
+const {
+  MustardRuntimeError,
+  MustardSerializationError,
+  MustardProcessError,
+  cancelledError,
+} = require('./errors.js');
+const { encode, decode, encodeInputs, encodeError, hasOwn, isAccessor } = require('./structured.js');
+
+// ---- configuration and the shared pools ----
+
+const settings = {};
+let sharedPool = null;
+let bridge = null;
+
+const CONFIG_KEYS = ['sidecar', 'args', 'env', 'poolSize', 'syncPoolSize', 'maxResponseBytes', 'closeGraceMs', 'cancelGraceMs'];
+
+// configure sets how the shared processes are started: the sidecar binary
+// (else $MUSTARD_SIDECAR_BIN, else mustard-sidecar from PATH), its
+// arguments and environment, the size of the pool behind run() and the
+// async methods (poolSize) and of the one behind the synchronous methods
+// (syncPoolSize, 1 by default). It must come before the first use.
+function configure(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('configure() options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!CONFIG_KEYS.includes(key)) throw new TypeError(`configure() does not know the option "${key}"`);
+  }
+  if (sharedPool !== null || bridge !== null) {
+    throw new TypeError('configure() must be called before the first program is compiled or run');
+  }
+  Object.assign(settings, options);
+}
+
+function poolOptions(size) {
+  return {
+    size,
+    sidecar: settings.sidecar,
+    args: settings.args,
+    env: settings.env,
+    maxResponseBytes: settings.maxResponseBytes,
+    closeGraceMs: settings.closeGraceMs,
+    cancelGraceMs: settings.cancelGraceMs,
+  };
+}
+
+function defaultPool() {
+  sharedPool ??= new SidecarPool(poolOptions(settings.poolSize));
+  return sharedPool;
+}
+
+function syncBridge() {
+  bridge ??= new SyncBridge(poolOptions(settings.syncPoolSize ?? 1));
+  return bridge;
+}
+
+// processes lists the shared processes: { pool, sync }.
+function processes() {
+  return {
+    pool: sharedPool === null ? [] : sharedPool.processes(),
+    sync: bridge === null ? [] : syncBridge().call('processes', {}),
+  };
+}
+
+// shutdown closes the shared processes gracefully. Nothing requires it:
+// they never keep Node running, and end when it exits.
+async function shutdown() {
+  const p = sharedPool;
+  const b = bridge;
+  sharedPool = null;
+  bridge = null;
+  await Promise.all([p && p.close(), b && b.close()]);
+}
+
+// ---- options ----
+
+const DEFAULT_SNAPSHOT_KEY = crypto.randomBytes(32);
+const LIMIT_NAMES = {
+  instructionBudget: 'instruction_budget',
+  heapLimitBytes: 'heap_limit_bytes',
+  allocationBudget: 'allocation_budget',
+  callDepthLimit: 'call_depth_limit',
+  maxOutstandingHostCalls: 'max_outstanding_host_calls',
+  wallTimeMs: 'wall_time_ms',
+};
+
+function assertPlainObject(value, label) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || types.isProxy(value)) {
+    throw new TypeError(`${label} must be a plain object`);
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) {
+    throw new TypeError(`${label} must be a plain object`);
+  }
+}
+
+function encodeLimits(limits, label) {
+  if (limits === undefined) return {};
+  assertPlainObject(limits, label);
+  const out = {};
+  for (const [key, value] of Object.entries(limits)) {
+    const wire = LIMIT_NAMES[key];
+    if (wire === undefined) {
+      throw new TypeError(`${label} has an unknown limit "${key}" (known: ${Object.keys(LIMIT_NAMES).join(', ')})`);
+    }
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new TypeError(`${label}.${key} must be a non-negative integer`);
+    }
+    out[wire] = value;
+  }
+  return out;
+}
+
+function normalizeSnapshotKey(key, label) {
+  if (key === undefined) return Buffer.from(DEFAULT_SNAPSHOT_KEY);
+  if (typeof key === 'string') return Buffer.from(key, 'utf8');
+  if (Buffer.isBuffer(key) || key instanceof Uint8Array) return Buffer.from(key);
+  throw new TypeError(`${label} must be a string, Buffer, or Uint8Array`);
+}
+
+function normalizeSealKey(key, label) {
+  if (key === undefined || key === null) return null;
+  if (!(Buffer.isBuffer(key) || key instanceof Uint8Array)) {
+    throw new TypeError(`${label} must be a Buffer or Uint8Array of at least 32 bytes`);
+  }
+  if (key.length < 32) throw new TypeError(`${label} must be at least 32 bytes`);
+  return Buffer.from(key).toString('base64');
+}
+
+function normalizeHostCalls(mode, label) {
+  if (mode === undefined || mode === 'one') return 'one';
+  if (mode === 'batch') return 'batch';
+  throw new TypeError(`${label} must be "one" or "batch"`);
+}
+
+function collectHandlers(capabilities, label) {
+  const handlers = Object.create(null);
+  if (capabilities === undefined) return handlers;
+  assertPlainObject(capabilities, label);
+  for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(capabilities))) {
+    if (!descriptor.enumerable) continue;
+    if (isAccessor(descriptor)) throw new TypeError(`${label} cannot define accessor properties`);
+    if (typeof descriptor.value !== 'function') throw new TypeError(`${label}.${name} must be a function`);
+    handlers[name] = descriptor.value;
+  }
+  return handlers;
+}
+
+function sha256Hex(bytes) {
+  return crypto.createHash('sha256').update(bytes).digest('hex');
+}
+
+function hmacHex(key, ...parts) {
+  const h = crypto.createHmac('sha256', key);
+  for (const p of parts) h.update(p, 'utf8');
+  return h.digest('hex');
+}
+
+// createContext turns the policy options into what a step needs.
+function createContext(options, label) {
+  if (options.console !== undefined) {
+    throw new TypeError(`${label}.console is not supported: guest code has no console; grant a capability instead`);
+  }
+  const handlers = collectHandlers(options.capabilities, `${label}.capabilities`);
+  const key = normalizeSnapshotKey(options.snapshotKey, `${label}.snapshotKey`);
+  return Object.freeze({
+    handlers,
+    capabilities: Object.keys(handlers),
+    limits: encodeLimits(options.limits, `${label}.limits`),
+    hostCalls: normalizeHostCalls(options.hostCalls, `${label}.hostCalls`),
+    key,
+    keyBase64: key.toString('base64'),
+    digest: sha256Hex(key),
+    sealKey: normalizeSealKey(options.sealKey, `${label}.sealKey`),
+  });
+}
+
+const CONTEXT_KEYS = ['capabilities', 'console', 'limits', 'snapshotKey', 'sealKey', 'hostCalls'];
+
+// ExecutionContext caches the policy options (capabilities, limits, the
+// snapshot key, and this package's sealKey and hostCalls) for many
+// executions.
+class ExecutionContext {
+  #ctx;
+
+  constructor(options = {}) {
+    if (options === null || typeof options !== 'object') throw new TypeError('ExecutionContext options must be an object');
+    this.#ctx = createContext(options, 'ExecutionContext options');
+  }
+
+  static _get(context) {
+    return context.#ctx;
+  }
+}
+
+function resolveContext(options, label) {
+  if (options.context === undefined) return createContext(options, label);
+  if (!(options.context instanceof ExecutionContext)) throw new TypeError(`${label}.context must be an ExecutionContext`);
+  if (['capabilities', 'console', 'limits', 'snapshotKey', 'sealKey', 'hostCalls'].some((k) => hasOwn(options, k))) {
+    throw new TypeError(`${label}.context cannot be combined with capabilities, console, limits, snapshotKey, sealKey or hostCalls`);
+  }
+  return ExecutionContext._get(options.context);
+}
+
+function getSignal(options, label) {
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object') throw new TypeError(`${label} must be an object`);
+  const { signal } = options;
+  if (signal === undefined) return undefined;
+  if (
+    typeof signal !== 'object' ||
+    signal === null ||
+    typeof signal.aborted !== 'boolean' ||
+    typeof signal.addEventListener !== 'function' ||
+    typeof signal.removeEventListener !== 'function'
+  ) {
+    throw new TypeError(`${label}.signal must be an AbortSignal`);
+  }
+  return signal;
+}
+
+function getPool(options, label) {
+  if (options.pool === undefined) return null;
+  if (!(options.pool instanceof SidecarPool)) throw new TypeError(`${label}.pool must be a SidecarPool`);
+  return options.pool;
+}
+
+function getDelivery(options, label) {
+  const d = options.snapshotDelivery;
+  if (d === undefined) return 'delta';
+  if (d === 'delta' || d === 'full' || d === 'none') return d;
+  throw new TypeError(`${label}.snapshotDelivery must be "delta", "full" or "none"`);
+}
+
+// ---- capability calls ----
+
+async function settle(capability, args, signal) {
+  if (signal?.aborted) return { type: 'cancelled' };
+  let pending;
+  try {
+    pending = capability(...args);
+  } catch (error) {
+    return { type: 'error', error };
+  }
+  if (!types.isPromise(pending)) return { type: 'value', value: pending };
+  if (signal === undefined) {
+    try {
+      return { type: 'value', value: await pending };
+    } catch (error) {
+      return { type: 'error', error };
+    }
+  }
+  let onAbort;
+  const aborted = new Promise((resolve) => {
+    onAbort = () => resolve({ type: 'cancelled' });
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const outcome = await Promise.race([
+      pending.then(
+        (value) => ({ type: 'value', value }),
+        (error) => ({ type: 'error', error }),
+      ),
+      aborted,
+    ]);
+    if (outcome.type === 'cancelled') pending.catch(() => {});
+    return outcome;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function toPayload(outcome) {
+  if (outcome.type === 'cancelled') return { type: 'cancelled' };
+  if (outcome.type === 'value') return { type: 'value', value: encode(outcome.value) };
+  return encodeError(outcome.error);
+}
+
+// ---- steps ----
+
+const MAX_ATTEMPTS = 5;
+
+function singleUseError() {
+  return new MustardRuntimeError('Progress objects are single-use; this suspended execution was already resumed');
+}
+
+function resumeRequest(st, body, home) {
+  return {
+    home,
+    snapshotId: st.snapshotId,
+    policyId: st.policyId,
+    snapshot: st.snapshot,
+    policy: { capabilities: st.ctx.capabilities, limits: st.ctx.limits, hostCalls: st.ctx.hostCalls },
+    auth: { key: st.ctx.keyBase64, digest: st.ctx.digest, token: hmacHex(st.ctx.key, st.snapshotId), sealKey: st.ctx.sealKey },
+    delivery: st.delivery,
+    ...body,
+  };
+}
+
+// stepState is what a suspended step keeps to be resumed.
+function stepState(step, ctx, program, where, delivery) {
+  return {
+    capability: step.capability,
+    args: step.args,
+    calls: step.calls,
+    snapshotId: step.snapshotId,
+    policyId: step.policyId,
+    snapshot: step.snapshot === null ? null : Buffer.from(step.snapshot.buffer, step.snapshot.byteOffset, step.snapshot.byteLength),
+    home: step.home,
+    ctx,
+    program,
+    where, // { sync: true } or { pool }
+    delivery,
+  };
+}
+
+// advance resumes st with body ({ payload } or { answers }), on the
+// synchronous side or on a pool; a step the process died during is tried
+// again from the snapshot bytes on another process.
+function advanceSync(st, body) {
+  let home = st.where.sync ? st.home : null;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return syncBridge().call('resume', resumeRequest(st, body, home));
+    } catch (error) {
+      if (!(error instanceof MustardProcessError) || st.snapshot === null || attempt >= MAX_ATTEMPTS) throw error;
+      home = null;
+    }
+  }
+}
+
+async function advanceAsync(st, body, pool, signal) {
+  let home = st.where.pool === pool ? st.home : null;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await ops.resume(pool, resumeRequest(st, body, home), signal);
+    } catch (error) {
+      if (!(error instanceof MustardProcessError) || st.snapshot === null || attempt >= MAX_ATTEMPTS || signal?.aborted) throw error;
+      home = null;
+    }
+  }
+}
+
+function startRequest(program, ctx, options, label, delivery) {
+  return {
+    programId: program.id,
+    program: program.bytes,
+    inputs: encodeInputs(options.inputs),
+    capabilities: ctx.capabilities,
+    limits: ctx.limits,
+    hostCalls: ctx.hostCalls,
+    sealKey: ctx.sealKey,
+    delivery,
+  };
+}
+
+async function startAsync(pool, request, signal) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await ops.start(pool, request, signal);
+    } catch (error) {
+      if (!(error instanceof MustardProcessError) || attempt >= MAX_ATTEMPTS || signal?.aborted) throw error;
+    }
+  }
+}
+
+function materialize(step, ctx, program, where, delivery) {
+  if (step.type === 'completed') return decode(step.value);
+  return new Progress(PRIVATE, stepState(step, ctx, program, where, delivery));
+}
+
+const PRIVATE = Symbol('mustard-sidecar.private');
+const RESUME_WIRE = Symbol('mustard-sidecar.resumeWire');
+
+function decodeCalls(calls) {
+  return calls.map((c) => Object.freeze({ callId: c.call_id, capability: c.capability, args: c.args.map((a) => decode(a)) }));
+}
+
+// Progress is a suspended execution: the capability call it waits on
+// (capability, args; in batch mode every outstanding call in calls), and
+// its snapshot.
+class Progress {
+  #st;
+
+  constructor(token, st) {
+    if (token !== PRIVATE) throw new TypeError('Progress objects come from Mustard.start() or Progress.load()');
+    this.#st = st;
+    this.capability = st.capability;
+    this.args = st.args.map((a) => decode(a));
+    if (st.calls) this.calls = decodeCalls(st.calls);
+  }
+
+  get snapshot() {
+    if (this.#st.snapshot === null) {
+      throw new MustardSerializationError('this step was started with snapshotDelivery "none": its snapshot bytes were not kept');
+    }
+    return Buffer.from(this.#st.snapshot);
+  }
+
+  get sealed() {
+    return this.#st.ctx.sealKey !== null;
+  }
+
+  // dump returns what Progress.load() needs to resume the execution in
+  // another process: the snapshot bytes, their id and the token signing
+  // them, the program, and the suspended call(s) signed with the snapshot
+  // key.
+  dump() {
+    const st = this.#st;
+    const snapshot = this.snapshot;
+    const manifest = JSON.stringify({
+      capability: st.capability,
+      args: st.args,
+      calls: st.calls ?? undefined,
+      host_calls: st.ctx.hostCalls,
+      sealed: st.ctx.sealKey !== null,
+    });
+    return {
+      capability: st.capability,
+      args: structuredClone(this.args),
+      snapshot,
+      snapshot_id: st.snapshotId,
+      snapshot_key_digest: st.ctx.digest,
+      token: hmacHex(st.ctx.key, st.snapshotId),
+      program: Buffer.from(st.program.bytes),
+      program_id: st.program.id,
+      suspended_manifest: manifest,
+      suspended_manifest_token: hmacHex(st.ctx.key, st.snapshotId, '\0', manifest),
+    };
+  }
+
+  #claim() {
+    if (this.#st.consumed) throw singleUseError();
+    this.#st.consumed = true;
+  }
+
+  #unclaim() {
+    this.#st.consumed = false;
+  }
+
+  #body(kind, arg) {
+    const st = this.#st;
+    let payload;
+    if (kind === 'value') payload = { type: 'value', value: encode(arg) };
+    else if (kind === 'error') payload = encodeError(arg);
+    else payload = { type: 'cancelled' };
+    if (st.ctx.hostCalls === 'batch') return { answers: [{ call_id: st.calls[0].call_id, payload }] };
+    return { payload };
+  }
+
+  #callsBody(answers) {
+    const st = this.#st;
+    if (st.ctx.hostCalls !== 'batch') throw new TypeError('resumeCalls() needs an execution started with hostCalls: "batch"');
+    if (!Array.isArray(answers) || answers.length === 0) throw new TypeError('resumeCalls() takes a non-empty array of answers');
+    return {
+      answers: answers.map((a, i) => {
+        if (a === null || typeof a !== 'object' || !Number.isInteger(a.callId)) {
+          throw new TypeError(`answers[${i}] must be an object with an integer callId`);
+        }
+        let payload;
+        if (hasOwn(a, 'error')) payload = encodeError(a.error);
+        else if (a.cancelled === true) payload = { type: 'cancelled' };
+        else payload = { type: 'value', value: encode(a.value) };
+        return { call_id: a.callId, payload };
+      }),
+    };
+  }
+
+  #runSync(body) {
+    this.#claim();
+    let step;
+    try {
+      step = advanceSync(this.#st, body);
+    } catch (error) {
+      if (error instanceof MustardProcessError) this.#unclaim();
+      throw error;
+    }
+    return materialize(step, this.#st.ctx, this.#st.program, { sync: true }, this.#st.delivery);
+  }
+
+  async #runAsync(body, options, label) {
+    const signal = getSignal(options, label);
+    const pool = (options && getPool(options, label)) || defaultPool();
+    if (signal?.aborted) body = this.#body('cancelled');
+    this.#claim();
+    let step;
+    try {
+      step = await advanceAsync(this.#st, body, pool, signal);
+    } catch (error) {
+      if (error instanceof MustardProcessError) this.#unclaim();
+      throw error;
+    }
+    return materialize(step, this.#st.ctx, this.#st.program, { pool }, this.#st.delivery);
+  }
+
+  // [RESUME_WIRE] resumes with a payload already in wire form (the
+  // executor's stored answers).
+  [RESUME_WIRE](payload, options) {
+    const body = this.#st.ctx.hostCalls === 'batch' ? { answers: [{ call_id: this.#st.calls[0].call_id, payload }] } : { payload };
+    return this.#runAsync(body, options, 'resume options');
+  }
+
+  resume(value, options = undefined) {
+    const signal = getSignal(options, 'resume options');
+    if (signal?.aborted) return this.cancel();
+    return this.#runSync(this.#body('value', value));
+  }
+
+  resumeError(error, options = undefined) {
+    const signal = getSignal(options, 'resume options');
+    if (signal?.aborted) return this.cancel();
+    return this.#runSync(this.#body('error', error));
+  }
+
+  cancel() {
+    return this.#runSync(this.#body('cancelled'));
+  }
+
+  resumeCalls(answers, options = undefined) {
+    const signal = getSignal(options, 'resume options');
+    if (signal?.aborted) return this.cancel();
+    return this.#runSync(this.#callsBody(answers));
+  }
+
+  resumeAsync(value, options = undefined) {
+    return this.#runAsync(this.#body('value', value), options, 'resume options');
+  }
+
+  resumeErrorAsync(error, options = undefined) {
+    return this.#runAsync(this.#body('error', error), options, 'resume options');
+  }
+
+  cancelAsync(options = undefined) {
+    return this.#runAsync(this.#body('cancelled'), options, 'cancel options');
+  }
+
+  resumeCallsAsync(answers, options = undefined) {
+    return this.#runAsync(this.#callsBody(answers), options, 'resume options');
+  }
+
+  // load restores a dumped Progress, in this or another Node process,
+  // with the policy to resume it under (capabilities, limits,
+  // snapshotKey, and sealKey for a sealed execution; or a context). It
+  // checks the dump's signatures here; the sidecar checks them again.
+  static load(state, options = undefined) {
+    if (!state || typeof state !== 'object') throw new TypeError('Progress.load() expects a dumped progress object');
+    if (!state.snapshot) throw new TypeError('Progress.load() requires snapshot bytes');
+    if (!(Buffer.isBuffer(state.snapshot) || state.snapshot instanceof Uint8Array)) {
+      throw new TypeError('Progress.load() requires snapshot bytes as Buffer or Uint8Array');
+    }
+    if (typeof state.snapshot_id !== 'string' || state.snapshot_id.length === 0) {
+      throw new TypeError('Progress.load() requires dumped snapshot_id metadata');
+    }
+    if (typeof state.snapshot_key_digest !== 'string' || state.snapshot_key_digest.length === 0) {
+      throw new TypeError('Progress.load() requires dumped snapshot_key_digest metadata');
+    }
+    if (typeof state.token !== 'string' || state.token.length === 0) {
+      throw new TypeError('Progress.load() requires a dumped progress token');
+    }
+    if (!(Buffer.isBuffer(state.program) || state.program instanceof Uint8Array) || typeof state.program_id !== 'string') {
+      throw new TypeError('Progress.load() requires dumped program bytes and program_id');
+    }
+    if (typeof state.suspended_manifest !== 'string' || typeof state.suspended_manifest_token !== 'string') {
+      throw new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
+    }
+    if (options === undefined || options === null || typeof options !== 'object') {
+      throw new TypeError('Progress.load() requires an ExecutionContext or explicit capabilities, limits, and snapshotKey');
+    }
+    let ctx;
+    if (hasOwn(options, 'context')) {
+      ctx = resolveContext(options, 'Progress.load() options');
+    } else {
+      if (!hasOwn(options, 'capabilities')) throw new TypeError('Progress.load() requires explicit capabilities when restoring progress');
+      if (!hasOwn(options, 'limits')) throw new TypeError('Progress.load() requires explicit limits when restoring progress');
+      if (options.snapshotKey === undefined) throw new TypeError('Progress.load() requires explicit snapshotKey when restoring progress');
+      ctx = createContext(options, 'Progress.load() options');
+    }
+    const snapshot = Buffer.from(state.snapshot);
+    const tampered = () => new MustardSerializationError('Progress.load() rejected a tampered or unauthenticated snapshot', { code: 'tampered_snapshot' });
+    if (sha256Hex(snapshot) !== state.snapshot_id) throw tampered();
+    const program = Buffer.from(state.program);
+    if (sha256Hex(program) !== state.program_id) {
+      throw new MustardSerializationError('Progress.load() rejected a tampered or mismatched detached program');
+    }
+    if (ctx.digest !== state.snapshot_key_digest) {
+      throw new MustardSerializationError('Progress.load() rejected a mismatched snapshot key digest', { code: 'key_digest_mismatch' });
+    }
+    if (!timingSafeEqualHex(state.token, hmacHex(ctx.key, state.snapshot_id))) throw tampered();
+    const manifestToken = hmacHex(ctx.key, state.snapshot_id, '\0', state.suspended_manifest);
+    if (!timingSafeEqualHex(state.suspended_manifest_token, manifestToken)) {
+      throw new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
+    }
+    const manifest = JSON.parse(state.suspended_manifest);
+    if (manifest.host_calls !== ctx.hostCalls) {
+      ctx = Object.freeze({ ...ctx, hostCalls: manifest.host_calls === 'batch' ? 'batch' : 'one' });
+    }
+    const wanted = manifest.calls ? manifest.calls.map((c) => c.capability) : [manifest.capability];
+    for (const name of wanted) {
+      if (!ctx.capabilities.includes(name)) {
+        throw new MustardSerializationError(`snapshot policy rejected unauthorized capability \`${name}\``, { code: 'unauthorized_capability' });
+      }
+    }
+    const step = {
+      capability: manifest.capability,
+      args: manifest.args,
+      calls: manifest.calls ?? null,
+      snapshotId: state.snapshot_id,
+      policyId: null,
+      snapshot,
+      home: null,
+    };
+    return new Progress(PRIVATE, stepState(step, ctx, { id: state.program_id, bytes: program }, { sync: false, pool: null }, 'delta'));
+  }
+}
+
+function timingSafeEqualHex(a, b) {
+  if (typeof a !== 'string' || a.length !== b.length) return false;
+  return crypto.timingSafeEqual(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+// ---- Mustard ----
+
+class Mustard {
+  #program;
+
+  // The constructor compiles the program in a sidecar process and throws
+  // MustardParseError / MustardValidationError for one that does not
+  // compile.
+  constructor(code, options = {}) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new TypeError('compile options must be a plain object');
+    }
+    if (options.lenientMode !== undefined && options.lenientMode !== false) {
+      throw new TypeError('options.lenientMode is not supported by mustard-sidecar');
+    }
+    if (typeof code !== 'string') throw new TypeError('program source must be a string');
+    const compiled = syncBridge().call('compile', { source: code });
+    this.#program = { id: compiled.programId, bytes: Buffer.from(compiled.program) };
+  }
+
+  static validateProgram(code, options = {}) {
+    void new Mustard(code, options);
+  }
+
+  // load makes a Mustard of program bytes from dump(), without compiling.
+  static load(buffer) {
+    if (!(Buffer.isBuffer(buffer) || buffer instanceof Uint8Array)) {
+      throw new TypeError('Mustard.load() requires program bytes as Buffer or Uint8Array');
+    }
+    const instance = Object.create(Mustard.prototype);
+    const bytes = Buffer.from(buffer);
+    instance.#program = { id: sha256Hex(bytes), bytes };
+    return instance;
+  }
+
+  dump() {
+    return Buffer.from(this.#program.bytes);
+  }
+
+  get programId() {
+    return this.#program.id;
+  }
+
+  // start runs the program until it completes (its value) or suspends at
+  // a capability call (a Progress), blocking the thread meanwhile.
+  start(options = {}) {
+    const signal = getSignal(options, 'start options');
+    if (signal?.aborted) throw cancelledError();
+    const ctx = resolveContext(options, 'start options');
+    const delivery = getDelivery(options, 'start options');
+    const step = syncBridge().call('start', startRequest(this.#program, ctx, options, 'start options', delivery));
+    return materialize(step, ctx, this.#program, { sync: true }, delivery);
+  }
+
+  // startAsync is start() without blocking: the signal cancels the guest
+  // in band while it runs.
+  async startAsync(options = {}) {
+    const signal = getSignal(options, 'start options');
+    if (signal?.aborted) throw cancelledError();
+    const ctx = resolveContext(options, 'start options');
+    const pool = getPool(options, 'start options') || defaultPool();
+    const delivery = getDelivery(options, 'start options');
+    const step = await startAsync(pool, startRequest(this.#program, ctx, options, 'start options', delivery), signal);
+    return materialize(step, ctx, this.#program, { pool }, delivery);
+  }
+
+  // run runs the program to completion, calling the capabilities (sync
+  // or returning Promises) as the guest calls them; with hostCalls
+  // "batch" every outstanding call starts at once (up to
+  // maxConcurrentCalls). A step whose process dies is run again from its
+  // snapshot on another process, with the answers already given.
+  async run(options = {}) {
+    const signal = getSignal(options, 'run options');
+    if (signal?.aborted) throw cancelledError();
+    const ctx = resolveContext(options, 'run options');
+    const pool = getPool(options, 'run options') || defaultPool();
+    const delivery = getDelivery(options, 'run options');
+    const maxConcurrent = options.maxConcurrentCalls ?? 16;
+    if (!Number.isInteger(maxConcurrent) || maxConcurrent <= 0) {
+      throw new TypeError('run options.maxConcurrentCalls must be a positive integer');
+    }
+    let step = await startAsync(pool, startRequest(this.#program, ctx, options, 'run options', delivery), signal);
+    const where = { pool };
+    if (ctx.hostCalls === 'batch') return runBatch(step, ctx, this.#program, pool, signal, delivery, maxConcurrent);
+    while (step.type === 'suspended') {
+      const handler = ctx.handlers[step.capability];
+      if (typeof handler !== 'function') throw new Error(`Missing capability: ${step.capability}`);
+      const outcome = await settle(handler, step.args.map((a) => decode(a)), signal);
+      const st = stepState(step, ctx, this.#program, where, delivery);
+      step = await advanceAsync(st, { payload: toPayload(outcome) }, pool, signal);
+    }
+    return decode(step.value);
+  }
+}
+
+async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurrent) {
+  const started = new Set();
+  const queue = [];
+  const ready = [];
+  let running = 0;
+  let fatal = null;
+  let wake = null;
+  const notify = () => {
+    if (wake) {
+      const w = wake;
+      wake = null;
+      w();
+    }
+  };
+  const pump = () => {
+    while (running < maxConcurrent && queue.length > 0) {
+      const call = queue.shift();
+      const handler = ctx.handlers[call.capability];
+      running += 1;
+      const outcome =
+        typeof handler === 'function'
+          ? settle(handler, call.args.map((a) => decode(a)), signal)
+          : Promise.reject(new Error(`Missing capability: ${call.capability}`));
+      outcome
+        .then((o) => {
+          ready.push({ call_id: call.call_id, payload: toPayload(o) });
+        })
+        .catch((error) => {
+          fatal ??= error;
+        })
+        .finally(() => {
+          running -= 1;
+          pump();
+          notify();
+        });
+    }
+  };
+  while (step.type === 'suspended') {
+    for (const call of step.calls) {
+      if (!started.has(call.call_id)) {
+        started.add(call.call_id);
+        queue.push(call);
+      }
+    }
+    pump();
+    while (ready.length === 0 && fatal === null) {
+      await new Promise((resolve) => {
+        wake = resolve;
+      });
+    }
+    if (fatal !== null) throw fatal;
+    const answers = ready.splice(0);
+    const st = stepState(step, ctx, program, { pool }, delivery);
+    step = await advanceAsync(st, { answers }, pool, signal);
+  }
+  return decode(step.value);
+}
+
+module.exports = {
+  Mustard,
+  Progress,
+  ExecutionContext,
+  SidecarPool,
+  configure,
+  processes,
+  shutdown,
+  defaultPool,
+  // for the executor
+  _internal: { normalizeSnapshotKey, normalizeSealKey, getPool, toPayload, settle, RESUME_WIRE },
+};

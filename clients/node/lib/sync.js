@@ -1,0 +1,72 @@
+'use strict';
+
+// The synchronous API (the reference's: new Mustard() compiles, start()
+// and resume() return the next step) over processes that answer through
+// pipes: a helper thread owns a pool of sidecar processes and does the
+// I/O, while the calling thread waits on a shared flag
+// (Atomics.wait) and takes the answer from a message port
+// (receiveMessageOnPort). The helper thread starts on the first
+// synchronous call and never keeps the Node process alive.
+
+const path = require('node:path');
+const { Worker, MessageChannel, receiveMessageOnPort } = require('node:worker_threads');
+
+const { KIND_CLASSES, MustardError, MustardSidecarError, MustardProcessError } = require('./errors.js');
+
+function rebuildError(e) {
+  if (e.kind && KIND_CLASSES[e.kind]) return new KIND_CLASSES[e.kind](e.message, { code: e.code });
+  if (e.kind === 'Sidecar') return new MustardSidecarError(e.message, { code: e.code });
+  if (e.kind === 'Process') return new MustardProcessError(e.message, { code: e.code });
+  if (e.kind) return new MustardError(e.kind, e.message, { code: e.code });
+  if (e.type === 'TypeError') return new TypeError(e.message);
+  if (e.type === 'RangeError') return new RangeError(e.message);
+  return new Error(e.message);
+}
+
+class SyncBridge {
+  constructor(poolOptions) {
+    this.flag = new Int32Array(new SharedArrayBuffer(4));
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.broken = null;
+    this.worker = new Worker(path.join(__dirname, 'sync-worker.js'), {
+      workerData: { flag: this.flag.buffer, port: port2, pool: poolOptions },
+      transferList: [port2],
+    });
+    this.worker.on('error', (error) => {
+      this.broken = new MustardProcessError(`the helper thread of the synchronous API failed: ${error.message}`);
+    });
+    this.worker.on('exit', () => {
+      this.broken ??= new MustardProcessError('the helper thread of the synchronous API has stopped');
+    });
+    this.worker.unref();
+    this.port.unref();
+  }
+
+  // call runs op on the helper thread and blocks until it answers.
+  call(op, args) {
+    if (this.broken) throw this.broken;
+    Atomics.store(this.flag, 0, 0);
+    this.worker.postMessage({ op, args });
+    for (;;) {
+      Atomics.wait(this.flag, 0, 0, 1000);
+      const m = receiveMessageOnPort(this.port);
+      if (m !== undefined) {
+        if (m.message.ok) return m.message.value;
+        throw rebuildError(m.message.error);
+      }
+      if (this.broken) throw this.broken;
+    }
+  }
+
+  async close() {
+    if (this.broken) return;
+    try {
+      this.call('close', {});
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+}
+
+module.exports = { SyncBridge, rebuildError };
