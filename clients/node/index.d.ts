@@ -1,0 +1,312 @@
+// Types of the mustard-sidecar package (hand-written; the package is
+// JavaScript). They compile under `tsc --strict`.
+
+/// <reference types="node" />
+
+export type StructuredValue =
+  | undefined
+  | null
+  | boolean
+  | number
+  | string
+  | StructuredValue[]
+  | { [key: string]: StructuredValue };
+
+export interface CapabilityError extends Error {
+  code?: string;
+  details?: StructuredValue;
+}
+
+export type Capability = (...args: StructuredValue[]) => StructuredValue | Promise<StructuredValue>;
+
+export type SnapshotKey = string | Buffer | Uint8Array;
+
+export type HostCalls = 'one' | 'batch';
+
+export type SnapshotDelivery = 'delta' | 'full' | 'none';
+
+export interface RuntimeLimits {
+  instructionBudget?: number;
+  heapLimitBytes?: number;
+  allocationBudget?: number;
+  callDepthLimit?: number;
+  maxOutstandingHostCalls?: number;
+  /** Wall time of each start/resume segment in ms; 0 or absent: none. Not deterministic. */
+  wallTimeMs?: number;
+}
+
+export interface PolicyOptions {
+  capabilities?: Record<string, Capability>;
+  limits?: RuntimeLimits;
+  snapshotKey?: SnapshotKey;
+  /** Seals every snapshot of the execution (at least 32 bytes). */
+  sealKey?: Buffer | Uint8Array;
+  /** "batch": every outstanding call is presented (and, in run(), started) at once. */
+  hostCalls?: HostCalls;
+}
+
+export interface ExecutionContextOptions extends PolicyOptions {}
+
+export interface ExecutionOptions extends PolicyOptions {
+  inputs?: Record<string, StructuredValue>;
+  context?: ExecutionContext;
+  signal?: AbortSignal;
+  /** The pool the async methods run on; the shared one by default. */
+  pool?: SidecarPool;
+  /** How snapshot bytes travel; "delta" (the default) keeps full bytes at the host. */
+  snapshotDelivery?: SnapshotDelivery;
+}
+
+export interface RunOptions extends ExecutionOptions {
+  /** In batch mode, how many capability calls run at once (16). */
+  maxConcurrentCalls?: number;
+}
+
+export interface ResumeOptions {
+  signal?: AbortSignal;
+}
+
+export interface AsyncResumeOptions extends ResumeOptions {
+  pool?: SidecarPool;
+}
+
+export interface CompileOptions {
+  inputs?: string[];
+  lenientMode?: false;
+}
+
+export type ProgressLoadOptions =
+  | (PolicyOptions & { capabilities: Record<string, Capability>; limits: RuntimeLimits; snapshotKey: SnapshotKey })
+  | { context: ExecutionContext };
+
+export interface SerializedProgress {
+  capability: string;
+  args: StructuredValue[];
+  snapshot: Buffer;
+  snapshot_id: string;
+  snapshot_key_digest: string;
+  token: string;
+  program: Buffer;
+  program_id: string;
+  suspended_manifest: string;
+  suspended_manifest_token: string;
+}
+
+export interface PersistedProgress extends SerializedProgress {
+  /** The answer to the suspended call, saved before it is sent. */
+  answer?: unknown;
+}
+
+export interface ProgressCall {
+  readonly callId: number;
+  readonly capability: string;
+  readonly args: StructuredValue[];
+}
+
+export type CallAnswer =
+  | { callId: number; value: StructuredValue }
+  | { callId: number; error: unknown }
+  | { callId: number; cancelled: true };
+
+export type MustardErrorKind = 'Parse' | 'Validation' | 'Runtime' | 'Limit' | 'Serialization' | 'Sidecar' | 'Process';
+
+export class MustardError extends Error {
+  constructor(kind: MustardErrorKind, message: string, options?: { cause?: unknown; code?: string });
+  readonly kind: MustardErrorKind;
+  /** The protocol's error_code, e.g. "runtime", "limit_instruction_budget", "unknown_snapshot_id". */
+  readonly code?: string;
+}
+export class MustardParseError extends MustardError {}
+export class MustardValidationError extends MustardError {}
+export class MustardRuntimeError extends MustardError {}
+export class MustardLimitError extends MustardError {}
+export class MustardSerializationError extends MustardError {}
+export class MustardSidecarError extends MustardError {}
+export class MustardProcessError extends MustardError {}
+
+export class Progress {
+  readonly capability: string;
+  readonly args: StructuredValue[];
+  /** Batch mode: every outstanding call, in call order. */
+  readonly calls?: readonly ProgressCall[];
+  readonly snapshot: Buffer;
+  readonly sealed: boolean;
+
+  dump(): SerializedProgress;
+  resume(value: StructuredValue, options?: ResumeOptions): StructuredValue | Progress;
+  resumeError(error: unknown, options?: ResumeOptions): StructuredValue | Progress;
+  resumeCalls(answers: CallAnswer[], options?: ResumeOptions): StructuredValue | Progress;
+  cancel(): StructuredValue | Progress;
+  resumeAsync(value: StructuredValue, options?: AsyncResumeOptions): Promise<StructuredValue | Progress>;
+  resumeErrorAsync(error: unknown, options?: AsyncResumeOptions): Promise<StructuredValue | Progress>;
+  resumeCallsAsync(answers: CallAnswer[], options?: AsyncResumeOptions): Promise<StructuredValue | Progress>;
+  cancelAsync(options?: AsyncResumeOptions): Promise<StructuredValue | Progress>;
+
+  static load(state: SerializedProgress, options: ProgressLoadOptions): Progress;
+}
+
+export class ExecutionContext {
+  constructor(options?: ExecutionContextOptions);
+}
+
+export class Mustard {
+  constructor(code: string, options?: CompileOptions);
+  readonly programId: string;
+  run(options?: RunOptions): Promise<StructuredValue>;
+  start(options?: ExecutionOptions): StructuredValue | Progress;
+  startAsync(options?: ExecutionOptions): Promise<StructuredValue | Progress>;
+  dump(): Buffer;
+  static validateProgram(code: string, options?: CompileOptions): void;
+  static load(buffer: Buffer | Uint8Array): Mustard;
+}
+
+export interface SidecarOptions {
+  /** Path of the sidecar binary; else $MUSTARD_SIDECAR_BIN, else mustard-sidecar from PATH. */
+  sidecar?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  maxResponseBytes?: number;
+  closeGraceMs?: number;
+  cancelGraceMs?: number;
+}
+
+export interface SidecarPoolOptions extends SidecarOptions {
+  size?: number;
+}
+
+export interface ProcessInfo {
+  id: number;
+  pid: number;
+  busy: boolean;
+  startedAt: number;
+  requests: number;
+}
+
+export class SidecarPool {
+  constructor(options?: SidecarPoolOptions);
+  readonly size: number;
+  readonly restarts: number;
+  processes(): ProcessInfo[];
+  close(): Promise<void>;
+}
+
+export interface SidecarResponse {
+  result: any;
+  payload: Buffer;
+  profile?: { execution_ns: number; response_prepare_ns: number; instructions?: number };
+}
+
+export class SidecarClient {
+  static start(options?: { command?: string } & Omit<SidecarOptions, 'sidecar'>): Promise<SidecarClient>;
+  readonly pid: number;
+  readonly alive: boolean;
+  readonly exitCode: number | null | undefined;
+  request(
+    method: string,
+    fields: Record<string, unknown>,
+    payload?: Uint8Array | null,
+    options?: { signal?: AbortSignal; cancellable?: boolean },
+  ): Promise<SidecarResponse>;
+  kill(): void;
+  close(): Promise<void>;
+}
+
+export interface ConfigureOptions extends SidecarOptions {
+  /** Processes behind run() and the async methods (1 to 4, by CPU count). */
+  poolSize?: number;
+  /** Processes behind new Mustard(), start() and resume() (1). */
+  syncPoolSize?: number;
+}
+
+export function configure(options: ConfigureOptions): void;
+export function processes(): { pool: ProcessInfo[]; sync: ProcessInfo[] };
+export function shutdown(): Promise<void>;
+
+export type MustardJobId = string;
+export type MustardJobState = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+export interface MustardJobError {
+  name: string;
+  message: string;
+  code?: string;
+  details?: StructuredValue;
+}
+
+export interface MustardJobRecord<
+  TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
+  TResult extends StructuredValue = StructuredValue,
+> {
+  jobId: MustardJobId;
+  state: MustardJobState;
+  input: TInput;
+  capability?: string;
+  args?: StructuredValue[];
+  result?: TResult;
+  error?: MustardJobError;
+  attempts: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface MustardExecutorStore<
+  TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
+  TResult extends StructuredValue = StructuredValue,
+> {
+  enqueue(record: MustardJobRecord<TInput, TResult>): Promise<{ jobId: MustardJobId; inserted: boolean }>;
+  get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
+  claimRunnable(limit: number, workerId: string, now: number): Promise<MustardJobId[]>;
+  releaseClaim(jobId: MustardJobId, workerId: string): Promise<void>;
+  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>): Promise<void>;
+  /** Must keep every field of progress, answer included. */
+  saveProgress(jobId: MustardJobId, progress: PersistedProgress): Promise<void>;
+  loadProgress(jobId: MustardJobId): Promise<PersistedProgress | null>;
+  deleteProgress(jobId: MustardJobId): Promise<void>;
+  requestCancel(jobId: MustardJobId): Promise<'cancelled' | 'requested' | 'ignored'>;
+  consumeCancel(jobId: MustardJobId): Promise<boolean>;
+}
+
+export class InMemoryMustardExecutorStore<
+  TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
+  TResult extends StructuredValue = StructuredValue,
+> implements MustardExecutorStore<TInput, TResult> {
+  enqueue(record: MustardJobRecord<TInput, TResult>): Promise<{ jobId: MustardJobId; inserted: boolean }>;
+  get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
+  claimRunnable(limit: number, workerId: string, now: number): Promise<MustardJobId[]>;
+  releaseClaim(jobId: MustardJobId, workerId: string): Promise<void>;
+  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>): Promise<void>;
+  saveProgress(jobId: MustardJobId, progress: PersistedProgress): Promise<void>;
+  loadProgress(jobId: MustardJobId): Promise<PersistedProgress | null>;
+  deleteProgress(jobId: MustardJobId): Promise<void>;
+  requestCancel(jobId: MustardJobId): Promise<'cancelled' | 'requested' | 'ignored'>;
+  consumeCancel(jobId: MustardJobId): Promise<boolean>;
+}
+
+export interface MustardExecutorOptions<
+  TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
+  TResult extends StructuredValue = StructuredValue,
+> {
+  program: Mustard;
+  capabilities: Record<string, Capability>;
+  snapshotKey?: SnapshotKey;
+  sealKey?: Buffer | Uint8Array;
+  store: MustardExecutorStore<TInput, TResult>;
+  limits?: RuntimeLimits;
+  pool?: SidecarPool;
+}
+
+export interface MustardExecutorRunWorkerOptions {
+  maxConcurrentJobs?: number;
+  signal?: AbortSignal;
+  drain?: boolean;
+}
+
+export class MustardExecutor<
+  TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
+  TResult extends StructuredValue = StructuredValue,
+> {
+  constructor(options: MustardExecutorOptions<TInput, TResult>);
+  enqueue(input: TInput, options?: { jobId?: MustardJobId }): Promise<MustardJobId>;
+  get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
+  cancel(jobId: MustardJobId): Promise<void>;
+  runWorker(options?: MustardExecutorRunWorkerOptions): Promise<void>;
+}

@@ -1,0 +1,38 @@
+package node_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestNodeSuite runs the Node package's tests (node --test, through
+// test/run.js) against a sidecar built here, so that `go test ./...`
+// covers them. It skips when node is not on PATH, and when
+// MUSTARD_SKIP_NODE_SUITE=1 (.ci/run runs the suite itself with npm test).
+func TestNodeSuite(t *testing.T) {
+	if os.Getenv("MUSTARD_SKIP_NODE_SUITE") == "1" {
+		t.Skip("MUSTARD_SKIP_NODE_SUITE=1")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH")
+	}
+	if testing.Short() {
+		t.Skip("the Node suite takes a while; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "mustard-sidecar")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/mustard-sidecar")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the sidecar: %v\n%s", err, out)
+	}
+	cmd := exec.Command(node, filepath.Join("test", "run.js"))
+	cmd.Env = append(os.Environ(), "MUSTARD_SIDECAR_BIN="+bin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Node suite failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

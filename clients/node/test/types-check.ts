@@ -1,0 +1,56 @@
+// Compiled by `npm run typecheck` (tsc --strict): the types describe the
+// package's use as the tests exercise it.
+import {
+  Mustard,
+  Progress,
+  ExecutionContext,
+  MustardExecutor,
+  InMemoryMustardExecutorStore,
+  MustardError,
+  MustardLimitError,
+  SidecarPool,
+  configure,
+  type StructuredValue,
+} from '..';
+
+async function main(): Promise<void> {
+  configure({ poolSize: 2 });
+  const program = new Mustard('get_user(id).name', { inputs: ['id'] });
+  const pool = new SidecarPool({ size: 2 });
+  const value: StructuredValue = await program.run({
+    inputs: { id: 7 },
+    capabilities: { get_user: async (id) => ({ id, name: 'Ada' }) },
+    limits: { instructionBudget: 1_000_000, wallTimeMs: 5000 },
+    hostCalls: 'batch',
+    pool,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const step = program.start({ inputs: { id: 1 }, capabilities: { get_user: () => null }, snapshotKey: 'k' });
+  if (step instanceof Progress) {
+    const dumped = step.dump();
+    const loaded = Progress.load(dumped, { capabilities: { get_user: () => null }, limits: {}, snapshotKey: 'k', sealKey: Buffer.alloc(32) });
+    const next: StructuredValue | Progress = await loaded.resumeAsync({ name: 'x' }, { pool });
+    void next;
+    if (step.calls) step.resumeCalls(step.calls.map((c) => ({ callId: c.callId, value: c.args[0] ?? null })));
+  }
+  const context = new ExecutionContext({ capabilities: {}, limits: {} });
+  await program.startAsync({ context });
+  const store = new InMemoryMustardExecutorStore<{ n: number }, number>();
+  const executor = new MustardExecutor({ program, store, capabilities: {} });
+  const id = await executor.enqueue({ n: 1 });
+  await executor.runWorker({ drain: true, maxConcurrentJobs: 4 });
+  const record = await executor.get(id);
+  if (record?.state === 'completed') {
+    const result: number | undefined = record.result;
+    void result;
+  }
+  try {
+    await program.run();
+  } catch (error) {
+    if (error instanceof MustardLimitError && error.code === 'limit_wall_time') return;
+    if (error instanceof MustardError) console.log(error.kind, value);
+  }
+  await pool.close();
+}
+
+void main;
