@@ -2,6 +2,7 @@ package mustardtemporal
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"gocloud.dev/blob/memblob"
@@ -191,6 +193,7 @@ type harness struct {
 func newHarness(t *testing.T, tools map[string]host.Capability, workers ...*SidecarWorker) *harness {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
 	c, err := NewCodec([]byte(strings.Repeat("c", 32)))
 	if err != nil {
