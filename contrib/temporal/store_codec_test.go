@@ -240,3 +240,36 @@ func TestLargeSnapshot(t *testing.T) {
 	}
 	t.Logf("largest snapshot %d bytes; segments %+v", blobs.max, w.Stats())
 }
+
+// Answers that together pass the sidecar's 1 MiB request limit are given
+// to the guest over several resumes.
+func TestLargeParallelAnswers(t *testing.T) {
+	blobs := memStore(t)
+	w := newSidecar(t, "a", blobs)
+	b := newBarrier(3)
+	tools := map[string]host.Capability{
+		"chunk": func(ctx context.Context, c host.Call) (value.Value, error) {
+			if err := b.wait(ctx); err != nil {
+				return value.Value{}, err
+			}
+			rng := rand.New(rand.NewPCG(c.ID, 2))
+			s := make([]byte, 700_000)
+			for i := range s {
+				s[i] = byte('A' + rng.IntN(58))
+			}
+			return value.String(string(s)), nil
+		},
+	}
+	h := newHarness(t, tools, w)
+	src := `async function main() {
+  const parts = await Promise.all([chunk(1), chunk(2), chunk(3)]);
+  return parts.map((p) => p.length);
+}
+main();`
+	h.env.ExecuteWorkflow(WorkflowName, Execution{Source: src, Capabilities: capsOf(tools), Queue: testQueue})
+	got := result(t, h)
+	want := value.Array(value.Number(700_000), value.Number(700_000), value.Number(700_000))
+	if !value.Equal(got, want) {
+		t.Fatalf("result %s", got.AppendJSON(nil))
+	}
+}

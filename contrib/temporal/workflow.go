@@ -1,6 +1,7 @@
 package mustardtemporal
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -199,15 +200,34 @@ func (r *run) loop() (*value.Value, error) {
 			r.running--
 			ready = append(ready, a)
 		}
+		send, rest := splitAnswers(ready)
 		var err error
-		if seg, err = r.resume(ready, drop); err != nil {
+		if seg, err = r.resume(send, drop); err != nil {
 			return nil, err
 		}
-		for _, a := range ready {
+		for _, a := range send {
 			delete(r.pending, a.ID)
 		}
-		ready, drop = nil, nil
+		ready, drop = rest, nil
 	}
+}
+
+// maxAnswerBytes bounds the answers one resume carries, below the
+// sidecar's 1 MiB request limit; the others go with the next resume.
+const maxAnswerBytes = 768 << 10
+
+// splitAnswers returns the answers to send now (at least one) and those
+// to keep for the next resume.
+func splitAnswers(ready []host.Answer) (send, rest []host.Answer) {
+	total := 0
+	for i, a := range ready {
+		b, _ := json.Marshal(a.Payload)
+		total += len(b)
+		if i > 0 && total > maxAnswerBytes {
+			return ready[:i], ready[i:]
+		}
+	}
+	return ready, nil
 }
 
 // call starts answering a call: a tool activity, or a decision first.
