@@ -115,8 +115,11 @@ func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) error {
 		return r.installMeterCalls()
 	case !p.unmetered:
 		// The interpreter counts into the execution's own meter and takes
-		// the slow path at the point the execution schedules.
+		// the slow path at the point the execution schedules; BigInt
+		// operations are charged by operand size (older programs replay
+		// with the readings they journaled, without those charges).
 		r.rt.SetStepMeter(r, &x.meter.Instructions, &x.heap.due)
+		r.rt.MustardMeterBigInt(true)
 	}
 	return nil
 }

@@ -232,6 +232,7 @@ func (r *Runtime) bigintproto_toString(call FunctionCall) Value {
 		}
 	}
 
+	r.bigTextWork(x, radixMV) // mustard
 	return asciiString(x.Text(radixMV))
 }
 
@@ -243,15 +244,8 @@ func (r *Runtime) bigint_asIntN(call FunctionCall) Value {
 	if bits < 0 {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
-	bigint := toBigInt(call.Argument(1))
-
-	twoToBits := new(big.Int).Lsh(big.NewInt(1), uint(bits))
-	mod := new(big.Int).Mod((*big.Int)(bigint), twoToBits)
-	if bits > 0 && mod.Cmp(new(big.Int).Lsh(big.NewInt(1), uint(bits-1))) >= 0 {
-		return (*valueBigInt)(mod.Sub(mod, twoToBits))
-	} else {
-		return (*valueBigInt)(mod)
-	}
+	bigint := r.toBigIntMetered(call.Argument(1))
+	return (*valueBigInt)(r.bigAsN(bits, (*big.Int)(bigint), true)) // mustard
 }
 
 func (r *Runtime) bigint_asUintN(call FunctionCall) Value {
@@ -262,9 +256,8 @@ func (r *Runtime) bigint_asUintN(call FunctionCall) Value {
 	if bits < 0 {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
-	bigint := (*big.Int)(toBigInt(call.Argument(1)))
-	ret := new(big.Int).Mod(bigint, new(big.Int).Lsh(big.NewInt(1), uint(bits)))
-	return (*valueBigInt)(ret)
+	bigint := (*big.Int)(r.toBigIntMetered(call.Argument(1)))
+	return (*valueBigInt)(r.bigAsN(bits, bigint, false)) // mustard
 }
 
 var bigintTemplate *objectTemplate
@@ -299,7 +292,7 @@ func (r *Runtime) builtin_BigInt(call FunctionCall) Value {
 		case *valueBigInt, valueInt, valueFloat, *Object:
 			return numberToBigInt(v)
 		default:
-			return toBigInt(v)
+			return r.toBigIntMetered(v) // mustard
 		}
 	}
 	return (*valueBigInt)(big.NewInt(0))

@@ -1224,7 +1224,7 @@ func (e *compiledLiteral) emitGetter(putOnStack bool) {
 }
 
 func (e *compiledLiteral) constant() bool {
-	return true
+	return e.mustardConstant() // mustard: see mustard_bigint.go
 }
 
 func (e *compiledTemplateLiteral) emitGetter(putOnStack bool) {

@@ -1306,7 +1306,7 @@ func (_add) exec(vm *vm) {
 			}
 		case *valueBigInt:
 			if right, ok := right.(*valueBigInt); ok {
-				ret = (*valueBigInt)(new(big.Int).Add((*big.Int)(left), (*big.Int)(right)))
+				ret = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Add)) // mustard
 			} else {
 				panic(errMixBigIntType)
 			}
@@ -1351,7 +1351,7 @@ func (_sub) exec(vm *vm) {
 		}
 	case *valueBigInt:
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(new(big.Int).Sub((*big.Int)(left), (*big.Int)(right)))
+			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Sub)) // mustard
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1397,7 +1397,7 @@ func (_mul) exec(vm *vm) {
 		}
 	case *valueBigInt:
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(new(big.Int).Mul((*big.Int)(left), (*big.Int)(right)))
+			result = (*valueBigInt)(vm.r.bigMul((*big.Int)(left), (*big.Int)(right))) // mustard
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1429,7 +1429,7 @@ func (_exp) exec(vm *vm) {
 			if (*big.Int)(y).Cmp(big.NewInt(0)) < 0 {
 				panic(vm.r.newError(vm.r.getRangeError(), "exponent must be positive"))
 			}
-			result = (*valueBigInt)(new(big.Int).Exp((*big.Int)(x), (*big.Int)(y), nil))
+			result = (*valueBigInt)(vm.r.bigExp((*big.Int)(x), (*big.Int)(y))) // mustard
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1464,6 +1464,7 @@ func (_div) exec(vm *vm) {
 			if (*big.Int)(left).CmpAbs((*big.Int)(right)) < 0 {
 				result = (*valueBigInt)(big.NewInt(0))
 			} else {
+				vm.r.bigDivWork((*big.Int)(left), (*big.Int)(right)) // mustard
 				i, _ := new(big.Int).QuoRem((*big.Int)(left), (*big.Int)(right), big.NewInt(0))
 				result = (*valueBigInt)(i)
 			}
@@ -1670,7 +1671,7 @@ func (_and) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(new(big.Int).And((*big.Int)(left), (*big.Int)(right)))
+			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).And)) // mustard
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1696,7 +1697,7 @@ func (_or) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(new(big.Int).Or((*big.Int)(left), (*big.Int)(right)))
+			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Or)) // mustard
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1722,7 +1723,7 @@ func (_xor) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(new(big.Int).Xor((*big.Int)(left), (*big.Int)(right)))
+			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Xor)) // mustard
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1764,12 +1765,7 @@ func (_sal) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			n := uint((*big.Int)(right).Uint64())
-			if (*big.Int)(right).Sign() < 0 {
-				result = (*valueBigInt)(new(big.Int).Rsh((*big.Int)(left), n))
-			} else {
-				result = (*valueBigInt)(new(big.Int).Lsh((*big.Int)(left), n))
-			}
+			result = (*valueBigInt)(vm.r.bigShift((*big.Int)(left), (*big.Int)(right), true)) // mustard
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1795,12 +1791,7 @@ func (_sar) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			n := uint((*big.Int)(right).Uint64())
-			if (*big.Int)(right).Sign() < 0 {
-				result = (*valueBigInt)(new(big.Int).Lsh((*big.Int)(left), n))
-			} else {
-				result = (*valueBigInt)(new(big.Int).Rsh((*big.Int)(left), n))
-			}
+			result = (*valueBigInt)(vm.r.bigShift((*big.Int)(left), (*big.Int)(right), false)) // mustard
 			goto end
 		}
 		panic(errMixBigIntType)
