@@ -9,7 +9,6 @@ import (
 
 	"github.com/dop251/goja/unistring"
 
-	"github.com/dop251/goja/parser"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
@@ -496,9 +495,8 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	case asciiString:
 		return s
 	case unicodeString:
-		r.transform(int64(s.Length()), false) // mustard
-		ss := s.String()
-		return r.expanded(newStringValue(f.String(ss)), unitBytes(int64(s.Length()), false))
+		r.transform(int64(s.Length()), false)                                                // mustard
+		return r.expanded(transformString(s, f.String), unitBytes(int64(s.Length()), false)) // mustard: lone surrogates kept
 	case *importedString:
 		if s.scanned && s.u == nil {
 			return asciiString(s.s)
@@ -1076,27 +1074,24 @@ func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 
-	r.scanCopy(s) // mustard
-	// TODO handle invalid UTF-16
-	return newStringValue(strings.Trim(s.String(), parser.WhitespaceChars))
+	r.scanCopy(s)                   // mustard
+	return trimUnits(s, true, true) // mustard: lone surrogates kept
 }
 
 func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 
-	r.scanCopy(s) // mustard
-	// TODO handle invalid UTF-16
-	return newStringValue(strings.TrimRight(s.String(), parser.WhitespaceChars))
+	r.scanCopy(s)                    // mustard
+	return trimUnits(s, false, true) // mustard: lone surrogates kept
 }
 
 func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 
-	r.scanCopy(s) // mustard
-	// TODO handle invalid UTF-16
-	return newStringValue(strings.TrimLeft(s.String(), parser.WhitespaceChars))
+	r.scanCopy(s)                    // mustard
+	return trimUnits(s, true, false) // mustard: lone surrogates kept
 }
 
 func (r *Runtime) stringproto_substr(call FunctionCall) Value {

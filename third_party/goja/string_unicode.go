@@ -711,12 +711,15 @@ func toLower(s string) String {
 }
 
 func (s unicodeString) toLower() String {
+	if hasLoneSurrogate(s) { // mustard: see mustard_surrogates.go
+		return mapWellFormed(s, func(t string) string { return toLower(t).String() })
+	}
 	return toLower(s.String())
 }
 
 func (s unicodeString) toUpper() String {
 	caser := cases.Upper(language.Und)
-	return newStringValue(caser.String(s.String()))
+	return transformString(s, caser.String) // mustard: see mustard_surrogates.go
 }
 
 func (s unicodeString) Export() interface{} {

@@ -53,3 +53,10 @@ func TestBigIntUnderDefaultLimits(t *testing.T) {
 		})
 	}
 }
+
+// A lone surrogate survives string methods that change nothing around it.
+func TestLoneSurrogatesSurviveNoOpMethods(t *testing.T) {
+	step := runLimits(t, `const s = 'a\ud800b'; [s.normalize(), s.toUpperCase().toLowerCase(), (' ' + s + ' ').trim()].map(x => JSON.stringify(x)).join(' ')`, policy.DefaultLimits())
+	require.NoError(t, step.Err)
+	assert.Equal(t, `"a\ud800b" "a\ud800b" "a\ud800b"`, step.Value.Str)
+}
