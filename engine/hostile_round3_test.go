@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -59,4 +60,52 @@ func TestLoneSurrogatesSurviveNoOpMethods(t *testing.T) {
 	step := runLimits(t, `const s = 'a\ud800b'; [s.normalize(), s.toUpperCase().toLowerCase(), (' ' + s + ' ').trim()].map(x => JSON.stringify(x)).join(' ')`, policy.DefaultLimits())
 	require.NoError(t, step.Err)
 	assert.Equal(t, `"a\ud800b" "a\ud800b" "a\ud800b"`, step.Value.Str)
+}
+
+// Sorting 100,000 numbers or short strings without a comparator fits the
+// default budget; a loop body or a switch of tens of thousands of
+// statements is charged for what it executes, not once per iteration.
+func TestRound3WorkFitsOrStops(t *testing.T) {
+	var nums, strs []value.Value
+	for i := 0; i < 100000; i++ {
+		nums = append(nums, value.Number(float64((i*7919)%100003)))
+		strs = append(strs, value.String("k"+strconv.Itoa((i*7919)%100003)))
+	}
+	inputs := SortedMembers(value.Object(value.M("nums", value.Array(nums...)), value.M("strs", value.Array(strs...))).Members)
+	limits := policy.DefaultLimits()
+	limits.HeapLimitBytes = 64 << 20
+	body := "let x = 0; for (let i = 0; i < 1000; i++) { " + strings.Repeat("x++;", 50000) + " } x"
+	var sw strings.Builder
+	sw.WriteString("let x = 0; for (let v = 39990; v < 100000; v++) switch (v) {")
+	for i := 0; i < 40000; i++ {
+		sw.WriteString("case " + strconv.Itoa(i) + ": x++; break;")
+	}
+	sw.WriteString("} x")
+	for _, c := range []struct{ src, want string }{
+		{"nums.sort(); nums[0] + nums[99999]", "99999"}, // string order: 0 first, 99999 last
+		{"strs.sort(); strs[0] + strs[99999]", "k0k99999"},
+		{body, "Limit: instruction budget exhausted"},
+		{sw.String(), "Limit: instruction budget exhausted"},
+		{"let n = 0; for (let i = 0; i < 3; i++) n += (i); n", "3"},
+	} {
+		t.Run(c.src[:min(len(c.src), 40)], func(t *testing.T) {
+			p, err := Compile(c.src)
+			require.NoError(t, err)
+			h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1, Inputs: inputs}
+			began := time.Now()
+			_, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
+			if step.Err != nil {
+				assert.Equal(t, c.want, step.Err.Error())
+			} else {
+				got := step.Value.Str
+				if step.Value.Kind == value.KindNumber {
+					got = strconv.FormatFloat(step.Value.Num, 'g', -1, 64)
+				}
+				assert.Equal(t, c.want, got)
+			}
+			if !raceEnabled {
+				assert.Less(t, time.Since(began), 10*time.Second)
+			}
+		})
+	}
 }

@@ -1930,7 +1930,7 @@ func (a *arraySortCtx) sortCompare(x, y Value) int {
 		}
 		return 0
 	}
-	a.r.work(defaultCompareUnits) // mustard: two conversions to string a comparison
+	a.r.work(a.r.compareUnits()) // mustard: two conversions to string a comparison
 	return x.toString().CompareTo(y.toString())
 }
 

@@ -24,8 +24,20 @@ const (
 )
 
 // defaultCompareUnits: sort without a comparator converts both values to
-// strings at every comparison, about as costly as a guest call.
+// strings at every comparison, about as costly as a guest call. An
+// embedder may set another figure (MustardSetCompareUnits).
 const defaultCompareUnits = 32
+
+// MustardSetCompareUnits sets the work a comparison of sort without a
+// comparator reports (0: the default, 32 units).
+func (r *Runtime) MustardSetCompareUnits(n int) { r.sortCompareUnits = n }
+
+func (r *Runtime) compareUnits() int {
+	if r.sortCompareUnits > 0 {
+		return r.sortCompareUnits
+	}
+	return defaultCompareUnits
+}
 
 // valueVisitUnits: JSON.stringify visits a value and writes its text.
 const valueVisitUnits = 32

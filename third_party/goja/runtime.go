@@ -209,11 +209,12 @@ type Runtime struct {
 	// to detect and handle circular references
 	toStringStack []*Object
 
-	meter      Meter       // mustard_meter.go
-	bigMetered bool        // mustard_bigint.go
-	native     nativeDepth // mustard_depth.go
-	hooks      []hook      // mustard_hooks.go
-	async      int         // mustard_async.go
+	meter            Meter       // mustard_meter.go
+	bigMetered       bool        // mustard_bigint.go
+	sortCompareUnits int         // mustard_arrays.go
+	native           nativeDepth // mustard_depth.go
+	hooks            []hook      // mustard_hooks.go
+	async            int         // mustard_async.go
 }
 
 type StackFrame struct {
