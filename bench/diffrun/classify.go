@@ -31,6 +31,7 @@ const (
 	ClassCodePoints  = "code-point strings"
 	ClassTryValue    = "completion value of try"
 	ClassWording     = "error wording"
+	ClassHeapLimit   = "heap and allocation limits"
 	ClassValue       = "value differs"
 	ClassErrorKind   = "error kind differs"
 	ClassRefErrors   = "only the reference errors"
@@ -46,7 +47,7 @@ var IssueClasses = []string{ClassStrict, ClassForAwait, ClassArrayExports, Class
 var KeptClasses = []string{ClassRefSubset, ClassAsyncOrder, ClassCodePoints, ClassTryValue, ClassWording}
 
 // CoarseClasses are the automatic classes for the rest.
-var CoarseClasses = []string{ClassValue, ClassErrorKind, ClassRefErrors, ClassOursErrors, ClassCallsDiffer}
+var CoarseClasses = []string{ClassHeapLimit, ClassValue, ClassErrorKind, ClassRefErrors, ClassOursErrors, ClassCallsDiffer}
 
 // Comparison is the verdict on one program.
 type Comparison struct {
@@ -59,7 +60,7 @@ type Comparison struct {
 
 var (
 	reForAwait    = regexp.MustCompile(`for\s+await\b|async\s+function\s*\*|async\s*\*\s*[A-Za-z_$\[]`)
-	reNotSupport  = regexp.MustCompile(`is not supported|are not supported|not supported in|is unsupported|are unsupported|currently only supports|only supports`)
+	reNotSupport  = regexp.MustCompile(`is not supported|are not supported|not supported in|is unsupported|are unsupported|only supports?\b|do(es)? not support|supported surface|must be called with new`)
 	reAstral      = regexp.MustCompile(`[\x{10000}-\x{10FFFF}]|\\u\{?[dD][89abAB]|\\u\{1[0-9a-fA-F]{4}\}`)
 	reThisForms   = regexp.MustCompile(`typeof this|\bthis\b|\.call\(|\.apply\(`)
 	reRegexSource = regexp.MustCompile(`/[^/\n*]*[+*][^/\n]*/[dgimsuy]*|RegExp\(`)
@@ -134,6 +135,9 @@ func classify(p *Program, ref, ours Outcome, callsSame bool) string {
 	}
 	if re != nil && reNotSupport.MatchString(re.Message) && (oe == nil || oe.Kind != re.Kind || !reNotSupport.MatchString(oe.Message)) {
 		return ClassRefSubset
+	}
+	if re != nil && re.Kind == "Limit" && (oe == nil || oe.Kind != "Limit") && (strings.Contains(re.Message, "heap") || strings.Contains(re.Message, "allocation")) {
+		return ClassHeapLimit
 	}
 
 	if !callsSame {
@@ -239,6 +243,9 @@ func sameResult(a, b Result) (bool, string) {
 		if value.Equal(*a.Value, *b.Value) {
 			return true, ""
 		}
+		if at, x, y := firstDifference("", *a.Value, *b.Value); at != "" {
+			return false, fmt.Sprintf("at %s: reference %s, sidecar %s", at, clip(x.String(), 200), clip(y.String(), 200))
+		}
 	case a.Error != nil && b.Error != nil:
 		if a.Error.Kind == b.Error.Kind {
 			return true, ""
@@ -253,4 +260,34 @@ func clip(s string, n int) string {
 		return s[:n-1] + "…"
 	}
 	return s
+}
+
+// firstDifference finds the first place where a and b differ, by path
+// (".key", "[i]"); "" when they differ at the top.
+func firstDifference(at string, a, b value.Value) (string, value.Value, value.Value) {
+	if a.Kind == b.Kind {
+		switch a.Kind {
+		case value.KindArray:
+			if len(a.Elems) == len(b.Elems) {
+				for i := range a.Elems {
+					if !value.Equal(a.Elems[i], b.Elems[i]) {
+						return firstDifference(fmt.Sprintf("%s[%d]", at, i), a.Elems[i], b.Elems[i])
+					}
+				}
+			}
+		case value.KindObject:
+			if len(a.Members) == len(b.Members) {
+				for i := range a.Members {
+					ma, mb := a.Members[i], b.Members[i]
+					if ma.Key != mb.Key {
+						break
+					}
+					if !value.Equal(ma.Value, mb.Value) {
+						return firstDifference(at+"."+ma.Key, ma.Value, mb.Value)
+					}
+				}
+			}
+		}
+	}
+	return at, a, b
 }
