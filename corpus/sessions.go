@@ -615,6 +615,17 @@ func snapshotTransfer(r *Rec) {
 	r.OK(r.Req("stage", "stage_id", "run-8", "offset", 0, "bytes_base64", B64(snap1)))
 	r.Suspended(r.Req("resume", "stage_id", "run-8", "policy", Policy(sid1, cap1, Obj{}), "payload", ValuePayload(Num(20))), "fetch_data")
 	r.Completed(r.Req("resume", "snapshot_id", s3.SnapshotID(), "policy_id", pid, "auth", Auth(s3.SnapshotID()), "payload", ValuePayload(Num(40))), `{"Number":{"Finite":100.0}}`)
+
+	r.Note("Values past 1 MiB (stage_values): a source, inputs and an answer each come from a stage; the request that names a stage drops it.")
+	r.OK(r.Req("stage", "stage_id", "src", "offset", 0, "bytes_base64", B64([]byte("const a = fetch_data(greeting);\na + '!';"))))
+	staged := r.OK(r.Req("compile", "source_stage_id", "src"))
+	sid := staged.Result()["program_id"]
+	r.OK(r.Req("stage", "stage_id", "in", "offset", 0, "bytes_base64", B64([]byte(`{"greeting":{"String":"hello"}}`))))
+	opts := Obj{{"inputs_stage_id", "in"}, {"capabilities", cap1}}
+	s4 := r.Suspended(r.Req("start", "program_id", sid, "options", opts), "fetch_data")
+	r.OK(r.Req("stage", "stage_id", "answer", "offset", 0, "bytes_base64", B64([]byte(`{"type":"value","value":{"String":"hello, world"}}`))))
+	r.Completed(r.Req("resume", "snapshot_id", s4.SnapshotID(), "policy_id", s4.PolicyID(), "auth", Auth(s4.SnapshotID()), "payload_stage_id", "answer"), `{"String":"hello, world!"}`)
+	r.Fail(r.Req("stage", "stage_id", "answer", "offset", 5, "bytes_base64", B64([]byte("x"))), "unknown stage_id `answer`")
 	r.Exit(0)
 }
 

@@ -37,8 +37,9 @@ const (
 	programVersionSloppy = 1
 )
 
-// MaxSourceBytes bounds guest source; requests are limited to 1 MiB anyway.
-const MaxSourceBytes = 1 << 20
+// MaxSourceBytes bounds guest source. A request is limited to 1 MiB, but a
+// source can come staged (the stage_values extension).
+const MaxSourceBytes = 4 << 20
 
 // MaxSourceNesting bounds how deeply guest source nests: the parser counts
 // one level per nested expression, statement, binding pattern or prefix

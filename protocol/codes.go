@@ -69,6 +69,10 @@ const (
 	codeStageOffsetMismatch code = "stage_offset_mismatch"
 	codeStageTooLarge       code = "stage_too_large"
 
+	// Values past 1 MiB (staged.go).
+	codeValueAndStage code = "value_and_stage_id"
+	codeInvalidStaged code = "invalid_staged_bytes"
+
 	// Guest-side failures: one per Kind, and one per limit.
 	codeParse                 code = "parse"
 	codeValidation            code = "validation"
@@ -171,6 +175,7 @@ var allCodes = []code{
 	codeHostCallsMismatch, codeUnknownCallID, codeCallAnsweredTwice, codeNoAnswers,
 	codeInvalidSealKey, codeSealKeyRequired, codeSnapshotNotSealed, codeWrongSealKey,
 	codeOffsetPastEnd, codeUnknownStageID, codeTooManyStages, codeStageOffsetMismatch, codeStageTooLarge,
+	codeValueAndStage, codeInvalidStaged,
 	codeParse, codeValidation, codeRuntime, codeSerialization, codeLimit,
 	codeLimitInstructions, codeLimitHeap, codeLimitAllocations, codeLimitCallDepth,
 	codeLimitOutstandingCalls, codeLimitCancelled, codeLimitWallTime, codeLimitSnapshotSize,

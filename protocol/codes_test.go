@@ -341,6 +341,24 @@ func codeCases() []codeCase {
 			}
 		}),
 
+		// Values past 1 MiB.
+		both("value_and_stage_id", "resume takes payload or payload_stage_id, not both", func(c *sess, fx *fixture) reply {
+			c.must(c.call("stage", []byte(`{"type":"value","value":"Null"}`), "bytes_base64", "stage_id", "s", "offset", 0))
+			return fx.cached(c, "payload_stage_id", "s")
+		}),
+		both("value_and_stage_id", "options takes inputs or inputs_stage_id, not both", func(c *sess, fx *fixture) reply {
+			c.must(c.call("stage", []byte(`{}`), "bytes_base64", "stage_id", "s", "offset", 0))
+			return start(map[string]any{"inputs": map[string]any{}, "inputs_stage_id": "s"})(c, fx)
+		}),
+		both("invalid_staged_bytes", "payload_stage_id: the staged bytes are not valid JSON", func(c *sess, fx *fixture) reply {
+			c.must(c.call("stage", []byte(`{"type":`), "bytes_base64", "stage_id", "s", "offset", 0))
+			return fx.cached(c, "payload", nil, "payload_stage_id", "s")
+		}),
+		both("invalid_staged_bytes", "source_stage_id: the staged bytes are not valid UTF-8", func(c *sess, fx *fixture) reply {
+			c.must(c.call("stage", []byte("'\xff'"), "bytes_base64", "stage_id", "s", "offset", 0))
+			return c.call("compile", nil, "", "source_stage_id", "s")
+		}),
+
 		// Guest-side failures.
 		both("parse", "Parse: …", hdr(`{"protocol_version":2,"id":1,"method":"compile","source":"let = ;"}`)),
 		both("validation", `Validation: global name "Math" is already defined`, start(map[string]any{"inputs": map[string]any{"Math": "Null"}})),

@@ -1,15 +1,30 @@
 package protocol
 
-import "github.com/mustard-sidecar/mustard-sidecar/engine"
+import (
+	"unicode/utf8"
+
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+)
 
 // compile serves {"method":"compile","source"}.
 func (s *Session) compile(f fields, payload []byte) (programResult, error) {
 	if s.opts.Transport == Binary && len(payload) > 0 {
 		return programResult{}, errorf(codeUnexpectedPayload, "compile requests must not include a binary payload")
 	}
+	set := s.takeNamed(nil, f, sourceStageField)
 	src, ok, err := f.string("source")
 	if err != nil {
 		return programResult{}, err
+	}
+	b, staged, err := set.staged(f, sourceStageField, "source", "compile")
+	if err != nil {
+		return programResult{}, err
+	}
+	if staged {
+		if !utf8.Valid(b) {
+			return programResult{}, errorf(codeInvalidStaged, "%s: the staged bytes are not valid UTF-8", sourceStageField)
+		}
+		src, ok = string(b), true
 	}
 	if !ok {
 		return programResult{}, errorf(codeMissingField, "compile requires source")

@@ -256,8 +256,8 @@ func (f fields) uint(key string) (uint64, bool, error) {
 	return n, true, nil
 }
 
-// stageIDPhrase is the rule a stage_id must follow.
-const stageIDPhrase = "stage_id must be 1 to 64 characters of [A-Za-z0-9_-]"
+// stageIDRule is the rule a stage id must follow, after the field's name.
+const stageIDRule = " must be 1 to 64 characters of [A-Za-z0-9_-]"
 
 // stageID reads an optional stage_id and checks its form.
 func (f fields) stageID(key string) (string, bool, error) {
@@ -266,12 +266,12 @@ func (f fields) stageID(key string) (string, bool, error) {
 		return "", ok, err
 	}
 	if len(id) == 0 || len(id) > 64 {
-		return "", false, errorf(codeInvalidField, stageIDPhrase)
+		return "", false, errorf(codeInvalidField, "%s%s", key, stageIDRule)
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return "", false, errorf(codeInvalidField, stageIDPhrase)
+			return "", false, errorf(codeInvalidField, "%s%s", key, stageIDRule)
 		}
 	}
 	return id, true, nil

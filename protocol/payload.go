@@ -1,12 +1,35 @@
 package protocol
 
 import (
+	"fmt"
+
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
+
+// payload reads f's payload, or the one its payload_stage_id staged;
+// structure names f in the error for both.
+func (set stagedSet) payload(f fields, structure string) (resumePayload, error) {
+	b, ok, err := set.staged(f, payloadStageField, "payload", structure)
+	if err != nil {
+		return resumePayload{}, err
+	}
+	if !ok {
+		return f.payload("payload")
+	}
+	stageKey := payloadStageField
+	if structure != "resume" {
+		stageKey = structure + "." + payloadStageField
+	}
+	sf, err := stagedJSON(stageKey, "payload", b)
+	if err != nil {
+		return resumePayload{}, err
+	}
+	return sf.payload("payload")
+}
 
 // resumePayload decodes the host's answer to a suspended call.
 type resumePayload struct {
@@ -36,7 +59,7 @@ func (f fields) hostCalls(key string) (policy.HostCalls, error) {
 // answers reads a batch resume's answers: [{"call_id": N, "payload":
 // ResumePayload}, ...], at least one. Which ids are outstanding is checked
 // once the snapshot is known.
-func (f fields) answers(key string) ([]engine.Answer, error) {
+func (set stagedSet) answers(f fields, key string) ([]engine.Answer, error) {
 	var out []engine.Answer
 	var err error
 	isArray := jsonscan.Elements(f.at(key), func(raw []byte) bool {
@@ -54,7 +77,7 @@ func (f fields) answers(key string) ([]engine.Answer, error) {
 			err = errorf(codeInvalidField, "%s[%d].call_id must be a positive integer", key, i)
 			return false
 		}
-		p, perr := a.payload("payload")
+		p, perr := set.payload(a, fmt.Sprintf("%s[%d]", key, i))
 		if perr != nil {
 			err = perr
 			return false

@@ -20,6 +20,7 @@ var Features = []string{
 	"sealed_snapshots",  // options.seal_key_base64
 	"batch_calls",       // options.host_calls "batch": every outstanding call in one step
 	"error_codes",       // error_code on every ok:false response
+	"stage_values",      // source, program, inputs and answers from a stage
 }
 
 // ping serves {"method":"ping"}: what a host needs to know before it sends

@@ -46,6 +46,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, err
 	r := &resumeReq{}
 	// A stage is dropped by the resume that names it, whatever the outcome.
 	stagedBytes, stageErr := s.takeStage(f)
+	set := s.takeAnswerStages(s.takeNamed(nil, f, payloadStageField), f)
 	var err error
 	if r.profile, err = f.bool("profile"); err != nil {
 		return nil, err
@@ -54,12 +55,12 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, err
 		return nil, err
 	}
 	if f.present("answers") {
-		if r.answers, err = f.answers("answers"); err != nil {
+		if r.answers, err = set.answers(f, "answers"); err != nil {
 			return nil, err
 		}
 	}
-	if r.hasPayload = f.present("payload") || r.answers == nil; r.hasPayload {
-		if r.answer, err = f.payload("payload"); err != nil {
+	if r.hasPayload = f.present("payload") || f.present(payloadStageField) || r.answers == nil; r.hasPayload {
+		if r.answer, err = set.payload(f, "resume"); err != nil {
 			return nil, err
 		}
 	}

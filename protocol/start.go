@@ -6,11 +6,16 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // start serves {"method":"start"}: it runs a program from its beginning to
 // its first suspension or its end.
 func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, error) {
+	set := s.takeNamed(nil, f, programStageField)
+	if o, err := splitObject(f.at("options")); err == nil {
+		set = s.takeNamed(set, o, inputsStageField)
+	}
 	profile, err := f.bool("profile")
 	if err != nil {
 		return nil, err
@@ -26,7 +31,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	if !ok {
 		return nil, errorf(codeMissingField, "start requires options")
 	}
-	inputs, err := opts.inputs("inputs")
+	inputs, err := set.inputs(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +56,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 		return nil, wrapError(codeInvalidCapability, err)
 	}
 	pol.HostCalls = mode
-	prog, err := s.program(f, payload)
+	prog, err := s.program(f, payload, set)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +90,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 
 // program is the program a start names: its bytes, its cached id, or both
 // (which must agree).
-func (s *Session) program(f fields, payload []byte) (*engine.Program, error) {
+func (s *Session) program(f fields, payload []byte, set stagedSet) (*engine.Program, error) {
 	id, hasID, err := f.string("program_id")
 	if err != nil {
 		return nil, err
@@ -93,6 +98,16 @@ func (s *Session) program(f fields, payload []byte) (*engine.Program, error) {
 	b, hasBytes, err := s.rawBytes(f, payload, "program_base64")
 	if err != nil {
 		return nil, err
+	}
+	if id, ok, err := f.stageID(programStageField); err != nil {
+		return nil, err
+	} else if ok {
+		if hasBytes {
+			return nil, errorf(codeValueAndStage, "start takes program bytes or %s, not both", programStageField)
+		}
+		if b, hasBytes = set[id]; !hasBytes {
+			return nil, errorf(codeUnknownStageID, "unknown stage_id `%s`", id)
+		}
 	}
 	switch {
 	case hasBytes:
@@ -108,4 +123,20 @@ func (s *Session) program(f fields, payload []byte) (*engine.Program, error) {
 		return nil, errorf(codeUnknownProgramID, "unknown program_id `%s`", id)
 	}
 	return nil, errorf(codeMissingProgram, "start requires program bytes or program_id")
+}
+
+// inputs reads options.inputs, or the object its inputs_stage_id staged.
+func (set stagedSet) inputs(opts fields) ([]value.Member, error) {
+	b, ok, err := set.staged(opts, inputsStageField, "inputs", "options")
+	if err != nil || !ok {
+		if err != nil {
+			return nil, err
+		}
+		return opts.inputs("inputs")
+	}
+	sf, err := stagedJSON("options."+inputsStageField, "inputs", b)
+	if err != nil {
+		return nil, err
+	}
+	return sf.inputs("inputs")
 }
