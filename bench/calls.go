@@ -8,6 +8,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -146,7 +147,7 @@ func rawResumeRequestMode(id uint64, snapshotID string, caps []string, batch boo
 		field = "answers"
 	}
 	b, _ := json.Marshal(map[string]any{
-		"protocol_version": 2, "id": id, "method": "resume",
+		"protocol_version": wire.ProtocolVersion, "id": id, "method": wire.MethodResume,
 		"policy": pol,
 		field:    json.RawMessage(answer),
 	})

@@ -79,7 +79,7 @@ var (
 	capJSON     = []byte(`["cap"]`)
 	oneValue    = []byte(`{"type":"value","value":{"Number":{"Finite":1}}}`)
 	cancelled   = []byte(`{"type":"cancelled"}`)
-	pingRequest = []byte(`{"protocol_version":2,"id":0,"method":"ping"}`)
+	pingRequest = []byte(requestPrefix + `0,"method":"ping"}`)
 	noInputs    = []byte(`{}`)
 )
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // benchKey is the benchmark host's snapshot key.
@@ -21,7 +22,10 @@ var benchKey = []byte("0123456789abcdef0123456789abcdef")
 
 var (
 	benchKeyB64    = base64.StdEncoding.EncodeToString(benchKey)
-	benchKeyDigest = hosttest.Auth(benchKey, "")["snapshot_key_digest"].(string)
+	benchKeyDigest = wire.KeyDigest(benchKey)
+	// requestPrefix starts every request the driver writes by hand, up
+	// to its id.
+	requestPrefix = `{"protocol_version":` + strconv.Itoa(wire.ProtocolVersion) + `,"id":`
 )
 
 // host is a lean embedding host: requests are assembled from prepared
@@ -188,7 +192,7 @@ func snapshotIDOf(hdr []byte) (string, bool) {
 }
 
 func compileRequest(id uint64, source string) []byte {
-	b, _ := json.Marshal(map[string]any{"protocol_version": 2, "id": id, "method": "compile", "source": source})
+	b, _ := json.Marshal(map[string]any{"protocol_version": wire.ProtocolVersion, "id": id, "method": wire.MethodCompile, "source": source})
 	return b
 }
 
@@ -201,7 +205,7 @@ func startRequest(id uint64, programID string, inputs, capsJSON []byte) []byte {
 // startRequestMode is startRequest with host_calls "batch" when batch is
 // set.
 func startRequestMode(id uint64, programID string, inputs, capsJSON []byte, batch bool) []byte {
-	b := []byte(`{"protocol_version":2,"id":`)
+	b := []byte(requestPrefix)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `,"method":"start","program_id":"`...)
 	b = append(b, programID...)
@@ -244,7 +248,7 @@ func resumeRequest(dst []byte, id uint64, snapshotID, policyID string, payload [
 // resumeHead is a cached resume request up to its answer: everything but
 // the payload (one mode) or the answers (batch mode), ending with a comma.
 func resumeHead(dst []byte, id uint64, snapshotID, policyID string) []byte {
-	b := append(dst, `{"protocol_version":2,"id":`...)
+	b := append(dst, requestPrefix...)
 	b = strconv.AppendUint(b, id, 10)
 	b = append(b, `,"method":"resume","snapshot_id":"`...)
 	b = append(b, snapshotID...)
@@ -263,7 +267,7 @@ func resumeHead(dst []byte, id uint64, snapshotID, policyID string) []byte {
 // under a full policy, as after a restart.
 func rawResumeRequest(id uint64, snapshotID string, caps []string, payload []byte) []byte {
 	b, _ := json.Marshal(map[string]any{
-		"protocol_version": 2, "id": id, "method": "resume",
+		"protocol_version": wire.ProtocolVersion, "id": id, "method": wire.MethodResume,
 		"policy":  hosttest.Policy(benchKey, snapshotID, caps, map[string]any{}),
 		"payload": json.RawMessage(payload),
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // The large-answers program: 40 capability calls, each answered with ~50 KB
@@ -113,7 +114,7 @@ func largeCold(run *largeRun, lastAnswer string) (time.Duration, string, error) 
 	t0 := time.Now()
 	for off := 0; off < len(run.final); off += stageChunk {
 		end := min(off+stageChunk, len(run.final))
-		req := []byte(`{"protocol_version":2,"id":` + strconv.Itoa(2+off) + `,"method":"stage","stage_id":"large","offset":` + strconv.Itoa(off) + `}`)
+		req := []byte(requestPrefix + strconv.Itoa(2+off) + `,"method":"stage","stage_id":"large","offset":` + strconv.Itoa(off) + `}`)
 		if err := sc.SendRaw(req, run.final[off:end]); err != nil {
 			return 0, "", err
 		}
@@ -126,7 +127,7 @@ func largeCold(run *largeRun, lastAnswer string) (time.Duration, string, error) 
 		}
 	}
 	req, _ := json.Marshal(map[string]any{
-		"protocol_version": 2, "id": 1, "method": "resume", "stage_id": "large",
+		"protocol_version": wire.ProtocolVersion, "id": 1, "method": wire.MethodResume, wire.FieldStageID: "large",
 		"policy":  hosttest.Policy(benchKey, run.finalID, []string{"fetch_page"}, map[string]any{}),
 		"payload": map[string]any{"type": "value", "value": map[string]any{"String": lastAnswer}},
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/frame"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -453,7 +454,7 @@ func (c *soakClient) call(method string, fields map[string]any, payload []byte) 
 	c.id++
 	fields["id"], fields["method"] = c.id, method
 	if _, ok := fields["protocol_version"]; !ok {
-		fields["protocol_version"] = 2
+		fields["protocol_version"] = wire.ProtocolVersion
 	}
 	hdr, err := json.Marshal(fields)
 	if err != nil {

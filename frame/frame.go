@@ -18,11 +18,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // MaxRequestSize is the largest request accepted: header_len + payload_len
 // for binary frames, the bytes before '\n' for JSONL lines.
-const MaxRequestSize = 1 << 20
+const MaxRequestSize = wire.MaxRequestBytes
 
 // prefixLen is the size of the binary length prefix.
 const prefixLen = 8

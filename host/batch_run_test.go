@@ -98,7 +98,7 @@ func TestRunnerRunsCallsConcurrently(t *testing.T) {
 		},
 	}})
 	require.NoError(t, err)
-	require.Equal(t, `{"Array":[{"Number":{"Finite":0.0}},{"Number":{"Finite":10.0}},{"Number":{"Finite":20.0}},{"Number":{"Finite":30.0}},{"Number":{"Finite":40.0}},{"Number":{"Finite":50.0}},{"Number":{"Finite":60.0}},{"Number":{"Finite":70.0}},{"Number":{"Finite":80.0}},{"Number":{"Finite":90.0}}]}`, wire(t, v))
+	require.Equal(t, `{"Array":[{"Number":{"Finite":0.0}},{"Number":{"Finite":10.0}},{"Number":{"Finite":20.0}},{"Number":{"Finite":30.0}},{"Number":{"Finite":40.0}},{"Number":{"Finite":50.0}},{"Number":{"Finite":60.0}},{"Number":{"Finite":70.0}},{"Number":{"Finite":80.0}},{"Number":{"Finite":90.0}}]}`, wireText(t, v))
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	require.Equal(t, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, ids, "each call asked once")
 	cp, _, err := r.store().Load(ctx, "fan-out")
@@ -418,7 +418,7 @@ main();`)
 	answer[3] = func(context.Context) (value.Value, error) { return value.String("small"), nil }
 	v, err := r.Run(ctx, e)
 	require.NoError(t, err)
-	require.Equal(t, `{"Array":[{"Number":{"Finite":716800.0}},{"Number":{"Finite":716800.0}},{"Number":{"Finite":5.0}}]}`, wire(t, v))
+	require.Equal(t, `{"Array":[{"Number":{"Finite":716800.0}},{"Number":{"Finite":716800.0}},{"Number":{"Finite":5.0}}]}`, wireText(t, v))
 	require.Equal(t, []uint64{3, 3}, asked, "the stored answers were not asked again")
 }
 

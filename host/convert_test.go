@@ -11,7 +11,7 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-func wire(t *testing.T, v value.Value) string {
+func wireText(t *testing.T, v value.Value) string {
 	t.Helper()
 	return string(v.AppendJSON(nil))
 }
@@ -19,7 +19,7 @@ func wire(t *testing.T, v value.Value) string {
 func TestValueOfSpecialValues(t *testing.T) {
 	v, err := ValueOf([]any{Undefined{}, nil, Hole{}, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0, "s", true})
 	require.NoError(t, err)
-	require.Equal(t, `{"Array":["Undefined","Null","Hole",{"Number":"NaN"},{"Number":"Infinity"},{"Number":"NegInfinity"},{"Number":"NegZero"},{"Number":{"Finite":0.0}},{"String":"s"},{"Bool":true}]}`, wire(t, v))
+	require.Equal(t, `{"Array":["Undefined","Null","Hole",{"Number":"NaN"},{"Number":"Infinity"},{"Number":"NegInfinity"},{"Number":"NegZero"},{"Number":{"Finite":0.0}},{"String":"s"},{"Bool":true}]}`, wireText(t, v))
 
 	var back any
 	require.NoError(t, Decode(v, &back))
@@ -63,7 +63,7 @@ func TestValueOfAndDecodeStructs(t *testing.T) {
 		Secret: "x", private: 7, Meta: Meta{Tags: []string{"x"}}, Raw: value.Undefined()}
 	v, err := ValueOf(in)
 	require.NoError(t, err)
-	require.Equal(t, `{"Object":{"name":{"String":"Ada"},"age":{"Number":{"Finite":36.0}},"home":{"Object":{"city":{"String":"London"}}},"scores":{"Object":{"a":{"Number":{"Finite":1.0}},"b":{"Number":{"Finite":2.0}}}},"tags":{"Array":[{"String":"x"}]},"Raw":"Undefined"}}`, wire(t, v))
+	require.Equal(t, `{"Object":{"name":{"String":"Ada"},"age":{"Number":{"Finite":36.0}},"home":{"Object":{"city":{"String":"London"}}},"scores":{"Object":{"a":{"Number":{"Finite":1.0}},"b":{"Number":{"Finite":2.0}}}},"tags":{"Array":[{"String":"x"}]},"Raw":"Undefined"}}`, wireText(t, v))
 
 	var out person
 	require.NoError(t, Decode(v, &out))
@@ -81,7 +81,7 @@ func TestValueOfAndDecodeStructs(t *testing.T) {
 
 	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	v = MustValueOf(person{When: when})
-	require.Contains(t, wire(t, v), `"when":{"String":"2026-01-02T03:04:05Z"}`)
+	require.Contains(t, wireText(t, v), `"when":{"String":"2026-01-02T03:04:05Z"}`)
 	out = person{}
 	require.NoError(t, Decode(v, &out))
 	require.True(t, when.Equal(out.When))
@@ -136,7 +136,7 @@ func TestValueOfRefusesWhatCannotCross(t *testing.T) {
 func TestPlainJSONKeepsOrder(t *testing.T) {
 	v, err := FromPlainJSON([]byte(`{"z":1,"a":[true,null,"s",1e400],"m":{"k":-0}, "z":2}`))
 	require.NoError(t, err)
-	require.Equal(t, `{"Object":{"z":{"Number":{"Finite":2.0}},"a":{"Array":[{"Bool":true},"Null",{"String":"s"},{"Number":"Infinity"}]},"m":{"Object":{"k":{"Number":"NegZero"}}}}}`, wire(t, v))
+	require.Equal(t, `{"Object":{"z":{"Number":{"Finite":2.0}},"a":{"Array":[{"Bool":true},"Null",{"String":"s"},{"Number":"Infinity"}]},"m":{"Object":{"k":{"Number":"NegZero"}}}}}`, wireText(t, v))
 	_, err = FromPlainJSON([]byte(`{} {}`))
 	require.ErrorContains(t, err, "data after the value")
 	_, err = FromPlainJSON([]byte(strings.Repeat("[", 200) + strings.Repeat("]", 200)))

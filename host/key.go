@@ -1,12 +1,11 @@
 package host
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // MinKeyBytes is the shortest snapshot key NewKey accepts: an HMAC-SHA256
@@ -51,11 +50,7 @@ func (k Key) Digest() string { return k.digest }
 
 // Token returns the lowercase hex HMAC-SHA256 of snapshotID's text under
 // the key (snapshot_token).
-func (k Key) Token(snapshotID string) string {
-	m := hmac.New(sha256.New, k.b)
-	m.Write([]byte(snapshotID))
-	return hex.EncodeToString(m.Sum(nil))
-}
+func (k Key) Token(snapshotID string) string { return wire.Token(k.b, snapshotID) }
 
 // String names the key by its digest, so that printing or logging a Key
 // never shows the key itself.
@@ -136,8 +131,7 @@ func newSecret(b []byte, min int, what string) (secret, error) {
 		return secret{}, fmt.Errorf("%s must be at least %d bytes, got %d", what, min, len(b))
 	}
 	s := secret{b: append([]byte(nil), b...)}
-	sum := sha256.Sum256(s.b)
-	s.digest = hex.EncodeToString(sum[:])
+	s.digest = wire.KeyDigest(s.b)
 	return s, nil
 }
 

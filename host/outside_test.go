@@ -60,7 +60,7 @@ func TestAProgramOutsideTheModuleEmbedsTheSidecar(t *testing.T) {
 
 // The package stays light for hosts: it needs only the standard library
 // and the value package (with what value itself uses), never the engine.
-func TestHostDependsOnlyOnTheStandardLibraryAndValue(t *testing.T) {
+func TestHostDependsOnlyOnTheStandardLibraryValueAndWire(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH to list dependencies with")
@@ -70,8 +70,10 @@ func TestHostDependsOnlyOnTheStandardLibraryAndValue(t *testing.T) {
 		require.NoError(t, err)
 		return strings.Fields(string(out))
 	}
-	want := append(deps("../value"), "github.com/mustard-sidecar/mustard-sidecar/host")
-	require.Equal(t, want, deps("."))
+	require.Equal(t, []string{"github.com/mustard-sidecar/mustard-sidecar/internal/wire"}, deps("../internal/wire"),
+		"the wire package uses the standard library only")
+	want := append(append(deps("../internal/wire"), deps("../value")...), "github.com/mustard-sidecar/mustard-sidecar/host")
+	require.ElementsMatch(t, want, deps("."))
 	for _, d := range want {
 		require.NotContains(t, d, "goja")
 		require.NotContains(t, d, "/engine")

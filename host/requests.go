@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -151,9 +152,9 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 // frames take 960 KiB, base64 in JSONL a third more.
 func (c *Client) stageChunk() int {
 	if c.jsonl {
-		return 737_280
+		return wire.MaxJSONLChunk
 	}
-	return 983_040
+	return wire.MaxFetchBytes
 }
 
 // Stage uploads b under stageID in chunks that each fit a request (the

@@ -165,7 +165,7 @@ func runEach(t *testing.T, r *Runner, prog Program, n int, caps map[string]Capab
 				t.Errorf("execution %d: %v", i, err)
 				return
 			}
-			results[i] = wire(t, v)
+			results[i] = wireText(t, v)
 		}()
 	}
 	wg.Wait()

@@ -87,7 +87,7 @@ func TestRunnerRunsToCompletionAndRemembersTheResult(t *testing.T) {
 				v, err := r.Run(ctx, e)
 				require.NoError(t, err)
 				want := `{"Object":{"id":{"String":"Oslo-1"},"note":{"String":"BookingError/SOLD_OUT/0"},"again":{"String":"x-1"}}}`
-				require.Equal(t, want, wire(t, v))
+				require.Equal(t, want, wireText(t, v))
 				require.EqualValues(t, 3, calls.Load())
 
 				cp, ok, err := store.Load(ctx, "trip-1")
@@ -104,7 +104,7 @@ func TestRunnerRunsToCompletionAndRemembersTheResult(t *testing.T) {
 				// The stored outcome is returned without running anything.
 				v, err = r.Run(ctx, e)
 				require.NoError(t, err)
-				require.Equal(t, want, wire(t, v))
+				require.Equal(t, want, wireText(t, v))
 				require.EqualValues(t, 3, calls.Load())
 
 				require.NoError(t, store.Delete(ctx, "trip-1"))

@@ -3,23 +3,22 @@ package host
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-// maxRequestBytes is the sidecar's request limit: header plus payload of a
-// binary frame, or the text of a JSONL line.
-const maxRequestBytes = 1 << 20
-
-const protocolVersion = 2
+// The wire contract's constants, from the one package that holds them.
+const (
+	maxRequestBytes = wire.MaxRequestBytes
+	protocolVersion = wire.ProtocolVersion
+)
 
 // request is the header of every request; raw bytes travel separately.
 type request struct {
@@ -260,7 +259,4 @@ func rawBytes(m message, jsonl bool, b64 string) ([]byte, error) {
 	return b, nil
 }
 
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
+func sha256Hex(b []byte) string { return wire.SHA256Hex(b) }

@@ -9,12 +9,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // Version is the protocol version this sidecar speaks.
-const Version = 2
+const Version = wire.ProtocolVersion
 
 // FatalError ends the session: nothing in the request can be correlated.
 type FatalError struct{ Msg string }

@@ -1,6 +1,10 @@
 package protocol
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
+)
 
 // Snapshots larger than a request or response frame travel in pieces: a
 // host fetches the bytes of a snapshot the session holds in chunks
@@ -11,7 +15,7 @@ import "strconv"
 // default), in either transport: a binary response stays under 1 MiB. In
 // JSONL base64 adds a third; a host that wants lines under 1 MiB there asks
 // for at most 737,280 bytes.
-const MaxFetchBytes = 960 << 10
+const MaxFetchBytes = wire.MaxFetchBytes
 
 // MaxStages bounds how many stages a session holds at once.
 const MaxStages = 1024

@@ -7,21 +7,16 @@ import (
 	"encoding/hex"
 	"hash"
 	"io"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // KeyDigest is the lowercase hex SHA-256 of a snapshot key.
-func KeyDigest(key []byte) string {
-	sum := sha256.Sum256(key)
-	return hex.EncodeToString(sum[:])
-}
+func KeyDigest(key []byte) string { return wire.KeyDigest(key) }
 
 // Token is the lowercase hex HMAC-SHA256 of the snapshot id under key: the
 // proof that a host accepted a snapshot.
-func Token(key []byte, snapshotID string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(snapshotID))
-	return hex.EncodeToString(m.Sum(nil))
-}
+func Token(key []byte, snapshotID string) string { return wire.Token(key, snapshotID) }
 
 // VerifyKeyDigest reports whether digest is the key's digest.
 func VerifyKeyDigest(key []byte, digest string) bool {

@@ -1,21 +1,10 @@
 package hosttest
 
-import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-)
+import "github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
+func sha256Hex(b []byte) string { return wire.SHA256Hex(b) }
 
-func hmacHex(key []byte, msg string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(msg))
-	return hex.EncodeToString(m.Sum(nil))
-}
+func hmacHex(key []byte, msg string) string { return wire.Token(key, msg) }
 
 // Token is the snapshot token for id under key.
-func Token(key []byte, snapshotID string) string { return hmacHex(key, snapshotID) }
+func Token(key []byte, snapshotID string) string { return wire.Token(key, snapshotID) }
