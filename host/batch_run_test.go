@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -359,13 +360,16 @@ main();`, func() (value.Value, error) { return value.Value{}, errors.New("backen
 	}
 }
 
-// Must hold: answers that together exceed a request go in several
-// resumes, none lost; an answer that alone exceeds one is dropped from
-// the checkpoint and Run fails, so that a later Run asks that call again.
+// Must hold: answers that together exceed what one request and the
+// sidecar's stage bound can carry go in several resumes, none lost; an
+// answer that alone exceeds the stage bound is dropped from the
+// checkpoint and Run fails, so that a later Run asks that call again.
 func TestRunnerSplitsAnswersTooLargeForOneRequest(t *testing.T) {
 	noLeaks(t)
 	ctx := context.Background()
-	pool := newPool(t, 1)
+	pool, err := NewPool(PoolConfig{Command: func() *exec.Cmd { return sidecarCmd(t, "--max-stage-bytes", "1000000") }})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, pool.Close()) })
 	prog, err := pool.Compile(ctx, `
 async function main() {
   const rs = await Promise.all([get(1), get(2), get(3)]);
@@ -403,17 +407,18 @@ main();`)
 	next.Outstanding[0].Answer, next.Outstanding[1].Answer = &p1, &p2
 	require.NoError(t, store.Save(ctx, "large", &next))
 
-	// Call 3's answer alone is too large: dropped, and Run fails.
+	// Call 3's answer alone is too large to stage: dropped, and Run fails.
 	asked = nil
 	answer[3] = func(context.Context) (value.Value, error) { return value.String(big + big), nil }
 	_, err = r.Run(ctx, e)
 	require.ErrorIs(t, err, ErrRequestTooLarge)
+	require.ErrorIs(t, err, ErrStageTooLarge)
 	require.ErrorContains(t, err, "the answer to get (call 3 of execution \"large\")")
 	cp, _, err = store.Load(ctx, "large")
 	require.NoError(t, err)
 	require.Len(t, cp.Outstanding, 1)
 	require.Nil(t, cp.Outstanding[0].Answer, "the answer too large was dropped")
-	require.Equal(t, 2, cp.Calls, "the two others went in two resumes")
+	require.Equal(t, 2, cp.Calls, "the two others went in, one staged")
 
 	answer[3] = func(context.Context) (value.Value, error) { return value.String("small"), nil }
 	v, err := r.Run(ctx, e)

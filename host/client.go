@@ -88,7 +88,8 @@ type Client struct {
 	// answered is set once the process has answered a request: it came
 	// up and speaks the protocol (the Pool's backoff).
 	answered atomic.Bool
-	stageID  atomic.Uint64
+	stages   stageIDs
+	uploads  atomic.Uint64 // stages uploaded (tests)
 
 	mu       sync.Mutex
 	outbox   []*call // waiting to be written, in order

@@ -166,14 +166,23 @@ func TestClientMovesSnapshotsLargerThanARequest(t *testing.T) {
 	}
 }
 
-func TestClientRefusesOversizedRequestsWithoutSendingThem(t *testing.T) {
+// A request too large for one frame goes through stages; one whose value
+// the sidecar's stage bound cannot hold fails with ErrRequestTooLarge and
+// ErrStageTooLarge, the process still serves, and the stage it left
+// behind is emptied: the bound is whole again for the next request.
+func TestClientRefusesRequestsTheSidecarCannotStage(t *testing.T) {
 	noLeaks(t)
 	ctx := context.Background()
-	c := newClient(t, Config{Cmd: sidecarCmd(t)})
-	_, err := c.Compile(ctx, strings.Repeat(" ", 1<<20))
+	c := newClient(t, Config{Cmd: sidecarCmd(t, "--max-stage-bytes", "2000000")})
+	_, err := c.Compile(ctx, strings.Repeat(" ", 2_500_000)+"1")
 	require.ErrorIs(t, err, ErrRequestTooLarge)
-	_, err = c.Compile(ctx, "1")
-	require.NoError(t, err, "the process is still serving")
+	require.ErrorIs(t, err, ErrStageTooLarge)
+	require.ErrorContains(t, err, "stage exceeds 2000000 bytes")
+	p, err := c.Compile(ctx, strings.Repeat(" ", 1_900_000)+"1")
+	require.NoError(t, err, "the process is still serving, and the failed stage holds nothing")
+	st, err := c.Start(ctx, StartRequest{Program: p})
+	require.NoError(t, err)
+	require.Equal(t, float64(1), st.Value.Num)
 }
 
 func TestClientFailsCallsWhenTheProcessDies(t *testing.T) {

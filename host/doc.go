@@ -104,8 +104,11 @@
 //
 // A request over the sidecar's 1 MiB limit is refused before anything is
 // written (ErrRequestTooLarge), since the sidecar would end the session
-// on it; Resume uploads larger snapshots in chunks (the stage extension)
-// by itself. A response, and a snapshot assembled from chunks, is bounded
+// on it. Compile, Start and Resume send larger sources, programs, inputs,
+// snapshots and answers through stages (the stage and stage_values
+// extensions) by themselves: a 20 MB tool answer works as a small one,
+// within the sidecar's stage bound (64 MiB by default, for everything a
+// request stages together) and the execution's limits. A response, and a snapshot assembled from chunks, is bounded
 // by Config.MaxResponseBytes (65 MiB by default: the sidecar's default
 // 64 MiB snapshot bound plus room for the header). Memory grows with the
 // bytes actually received, so a length prefix that lies costs nothing;

@@ -25,8 +25,12 @@ var (
 
 	// ErrRequestTooLarge is returned, without sending anything, for a
 	// request over the sidecar's 1 MiB request limit (a sidecar ends the
-	// session on one). Resume uploads large snapshots in chunks by itself;
-	// this error is left for oversized sources, inputs and answers.
+	// session on one). Compile, Start and Resume stage sources, program
+	// bytes, inputs, snapshots and answers that do not fit by themselves
+	// (the stage_values extension), so this error is left for requests
+	// that do not fit even so (thousands of answers at once), and for
+	// values the sidecar's stage bound cannot hold (then it wraps
+	// ErrStageTooLarge too).
 	ErrRequestTooLarge = errors.New("request exceeds the sidecar's 1 MiB request limit")
 )
 
@@ -90,6 +94,11 @@ var (
 	// ErrSealKey: a resume's seal key is not the snapshot's (missing,
 	// superfluous or another key).
 	ErrSealKey error = &codeSentinel{"seal key refused", []string{"seal_key_required", "snapshot_not_sealed", "wrong_seal_key"}}
+	// ErrStageTooLarge: the sidecar's bound on staged bytes
+	// (--max-stage-bytes, 64 MiB by default) cannot hold a value a request
+	// had to stage; Client calls that stage by themselves report it
+	// wrapped in ErrRequestTooLarge too.
+	ErrStageTooLarge error = &codeSentinel{"stage bound exceeded", []string{"stage_too_large", "too_many_stages"}}
 	// ErrLimit: any limit ran out, the host's cancel among them ("limit_"
 	// codes; Error.Code says which).
 	ErrLimit error = &codeSentinel{"limit exceeded", []string{"limit_", "limit"}}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -17,7 +16,17 @@ import (
 // id. A done ctx abandons the wait (compiling is bounded; nothing is
 // cancelled in the sidecar).
 func (c *Client) Compile(ctx context.Context, source string) (Program, error) {
-	resp, m, err := c.roundTrip(ctx, &request{Method: "compile", Source: &source}, nil, rawNone, false)
+	parts := []stagePart{{inline: len(source) + len(source)/8 + 64, bytes: []byte(source)}}
+	if len(source) <= maxRequestBytes/2 {
+		parts = nil // fits for sure, whatever it escapes: no copy
+	}
+	build := func(ids []string) (*request, []byte, rawField) {
+		if len(ids) > 0 && ids[0] != "" {
+			return &request{Method: "compile", SourceStageID: ids[0]}, nil, rawNone
+		}
+		return &request{Method: "compile", Source: &source}, nil, rawNone
+	}
+	resp, m, err := c.send(ctx, parts, build, false)
 	if err != nil {
 		return Program{}, err
 	}
@@ -63,19 +72,38 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 	if inputs == nil {
 		inputs = map[string]value.Value{}
 	}
-	build := func() *request {
-		return &request{Method: "start", ProgramID: p.ID, SnapshotDelivery: req.Delivery, Profile: req.Profile,
-			Options: &wireOptions{Inputs: inputs, Capabilities: nonNil(req.Capabilities), Limits: req.Limits,
-				SealKey: req.SealKey.wire(), HostCalls: req.HostCalls.wire()}}
+	inputJSON, err := json.Marshal(inputs)
+	if err != nil {
+		return nil, encodeErr("start", err)
+	}
+	send := func(raw []byte) (*response, message, error) {
+		parts := []stagePart{jsonPart(inputJSON)}
+		if raw != nil {
+			parts = append(parts, c.rawPart(raw))
+		}
+		build := func(ids []string) (*request, []byte, rawField) {
+			r := &request{Method: "start", ProgramID: p.ID, SnapshotDelivery: req.Delivery, Profile: req.Profile,
+				Options: &wireOptions{Inputs: inputJSON, Capabilities: nonNil(req.Capabilities), Limits: req.Limits,
+					SealKey: req.SealKey.wire(), HostCalls: req.HostCalls.wire()}}
+			if ids[0] != "" {
+				r.Options.Inputs, r.Options.InputsStageID = nil, ids[0]
+			}
+			if len(ids) > 1 && ids[1] != "" {
+				r.ProgramStageID = ids[1]
+				return r, nil, rawNone
+			}
+			return r, raw, rawProgram
+		}
+		return c.send(ctx, parts, build, true)
 	}
 	var raw []byte
 	if !c.knows(p.ID) {
 		raw = p.Bytes
 	}
-	resp, m, err := c.roundTrip(ctx, build(), raw, rawProgram, true)
+	resp, m, err := send(raw)
 	if raw == nil && len(p.Bytes) > 0 && errors.Is(err, ErrUnknownProgramID) {
 		// The process evicted it (or restarted): send the bytes.
-		resp, m, err = c.roundTrip(ctx, build(), p.Bytes, rawProgram, true)
+		resp, m, err = send(p.Bytes)
 	}
 	if resp != nil && resp.OK {
 		c.remember(p.ID)
@@ -84,9 +112,11 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 }
 
 // Resume answers the capability call a snapshot is suspended on (or, in
-// batch mode, some of its calls) and returns the next step. A done ctx cancels as for Start; snapshots
-// returned earlier stay resumable. Snapshot bytes too large for one request
-// are staged in chunks first (the stage extension).
+// batch mode, some of its calls) and returns the next step. A done ctx
+// cancels as for Start; snapshots returned earlier stay resumable. When
+// the request would exceed the sidecar's 1 MiB request limit, the
+// snapshot bytes and the largest answers are staged in chunks first (the
+// stage and stage_values extensions), as few as make it fit.
 func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 	if req.Key.IsZero() {
 		return nil, errors.New("ResumeRequest.Key is required")
@@ -105,18 +135,46 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 	if req.Policy == nil && req.PolicyID == "" {
 		return nil, errors.New("ResumeRequest needs Policy or PolicyID")
 	}
-	payload := req.Payload
-	var answers []wireAnswer
-	for _, a := range req.Answers {
-		answers = append(answers, wireAnswer{CallID: a.ID, Payload: a.Payload})
+	// The answers, each its own part; then the snapshot bytes, if any.
+	var payloads [][]byte
+	if req.Answers != nil {
+		for _, a := range req.Answers {
+			b, err := json.Marshal(a.Payload)
+			if err != nil {
+				return nil, encodeErr("resume", err)
+			}
+			payloads = append(payloads, b)
+		}
+	} else {
+		b, err := json.Marshal(req.Payload)
+		if err != nil {
+			return nil, encodeErr("resume", err)
+		}
+		payloads = append(payloads, b)
 	}
-	build := func(stageID string) *request {
-		r := &request{Method: "resume", PolicyID: req.PolicyID, StageID: stageID,
-			SnapshotDelivery: req.Delivery, Profile: req.Profile}
-		if answers != nil {
-			r.Answers = answers
+	var parts []stagePart
+	for _, b := range payloads {
+		parts = append(parts, jsonPart(b))
+	}
+	snapAt := -1
+	if len(req.Snapshot) > 0 {
+		snapAt = len(parts)
+		parts = append(parts, c.rawPart(req.Snapshot))
+	}
+	build := func(ids []string) (*request, []byte, rawField) {
+		r := &request{Method: "resume", PolicyID: req.PolicyID, SnapshotDelivery: req.Delivery, Profile: req.Profile}
+		if req.Answers != nil {
+			for i, a := range req.Answers {
+				w := wireAnswer{CallID: a.ID, Payload: payloads[i]}
+				if ids[i] != "" {
+					w.Payload, w.PayloadStageID = nil, ids[i]
+				}
+				r.Answers = append(r.Answers, w)
+			}
+		} else if ids[0] != "" {
+			r.PayloadStageID = ids[0]
 		} else {
-			r.Payload = &payload
+			r.Payload = payloads[0]
 		}
 		if len(req.Snapshot) == 0 {
 			r.SnapshotID = id
@@ -128,23 +186,16 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 			auth := authFor(req.Key, req.SealKey, id)
 			r.Auth = &auth
 		}
-		return r
-	}
-	resp, m, err := c.roundTrip(ctx, build(""), req.Snapshot, rawSnapshot, true)
-	if errors.Is(err, ErrRequestTooLarge) && len(req.Snapshot) > 0 {
-		stageID := fmt.Sprintf("host-%d", c.stageID.Add(1))
-		// Stage only if the request fits without the bytes: a stage no
-		// resume consumes would hold the sidecar's memory.
-		probe := build(stageID)
-		probe.ProtocolVersion, probe.ID = protocolVersion, math.MaxUint64
-		if _, err := encodeRequest(probe, nil, rawNone, c.jsonl); err != nil {
-			return nil, err
+		if snapAt >= 0 {
+			if ids[snapAt] != "" {
+				r.StageID = ids[snapAt]
+				return r, nil, rawNone
+			}
+			return r, req.Snapshot, rawSnapshot
 		}
-		if err := c.Stage(ctx, stageID, req.Snapshot); err != nil {
-			return nil, err
-		}
-		resp, m, err = c.roundTrip(ctx, build(stageID), nil, rawNone, true)
+		return r, nil, rawNone
 	}
+	resp, m, err := c.send(ctx, parts, build, true)
 	return c.step(resp, m, err)
 }
 
@@ -180,6 +231,7 @@ func (c *Client) Stage(ctx context.Context, stageID string, b []byte) error {
 			break
 		}
 	}
+	c.uploads.Add(1)
 	return nil
 }
 

@@ -377,7 +377,7 @@ func TestRunnerResumesLargeSnapshotsThroughStages(t *testing.T) {
 			last = c
 			if !hot {
 				cold++
-				require.EqualValues(t, 1, c.stageID.Load(), "the cold resume staged the snapshot")
+				require.EqualValues(t, 1, c.uploads.Load(), "the cold resume staged the snapshot")
 			}
 		}
 		chunk := "x"

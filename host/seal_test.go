@@ -316,10 +316,10 @@ func TestClientResumesLargeSealedSnapshotsThroughStages(t *testing.T) {
 	}
 	_, err = cold(SealKey{})
 	requireSealRefusal(t, err, "snapshot is sealed and no seal key was given")
-	require.EqualValues(t, 1, c2.stageID.Load(), "the refused resume staged the snapshot")
+	require.EqualValues(t, 1, c2.uploads.Load(), "the refused resume staged the snapshot")
 	st, err = cold(testSealKey)
 	require.NoError(t, err)
-	require.EqualValues(t, 2, c2.stageID.Load(), "staged again: a stage is dropped by the resume that names it")
+	require.EqualValues(t, 2, c2.uploads.Load(), "staged again: a stage is dropped by the resume that names it")
 	require.Nil(t, st.Suspended)
 	require.Equal(t, float64(2*base64.StdEncoding.EncodedLen(len(b))+3), st.Value.Num)
 }

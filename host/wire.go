@@ -11,7 +11,6 @@ import (
 	"io"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
-	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // The wire contract's constants, from the one package that holds them.
@@ -22,24 +21,27 @@ const (
 
 // request is the header of every request; raw bytes travel separately.
 type request struct {
-	ProtocolVersion  int          `json:"protocol_version"`
-	ID               uint64       `json:"id"`
-	Method           string       `json:"method"`
-	Source           *string      `json:"source,omitempty"`
-	ProgramID        string       `json:"program_id,omitempty"`
-	Options          *wireOptions `json:"options,omitempty"`
-	SnapshotID       string       `json:"snapshot_id,omitempty"`
-	PolicyID         string       `json:"policy_id,omitempty"`
-	Policy           *wirePolicy  `json:"policy,omitempty"`
-	Auth             *wireAuth    `json:"auth,omitempty"`
-	Payload          *Payload     `json:"payload,omitempty"`
-	Answers          []wireAnswer `json:"answers,omitempty"`
-	StageID          string       `json:"stage_id,omitempty"`
-	Offset           *uint64      `json:"offset,omitempty"`
-	MaxBytes         *uint64      `json:"max_bytes,omitempty"`
-	TargetID         *uint64      `json:"target_id,omitempty"`
-	SnapshotDelivery Delivery     `json:"snapshot_delivery,omitempty"`
-	Profile          bool         `json:"profile,omitempty"`
+	ProtocolVersion  int             `json:"protocol_version"`
+	ID               uint64          `json:"id"`
+	Method           string          `json:"method"`
+	Source           *string         `json:"source,omitempty"`
+	SourceStageID    string          `json:"source_stage_id,omitempty"`
+	ProgramID        string          `json:"program_id,omitempty"`
+	ProgramStageID   string          `json:"program_stage_id,omitempty"`
+	Options          *wireOptions    `json:"options,omitempty"`
+	SnapshotID       string          `json:"snapshot_id,omitempty"`
+	PolicyID         string          `json:"policy_id,omitempty"`
+	Policy           *wirePolicy     `json:"policy,omitempty"`
+	Auth             *wireAuth       `json:"auth,omitempty"`
+	Payload          json.RawMessage `json:"payload,omitempty"`
+	PayloadStageID   string          `json:"payload_stage_id,omitempty"`
+	Answers          []wireAnswer    `json:"answers,omitempty"`
+	StageID          string          `json:"stage_id,omitempty"`
+	Offset           *uint64         `json:"offset,omitempty"`
+	MaxBytes         *uint64         `json:"max_bytes,omitempty"`
+	TargetID         *uint64         `json:"target_id,omitempty"`
+	SnapshotDelivery Delivery        `json:"snapshot_delivery,omitempty"`
+	Profile          bool            `json:"profile,omitempty"`
 
 	// JSONL only: raw bytes as base64 (binary frames carry them as the
 	// payload).
@@ -49,16 +51,18 @@ type request struct {
 }
 
 type wireOptions struct {
-	Inputs       map[string]value.Value `json:"inputs"`
-	Capabilities []string               `json:"capabilities"`
-	Limits       Limits                 `json:"limits"`
-	SealKey      string                 `json:"seal_key_base64,omitempty"`
-	HostCalls    string                 `json:"host_calls,omitempty"`
+	Inputs        json.RawMessage `json:"inputs,omitempty"`
+	InputsStageID string          `json:"inputs_stage_id,omitempty"`
+	Capabilities  []string        `json:"capabilities"`
+	Limits        Limits          `json:"limits"`
+	SealKey       string          `json:"seal_key_base64,omitempty"`
+	HostCalls     string          `json:"host_calls,omitempty"`
 }
 
 type wireAnswer struct {
-	CallID  uint64  `json:"call_id"`
-	Payload Payload `json:"payload"`
+	CallID         uint64          `json:"call_id"`
+	Payload        json.RawMessage `json:"payload,omitempty"`
+	PayloadStageID string          `json:"payload_stage_id,omitempty"`
 }
 
 type wireAuth struct {
