@@ -159,7 +159,7 @@ func (r *Runner) endCancelled(ctx context.Context, e Execution, rs *runState, x 
 	store := r.store()
 	var cp *Checkpoint
 	if x != nil {
-		cp = x.cp
+		cp, store = x.cp, x.store
 	} else {
 		loaded, ok, lerr := store.Load(ctx, e.ID)
 		if lerr != nil {

@@ -103,10 +103,14 @@ type Runner struct {
 	// stored bytes after a crash, so it must stay the same for as long as
 	// stored executions are to be continued: one started under another
 	// key, or without one, does not continue (Run returns the sidecar's
-	// refusal, an *Error, and the checkpoint stays). The rest of a
-	// Checkpoint (the outstanding calls' Args, their answers, the Result
-	// or Failure) is not sealed: a Store that must keep those confidential
-	// has to encrypt them itself.
+	// refusal, an *Error, and the checkpoint stays). The Runner seals the
+	// rest of each Checkpoint of such an execution too (the calls'
+	// capabilities and arguments, the answers, the Result or Failure)
+	// before the Store sees it, in Checkpoint.Sealed, under a key derived
+	// from SealKey for that purpose and bound to the execution id and the
+	// step: nothing of a sealed execution is stored in plaintext.
+	// Checkpoints stored unsealed still load; a sealed one loaded without
+	// SealKey, or under another key, fails with ErrSealedCheckpoint.
 	SealKey SealKey
 	// MaxAttempts bounds how often one step is tried on a new process
 	// after the previous one died during it; 0 means 20. Every step that
@@ -127,7 +131,8 @@ type Runner struct {
 	// max_outstanding_host_calls limit outstanding, 128 by default.)
 	MaxConcurrentCalls int
 
-	mem MemoryStore
+	mem     MemoryStore
+	sealers sealers
 
 	mu   sync.Mutex
 	runs map[string]*runState // execution IDs being run or cancelled
@@ -213,11 +218,21 @@ func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution,
 	return v, x, err
 }
 
+// store is the Runner's Store as the Runner uses it: sealing and opening
+// checkpoints under SealKey, if set (sealstore.go).
 func (r *Runner) store() Store {
+	var st Store = &r.mem
 	if r.Store != nil {
-		return r.Store
+		st = r.Store
 	}
-	return &r.mem
+	if r.SealKey.IsZero() {
+		return openingStore{st}
+	}
+	s, err := r.sealers.get(r.SealKey)
+	if err != nil {
+		return failingStore{err}
+	}
+	return &sealingStore{Store: st, s: s}
 }
 
 // execution is the state of one Run.

@@ -252,20 +252,20 @@ func TestRunnerContinuesSealedExecutionsOnlyWithTheirKey(t *testing.T) {
 	require.NoError(t, err)
 	requireSealed(t, b)
 
+	// The checkpoint is sealed too: without the key, or with another,
+	// it does not open, and nothing is asked.
 	for _, c := range []struct {
 		seal   SealKey
 		phrase string
 	}{
-		{SealKey{}, "snapshot is sealed and no seal key was given"},
-		{otherKey, "snapshot was sealed under another seal key"},
+		{SealKey{}, `execution "s": sealed checkpoint cannot be opened: it was stored sealed, and Runner.SealKey is not set`},
+		{otherKey, `execution "s": sealed checkpoint cannot be opened: another seal key, or altered bytes`},
 	} {
 		_, err = run("s", c.seal, -1)
-		requireSealRefusal(t, err, c.phrase)
-		require.EqualError(t, err, `execution "s": `+c.phrase+"; Runner.SealKey must be the key it was started with")
+		require.ErrorIs(t, err, ErrSealedCheckpoint)
+		require.EqualError(t, err, c.phrase)
 	}
-	// The first refused Run asked call 2 before the sidecar could refuse
-	// the resume; its answer is stored, and no Run asks it again.
-	require.Equal(t, []int{0, 1, 2}, asked)
+	require.Equal(t, []int{0, 1}, asked)
 
 	v, err := run("s", testSealKey, -1)
 	require.NoError(t, err)
@@ -322,4 +322,158 @@ func TestClientResumesLargeSealedSnapshotsThroughStages(t *testing.T) {
 	require.EqualValues(t, 2, c2.uploads.Load(), "staged again: a stage is dropped by the resume that names it")
 	require.Nil(t, st.Suspended)
 	require.Equal(t, float64(2*base64.StdEncoding.EncodedLen(len(b))+3), st.Value.Num)
+}
+
+// dirHolds reports which of the markers occur, byte for byte, in any file
+// under dir.
+func dirHolds(t *testing.T, dir string, markers ...string) []string {
+	t.Helper()
+	var found []string
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		for _, m := range markers {
+			if bytes.Contains(b, []byte(m)) {
+				found = append(found, e.Name()+": "+m)
+			}
+		}
+	}
+	return found
+}
+
+// Must hold: with a SealKey, nothing of an execution is stored in
+// plaintext: a DirStore directory, read byte by byte after every step and
+// at the end, holds none of the markers in the inputs, the capability
+// arguments, the answers and the result, in either mode; a plain Runner
+// stores all of them. A new Runner with the key continues the execution
+// from the sealed checkpoint; a checkpoint that a previous version stored
+// with its sealed snapshot but plaintext fields still loads, and is
+// sealed once saved again.
+func TestRunnerStoresNothingOfASealedExecutionInPlaintext(t *testing.T) {
+	const (
+		inMarker     = "INPUT-MARKER-4Z7"
+		argMarker    = "ARG-MARKER-Q2P"
+		answerMarker = "ANSWER-MARKER-J8K"
+		resultMarker = "RESULT-MARKER-V5N"
+	)
+	markers := []string{inMarker, argMarker, answerMarker, resultMarker}
+	source := `
+const a = lookup(secret + "|ARG-" + "MARKER-Q2P");
+const b = lookup(a.slice(0, 4));
+"RESULT-" + "MARKER-V5N:" + a + ":" + b;`
+	for _, mode := range []HostCalls{HostCallsBatch, HostCallsOne} {
+		t.Run(string(mode), func(t *testing.T) {
+			noLeaks(t)
+			ctx := context.Background()
+			pool := newPool(t, 1)
+			prog, err := pool.Compile(ctx, source)
+			require.NoError(t, err)
+			exec := func(id string, stopAt int, check func()) Execution {
+				return Execution{ID: id, Program: prog, Inputs: map[string]value.Value{"secret": value.String(inMarker)},
+					Capabilities: map[string]Capability{"lookup": func(_ context.Context, c Call) (value.Value, error) {
+						check()
+						if c.Seq == stopAt {
+							return value.Value{}, errors.New("host going down")
+						}
+						return value.String(answerMarker + "-" + c.Args[0].Str), nil
+					}}}
+			}
+			want := resultMarker + ":" + answerMarker + "-" + inMarker + "|" + argMarker + ":" + answerMarker + "-ANSW"
+
+			// Plain: everything is there to read.
+			plainDir := t.TempDir()
+			plainStore, err := NewDirStore(plainDir)
+			require.NoError(t, err)
+			plain := &Runner{Pool: pool, Store: plainStore, Key: testKey, HostCalls: mode}
+			v, err := plain.Run(ctx, exec("p", -1, func() {}))
+			require.NoError(t, err)
+			require.Equal(t, want, v.Str)
+			if got := dirHolds(t, plainDir, resultMarker); len(got) == 0 {
+				ents, _ := os.ReadDir(plainDir)
+				for _, e := range ents {
+					b, _ := os.ReadFile(filepath.Join(plainDir, e.Name()))
+					t.Logf("%s: %.300s", e.Name(), b)
+				}
+				t.Fatal("a plain store keeps the result readable")
+			}
+
+			// Sealed: nothing, at any step.
+			dir := t.TempDir()
+			store, err := NewDirStore(dir)
+			require.NoError(t, err)
+			newRunner := func() *Runner {
+				return &Runner{Pool: pool, Store: store, Key: testKey, SealKey: testSealKey, HostCalls: mode}
+			}
+			checks := 0
+			clean := func() {
+				checks++
+				require.Empty(t, dirHolds(t, dir, markers...))
+			}
+			_, err = newRunner().Run(ctx, exec("s", 1, clean))
+			require.EqualError(t, err, "capability lookup: host going down")
+			clean()
+			cp, ok, err := store.Load(ctx, "s")
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.NotNil(t, cp.Sealed)
+			require.Empty(t, cp.Args)
+
+			v, err = newRunner().Run(ctx, exec("s", -1, clean))
+			require.NoError(t, err)
+			require.Equal(t, want, v.Str)
+			clean()
+			require.GreaterOrEqual(t, checks, 5)
+			v, err = newRunner().Run(ctx, exec("s", -1, func() { t.Error("a completed execution asks nothing") }))
+			require.NoError(t, err)
+			require.Equal(t, want, v.Str, "the sealed result loads")
+
+			// A previous version's checkpoint: sealed snapshot, plaintext
+			// fields. It loads, continues, and is sealed once saved.
+			_, err = newRunner().Run(ctx, exec("old", 0, func() {}))
+			require.Error(t, err)
+			opened, _, err := newRunner().store().Load(ctx, "old")
+			require.NoError(t, err)
+			require.NoError(t, store.Save(ctx, "old", opened))
+			require.NotEmpty(t, dirHolds(t, dir, argMarker), "stored as a previous version did")
+			v, err = newRunner().Run(ctx, exec("old", -1, func() {}))
+			require.NoError(t, err)
+			require.Equal(t, want, v.Str)
+			require.Empty(t, dirHolds(t, dir, markers...))
+		})
+	}
+}
+
+// A sealed checkpoint opens only as the execution and step it was sealed
+// for, and only under its key.
+func TestSealedCheckpointsAreBoundToExecutionAndStep(t *testing.T) {
+	s, err := newCheckpointSealer(testSealKey)
+	require.NoError(t, err)
+	cp := &Checkpoint{ProgramID: "p", Calls: 3, SnapshotID: "abc", Capability: "lookup",
+		Args: []value.Value{value.String(secretInput)}}
+	sealed, err := s.seal("x", cp)
+	require.NoError(t, err)
+	require.NotContains(t, string(sealed.Sealed), secretInput)
+	require.Empty(t, sealed.Args)
+	opened, err := s.open("x", sealed)
+	require.NoError(t, err)
+	require.Equal(t, cp.Args, opened.Args)
+	require.Equal(t, "lookup", opened.Capability)
+
+	moved := *sealed
+	_, err = s.open("y", &moved)
+	require.ErrorIs(t, err, ErrSealedCheckpoint, "another execution")
+	moved.Calls = 4
+	_, err = s.open("x", &moved)
+	require.ErrorIs(t, err, ErrSealedCheckpoint, "another step")
+	moved = *sealed
+	moved.Sealed = bytes.Clone(sealed.Sealed)
+	moved.Sealed[len(moved.Sealed)-1] ^= 1
+	_, err = s.open("x", &moved)
+	require.ErrorIs(t, err, ErrSealedCheckpoint, "altered bytes")
+	other, err := newCheckpointSealer(func() SealKey { k, _ := GenerateSealKey(); return k }())
+	require.NoError(t, err)
+	_, err = other.open("x", sealed)
+	require.ErrorIs(t, err, ErrSealedCheckpoint, "another key")
 }

@@ -55,6 +55,12 @@ type Checkpoint struct {
 	Done    bool
 	Result  value.Value
 	Failure string
+	// Sealed, when set, holds Capability, Args, Answer, Outstanding,
+	// Result and Failure sealed (Runner.SealKey); those fields are then
+	// empty in what the Store keeps. A Store keeps it as it keeps the
+	// snapshot: bytes, opaque.
+	Sealed []byte
+
 	// Cancelled is set, with Done, once Runner.Cancel ended the execution;
 	// a later Run returns an error matching ErrCancelled. Failure then
 	// says so too, for a Store that does not keep Cancelled.
@@ -153,6 +159,7 @@ type dirRecord struct {
 	Result      *value.Value  `json:"result,omitempty"`
 	Failure     string        `json:"failure,omitempty"`
 	Cancelled   bool          `json:"cancelled,omitempty"`
+	Sealed      []byte        `json:"sealed,omitempty"`
 }
 
 type dirCall struct {
@@ -189,7 +196,8 @@ func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error)
 		return nil, false, fmt.Errorf("DirStore: %s.json: %w", id, err)
 	}
 	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, HostCalls: r.HostCalls, SnapshotID: r.SnapshotID,
-		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure, Cancelled: r.Cancelled}
+		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure, Cancelled: r.Cancelled,
+		Sealed: r.Sealed}
 	for _, k := range r.Outstanding {
 		cp.Outstanding = append(cp.Outstanding, StoredCall{PendingCall: PendingCall{ID: k.CallID, Capability: k.Capability,
 			Args: k.Args}, Answer: k.Answer})
@@ -215,11 +223,11 @@ func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 		return err
 	}
 	r := dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, Capability: cp.Capability,
-		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled}
+		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled, Sealed: cp.Sealed}
 	for _, k := range cp.Outstanding {
 		r.Outstanding = append(r.Outstanding, dirCall{CallID: k.ID, Capability: k.Capability, Args: k.Args, Answer: k.Answer})
 	}
-	if cp.Done && cp.Failure == "" {
+	if cp.Done && cp.Failure == "" && cp.Sealed == nil {
 		v := cp.Result
 		r.Result = &v
 	}
