@@ -159,6 +159,12 @@ func (f *nativeFuncObject) source() String {
 	return newStringValue(fmt.Sprintf("function %s() { [native code] }", nilSafe(f.getStr("name", nil)).toString()))
 }
 
+// source of a bound function is V8's: its name ("bound f") is not shown.
+// (mustard: PATCHES.md, "built-ins where upstream departs from the spec")
+func (f *boundFuncObject) source() String {
+	return asciiString("function () { [native code] }")
+}
+
 func (f *nativeFuncObject) export(*objectExportCtx) interface{} {
 	return f.f
 }

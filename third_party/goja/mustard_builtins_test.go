@@ -56,3 +56,10 @@ func TestMustardPromiseResolveIsPromise(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestBoundFunctionText(t *testing.T) {
+	v, err := New().RunString(`function declared(a) {} [String(declared.bind(null)), declared.bind(null).name, String(Math.max.bind(null))].join('|')`)
+	if err != nil || v.String() != "function () { [native code] }|bound declared|function () { [native code] }" {
+		t.Fatal(v, err)
+	}
+}
