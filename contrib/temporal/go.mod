@@ -5,8 +5,8 @@ go 1.26.8
 require (
 	github.com/mustard-sidecar/mustard-sidecar v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1
-	go.temporal.io/api v1.64.3
-	go.temporal.io/sdk v1.51.0
+	go.temporal.io/api v1.63.5
+	go.temporal.io/sdk v1.50.0
 	gocloud.dev v0.47.0
 	golang.org/x/crypto v0.59.0
 	google.golang.org/protobuf v1.36.12
