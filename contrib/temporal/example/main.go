@@ -74,10 +74,13 @@ func run(addr, blobURL, program string) error {
 		return err
 	}
 	defer sidecars.Close()
-	shared := worker.New(c, queue, worker.Options{})
+	// Heartbeats every 250 ms at most, so that a cancel reaches a running
+	// guest that soon (the SDK's default is 0.8 s with a 1 s timeout).
+	segments := worker.Options{MaxHeartbeatThrottleInterval: 250 * time.Millisecond}
+	shared := worker.New(c, queue, segments)
 	mustardtemporal.RegisterWorkflow(shared)
 	sidecars.Register(shared)
-	hot := worker.New(c, sidecars.HotQueue(), worker.Options{})
+	hot := worker.New(c, sidecars.HotQueue(), segments)
 	sidecars.RegisterHot(hot)
 	tools := worker.New(c, "tools", worker.Options{})
 	mustardtemporal.RegisterTools(tools, fakeTools())
