@@ -1,0 +1,466 @@
+// Package e2e runs mustardtemporal end to end: a real Temporal server in
+// the test process (go.temporal.io/server/temporaltest: in-memory SQLite,
+// loopback only), the real mustard-sidecar binary (built with go build
+// into a temporary directory), sidecar workers as processes of their own
+// (this test binary, re-executed in worker mode, so that a test can kill
+// one with its sidecars), a tool worker in the test process, and a blob
+// store in a local directory (fileblob).
+//
+// It is a module of its own because the server's dependency tree is
+// large; contrib/temporal's own tests need no server.
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/temporaltest"
+	"gocloud.dev/blob/fileblob"
+
+	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
+	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// Environment of a worker process (set by startWorker).
+const (
+	workerEnv    = "MUSTARD_E2E_WORKER" // "1" runs TestMain as a sidecar worker
+	addrEnv      = "MUSTARD_E2E_ADDR"
+	namespaceEnv = "MUSTARD_E2E_NAMESPACE"
+	queueEnv     = "MUSTARD_E2E_QUEUE"
+	idEnv        = "MUSTARD_E2E_ID"
+	blobsEnv     = "MUSTARD_E2E_BLOBS"
+	processesEnv = "MUSTARD_E2E_PROCESSES"
+	// SidecarEnv names a prebuilt mustard-sidecar binary to use instead
+	// of building one.
+	SidecarEnv = "MUSTARD_E2E_SIDECAR"
+)
+
+// sidecarBin is the mustard-sidecar binary every worker and host.Runner
+// runs.
+var sidecarBin string
+
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) == "1" {
+		os.Exit(workerMain())
+	}
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	sidecarBin = os.Getenv(SidecarEnv)
+	if sidecarBin == "" {
+		dir, err := os.MkdirTemp("", "mustard-e2e-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		sidecarBin = filepath.Join(dir, "mustard-sidecar")
+		root, err := filepath.Abs("../../..")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		cmd := exec.Command("go", "build", "-o", sidecarBin, "./cmd/mustard-sidecar")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building the sidecar in %s: %v\n%s", root, err, out)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+var (
+	testKey  = mustKey(host.NewKey([]byte(strings.Repeat("k", 32))))
+	testSeal = mustKey(host.NewSealKey([]byte(strings.Repeat("s", 32))))
+	codecKey = []byte(strings.Repeat("c", 32))
+)
+
+func mustKey[K any](k K, err error) K {
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+func newCodec() *mustardtemporal.Codec {
+	c, err := mustardtemporal.NewCodec(codecKey)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func sidecarCommand() *exec.Cmd { return exec.Command(sidecarBin) }
+
+func quietLogger(w io.Writer, level slog.Level) log.Logger {
+	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})))
+}
+
+// workerMain is a sidecar worker process: the workflow and the segment
+// activities on the shared queue, the hot resumes on its own queue. It
+// prints "ready <hot queue>" once its workers poll, runs until its
+// standard input closes, then stops and prints "stats <json>".
+func workerMain() int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 1
+	}
+	sidecarBin = os.Getenv(SidecarEnv)
+	id, queue := os.Getenv(idEnv), os.Getenv(queueEnv)
+	processes := 2
+	if p := os.Getenv(processesEnv); p != "" {
+		if _, err := fmt.Sscan(p, &processes); err != nil {
+			return fail(err)
+		}
+	}
+	c, err := client.Dial(client.Options{HostPort: os.Getenv(addrEnv), Namespace: os.Getenv(namespaceEnv),
+		DataConverter: newCodec().DataConverter(), Logger: quietLogger(os.Stderr, slog.LevelWarn), Identity: id})
+	if err != nil {
+		return fail(err)
+	}
+	defer c.Close()
+	bucket, err := fileblob.OpenBucket(os.Getenv(blobsEnv), nil)
+	if err != nil {
+		return fail(err)
+	}
+	blobs := mustardtemporal.NewBucketStore(bucket)
+	defer blobs.Close()
+	sidecars, err := mustardtemporal.NewSidecarWorker(mustardtemporal.SidecarConfig{Queue: queue, ID: id,
+		Command: sidecarCommand, Processes: processes, Key: testKey, SealKey: testSeal, Blobs: blobs})
+	if err != nil {
+		return fail(err)
+	}
+	defer sidecars.Close()
+	// Segments heartbeat every quarter of Options.SegmentHeartbeat (1 s);
+	// without a lower bound the SDK sends them only every 0.8 s, and a
+	// cancel waits for the next one.
+	opts := worker.Options{Identity: id, StickyScheduleToStartTimeout: time.Second,
+		MaxHeartbeatThrottleInterval: 250 * time.Millisecond}
+	shared := worker.New(c, queue, opts)
+	mustardtemporal.RegisterWorkflow(shared)
+	sidecars.Register(shared)
+	hot := worker.New(c, sidecars.HotQueue(), opts)
+	sidecars.RegisterHot(hot)
+	if err := shared.Start(); err != nil {
+		return fail(err)
+	}
+	if err := hot.Start(); err != nil {
+		shared.Stop()
+		return fail(err)
+	}
+	fmt.Println("ready", sidecars.HotQueue())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	hot.Stop()
+	shared.Stop()
+	b, _ := json.Marshal(sidecars.Stats())
+	fmt.Println("stats", string(b))
+	return 0
+}
+
+// env is a Temporal server with a client, a blob store directory shared
+// by the workers, and the test's task queues.
+type env struct {
+	t         *testing.T
+	ts        *temporaltest.TestServer
+	c         client.Client
+	codec     *mustardtemporal.Codec
+	queue     string
+	toolQueue string
+	blobDir   string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	codec := newCodec()
+	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	// The client's and the tool worker's log (tools that fail on purpose
+	// log errors) goes to a file, shown if the test fails.
+	logPath := filepath.Join(t.TempDir(), "client.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		logf.Close()
+		if t.Failed() {
+			t.Logf("client log:\n%s", tail(logPath))
+		}
+	})
+	c := ts.NewClientWithOptions(client.Options{DataConverter: codec.DataConverter(), Logger: quietLogger(logf, slog.LevelWarn)})
+	name := strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
+	return &env{t: t, ts: ts, c: c, codec: codec, queue: "mustard-" + name, toolQueue: "tools-" + name,
+		blobDir: t.TempDir()}
+}
+
+// startTools runs a tool worker for tools in the test process.
+func (e *env) startTools(tools map[string]host.Capability) {
+	w := worker.New(e.c, e.toolQueue, worker.Options{Identity: "tools"})
+	mustardtemporal.RegisterTools(w, tools)
+	if err := w.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(w.Stop)
+}
+
+// caps grants tools on the test's tool queue, retrying a failed attempt
+// up to twice.
+func (e *env) caps(names ...string) []mustardtemporal.Capability {
+	var out []mustardtemporal.Capability
+	for _, n := range names {
+		out = append(out, mustardtemporal.Capability{Name: n, TaskQueue: e.toolQueue, StartToClose: time.Minute,
+			Retry: &retryPolicy})
+	}
+	return out
+}
+
+// workerProc is a sidecar worker process.
+type workerProc struct {
+	t        *testing.T
+	id       string
+	hotQueue string
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	lines    chan string // stdout lines after "ready"
+	done     chan struct{}
+	log      string
+	stats    *mustardtemporal.SidecarStats
+}
+
+// startWorker starts a sidecar worker process with processes sidecars and
+// waits until it polls.
+func (e *env) startWorker(id string, processes int) *workerProc {
+	t := e.t
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), id+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), workerEnv+"=1", addrEnv+"="+e.ts.GetFrontendHostPort(),
+		namespaceEnv+"="+e.ts.GetDefaultNamespace(), queueEnv+"="+e.queue, idEnv+"="+id,
+		blobsEnv+"="+e.blobDir, SidecarEnv+"="+sidecarBin, fmt.Sprintf("%s=%d", processesEnv, processes))
+	cmd.Stderr = logf
+	// Its own process group, which its sidecars join: kill takes them all.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &workerProc{t: t, id: id, cmd: cmd, stdin: stdin, lines: make(chan string, 16), done: make(chan struct{}), log: logPath}
+	go func() {
+		defer close(w.done)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			select {
+			case w.lines <- sc.Text():
+			default: // nobody reads that much
+			}
+		}
+		_ = cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		w.stop()
+		if t.Failed() {
+			t.Logf("worker %s log:\n%s", id, w.logTail())
+		}
+	})
+	select {
+	case l := <-w.lines:
+		q, ok := strings.CutPrefix(l, "ready ")
+		if !ok {
+			t.Fatalf("worker %s printed %q", id, l)
+		}
+		w.hotQueue = q
+	case <-w.done:
+		t.Fatalf("worker %s exited before it was ready: %s", id, w.logTail())
+	case <-time.After(time.Minute):
+		t.Fatalf("worker %s not ready after a minute: %s", id, w.logTail())
+	}
+	return w
+}
+
+func (w *workerProc) logTail() string { return tail(w.log) }
+
+// tail returns the end of a log file.
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+func (w *workerProc) exited() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// kill kills the worker process and its sidecars at once (SIGKILL to its
+// process group), as a machine failure would.
+func (w *workerProc) kill() {
+	w.t.Helper()
+	if err := syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		w.t.Fatalf("killing worker %s: %v", w.id, err)
+	}
+	select {
+	case <-w.done:
+	case <-time.After(30 * time.Second):
+		w.t.Fatalf("worker %s still runs 30s after SIGKILL", w.id)
+	}
+}
+
+// stop stops the worker gracefully and returns its segment counts (nil
+// if it was killed).
+func (w *workerProc) stop() *mustardtemporal.SidecarStats {
+	if w.stats != nil || w.exited() {
+		return w.stats
+	}
+	_ = w.stdin.Close()
+	select {
+	case <-w.done:
+	case <-time.After(time.Minute):
+		_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+		<-w.done
+		w.t.Errorf("worker %s did not stop within a minute: %s", w.id, w.logTail())
+		return nil
+	}
+	for {
+		select {
+		case l := <-w.lines:
+			if s, ok := strings.CutPrefix(l, "stats "); ok {
+				var st mustardtemporal.SidecarStats
+				if err := json.Unmarshal([]byte(s), &st); err != nil {
+					w.t.Errorf("worker %s: %v", w.id, err)
+				}
+				w.stats = &st
+				return w.stats
+			}
+		default:
+			w.t.Errorf("worker %s exited without its counts: %s", w.id, w.logTail())
+			return nil
+		}
+	}
+}
+
+// retryPolicy retries a tool attempt that failed, twice at most.
+var retryPolicy = temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, BackoffCoefficient: 2, MaximumAttempts: 3}
+
+// runs counts the tool activity runs per <execution>/<call id>, with
+// the attempt of each run and whether it failed.
+type runs struct {
+	mu sync.Mutex
+	m  map[string][]attempt
+}
+
+type attempt struct {
+	n      int32
+	failed bool
+}
+
+func newRuns() *runs { return &runs{m: map[string][]attempt{}} }
+
+// wrap counts every run of tools (which must run as activities).
+func (r *runs) wrap(tools map[string]host.Capability) map[string]host.Capability {
+	out := map[string]host.Capability{}
+	for name, fn := range tools {
+		out[name] = func(ctx context.Context, c host.Call) (v value.Value, err error) {
+			n := activity.GetInfo(ctx).Attempt
+			defer func() {
+				var ce host.CallError
+				r.mu.Lock()
+				k := fmt.Sprintf("%s/%d", c.Execution, c.ID)
+				r.m[k] = append(r.m[k], attempt{n: n, failed: err != nil && !errors.As(err, &ce)})
+				r.mu.Unlock()
+			}()
+			return fn(ctx, c)
+		}
+	}
+	return out
+}
+
+// report counts the calls, those run more than once, and lists the calls
+// run more than once other than as Temporal's retries after a failed
+// attempt.
+func (r *runs) report() (calls, twice int, wrong []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, as := range r.m {
+		calls++
+		if len(as) > 1 {
+			twice++
+		}
+		slices.SortFunc(as, func(a, b attempt) int { return int(a.n - b.n) })
+		for i, a := range as {
+			if a.n != int32(i+1) || (i < len(as)-1 && !a.failed) {
+				wrong = append(wrong, fmt.Sprintf("%s: runs %+v", k, as))
+				break
+			}
+		}
+	}
+	slices.Sort(wrong)
+	return
+}
+
+// history returns the events of a workflow's history.
+func (e *env) history(ctx context.Context, id string) []*historypb.HistoryEvent {
+	e.t.Helper()
+	it := e.c.GetWorkflowHistory(ctx, id, "", false, 0)
+	var out []*historypb.HistoryEvent
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			e.t.Fatalf("history of %s: %v", id, err)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// waitFor polls cond every 20 ms until it holds; past deadline the test
+// fails with what.
+func waitFor(t *testing.T, deadline time.Duration, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not after %v", what, deadline)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
