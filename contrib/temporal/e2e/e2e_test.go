@@ -378,9 +378,10 @@ func snapshotSizes(dir string) (largest int64, n int) {
 	return largest, n
 }
 
-// A guest that reads 5.4 MB of tool answers (six of 900 KB, each under
-// the sidecar's 1 MiB request limit): its snapshots pass 2 MB and go
-// through the blob store while only references go into history.
+// A guest that reads 5.4 MB of tool answers (six of 900 KB: each answer
+// is an activity result in history, where Temporal's payloads stop at
+// 2 MB): its snapshots pass 2 MB and go through the blob store, while
+// history holds only references to them.
 func TestLargeSnapshot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
