@@ -109,3 +109,30 @@ func TestRound3WorkFitsOrStops(t *testing.T) {
 		})
 	}
 }
+
+// Flat chains that programs write parse and run; the nesting bound is on
+// what the parser and compiler recurse through, where a chain link counts
+// a twentieth of a level.
+func TestFlatChainsParse(t *testing.T) {
+	sum := "0" + strings.Repeat(" + 1", 2000)
+	or := "false" + strings.Repeat(" || false", 1499) + " || 7"
+	calls := "const o = { f() { return o } }; o" + strings.Repeat(".f()", 3000) + " === o"
+	for src, want := range map[string]string{sum: "2000", or: "7", calls: "true"} {
+		step := runLimits(t, src, policy.DefaultLimits())
+		require.NoError(t, step.Err, src[:40])
+		got := strconv.FormatFloat(step.Value.Num, 'g', -1, 64)
+		if step.Value.Kind == value.KindBool {
+			got = strconv.FormatBool(step.Value.Bool)
+		}
+		assert.Equal(t, want, got)
+	}
+	for _, src := range []string{
+		"0" + strings.Repeat("+1", 20001),
+		strings.Repeat("(", 1001) + "1" + strings.Repeat(")", 1001),
+		strings.Repeat("[", 501) + strings.Repeat("1+", 10000) + "1" + strings.Repeat("]", 501),
+	} {
+		_, err := Compile(src)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "Parse: source nesting exceeds 1000 levels")
+	}
+}

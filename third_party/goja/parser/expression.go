@@ -742,7 +742,7 @@ func (self *_parser) parseLeftHandSideExpression() ast.Expression {
 	}
 L:
 	for {
-		self.enter()
+		self.link() // mustard: a chain link
 		switch self.token {
 		case token.PERIOD:
 			left = self.parseDotMember(left)
@@ -778,7 +778,7 @@ func (self *_parser) parseLeftHandSideExpressionAllowCall() ast.Expression {
 	optionalChain := false
 L:
 	for {
-		self.enter()
+		self.link() // mustard: a chain link
 		switch self.token {
 		case token.PERIOD:
 			left = self.parseDotMember(left)
@@ -916,7 +916,7 @@ func (self *_parser) parseExponentiationExpression() ast.Expression {
 			}
 		}
 		for {
-			self.enter()
+			self.link() // mustard: a chain link
 			self.next()
 			left = &ast.BinaryExpression{
 				Operator: token.EXPONENT,
@@ -938,7 +938,7 @@ func (self *_parser) parseMultiplicativeExpression() ast.Expression {
 
 	for self.token == token.MULTIPLY || self.token == token.SLASH ||
 		self.token == token.REMAINDER {
-		self.enter()
+		self.link() // mustard: a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -956,7 +956,7 @@ func (self *_parser) parseAdditiveExpression() ast.Expression {
 	left := self.parseMultiplicativeExpression()
 
 	for self.token == token.PLUS || self.token == token.MINUS {
-		self.enter()
+		self.link() // mustard: a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -975,7 +975,7 @@ func (self *_parser) parseShiftExpression() ast.Expression {
 
 	for self.token == token.SHIFT_LEFT || self.token == token.SHIFT_RIGHT ||
 		self.token == token.UNSIGNED_SHIFT_RIGHT {
-		self.enter()
+		self.link() // mustard: a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1056,7 +1056,7 @@ func (self *_parser) parseEqualityExpression() ast.Expression {
 
 	for self.token == token.EQUAL || self.token == token.NOT_EQUAL ||
 		self.token == token.STRICT_EQUAL || self.token == token.STRICT_NOT_EQUAL {
-		self.enter()
+		self.link() // mustard: a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1075,7 +1075,7 @@ func (self *_parser) parseBitwiseAndExpression() ast.Expression {
 	left := self.parseEqualityExpression()
 
 	for self.token == token.AND {
-		self.enter()
+		self.link() // mustard: a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1093,7 +1093,7 @@ func (self *_parser) parseBitwiseExclusiveOrExpression() ast.Expression {
 	left := self.parseBitwiseAndExpression()
 
 	for self.token == token.EXCLUSIVE_OR {
-		self.enter()
+		self.link() // mustard: a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1111,7 +1111,7 @@ func (self *_parser) parseBitwiseOrExpression() ast.Expression {
 	left := self.parseBitwiseExclusiveOrExpression()
 
 	for self.token == token.OR {
-		self.enter()
+		self.link() // mustard: a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1129,7 +1129,7 @@ func (self *_parser) parseLogicalAndExpression() ast.Expression {
 	left := self.parseBitwiseOrExpression()
 
 	for self.token == token.LOGICAL_AND {
-		self.enter()
+		self.link() // mustard: a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1157,7 +1157,7 @@ func (self *_parser) parseLogicalOrExpression() ast.Expression {
 
 	if self.token == token.LOGICAL_OR || !parenthesis && isLogicalAndExpr(left) {
 		for {
-			self.enter()
+			self.link() // mustard: a chain link
 			switch self.token {
 			case token.LOGICAL_OR:
 				self.next()
@@ -1175,7 +1175,7 @@ func (self *_parser) parseLogicalOrExpression() ast.Expression {
 		}
 	} else {
 		for {
-			self.enter()
+			self.link() // mustard: a chain link
 			switch self.token {
 			case token.COALESCE:
 				idx = self.idx

@@ -13,7 +13,8 @@ import (
 // chains it builds in loops (a+b+c..., a.b.c..., f()()...) become AST
 // nesting that the compiler then walks recursively: either can exhaust the
 // Go stack, which kills the process. WithMaxDepth bounds both, counting one
-// level per recursive production entered and per link of such a chain.
+// level per recursive production entered and a twentieth of one per link
+// of such a chain.
 //
 // Re-parsing after an arrow-function lookahead can make the parser's work
 // superlinear in the source. WithMaxTokensPerByte bounds the tokens it
@@ -38,10 +39,21 @@ var tokenAllowance = 1 << 16
 // bailOut unwinds the parser when a bound is passed; parse recovers it.
 type bailOut struct{ msg string }
 
+// linksPerLevel: a link of a flat chain (a+b+c..., a.b.c..., f()()...)
+// counts as a twentieth of a level, so that the chains programs write
+// (a sum of 2,000 terms, a 1,500-term || chain) parse, while the AST the
+// compiler walks recursively stays at most 20 times as deep as the bound.
+const linksPerLevel = 20
+
 // enter counts one level of nesting.
-func (self *_parser) enter() {
-	self.depth++
-	if self.opts.maxDepth > 0 && self.depth > self.opts.maxDepth {
+func (self *_parser) enter() { self.count(linksPerLevel) }
+
+// link counts one link of a chain the parser builds in a loop.
+func (self *_parser) link() { self.count(1) }
+
+func (self *_parser) count(n int) {
+	self.depth += n
+	if self.opts.maxDepth > 0 && self.depth > self.opts.maxDepth*linksPerLevel {
 		panic(bailOut{fmt.Sprintf("source nesting exceeds %d levels", self.opts.maxDepth)})
 	}
 }
