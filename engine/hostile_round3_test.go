@@ -136,3 +136,11 @@ func TestFlatChainsParse(t *testing.T) {
 		assert.Contains(t, err.Error(), "Parse: source nesting exceeds 1000 levels")
 	}
 }
+
+// Sorting a sparse array takes memory for the elements present, not for
+// its length (Node: 1000001).
+func TestSparseSortFitsTheHeap(t *testing.T) {
+	step := runLimits(t, `const a = []; a[1e6] = 1; a[5] = 2; a.sort(); [a.length, a[0], a[1], 2 in a].join()`, policy.DefaultLimits())
+	require.NoError(t, step.Err)
+	assert.Equal(t, "1000001,1,2,false", step.Value.Str)
+}

@@ -439,12 +439,15 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		r.workRest(ctx.n) // mustard: the comparisons tick did not report
 	} else {
 		length := toLength(o.self.getStr("length", nil))
-		r.allocN(length, valueBytes) // mustard: the temporary copy
-		a := make([]Value, 0, length)
+		// mustard: the temporary copy holds the elements present, reported
+		// as it grows (a sparse array of length 1e6 with two elements takes
+		// two slots, not a million).
+		var a []Value
 		for i := int64(0); i < length; i++ {
 			r.workStep(i, length) // mustard
 			idx := valueInt(i)
 			if o.self.hasPropertyIdx(idx) {
+				r.allocSlots(len(a)) // mustard
 				a = append(a, nilSafe(o.self.getIdx(idx, nil)))
 			}
 		}
