@@ -122,6 +122,14 @@ export class MustardRuntimeError extends MustardError {}
 export class MustardLimitError extends MustardError {}
 export class MustardSerializationError extends MustardError {}
 export class MustardSidecarError extends MustardError {}
+/**
+ * A request that cannot reach the sidecar: over its 1 MiB request limit even
+ * with its large values staged, or with a value the sidecar's stage bound
+ * (--max-stage-bytes, 64 MiB by default) cannot hold; `code` is then
+ * "stage_too_large" or "too_many_stages". Nothing ran: the process serves
+ * on, and a Progress whose answer it was can be resumed again.
+ */
+export class MustardRequestTooLargeError extends MustardSidecarError {}
 export class MustardProcessError extends MustardError {}
 
 export class Progress {
@@ -180,6 +188,8 @@ export interface ProcessInfo {
   busy: boolean;
   startedAt: number;
   requests: number;
+  /** Values uploaded through stages (sources, programs, inputs, answers, snapshots past 1 MiB). */
+  stages: number;
 }
 
 export class SidecarPool {

@@ -23,5 +23,6 @@ module.exports = {
   MustardLimitError: errors.MustardLimitError,
   MustardSerializationError: errors.MustardSerializationError,
   MustardSidecarError: errors.MustardSidecarError,
+  MustardRequestTooLargeError: errors.MustardRequestTooLargeError,
   MustardProcessError: errors.MustardProcessError,
 };

@@ -27,6 +27,16 @@ const LINE_MAX = 300;
 
 let nextClientId = 0;
 
+// answers holds the errors that are the sidecar's answer to a request (it
+// read the request and refused it), as opposed to a request that was never
+// written, or never answered because the process died or the caller
+// stopped waiting.
+const answers = new WeakSet();
+
+function isAnswer(error) {
+  return answers.has(error);
+}
+
 // resolveCommand says which binary to run: the option, else
 // $MUSTARD_SIDECAR_BIN, else mustard-sidecar from PATH.
 function resolveCommand(command) {
@@ -80,6 +90,9 @@ class SidecarClient {
     this.startedAt = Date.now();
     this.requests = 0; // answered requests
     this.known = new Set(); // program ids this process holds
+    this.stageSeq = 0;
+    this.freeStageIds = []; // stage ids given back, reused first
+    this.stagesUploaded = 0;
     this.nextRequestId = 0;
     this.inflight = []; // written, awaiting their response, in order
     this.closing = false;
@@ -193,6 +206,19 @@ class SidecarClient {
     });
   }
 
+  // takeStageId hands out a stage id of this process, reusing those given
+  // back: a stage left behind (its request was never sent) restarts, so
+  // empties, with the next upload under its id.
+  takeStageId() {
+    if (this.freeStageIds.length > 0) return this.freeStageIds.pop();
+    this.stageSeq += 1;
+    return `node-${this.stageSeq}`;
+  }
+
+  giveBackStageIds(ids) {
+    for (const id of ids) if (id) this.freeStageIds.push(id);
+  }
+
   // cancel asks the sidecar to end the running request entry. A cancel
   // written after its target always reaches it (a start or resume still
   // waiting its turn stops at its first instruction). If no answer comes
@@ -254,7 +280,9 @@ class SidecarClient {
       if (header.ok === true) {
         entry.resolve({ result: header.result, payload: frame.payload, profile: header.profile });
       } else {
-        entry.reject(fromResponse(typeof header.error === 'string' ? header.error : 'request failed', header.error_code));
+        const error = fromResponse(typeof header.error === 'string' ? header.error : 'request failed', header.error_code);
+        answers.add(error);
+        entry.reject(error);
       }
     }
   }
@@ -345,6 +373,7 @@ class SidecarClient {
 
 module.exports = {
   SidecarClient,
+  isAnswer,
   resolveCommand,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_CANCEL_GRACE_MS,

@@ -40,6 +40,18 @@ class MustardSidecarError extends MustardError {
   constructor(message, options) { super('Sidecar', message, options); }
 }
 
+// A request that cannot reach the sidecar: over its 1 MiB request limit
+// even with its large values staged, or with a value the sidecar's stage
+// bound (--max-stage-bytes, 64 MiB by default) cannot hold; `code` is then
+// the stage's refusal (stage_too_large, too_many_stages). The request did
+// not run, and the process goes on serving.
+class MustardRequestTooLargeError extends MustardSidecarError {
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'MustardRequestTooLargeError';
+  }
+}
+
 // The sidecar process could not be started, died, was killed, or broke
 // the wire contract (and was stopped). The request may be retried on
 // another process.
@@ -92,6 +104,7 @@ module.exports = {
   MustardLimitError,
   MustardSerializationError,
   MustardSidecarError,
+  MustardRequestTooLargeError,
   MustardProcessError,
   KIND_CLASSES,
   fromResponse,

@@ -13,6 +13,7 @@ const {
   MustardRuntimeError,
   MustardSerializationError,
   MustardProcessError,
+  MustardRequestTooLargeError,
   cancelledError,
 } = require('./errors.js');
 const { encode, decode, encodeInputs, encodeError, hasOwn, isAccessor } = require('./structured.js');
@@ -290,6 +291,13 @@ function toPayload(outcome) {
 
 const MAX_ATTEMPTS = 5;
 
+// notRun tells the errors after which a Progress stays resumable: its
+// process died before answering, or its answer could not be sent (too
+// large for the sidecar's stage bound), so the execution did not go on.
+function notRun(error) {
+  return error instanceof MustardProcessError || error instanceof MustardRequestTooLargeError;
+}
+
 function singleUseError() {
   return new MustardRuntimeError('Progress objects are single-use; this suspended execution was already resumed');
 }
@@ -482,7 +490,7 @@ class Progress {
     try {
       step = advanceSync(this.#st, body);
     } catch (error) {
-      if (error instanceof MustardProcessError) this.#unclaim();
+      if (notRun(error)) this.#unclaim();
       throw error;
     }
     return materialize(step, this.#st.ctx, this.#st.program, { sync: true }, this.#st.delivery);
@@ -497,7 +505,7 @@ class Progress {
     try {
       step = await advanceAsync(this.#st, body, pool, signal);
     } catch (error) {
-      if (error instanceof MustardProcessError) this.#unclaim();
+      if (notRun(error)) this.#unclaim();
       throw error;
     }
     return materialize(step, this.#st.ctx, this.#st.program, { pool }, this.#st.delivery);

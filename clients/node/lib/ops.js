@@ -2,69 +2,163 @@
 
 // The protocol's steps over a SidecarPool, on plain data (so that they run
 // alike on the main thread and on the helper thread behind the
-// synchronous API): compile, start, resume. Snapshots and answers too
-// large for one frame go through stage; resumes ask for delta delivery
-// when the caller holds the bytes being resumed, and rebuild the full
-// snapshot; a resume names the process that parked its execution and
+// synchronous API): compile, start, resume. Sources, inputs, program
+// bytes, answers and snapshots too large for one request go through
+// stages, as the Go host's do (host/stage.go); resumes ask for delta
+// delivery when the caller holds the bytes being resumed, and rebuild the
+// full snapshot; a resume names the process that parked its execution and
 // falls back to the raw form (bytes + full policy) anywhere else.
 
 const crypto = require('node:crypto');
 
-const { MustardProcessError, MustardSidecarError } = require('./errors.js');
-const { RequestTooLargeError } = require('./wire.js');
+const { MustardProcessError, MustardRequestTooLargeError } = require('./errors.js');
+const { isAnswer } = require('./client.js');
+const { PROTOCOL_VERSION, MAX_REQUEST_BYTES, encodeFrame } = require('./wire.js');
 
+// The most bytes one stage request carries (the sidecar's fetch chunk).
 const STAGE_CHUNK = 960 * 1024;
-let nextStage = 0;
+// A request id as long as any: the probe of a request's size uses it.
+const LONGEST_ID = 2 ** 64 - 1;
+// The codes of a stage the sidecar's stage bound refused.
+const STAGE_BOUND_CODES = new Set(['stage_too_large', 'too_many_stages']);
 
 function sha256Hex(bytes) {
   return crypto.createHash('sha256').update(bytes).digest('hex');
 }
 
-// stage uploads bytes to the process in chunks and returns the stage id.
-async function stage(client, bytes) {
-  nextStage += 1;
-  const id = `node-${process.pid}-${nextStage}`;
+// ---- values past 1 MiB ----
+//
+// A request too large for the sidecar's 1 MiB request limit sends its
+// largest values through stages first (the stage and stage_values
+// extensions): snapshot bytes, program bytes, the source, the inputs,
+// answers. A part is such a value: `inline` bounds the bytes it takes in
+// the request, `bytes` is what its stage holds instead.
+
+function jsonPart(json) {
+  const bytes = Buffer.from(json, 'utf8');
+  return { inline: bytes.length + 64, bytes };
+}
+
+function rawPart(bytes) {
+  return { inline: bytes.length + 64, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+}
+
+// stageBytes uploads bytes under stageId in chunks that each fit a request.
+async function stageBytes(client, stageId, bytes, signal) {
   let offset = 0;
   do {
     const chunk = bytes.subarray(offset, offset + STAGE_CHUNK);
-    await client.request('stage', { stage_id: id, offset }, chunk);
+    const { result } = await client.request('stage', { stage_id: stageId, offset }, chunk, { signal });
     offset += chunk.length;
+    if (!result || result.kind !== 'staged' || result.total_bytes !== offset) {
+      client.protocolError(`stage answered with ${result && result.total_bytes} bytes staged, expected ${offset}`);
+      throw client.dead;
+    }
   } while (offset < bytes.length);
-  return id;
+  client.stagesUploaded += 1;
 }
 
-// send sends a request; a resume over the frame limit has its snapshot
-// bytes staged first. (Answers, inputs and sources must fit in a frame.)
-async function send(client, method, fields, raw, opts) {
-  try {
-    return await client.request(method, fields, raw, opts);
-  } catch (error) {
-    if (!(error instanceof RequestTooLargeError)) throw error;
-  }
-  fields = { ...fields };
-  if (raw && raw.length > 0) {
-    if (method === 'resume') {
-      fields.stage_id = await stage(client, raw);
-      raw = null;
-    } else if (method === 'start') {
-      // Program bytes are the source in a CBOR array: compile it by staged
-      // source instead.
-      throw new MustardSidecarError('program too large to start: compile it on this process first');
+// dropStages empties stages a request did not consume (it was not sent, or
+// not answered), so that they hold none of the sidecar's stage bound. Best
+// effort: a process that is gone took its stages with it.
+async function dropStages(client, ids) {
+  for (const id of ids) {
+    try {
+      await client.request('stage', { stage_id: id, offset: 0 }, null);
+    } catch {
+      return;
     }
+  }
+}
+
+// send sends the request build(ids) makes, in which parts[i] travels in
+// stage ids[i], or inline where ids[i] is null; build returns { fields,
+// raw } and is called more than once. Every part goes inline if the
+// request fits the limit; else the largest parts are staged first, as
+// few as make it fit. A MustardRequestTooLargeError, with nothing run,
+// means it cannot fit even with every part staged, or the sidecar's stage
+// bound cannot hold a part.
+async function send(client, method, parts, build, opts = {}) {
+  const total = parts.reduce((n, p) => n + p.inline, 0);
+  if (total <= MAX_REQUEST_BYTES || parts.length === 0) {
+    const { fields, raw } = build(parts.map(() => null));
     try {
       return await client.request(method, fields, raw, opts);
     } catch (error) {
-      if (!(error instanceof RequestTooLargeError)) throw error;
+      if (!(error instanceof MustardRequestTooLargeError) || parts.length === 0) throw error;
     }
   }
-  return client.request(method, fields, raw, opts);
+  const ids = parts.map(() => client.takeStageId());
+  try {
+    // The request with every part staged: it must fit.
+    const probe = build(ids);
+    const frame = encodeFrame({ protocol_version: PROTOCOL_VERSION, id: LONGEST_ID, method, ...probe.fields }, probe.raw);
+    // Keep the smallest parts inline while they fit.
+    let room = MAX_REQUEST_BYTES - frame.length;
+    const order = parts.map((_, i) => i).sort((a, b) => parts[a].inline - parts[b].inline || a - b);
+    const staged = ids.slice();
+    for (const i of order) {
+      if (parts[i].inline > room) break;
+      room -= parts[i].inline;
+      staged[i] = null;
+    }
+    // Stage the others, then send the request that names them.
+    const used = [];
+    for (let i = 0; i < parts.length; i += 1) {
+      if (staged[i] === null) continue;
+      used.push(staged[i]);
+      try {
+        await stageBytes(client, staged[i], parts[i].bytes, opts.signal);
+      } catch (error) {
+        await dropStages(client, used);
+        if (isAnswer(error) && STAGE_BOUND_CODES.has(error.code)) {
+          throw new MustardRequestTooLargeError(
+            `${method} request: staging a value of ${parts[i].bytes.length} bytes failed: ${error.message} (the sidecar's stage bound, --max-stage-bytes)`,
+            { code: error.code },
+          );
+        }
+        throw error;
+      }
+    }
+    const { fields, raw } = build(staged);
+    try {
+      return await client.request(method, fields, raw, opts);
+    } catch (error) {
+      // Not answered: the stages may still hold their bytes.
+      if (!isAnswer(error)) await dropStages(client, used);
+      throw error;
+    }
+  } finally {
+    client.giveBackStageIds(ids);
+  }
 }
+
+// ---- requests ----
 
 async function compile(pool, source) {
   if (typeof source !== 'string') throw new TypeError('program source must be a string');
+  // A source of up to half the limit fits whatever it escapes: it goes
+  // inline, uncopied. A larger one is staged if it does not fit, unless it
+  // has lone surrogates, which UTF-8 (what a stage holds) cannot carry.
+  const parts = [];
+  const wellFormed = source.isWellFormed();
+  if (source.length > MAX_REQUEST_BYTES / 6 && wellFormed) {
+    const bytes = Buffer.from(source, 'utf8');
+    if (bytes.length > MAX_REQUEST_BYTES / 2) parts.push({ inline: bytes.length + (bytes.length >> 3) + 64, bytes });
+  }
+  const build = (ids) => (ids.length > 0 && ids[0] !== null ? { fields: { source_stage_id: ids[0] }, raw: null } : { fields: { source }, raw: null });
   const client = await pool.acquire();
   try {
-    const { result, payload } = await send(client, 'compile', { source }, null);
+    let answer;
+    try {
+      answer = await send(client, 'compile', parts, build);
+    } catch (error) {
+      if (error instanceof MustardRequestTooLargeError && !wellFormed) {
+        throw new MustardRequestTooLargeError(`${error.message}; a source with lone surrogates cannot be staged (a stage holds UTF-8)`);
+      }
+      throw error;
+    }
+    const { result, payload } = answer;
     if (!result || result.kind !== 'program' || typeof result.program_id !== 'string') {
       throw new MustardProcessError('the sidecar answered compile with something other than a program');
     }
@@ -108,26 +202,39 @@ function toStep(client, result, payload, base) {
 
 // start runs a program's first segment. s: { programId, program, inputs,
 // capabilities, limits, hostCalls, sealKey, delivery }, all wire forms.
+// Inputs and program bytes too large for a request are staged.
 async function start(pool, s, signal) {
+  const inputs = s.inputs ?? {};
+  const inputsPart = jsonPart(JSON.stringify(inputs));
+  const startOn = (client, program) => {
+    const parts = [inputsPart];
+    if (program) parts.push(rawPart(program));
+    const build = (ids) => {
+      const options = ids[0] !== null ? { inputs_stage_id: ids[0] } : { inputs };
+      options.capabilities = s.capabilities;
+      options.limits = s.limits;
+      if (s.hostCalls === 'batch') options.host_calls = 'batch';
+      if (s.sealKey) options.seal_key_base64 = s.sealKey;
+      const fields = { program_id: s.programId, options };
+      if (s.delivery === 'none') fields.snapshot_delivery = 'none';
+      if (program && ids[1] !== null) return { fields: { ...fields, program_stage_id: ids[1] }, raw: null };
+      return { fields, raw: program };
+    };
+    return send(client, 'start', parts, build, { signal, cancellable: true });
+  };
   const client = await pool.acquire();
   try {
-    const options = { inputs: s.inputs, capabilities: s.capabilities, limits: s.limits };
-    if (s.hostCalls === 'batch') options.host_calls = 'batch';
-    if (s.sealKey) options.seal_key_base64 = s.sealKey;
-    const fields = { program_id: s.programId, options };
-    if (s.delivery === 'none') fields.snapshot_delivery = 'none';
-    const opts = { signal, cancellable: true };
     let answer;
     if (client.known.has(s.programId)) {
       try {
-        answer = await send(client, 'start', fields, null, opts);
+        answer = await startOn(client, null);
       } catch (error) {
         if (error.code !== 'unknown_program_id') throw error;
         client.known.delete(s.programId);
       }
     }
     if (answer === undefined) {
-      answer = await send(client, 'start', fields, s.program, opts);
+      answer = await startOn(client, s.program);
       client.known.add(s.programId);
     }
     return toStep(client, answer.result, answer.payload, null);
@@ -138,18 +245,40 @@ async function start(pool, s, signal) {
 
 // resume answers a suspended step. r: { home, snapshotId, policyId,
 // snapshot, policy: { capabilities, limits, hostCalls }, auth: { key,
-// digest, token, sealKey }, payload | answers, delivery }.
+// digest, token, sealKey }, payload | answers, delivery }. Answers and
+// snapshot bytes too large for a request are staged.
 async function resume(pool, r, signal) {
+  const batch = r.answers !== undefined;
+  const answerParts = batch ? r.answers.map((a) => jsonPart(JSON.stringify(a.payload))) : [jsonPart(JSON.stringify(r.payload))];
+  // send sends the resume with fields, plus the answers (parts[0..n)) and
+  // the snapshot bytes, if any (the last part), each inline or staged.
+  const resumeOn = (client, fields, snapshot) => {
+    const parts = snapshot ? [...answerParts, rawPart(snapshot)] : answerParts;
+    const build = (ids) => {
+      const out = { ...fields };
+      if (batch) {
+        out.answers = r.answers.map((a, i) =>
+          ids[i] !== null ? { call_id: a.call_id, payload_stage_id: ids[i] } : { call_id: a.call_id, payload: a.payload },
+        );
+      } else if (ids[0] !== null) {
+        out.payload_stage_id = ids[0];
+      } else {
+        out.payload = r.payload;
+      }
+      if (!snapshot) return { fields: out, raw: null };
+      const at = answerParts.length;
+      if (ids[at] !== null) return { fields: { ...out, stage_id: ids[at] }, raw: null };
+      return { fields: out, raw: snapshot };
+    };
+    return send(client, 'resume', parts, build, { signal, cancellable: true });
+  };
   const client = await pool.acquire(r.home ?? null);
   try {
     const haveBytes = r.snapshot !== null && r.snapshot !== undefined;
     const delivery = r.delivery === 'none' ? 'none' : haveBytes ? 'delta' : 'full';
     const common = {};
-    if (r.answers !== undefined) common.answers = r.answers;
-    else common.payload = r.payload;
     if (delivery !== 'full') common.snapshot_delivery = delivery;
     const base = { id: r.snapshotId, bytes: haveBytes ? r.snapshot : null };
-    const opts = { signal, cancellable: true };
     if (client.id === r.home && typeof r.policyId === 'string') {
       const auth = {
         snapshot_key_base64: r.auth.key,
@@ -158,7 +287,7 @@ async function resume(pool, r, signal) {
       };
       if (r.auth.sealKey) auth.seal_key_base64 = r.auth.sealKey;
       try {
-        const answer = await send(client, 'resume', { snapshot_id: r.snapshotId, policy_id: r.policyId, auth, ...common }, null, opts);
+        const answer = await resumeOn(client, { snapshot_id: r.snapshotId, policy_id: r.policyId, auth, ...common }, null);
         return toStep(client, answer.result, answer.payload, base);
       } catch (error) {
         const evicted = error.code === 'unknown_snapshot_id' || error.code === 'unknown_policy_id';
@@ -180,11 +309,11 @@ async function resume(pool, r, signal) {
     };
     if (r.policy.hostCalls === 'batch') policy.host_calls = 'batch';
     if (r.auth.sealKey) policy.seal_key_base64 = r.auth.sealKey;
-    const answer = await send(client, 'resume', { policy, ...common }, r.snapshot, opts);
+    const answer = await resumeOn(client, { policy, ...common }, r.snapshot);
     return toStep(client, answer.result, answer.payload, base);
   } finally {
     pool.release(client);
   }
 }
 
-module.exports = { compile, start, resume, stage, sha256Hex };
+module.exports = { compile, start, resume, sha256Hex };

@@ -142,6 +142,7 @@ class SidecarPool {
       busy: Boolean(c.busy),
       startedAt: c.startedAt,
       requests: c.requests,
+      stages: c.stagesUploaded,
     }));
   }
 

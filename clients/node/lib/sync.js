@@ -11,9 +11,10 @@
 const path = require('node:path');
 const { Worker, MessageChannel, receiveMessageOnPort } = require('node:worker_threads');
 
-const { KIND_CLASSES, MustardError, MustardSidecarError, MustardProcessError } = require('./errors.js');
+const { KIND_CLASSES, MustardError, MustardSidecarError, MustardRequestTooLargeError, MustardProcessError } = require('./errors.js');
 
 function rebuildError(e) {
+  if (e.name === 'MustardRequestTooLargeError') return new MustardRequestTooLargeError(e.message, { code: e.code });
   if (e.kind && KIND_CLASSES[e.kind]) return new KIND_CLASSES[e.kind](e.message, { code: e.code });
   if (e.kind === 'Sidecar') return new MustardSidecarError(e.message, { code: e.code });
   if (e.kind === 'Process') return new MustardProcessError(e.message, { code: e.code });

@@ -3,6 +3,8 @@
 // Binary framing: every message, both ways, is
 //   u32 LE header_len | u32 LE payload_len | JSON header | payload.
 
+const { MustardRequestTooLargeError } = require('./errors.js');
+
 const PROTOCOL_VERSION = 2;
 // The sidecar's request limit; a larger request would end its session.
 const MAX_REQUEST_BYTES = 1 << 20;
@@ -10,16 +12,14 @@ const MAX_REQUEST_BYTES = 1 << 20;
 // snapshot bound plus room for the header.
 const DEFAULT_MAX_RESPONSE_BYTES = 65 << 20;
 
-class RequestTooLargeError extends RangeError {}
-
 // encodeFrame returns the bytes of a request, or throws a
-// RequestTooLargeError if it is over the sidecar's limit.
+// MustardRequestTooLargeError if it is over the sidecar's limit.
 function encodeFrame(header, payload) {
   const head = Buffer.from(JSON.stringify(header), 'utf8');
   const body = payload ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength) : null;
   const bodyLength = body ? body.length : 0;
   if (head.length + bodyLength > MAX_REQUEST_BYTES) {
-    throw new RequestTooLargeError(
+    throw new MustardRequestTooLargeError(
       `${header.method} request of ${head.length + bodyLength} bytes exceeds the sidecar's limit of ${MAX_REQUEST_BYTES} bytes`,
     );
   }
@@ -101,7 +101,6 @@ module.exports = {
   PROTOCOL_VERSION,
   MAX_REQUEST_BYTES,
   DEFAULT_MAX_RESPONSE_BYTES,
-  RequestTooLargeError,
   encodeFrame,
   FrameReader,
 };

@@ -3,8 +3,8 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 
-const { SidecarClient, SidecarPool, MustardProcessError, MustardLimitError, Mustard } = require('..');
-const { FrameReader, encodeFrame, RequestTooLargeError } = require('../lib/wire.js');
+const { SidecarClient, SidecarPool, MustardProcessError, MustardLimitError, MustardRequestTooLargeError, Mustard } = require('..');
+const { FrameReader, encodeFrame } = require('../lib/wire.js');
 
 test('frames: a response over the bound is refused before it is buffered', () => {
   const r = new FrameReader(100);
@@ -19,7 +19,7 @@ test('frames: a response over the bound is refused before it is buffered', () =>
   assert.equal(out.length, 1);
   assert.deepEqual(JSON.parse(out[0].header), { protocol_version: 2, id: 1, method: 'x' });
   assert.equal(out[0].payload.toString(), 'abc');
-  assert.throws(() => encodeFrame({ method: 'compile', source: 'x'.repeat(1 << 20) }), RequestTooLargeError);
+  assert.throws(() => encodeFrame({ method: 'compile', source: 'x'.repeat(1 << 20) }), MustardRequestTooLargeError);
 });
 
 test('a client speaks to a sidecar and closes it gracefully', async () => {

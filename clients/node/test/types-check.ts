@@ -8,6 +8,7 @@ import {
   InMemoryMustardExecutorStore,
   MustardError,
   MustardLimitError,
+  MustardRequestTooLargeError,
   SidecarPool,
   configure,
   type StructuredValue,
@@ -48,8 +49,11 @@ async function main(): Promise<void> {
     await program.run();
   } catch (error) {
     if (error instanceof MustardLimitError && error.code === 'limit_wall_time') return;
+    if (error instanceof MustardRequestTooLargeError && error.code === 'stage_too_large') return;
     if (error instanceof MustardError) console.log(error.kind, value);
   }
+  const staged: number = pool.processes().reduce((n, p) => n + p.stages, 0);
+  void staged;
   await pool.close();
 }
 
