@@ -440,15 +440,25 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 	} else {
 		length := toLength(o.self.getStr("length", nil))
 		// mustard: the temporary copy holds the elements present, reported
-		// as it grows (a sparse array of length 1e6 with two elements takes
-		// two slots, not a million).
+		// as it grows, and a sparse object's indices come from its keys
+		// (mustard_arrays.go, presentIndices): a length of 1e6 with two
+		// elements takes two slots, and a length of 2**40 no time.
 		var a []Value
-		for i := int64(0); i < length; i++ {
-			r.workStep(i, length) // mustard
-			idx := valueInt(i)
-			if o.self.hasPropertyIdx(idx) {
-				r.allocSlots(len(a)) // mustard
-				a = append(a, nilSafe(o.self.getIdx(idx, nil)))
+		present, sparse := r.presentIndices(o, length)
+		if sparse {
+			for k, i := range present {
+				r.workStep(int64(k), int64(len(present)))
+				r.allocSlots(len(a))
+				a = append(a, nilSafe(o.self.getIdx(valueInt(i), nil)))
+			}
+		} else {
+			for i := int64(0); i < length; i++ {
+				r.workStep(i, length) // mustard
+				idx := valueInt(i)
+				if o.self.hasPropertyIdx(idx) {
+					r.allocSlots(len(a)) // mustard
+					a = append(a, nilSafe(o.self.getIdx(idx, nil)))
+				}
 			}
 		}
 		ar := r.newArrayValues(a)
@@ -464,9 +474,18 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 			r.workStep(int64(i), int64(len(a))) // mustard
 			o.self.setOwnIdx(valueInt(i), a[i], true)
 		}
-		for i := int64(len(a)); i < length; i++ {
-			r.workStep(i-int64(len(a)), length-int64(len(a))) // mustard
-			o.self.deleteIdx(valueInt(i), true)
+		if sparse { // mustard: only indices present can need deleting
+			for k, i := range present {
+				r.workStep(int64(k), int64(len(present)))
+				if i >= int64(len(a)) {
+					o.self.deleteIdx(valueInt(i), true)
+				}
+			}
+		} else {
+			for i := int64(len(a)); i < length; i++ {
+				r.workStep(i-int64(len(a)), length-int64(len(a))) // mustard
+				o.self.deleteIdx(valueInt(i), true)
+			}
 		}
 	}
 	return o

@@ -1,6 +1,9 @@
 package goja
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Helpers for the Meter hooks of the Array, Object, TypedArray/ArrayBuffer,
 // Map/Set, Function, Reflect and Promise built-ins (a mustard-sidecar
@@ -247,3 +250,41 @@ func (a *partsAlloc) flush() {
 		a.r.allocBytes(n)
 	}
 }
+
+// presentIndices returns, sorted, the array indices below length that o or
+// an object of its prototype chain has as own properties, when o's length
+// is large against them (sparseIndexRatio) and the chain holds only
+// ordinary objects, whose keys can be listed without running guest code;
+// sparse is false otherwise, and the caller visits every index.
+func (r *Runtime) presentIndices(o *Object, length int64) (present []int64, sparse bool) {
+	if length <= sparseIndexMin {
+		return nil, false
+	}
+	seen := map[int64]bool{}
+	for p := o; p != nil; p = p.self.proto() {
+		if _, isProxy := p.self.(*proxyObject); isProxy {
+			return nil, false
+		}
+		keys := p.self.stringKeys(true, nil)
+		r.work(len(keys))
+		for _, k := range keys {
+			if i := strToIdx64(k.string()); i >= 0 && i < length && !seen[i] {
+				seen[i] = true
+				r.allocSlots(len(present))
+				present = append(present, i)
+			}
+		}
+		if int64(len(present))*sparseIndexRatio > length {
+			return nil, false // dense enough: visiting every index is as cheap
+		}
+	}
+	slices.Sort(present)
+	return present, true
+}
+
+// A length over sparseIndexMin with fewer than one present index in
+// sparseIndexRatio is handled by its keys.
+const (
+	sparseIndexMin   = 1 << 16
+	sparseIndexRatio = 4
+)
