@@ -48,7 +48,7 @@ var builtinRules = []struct{ prefix, rule string }{
 	{"Function.prototype.bind", "per argument bound (mustard_arrays.go)"},
 	{"Function.prototype.call", "constant"},
 	{"Function.prototype.toString", "a copy of the function's source text; not yet charged"},
-	{"Function.prototype.[Symbol(Symbol.hasInstance)]", "per prototype link walked; not yet charged"},
+	{"Function.prototype.[Symbol(Symbol.hasInstance)]", "per prototype link walked (a quarter of an instruction)"},
 	{"JSON", "per value or character (mustard_strings.go, mustard_depth.go)"},
 	{"Map", "per entry (mustard_arrays.go)"},
 	{"Math", "constant"},

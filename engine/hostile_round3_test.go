@@ -144,3 +144,22 @@ func TestSparseSortFitsTheHeap(t *testing.T) {
 	require.NoError(t, step.Err)
 	assert.Equal(t, "1000001,1,2,false", step.Value.Str)
 }
+
+// A lookup at the end of a long prototype chain, or through nested
+// proxies, is charged for every link it walks: the reads end with the
+// instruction limit instead of running for many seconds.
+func TestLongChainsAreCharged(t *testing.T) {
+	for _, src := range []string{
+		"let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if (o.zz) n++; n",
+		"let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if ('zz' in o) n++; n",
+		"let p = {}; for (let i = 0; i < 10000; i++) p = new Proxy(p, {}); let n = 0; for (let i = 0; i < 100000; i++) if (p.zz) n++; n",
+	} {
+		began := time.Now()
+		step := runLimits(t, src, policy.DefaultLimits())
+		require.Error(t, step.Err)
+		assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
+		if !raceEnabled {
+			assert.Less(t, time.Since(began), 10*time.Second)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) error {
 		// operations are charged by operand size (older programs replay
 		// with the readings they journaled, without those charges).
 		r.rt.SetStepMeter(r, &x.meter.Instructions, &x.heap.due)
-		r.rt.MustardMeterBigInt(true)
+		r.rt.MustardMeterOperands(true)
 		r.rt.MustardSetCompareUnits(sortCompareUnits)
 	}
 	return nil

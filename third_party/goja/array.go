@@ -142,6 +142,7 @@ func (a *arrayObject) getIdx(idx valueInt, receiver Value) Value {
 	if prop == nil {
 		if a.prototype != nil {
 			if receiver == nil {
+				a.hop() // mustard
 				return a.prototype.self.getIdx(idx, a.val)
 			}
 			return a.prototype.self.getIdx(idx, receiver)
@@ -344,6 +345,7 @@ func (a *arrayObject) hasPropertyIdx(idx valueInt) bool {
 	}
 
 	if a.prototype != nil {
+		a.hop() // mustard
 		return a.prototype.self.hasPropertyIdx(idx)
 	}
 

@@ -103,6 +103,7 @@ func (a *sparseArrayObject) getIdx(idx valueInt, receiver Value) Value {
 	if prop == nil {
 		if a.prototype != nil {
 			if receiver == nil {
+				a.hop() // mustard
 				return a.prototype.self.getIdx(idx, a.val)
 			}
 			return a.prototype.self.getIdx(idx, receiver)
@@ -323,6 +324,7 @@ func (a *sparseArrayObject) hasPropertyIdx(idx valueInt) bool {
 	}
 
 	if a.prototype != nil {
+		a.hop() // mustard
 		return a.prototype.self.hasPropertyIdx(idx)
 	}
 

@@ -535,6 +535,7 @@ func hasInstance(val *Object, v Value) bool {
 		o := val.self.getStr("prototype", nil)
 		if o1, ok := o.(*Object); ok {
 			for {
+				val.runtime.protoHop() // mustard
 				v = v.self.proto()
 				if v == nil {
 					return false

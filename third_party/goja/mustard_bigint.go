@@ -16,12 +16,15 @@ import (
 // past what an int holds are handled exactly instead of being truncated
 // (`1n << (2n**64n + 5n)` was 32n, `5n >> 2n**64n` was 5n).
 
-// The charges are made only with MustardMeterBigInt on, so that an
+// The charges are made only with MustardMeterOperands on, so that an
 // embedder can keep the readings it journaled before they existed; the
 // size bound and the exact shifts hold always.
 
-// MustardMeterBigInt turns the BigInt charges on or off (off by default).
-func (r *Runtime) MustardMeterBigInt(on bool) { r.bigMetered = on }
+// MustardMeterOperands turns on or off (off by default) the charges of
+// work that grows with an operation's operands inside one step: BigInt
+// operations (here) and prototype links and proxy levels walked
+// (mustard_hops.go).
+func (r *Runtime) MustardMeterOperands(on bool) { r.bigMetered = on }
 
 // maxBigIntBits is V8's largest BigInt.
 const maxBigIntBits = 1 << 30

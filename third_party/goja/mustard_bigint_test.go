@@ -65,7 +65,7 @@ func TestBigIntWorkChargedBeforeItRuns(t *testing.T) {
 		`BigInt.asUintN(2**29, -1n)`,
 	} {
 		r, m := newStrMetered()
-		r.MustardMeterBigInt(true)
+		r.MustardMeterOperands(true)
 		m.maxWork = 10_000_000
 		m.maxAlloc = 8 << 20
 		began := time.Now()
@@ -81,7 +81,7 @@ func TestBigIntWorkChargedBeforeItRuns(t *testing.T) {
 	}
 	// Small BigInts cost next to nothing.
 	r, m := newStrMetered()
-	r.MustardMeterBigInt(true)
+	r.MustardMeterOperands(true)
 	if _, err := r.RunString(`let s = 0n; for (let i = 0n; i < 1000n; i++) s += i * i; s`); err != nil {
 		t.Fatal(err)
 	}

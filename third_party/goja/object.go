@@ -286,6 +286,7 @@ func (o *baseObject) hasPropertyStr(name unistring.String) bool {
 		return true
 	}
 	if o.prototype != nil {
+		o.hop() // mustard
 		return o.prototype.self.hasPropertyStr(name)
 	}
 	return false
@@ -300,6 +301,7 @@ func (o *baseObject) hasPropertySym(s *Symbol) bool {
 		return true
 	}
 	if o.prototype != nil {
+		o.hop() // mustard
 		return o.prototype.self.hasPropertySym(s)
 	}
 	return false
@@ -307,6 +309,7 @@ func (o *baseObject) hasPropertySym(s *Symbol) bool {
 
 func (o *baseObject) getWithOwnProp(prop, p, receiver Value) Value {
 	if prop == nil && o.prototype != nil {
+		o.hop() // mustard
 		if receiver == nil {
 			return o.prototype.get(p, o.val)
 		}
@@ -323,6 +326,7 @@ func (o *baseObject) getWithOwnProp(prop, p, receiver Value) Value {
 
 func (o *baseObject) getStrWithOwnProp(prop Value, name unistring.String, receiver Value) Value {
 	if prop == nil && o.prototype != nil {
+		o.hop() // mustard
 		if receiver == nil {
 			return o.prototype.self.getStr(name, o.val)
 		}
@@ -349,6 +353,7 @@ func (o *baseObject) getStr(name unistring.String, receiver Value) Value {
 	prop := o.values[name]
 	if prop == nil {
 		if o.prototype != nil {
+			o.hop() // mustard
 			if receiver == nil {
 				return o.prototype.self.getStr(name, o.val)
 			}

@@ -293,6 +293,7 @@ type proxyObject struct {
 
 func (p *proxyObject) checkHandler() proxyHandler {
 	r := p.val.runtime
+	r.protoHop() // mustard: one proxy level walked
 	if handler := p.handler; handler != nil {
 		return handler
 	}

@@ -210,7 +210,8 @@ type Runtime struct {
 	toStringStack []*Object
 
 	meter            Meter       // mustard_meter.go
-	bigMetered       bool        // mustard_bigint.go
+	bigMetered       bool        // mustard_bigint.go: MustardMeterOperands
+	hops             uint64      // mustard_hops.go
 	sortCompareUnits int         // mustard_arrays.go
 	native           nativeDepth // mustard_depth.go
 	hooks            []hook      // mustard_hooks.go
