@@ -251,6 +251,8 @@ type execution struct {
 	parked   lease  // where the execution was last parked
 	home     *lease // &parked while that holds, else nil
 	policyID string // the policy of the parked execution
+
+	journal snapJournal // the bytes of the last snapshot a step returned
 }
 
 func (x *execution) run(ctx context.Context) (value.Value, error) {
@@ -589,6 +591,7 @@ func (x *execution) step(ctx context.Context, answers []Answer) (*Step, []byte, 
 	x.home = nil
 	var st *Step
 	var base []byte
+	var baseID string
 	if cp := x.cp; cp == nil {
 		mode := HostCallsOne
 		if x.batch {
@@ -597,7 +600,7 @@ func (x *execution) step(ctx context.Context, answers []Answer) (*Step, []byte, 
 		st, err = l.c.Start(ctx, StartRequest{Program: x.e.Program, Inputs: x.e.Inputs, Capabilities: x.caps,
 			Limits: x.e.Limits, Delivery: DeliverDelta, SealKey: x.r.SealKey, HostCalls: mode})
 	} else {
-		base = cp.Snapshot
+		base, baseID = cp.Snapshot, cp.SnapshotID
 		cold := ResumeRequest{Snapshot: cp.Snapshot, Policy: &Policy{Capabilities: x.caps, Limits: x.e.Limits, HostCalls: x.mode()},
 			Key: x.r.Key, SealKey: x.r.SealKey, Delivery: DeliverDelta}
 		hot := ResumeRequest{SnapshotID: cp.SnapshotID, PolicyID: x.policyID, Key: x.r.Key, SealKey: x.r.SealKey,
@@ -628,7 +631,7 @@ func (x *execution) step(ctx context.Context, answers []Answer) (*Step, []byte, 
 	if x.batch && len(st.Suspended.Calls) == 0 {
 		return nil, nil, l.c.broken(fmt.Errorf("%w: a batch-mode step lists no calls", ErrProtocol))
 	}
-	full, err := st.Suspended.Extend(base)
+	full, err := x.journal.extend(st.Suspended, base, baseID)
 	if err != nil {
 		return nil, nil, l.c.broken(err)
 	}
@@ -661,7 +664,14 @@ func (x *execution) advance(ctx context.Context, st *Step, snap []byte, sentAnsw
 	} else {
 		next.Done, next.Result = true, st.Value
 	}
-	if err := x.store.Save(ctx, x.e.ID, next); err != nil {
+	var err error
+	if s := st.Suspended; s != nil && s.BaseID != "" && x.cp != nil && s.BaseID == x.cp.SnapshotID {
+		// The new snapshot extends the stored one: the Store may append.
+		err = appendOrSave(ctx, x.store, x.e.ID, next, x.cp.SnapshotID, len(x.cp.Snapshot))
+	} else {
+		err = x.store.Save(ctx, x.e.ID, next)
+	}
+	if err != nil {
 		return err
 	}
 	x.cp = next

@@ -278,7 +278,10 @@ func TestDirStoreRejectsBadIDsAndCorruptSnapshots(t *testing.T) {
 	require.True(t, value.Equal(value.Array(cp.Args...), value.Array(got.Args...)))
 	require.Equal(t, ans.String(), got.Answer.String())
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "x."+cp.SnapshotID+".snapshot"), []byte("other"), 0o600))
+	journal, err := filepath.Glob(filepath.Join(dir, "x.*.journal"))
+	require.NoError(t, err)
+	require.Len(t, journal, 1)
+	require.NoError(t, os.WriteFile(journal[0], []byte("other bytes, as many"), 0o600))
 	_, _, err = s.Load(ctx, "x")
 	require.ErrorContains(t, err, "corrupt")
 }

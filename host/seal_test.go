@@ -245,7 +245,7 @@ func TestRunnerContinuesSealedExecutionsOnlyWithTheirKey(t *testing.T) {
 	}
 	_, err = run("s", testSealKey, 2)
 	require.ErrorIs(t, err, stop)
-	snaps, err := filepath.Glob(filepath.Join(dir, "s.*.snapshot"))
+	snaps, err := filepath.Glob(filepath.Join(dir, "s.*.journal"))
 	require.NoError(t, err)
 	require.Len(t, snaps, 1)
 	b, err := os.ReadFile(snaps[0])

@@ -181,6 +181,21 @@ func (st *sealingStore) Save(ctx context.Context, id string, cp *Checkpoint) err
 	return st.Store.Save(ctx, id, sealed)
 }
 
+// Append seals cp as Save does; the snapshot, sealed by the sidecar,
+// goes through the Store's append path as it is.
+func (st *sealingStore) Append(ctx context.Context, id string, cp *Checkpoint, baseID string, baseLen int) error {
+	st.mu.Lock()
+	plain := st.plain[id]
+	st.mu.Unlock()
+	if !plain {
+		var err error
+		if cp, err = st.s.seal(id, cp); err != nil {
+			return err
+		}
+	}
+	return appendOrSave(ctx, st.Store, id, cp, baseID, baseLen)
+}
+
 // openingStore is the Store a Runner without a SealKey uses: a sealed
 // checkpoint fails to load with a clear error instead of running on
 // empty fields.
@@ -192,6 +207,10 @@ func (st openingStore) Load(ctx context.Context, id string) (*Checkpoint, bool, 
 		return nil, false, fmt.Errorf("execution %q: %w: it was stored sealed, and Runner.SealKey is not set", id, ErrSealedCheckpoint)
 	}
 	return cp, ok, err
+}
+
+func (st openingStore) Append(ctx context.Context, id string, cp *Checkpoint, baseID string, baseLen int) error {
+	return appendOrSave(ctx, st.Store, id, cp, baseID, baseLen)
 }
 
 // sealers caches the checkpoint sealer of the last seal key a Runner
@@ -231,3 +250,6 @@ func (st failingStore) Load(context.Context, string) (*Checkpoint, bool, error) 
 }
 func (st failingStore) Save(context.Context, string, *Checkpoint) error { return st.err }
 func (st failingStore) Delete(context.Context, string) error            { return st.err }
+func (st failingStore) Append(context.Context, string, *Checkpoint, string, int) error {
+	return st.err
+}

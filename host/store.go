@@ -2,9 +2,12 @@ package host
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -90,6 +93,32 @@ type Store interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// AppendStore is a Store with an append path. A snapshot is an
+// append-only journal: each snapshot of an execution is a prefix of the
+// next, and a step adds a few bytes plus its answer and its next call,
+// whatever the length of the history. When the snapshot of the checkpoint
+// a Runner saves extends the one it saved last for that execution, it
+// calls Append instead of Save, so that a Store keeping snapshots in files
+// or blobs can write only the new bytes and a step costs the same at
+// step 10 and at step 10,000. DirStore is one.
+type AppendStore interface {
+	Store
+	// Append is Save for a checkpoint whose snapshot extends the snapshot
+	// of the checkpoint stored for id: that one is baseID, its bytes are
+	// cp.Snapshot[:baseLen], and the new bytes cp.Snapshot[baseLen:]. It
+	// is atomic as Save is. If the Store does not hold baseID for id (a
+	// save it lost, another writer), it must save cp whole, as Save does.
+	Append(ctx context.Context, id string, cp *Checkpoint, baseID string, baseLen int) error
+}
+
+// appendOrSave saves cp to st through its append path if it has one.
+func appendOrSave(ctx context.Context, st Store, id string, cp *Checkpoint, baseID string, baseLen int) error {
+	if a, ok := st.(AppendStore); ok {
+		return a.Append(ctx, id, cp, baseID, baseLen)
+	}
+	return st.Save(ctx, id, cp)
+}
+
 // MemoryStore is a Store in memory: executions survive sidecar crashes,
 // not the host process. The zero MemoryStore is ready to use.
 type MemoryStore struct {
@@ -121,13 +150,26 @@ func (s *MemoryStore) Delete(_ context.Context, id string) error {
 	return nil
 }
 
-// DirStore is a Store in a directory: execution <id> is the file <id>.json
-// plus its current snapshot in <id>.<snapshot_id>.snapshot (written once
-// per snapshot, since a step saves its checkpoint again with each answer).
-// Every file is
-// written to a temporary file, synced, and renamed into place, and the
-// directory is synced, so a crash leaves the previous checkpoint or the
-// new one. Ids must be 1 to 128 characters of [A-Za-z0-9_-].
+// DirStore is a Store in a directory, with an append path (AppendStore):
+// execution <id> is the record <id>.json plus a journal file
+// <id>.<name>.journal holding its current snapshot. A snapshot is an
+// append-only journal (each snapshot of an execution is a prefix of the
+// next), so a step that extends it appends only its new bytes to the
+// journal file, and the record, which names the journal file, the length
+// of the snapshot in it and its id, is written whole: to a temporary
+// file, synced, renamed into place, and the directory synced. The record
+// is the commit point: bytes past the length it names (a crash during an
+// append, or before the record that would name them was written) are
+// ignored, and cut off by the next append; a crash leaves the previous
+// checkpoint or the new one. A step costs the same at any length of the
+// history, and a Load reads and checks the whole snapshot against its id.
+//
+// A snapshot that does not extend the stored one is written to a new
+// journal file, whole and atomically, before the record names it.
+// Directories written before the journal (the snapshot in
+// <id>.<snapshot_id>.snapshot) still load; the next save moves the
+// execution to a journal file. Ids must be 1 to 128 characters of
+// [A-Za-z0-9_-].
 type DirStore struct {
 	dir string
 }
@@ -145,12 +187,15 @@ func NewDirStore(dir string) (*DirStore, error) {
 // dirRecord is the file <id>.json. Records written before batch mode
 // have no host_calls and no outstanding: they are one-call checkpoints,
 // which is how they read. Records written before Runner.Cancel have no
-// cancelled: they were not cancelled.
+// cancelled: they were not cancelled. Records written before the journal
+// have no journal: their snapshot is the file <id>.<snapshot_id>.snapshot.
 type dirRecord struct {
 	ProgramID   string        `json:"program_id"`
 	Calls       int           `json:"calls"`
 	HostCalls   HostCalls     `json:"host_calls,omitempty"`
 	SnapshotID  string        `json:"snapshot_id,omitempty"`
+	Journal     string        `json:"journal,omitempty"`
+	JournalLen  int           `json:"journal_len,omitempty"`
 	Capability  string        `json:"capability,omitempty"`
 	Args        []value.Value `json:"args,omitempty"`
 	Answer      *Payload      `json:"answer,omitempty"`
@@ -169,6 +214,10 @@ type dirCall struct {
 	Answer     *Payload      `json:"answer,omitempty"`
 }
 
+// journalName is the <name> of a journal file: 16 random hex digits, so
+// that a new journal file never replaces one a record names.
+var journalName = regexp.MustCompile(`^[0-9a-f]{16}$`)
+
 func (s *DirStore) checkID(id string) error {
 	if !storeID.MatchString(id) {
 		return fmt.Errorf("DirStore: execution id %q is not 1 to 128 characters of [A-Za-z0-9_-]", id)
@@ -176,24 +225,53 @@ func (s *DirStore) checkID(id string) error {
 	return nil
 }
 
-func (s *DirStore) snapshotPath(id, snapshotID string) string {
+func (s *DirStore) recordPath(id string) string { return filepath.Join(s.dir, id+".json") }
+
+func (s *DirStore) journalPath(id, name string) string {
+	return filepath.Join(s.dir, id+"."+name+".journal")
+}
+
+// legacyPath is where records without a journal keep their snapshot.
+func (s *DirStore) legacyPath(id, snapshotID string) string {
 	return filepath.Join(s.dir, id+"."+snapshotID+".snapshot")
+}
+
+// pathless is err without the file's path (the directory is the host's
+// business, not the error reader's).
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
+
+// readRecord returns the record of id, nil if there is none.
+func (s *DirStore) readRecord(id string) (*dirRecord, error) {
+	b, err := os.ReadFile(s.recordPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("DirStore: reading the record of %s: %w", id, pathless(err))
+	}
+	var r dirRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("DirStore: the record of %s is not a checkpoint: %v", id, err)
+	}
+	if r.Journal != "" && (!journalName.MatchString(r.Journal) || r.JournalLen < 0) {
+		return nil, fmt.Errorf("DirStore: the record of %s names no valid journal", id)
+	}
+	return &r, nil
 }
 
 func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error) {
 	if err := s.checkID(id); err != nil {
 		return nil, false, err
 	}
-	b, err := os.ReadFile(filepath.Join(s.dir, id+".json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
+	r, err := s.readRecord(id)
+	if err != nil || r == nil {
 		return nil, false, err
-	}
-	var r dirRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, false, fmt.Errorf("DirStore: %s.json: %w", id, err)
 	}
 	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, HostCalls: r.HostCalls, SnapshotID: r.SnapshotID,
 		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure, Cancelled: r.Cancelled,
@@ -206,23 +284,54 @@ func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error)
 		cp.Result = *r.Result
 	}
 	if r.SnapshotID != "" {
-		snap, err := os.ReadFile(s.snapshotPath(id, r.SnapshotID))
-		if err != nil {
-			return nil, false, fmt.Errorf("DirStore: snapshot of %s: %w", id, err)
+		if cp.Snapshot, err = s.readSnapshot(id, r); err != nil {
+			return nil, false, err
 		}
-		if sha256Hex(snap) != r.SnapshotID {
-			return nil, false, fmt.Errorf("DirStore: the snapshot file of %s is corrupt", id)
-		}
-		cp.Snapshot = snap
 	}
 	return cp, true, nil
 }
 
-func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
-	if err := s.checkID(id); err != nil {
-		return err
+// readSnapshot reads and checks the snapshot a record names.
+func (s *DirStore) readSnapshot(id string, r *dirRecord) ([]byte, error) {
+	var snap []byte
+	var err error
+	if r.Journal == "" {
+		snap, err = os.ReadFile(s.legacyPath(id, r.SnapshotID))
+	} else {
+		snap, err = s.readJournal(id, r.Journal, r.JournalLen)
 	}
-	r := dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, Capability: cp.Capability,
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("DirStore: the snapshot file of %s is missing", id)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("DirStore: the snapshot file of %s is truncated: it holds fewer bytes than its record names", id)
+	case err != nil:
+		return nil, fmt.Errorf("DirStore: reading the snapshot of %s: %w", id, pathless(err))
+	}
+	if sha256Hex(snap) != r.SnapshotID {
+		return nil, fmt.Errorf("DirStore: the snapshot file of %s is corrupt", id)
+	}
+	return snap, nil
+}
+
+// readJournal returns the first n bytes of a journal file; bytes past
+// them are not part of the snapshot.
+func (s *DirStore) readJournal(id, name string, n int) ([]byte, error) {
+	f, err := os.Open(s.journalPath(id, name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// record is the record of cp, its snapshot left to the caller.
+func (s *DirStore) record(cp *Checkpoint) *dirRecord {
+	r := &dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, Capability: cp.Capability,
 		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled, Sealed: cp.Sealed}
 	for _, k := range cp.Outstanding {
 		r.Outstanding = append(r.Outstanding, dirCall{CallID: k.ID, Capability: k.Capability, Args: k.Args, Answer: k.Answer})
@@ -231,51 +340,157 @@ func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 		v := cp.Result
 		r.Result = &v
 	}
+	return r
+}
+
+func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
+	if err := s.checkID(id); err != nil {
+		return err
+	}
+	cur, err := s.readRecord(id)
+	if err != nil {
+		cur = nil // an unreadable record is replaced
+	}
+	r := s.record(cp)
 	if !cp.Done {
 		r.SnapshotID = cp.SnapshotID
-		path := s.snapshotPath(id, cp.SnapshotID)
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			if err := s.writeAtomic(path, cp.Snapshot); err != nil {
+		if cur != nil && cur.Journal != "" && cur.SnapshotID == cp.SnapshotID && cur.JournalLen == len(cp.Snapshot) {
+			// The same snapshot, saved again with an answer: keep it.
+			r.Journal, r.JournalLen = cur.Journal, cur.JournalLen
+		} else {
+			name, err := s.newJournal(id, cp.Snapshot)
+			if err != nil {
 				return err
 			}
-		} else if err != nil {
-			return err
+			r.Journal, r.JournalLen = name, len(cp.Snapshot)
 		}
 	}
+	if err := s.writeRecord(id, r); err != nil {
+		return err
+	}
+	if cur == nil || cur.Journal != r.Journal {
+		// Snapshot files the record no longer names are garbage now.
+		return s.removeSnapshots(id, r.Journal)
+	}
+	return nil
+}
+
+// Append is Save for a checkpoint whose snapshot extends the stored one:
+// it appends the new bytes to the journal file, then writes the record.
+// If the record does not name baseID at baseLen bytes (another writer
+// saved since, or the store lost it), it saves cp whole.
+func (s *DirStore) Append(ctx context.Context, id string, cp *Checkpoint, baseID string, baseLen int) error {
+	if err := s.checkID(id); err != nil {
+		return err
+	}
+	cur, err := s.readRecord(id)
+	if err != nil || cur == nil || cp.Done || cur.Journal == "" || cur.SnapshotID != baseID ||
+		cur.JournalLen != baseLen || baseLen > len(cp.Snapshot) {
+		return s.Save(ctx, id, cp)
+	}
+	switch err := s.appendJournal(id, cur.Journal, baseLen, cp.Snapshot[baseLen:]); {
+	case errors.Is(err, errShortJournal):
+		return s.Save(ctx, id, cp)
+	case err != nil:
+		return err
+	}
+	r := s.record(cp)
+	r.SnapshotID, r.Journal, r.JournalLen = cp.SnapshotID, cur.Journal, len(cp.Snapshot)
+	return s.writeRecord(id, r)
+}
+
+// errShortJournal: the journal file holds fewer bytes than its record
+// names (damaged); the snapshot is then written afresh.
+var errShortJournal = errors.New("journal shorter than its record")
+
+// appendJournal writes delta at offset at of a journal file, cutting off
+// whatever lies past at (an append torn by a crash, or one whose record
+// was never written), and syncs it.
+func (s *DirStore) appendJournal(id, name string, at int, delta []byte) (err error) {
+	f, err := os.OpenFile(s.journalPath(id, name), os.O_WRONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errShortJournal
+	}
+	if err != nil {
+		return fmt.Errorf("DirStore: opening the journal of %s: %w", id, pathless(err))
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("DirStore: writing the journal of %s: %w", id, pathless(cerr))
+		}
+	}()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("DirStore: the journal of %s: %w", id, pathless(err))
+	}
+	if fi.Size() < int64(at) {
+		return errShortJournal
+	}
+	if fi.Size() > int64(at) {
+		if err := f.Truncate(int64(at)); err != nil {
+			return fmt.Errorf("DirStore: cutting the journal of %s: %w", id, pathless(err))
+		}
+	}
+	if _, err := f.WriteAt(delta, int64(at)); err != nil {
+		return fmt.Errorf("DirStore: writing the journal of %s: %w", id, pathless(err))
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("DirStore: syncing the journal of %s: %w", id, pathless(err))
+	}
+	return nil
+}
+
+// newJournal writes snap to a new journal file of id, atomically, and
+// returns its name.
+func (s *DirStore) newJournal(id string, snap []byte) (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	name := hex.EncodeToString(b[:])
+	if err := s.writeAtomic(s.journalPath(id, name), snap); err != nil {
+		return "", fmt.Errorf("DirStore: writing the journal of %s: %w", id, pathless(err))
+	}
+	return name, nil
+}
+
+func (s *DirStore) writeRecord(id string, r *dirRecord) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("DirStore: %w", err)
 	}
-	if err := s.writeAtomic(filepath.Join(s.dir, id+".json"), b); err != nil {
-		return err
+	if err := s.writeAtomic(s.recordPath(id), b); err != nil {
+		return fmt.Errorf("DirStore: writing the record of %s: %w", id, pathless(err))
 	}
-	// Snapshots the record no longer names are garbage now.
-	return s.removeSnapshots(id, r.SnapshotID)
+	return nil
 }
 
 func (s *DirStore) Delete(_ context.Context, id string) error {
 	if err := s.checkID(id); err != nil {
 		return err
 	}
-	if err := os.Remove(filepath.Join(s.dir, id+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	if err := os.Remove(s.recordPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("DirStore: removing the record of %s: %w", id, pathless(err))
 	}
 	return s.removeSnapshots(id, "")
 }
 
-// removeSnapshots removes the snapshot files of id except keep's. Ids
-// cannot contain '.', so the prefix "<id>." belongs to id alone.
+// removeSnapshots removes the journal and snapshot files of id except the
+// journal keep. Ids cannot contain '.', so the prefix "<id>." belongs to
+// id alone.
 func (s *DirStore) removeSnapshots(id, keep string) error {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("DirStore: listing the directory: %w", pathless(err))
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if strings.HasPrefix(name, id+".") && strings.HasSuffix(name, ".snapshot") && name != id+"."+keep+".snapshot" {
-			if err := os.Remove(filepath.Join(s.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
+		if !strings.HasPrefix(name, id+".") || name == id+"."+keep+".journal" ||
+			!strings.HasSuffix(name, ".snapshot") && !strings.HasSuffix(name, ".journal") {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("DirStore: removing an old snapshot of %s: %w", id, pathless(err))
 		}
 	}
 	return nil
