@@ -45,6 +45,18 @@
 // costs the same at step 1,000 as at step 10 (bench/README.md has the
 // figures).
 //
+// # Logs and traces
+//
+// PoolConfig.Logger and Runner.Logger take a *slog.Logger: the pool logs
+// its processes' starts, exits (with the exit status and what the sidecar
+// said last) and respawns; the Runner logs cold resumes (with the
+// reason), steps retried after a process died under them, and executions
+// that hit a limit (with the error code). Runner.Intercept wraps every
+// Run, segment and capability call (Interceptor), with contexts that
+// nest, so that one span per execution, per segment and per tool call is
+// a few lines with any tracer (see the Interceptor example). The sidecar
+// itself logs to its stderr with --log-format text or json.
+//
 // # Tool calls run concurrently
 //
 // A guest's capability calls in async code return promises, so one

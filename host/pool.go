@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"os/exec"
 	"sync"
@@ -22,6 +23,15 @@ type PoolConfig struct {
 	// young (a bad binary, a crash loop); the zero value is the
 	// defaults.
 	Backoff Backoff
+	// Logger receives the life of the pool's processes, in structured
+	// records with a "place" attribute (the slot, from 0): each start
+	// (Info, with its "pid" and "restarts"), each exit (Info when the
+	// pool closed it, Warn otherwise, with the "status" and what the
+	// sidecar said last on stderr), each respawn after an exit (Info,
+	// with the backoff "wait"), and failed starts (Error). A Runner on
+	// the pool logs there too unless it has a Logger of its own. nil
+	// means nothing is logged.
+	Logger *slog.Logger
 }
 
 // Backoff is a capped exponential backoff with jitter between respawns
@@ -88,6 +98,7 @@ type Pool struct {
 
 // slot is one place for a process in the pool.
 type slot struct {
+	place  int // its index
 	busy   bool
 	client *Client // nil before the first start
 	gen    uint64  // counts the processes this slot has had
@@ -106,9 +117,12 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 		cfg.Command = DefaultCommand
 	}
 	cfg.Backoff = cfg.Backoff.withDefaults()
+	if cfg.Logger == nil {
+		cfg.Logger = discardLogger
+	}
 	p := &Pool{cfg: cfg, changed: make(chan struct{}), now: time.Now, sleep: sleepCtx, done: make(chan struct{})}
-	for range cfg.Size {
-		p.slots = append(p.slots, &slot{})
+	for i := range cfg.Size {
+		p.slots = append(p.slots, &slot{place: i})
 	}
 	for _, s := range p.slots {
 		if err := p.restart(context.Background(), s); err != nil {
@@ -206,7 +220,17 @@ func (p *Pool) restart(ctx context.Context, s *slot) error {
 		} else {
 			s.failures++
 		}
+		var wait time.Duration
 		if s.failures > 0 && p.cfg.Backoff.Min > 0 {
+			wait = p.cfg.Backoff.wait(s.failures)
+		}
+		prev := 0
+		if old != nil {
+			prev = old.Pid()
+		}
+		p.cfg.Logger.Info("respawning sidecar process", "place", s.place, "previous_pid", prev, "failures", s.failures,
+			"wait", wait)
+		if wait > 0 {
 			// The wait ends early with ctx, or when the pool closes.
 			wctx, cancel := context.WithCancel(ctx)
 			go func() {
@@ -216,7 +240,7 @@ func (p *Pool) restart(ctx context.Context, s *slot) error {
 				case <-wctx.Done():
 				}
 			}()
-			err := p.sleep(wctx, p.cfg.Backoff.wait(s.failures))
+			err := p.sleep(wctx, wait)
 			cancel()
 			if err != nil {
 				if p.isClosed() {
@@ -232,6 +256,7 @@ func (p *Pool) restart(ctx context.Context, s *slot) error {
 	s.startedAt = p.now()
 	c, err := NewClient(cfg)
 	if err != nil {
+		p.cfg.Logger.Error("sidecar process failed to start", "place", s.place, "error", err.Error())
 		return err
 	}
 	p.mu.Lock()
@@ -244,6 +269,8 @@ func (p *Pool) restart(ctx context.Context, s *slot) error {
 	s.gen++
 	p.watch.Add(1) // under p.mu: Close waits only after closed is set
 	p.mu.Unlock()
+	pid, restarts := c.Pid(), s.gen-1
+	p.cfg.Logger.Info("sidecar process started", "place", s.place, "pid", pid, "restarts", restarts)
 	if p.started != nil {
 		p.started(c)
 	}
@@ -252,11 +279,25 @@ func (p *Pool) restart(ctx context.Context, s *slot) error {
 	go func() {
 		defer p.watch.Done()
 		<-c.Done()
+		p.logExit(s.place, pid, c)
 		p.mu.Lock()
 		p.notify()
 		p.mu.Unlock()
 	}()
 	return nil
+}
+
+// logExit logs the end of a process.
+func (p *Pool) logExit(place, pid int, c *Client) {
+	status := "unknown"
+	if ps := c.cmd.ProcessState; ps != nil {
+		status = ps.String()
+	}
+	if err := c.Err(); err != nil {
+		p.cfg.Logger.Warn("sidecar process exited", "place", place, "pid", pid, "status", status, "error", err.Error())
+		return
+	}
+	p.cfg.Logger.Info("sidecar process exited", "place", place, "pid", pid, "status", status)
 }
 
 func (p *Pool) isClosed() bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -130,6 +131,17 @@ type Runner struct {
 	// return. (The guest itself cannot have more than its
 	// max_outstanding_host_calls limit outstanding, 128 by default.)
 	MaxConcurrentCalls int
+	// Logger receives what an operator wants to know of the Runner's
+	// executions, in structured records with an "execution" attribute:
+	// cold resumes (Info, with the reason), steps retried on a new
+	// process after one died under them (Warn), executions that hit a
+	// limit (Warn, with the error code), answers too large to send
+	// (Warn). nil means the Pool's PoolConfig.Logger, and if that is nil
+	// too, nothing is logged.
+	Logger *slog.Logger
+	// Intercept wraps each Run, segment and capability call (see
+	// Interceptor): where a host adds its tracing spans or metrics.
+	Intercept Interceptor
 
 	mem     MemoryStore
 	sealers sealers
@@ -180,11 +192,40 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 		return value.Value{}, err
 	}
 	defer r.unclaim(e.ID, rs)
-	v, x, err := r.run(ctx, e)
-	if rs.cancelRequested() {
-		v, err = r.endCancelled(ctx, e, rs, x, v, err)
+	var v value.Value
+	called := false
+	body := func(ctx context.Context) error {
+		if called {
+			return errors.New("the Execution interceptor called next twice")
+		}
+		called = true
+		var x *execution
+		v, x, err = r.run(ctx, e)
+		if rs.cancelRequested() {
+			v, err = r.endCancelled(ctx, e, rs, x, v, err)
+		}
+		return err
+	}
+	if r.Intercept.Execution == nil {
+		body(ctx)
+	} else {
+		err = r.Intercept.Execution(ctx, &ExecutionInfo{ID: e.ID, ProgramID: e.Program.ID}, body)
+		if err == nil && !called {
+			err = errors.New("the Execution interceptor did not call next")
+		}
 	}
 	return v, err
+}
+
+// logger is where the Runner logs.
+func (r *Runner) logger() *slog.Logger {
+	switch {
+	case r.Logger != nil:
+		return r.Logger
+	case r.Pool != nil && r.Pool.cfg.Logger != nil:
+		return r.Pool.cfg.Logger
+	}
+	return discardLogger
 }
 
 // run is Run once the execution ID is claimed; x is nil if the execution
@@ -200,7 +241,8 @@ func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution,
 	} else if cp.ProgramID != e.Program.ID {
 		return value.Value{}, nil, fmt.Errorf("execution %q was stored with another program", e.ID)
 	}
-	x := &execution{r: r, e: e, store: store, cp: cp, caps: slices.Sorted(maps.Keys(e.Capabilities))}
+	x := &execution{r: r, e: e, store: store, cp: cp, caps: slices.Sorted(maps.Keys(e.Capabilities)), log: r.logger(),
+		runCtx: ctx, madeIn: map[uint64]context.Context{}}
 	if cp == nil {
 		x.batch = r.HostCalls != HostCallsOne
 	} else {
@@ -211,7 +253,7 @@ func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution,
 		if limit <= 0 {
 			limit = DefaultMaxConcurrentCalls
 		}
-		x.calls = newCallSet(ctx, limit)
+		x.calls = newCallSet(ctx, limit, x.callCapability)
 		defer x.stopCalls(ctx)
 	}
 	v, err := x.run(ctx)
@@ -253,6 +295,13 @@ type execution struct {
 	policyID string // the policy of the parked execution
 
 	journal snapJournal // the bytes of the last snapshot a step returned
+
+	log    *slog.Logger
+	runCtx context.Context // the Run's, as the Execution interceptor passed it
+	// madeIn holds, for each outstanding call made in this Run, the
+	// context the Segment interceptor gave the segment that made it.
+	madeIn map[uint64]context.Context
+	segs   int // segments tried in this Run
 }
 
 func (x *execution) run(ctx context.Context) (value.Value, error) {
@@ -261,6 +310,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 		maxTries = maxAttempts
 	}
 	failures := 0
+	attempt := 1
 	for {
 		cp := x.cp
 		if cp != nil && cp.Done {
@@ -292,10 +342,11 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 		default:
 			answers = []Answer{{Payload: *cp.Answer}}
 		}
-		st, snap, err := x.step(ctx, answers)
+		st, snap, err := x.segment(ctx, answers, attempt)
+		attempt++
 		switch {
 		case err == nil:
-			failures = 0
+			failures, attempt = 0, 1
 			x.maxSend = 0
 			if err := x.advance(ctx, st, snap, answers); err != nil {
 				return value.Value{}, err
@@ -306,8 +357,12 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 			// The process died under this step; retry on a new one.
 			x.home = nil
 			if failures++; failures >= maxTries {
+				x.log.Error("sidecar processes keep dying during one step; giving up", "execution", x.e.ID,
+					"attempts", failures, "error", err.Error())
 				return value.Value{}, fmt.Errorf("execution %q: %d sidecar processes in a row died during one step; the last: %w", x.e.ID, failures, err)
 			}
+			x.log.Warn("sidecar process died during a step; trying it on a new one", "execution", x.e.ID,
+				"attempt", failures, "error", err.Error())
 		case errors.Is(err, ErrRequestTooLarge) && len(answers) > 1:
 			// Fewer answers at a time; the others stay stored for the
 			// next resume.
@@ -332,11 +387,16 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 				return value.Value{}, serr
 			}
 			x.cp = &retry
+			x.log.Warn("an answer is too large to send; it will be asked again", "execution", x.e.ID,
+				"capability", name, "call", n, "error", err.Error())
 			return value.Value{}, fmt.Errorf("the answer to %s (call %d of execution %q): %w", name, n, x.e.ID, err)
 		default:
 			var se *Error
 			if errors.As(err, &se) && se.Kind() != "" {
 				// The execution itself failed: that is its outcome.
+				if errors.Is(se, ErrLimit) {
+					x.log.Warn("execution hit a limit", "execution", x.e.ID, "code", se.Code, "error", se.Message)
+				}
 				done := &Checkpoint{ProgramID: x.e.Program.ID, Calls: x.answered(len(answers)), HostCalls: x.mode(),
 					Done: true, Failure: se.Message}
 				if serr := x.store.Save(ctx, x.e.ID, done); serr != nil {
@@ -378,7 +438,8 @@ func (x *execution) ask(ctx context.Context) error {
 	if !ok {
 		return x.notGiven(cp.Capability)
 	}
-	v, err := callCapability(ctx, fn, Call{Execution: x.e.ID, ID: uint64(cp.Calls) + 1, Seq: cp.Calls, Name: cp.Capability, Args: cp.Args})
+	id := uint64(cp.Calls) + 1
+	v, err := x.callCapability(ctx, x.valuesFor(id), fn, Call{Execution: x.e.ID, ID: id, Seq: cp.Calls, Name: cp.Capability, Args: cp.Args})
 	answer, err := answerOf(cp.Capability, v, err)
 	if err != nil {
 		return err
@@ -415,6 +476,27 @@ func answerOf(name string, v value.Value, err error) (Payload, error) {
 	return Payload{}, fmt.Errorf("capability %s: %w", name, err)
 }
 
+// callCapability runs fn through the Call interceptor, if any, with ctx
+// carrying the values of values (valuesFor).
+func (x *execution) callCapability(ctx, values context.Context, fn Capability, call Call) (value.Value, error) {
+	wrap := x.r.Intercept.Call
+	if wrap == nil {
+		return callCapability(ctx, fn, call)
+	}
+	return wrap(valuesOf{Context: ctx, values: values}, call, func(ctx context.Context) (value.Value, error) {
+		return callCapability(ctx, fn, call)
+	})
+}
+
+// valuesFor is the context whose values a call's context carries: its
+// segment's, if the call was made in this Run, else the Run's.
+func (x *execution) valuesFor(id uint64) context.Context {
+	if c := x.madeIn[id]; c != nil {
+		return c
+	}
+	return x.runCtx
+}
+
 // callCapability runs fn, turning a panic into an error so that host code
 // failing in one execution cannot take the others down.
 func callCapability(ctx context.Context, fn Capability, call Call) (v value.Value, err error) {
@@ -449,7 +531,8 @@ func (x *execution) ready(ctx context.Context) ([]Answer, error) {
 				if !ok {
 					return nil, x.notGiven(k.Capability)
 				}
-				x.calls.start(fn, Call{Execution: x.e.ID, ID: k.ID, Seq: int(k.ID - 1), Name: k.Capability, Args: k.Args})
+				x.calls.start(fn, Call{Execution: x.e.ID, ID: k.ID, Seq: int(k.ID - 1), Name: k.Capability, Args: k.Args},
+					x.valuesFor(k.ID))
 			}
 		}
 		if len(out) > 0 {
@@ -518,6 +601,7 @@ func (x *execution) stopCalls(ctx context.Context) {
 type callSet struct {
 	ctx     context.Context // cancelled when the Run ends
 	cancel  context.CancelFunc
+	call    func(ctx, values context.Context, fn Capability, call Call) (value.Value, error)
 	slots   chan struct{} // one token per running call
 	wg      sync.WaitGroup
 	running map[uint64]bool // started, result not yet taken
@@ -533,14 +617,14 @@ type callResult struct {
 	err    error // stops Run
 }
 
-func newCallSet(ctx context.Context, limit int) *callSet {
+func newCallSet(ctx context.Context, limit int, call func(ctx, values context.Context, fn Capability, call Call) (value.Value, error)) *callSet {
 	ctx, cancel := context.WithCancel(ctx)
-	return &callSet{ctx: ctx, cancel: cancel, slots: make(chan struct{}, limit), running: map[uint64]bool{},
+	return &callSet{ctx: ctx, cancel: cancel, call: call, slots: make(chan struct{}, limit), running: map[uint64]bool{},
 		returned: make(chan struct{}, 1)}
 }
 
 // start runs call on a goroutine of its own, once a slot is free.
-func (s *callSet) start(fn Capability, call Call) {
+func (s *callSet) start(fn Capability, call Call, values context.Context) {
 	s.running[call.ID] = true
 	s.wg.Add(1)
 	go func() {
@@ -549,7 +633,7 @@ func (s *callSet) start(fn Capability, call Call) {
 		select {
 		case s.slots <- struct{}{}:
 			if res.err = s.ctx.Err(); res.err == nil {
-				v, err := callCapability(s.ctx, fn, call)
+				v, err := s.call(s.ctx, values, fn, call)
 				res.answer, res.err = answerOf(call.Name, v, err)
 			}
 			<-s.slots
@@ -578,16 +662,68 @@ func (s *callSet) take() []callResult {
 	return out
 }
 
+// segment runs step through the Segment interceptor, if any, and
+// remembers the segment's context for the calls it made.
+func (x *execution) segment(ctx context.Context, answers []Answer, attempt int) (*Step, []byte, error) {
+	info := &SegmentInfo{Execution: x.e.ID, Start: x.cp == nil, Calls: x.answered(0), Answers: len(answers), Attempt: attempt}
+	var st *Step
+	var snap []byte
+	segCtx := ctx
+	called := false
+	body := func(ctx context.Context) error {
+		if called {
+			return errors.New("the Segment interceptor called next twice")
+		}
+		called, segCtx = true, ctx
+		var err error
+		st, snap, err = x.step(ctx, answers, info)
+		return err
+	}
+	var err error
+	if wrap := x.r.Intercept.Segment; wrap != nil {
+		err = wrap(ctx, info, body)
+		if err == nil && !called {
+			err = errors.New("the Segment interceptor did not call next")
+		}
+	} else {
+		err = body(ctx)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if s := st.Suspended; s != nil && x.r.Intercept.Call != nil {
+		ids := []uint64{uint64(info.Calls + len(answers) + 1)}
+		if x.batch {
+			ids = ids[:0]
+			for _, k := range s.Calls {
+				ids = append(ids, k.ID)
+			}
+		}
+		for id := range x.madeIn {
+			if !slices.Contains(ids, id) {
+				delete(x.madeIn, id)
+			}
+		}
+		for _, id := range ids {
+			if x.madeIn[id] == nil {
+				x.madeIn[id] = segCtx
+			}
+		}
+	}
+	return st, snap, nil
+}
+
 // step runs the next segment on a process: the start, or a resume with
 // the stored answers, hot on the process holding the execution if it
 // still runs, else from the stored bytes. A suspension comes with its
-// full snapshot bytes.
-func (x *execution) step(ctx context.Context, answers []Answer) (*Step, []byte, error) {
+// full snapshot bytes. It fills in info.
+func (x *execution) step(ctx context.Context, answers []Answer, info *SegmentInfo) (*Step, []byte, error) {
 	l, err := x.r.Pool.acquire(ctx, x.home)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer x.r.Pool.release(l)
+	info.PID = l.c.Pid()
 	x.home = nil
 	var st *Step
 	var base []byte
@@ -611,19 +747,33 @@ func (x *execution) step(ctx context.Context, answers []Answer) (*Step, []byte, 
 			cold.Payload, hot.Payload = answers[0].Payload, answers[0].Payload
 		}
 		isHot := l.s == x.parked.s && l.gen == x.parked.gen
+		reason := "new Run" // nothing parked by this Run
+		if x.parked.s != nil {
+			reason = "the process holding the execution ended"
+		}
 		if isHot {
 			st, err = l.c.Resume(ctx, hot)
 			if errors.Is(err, ErrUnknownSnapshotID) || errors.Is(err, ErrUnknownPolicyID) {
 				// The process let it go (its caches are bounded): use the bytes.
-				isHot = false
-				st, err = l.c.Resume(ctx, cold)
+				isHot, reason = false, "the process no longer held the execution"
 			}
-		} else {
+		}
+		if !isHot {
+			x.log.Info("cold resume", "execution", x.e.ID, "calls", cp.Calls, "reason", reason,
+				"snapshot_bytes", len(cp.Snapshot), "pid", info.PID)
 			st, err = l.c.Resume(ctx, cold)
 		}
+		info.Hot = isHot
 		if x.r.observe != nil {
 			x.r.observe(l.c, isHot)
 		}
+	}
+	if err == nil && st.Suspended == nil {
+		info.Done = true
+	}
+	var se *Error
+	if errors.As(err, &se) && se.Kind() != "" {
+		info.Done = true
 	}
 	if err != nil || st.Suspended == nil {
 		return st, nil, err
@@ -638,6 +788,7 @@ func (x *execution) step(ctx context.Context, answers []Answer) (*Step, []byte, 
 	x.parked = lease{s: l.s, gen: l.gen}
 	x.home = &x.parked
 	x.policyID = st.Suspended.PolicyID
+	info.Suspended = true
 	return st, full, nil
 }
 
