@@ -177,6 +177,9 @@ type Request struct {
 // can be correlated. Nothing after it is read.
 func (r *Request) Fatal() bool { return r.fatal != nil }
 
+// Method is the request's method, "" if its envelope could not be read.
+func (r *Request) Method() string { return r.method }
+
 // Runs reports whether the request is a start or resume: one that runs
 // guest code, which a cancel can stop.
 func (r *Request) Runs() bool { return r.flight != nil }

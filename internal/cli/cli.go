@@ -6,6 +6,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -17,7 +18,7 @@ import (
 )
 
 const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N] [--snapshot-key-file PATH]
-                       [--trace FILE] [--version]
+                       [--trace FILE] [--log-format text|json] [--version]
 
 Runs guest JavaScript for an embedding host, speaking the mustard-sidecar
 protocol (version 2) on stdin/stdout.
@@ -33,6 +34,9 @@ protocol (version 2) on stdin/stdout.
   --trace FILE           record every request and response, keys and tokens
                          redacted, as a transcript the corpus replayer runs
                          (corpus/README.md)
+  --log-format text|json log to stderr, one structured record a line: the
+                         start, each request (method, duration, error
+                         code), limits hit, fatal errors; default: no log
   --version              print the sidecar's version and exit
   -h, --help             print this help and exit
 `
@@ -68,7 +72,7 @@ const (
 
 func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	opts := protocol.Options{Transport: protocol.Binary}
-	var tracePath string
+	var tracePath, logFormat string
 	replayArgs := []string{} // the arguments a replay of a trace passes
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -123,6 +127,15 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 				return 2
 			}
 			tracePath = val
+		case name == "--log-format":
+			if !value() {
+				return 2
+			}
+			if val != "text" && val != "json" {
+				fmt.Fprintf(stderr, "mustard-sidecar: --log-format must be text or json, got %q\n%s", val, usage)
+				return 2
+			}
+			logFormat = val
 		default:
 			fmt.Fprintf(stderr, "mustard-sidecar: unknown argument %q\n%s", a, usage)
 			return 2
@@ -133,6 +146,15 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "mustard-sidecar: %v\n%s", err, usage)
 		return 2
+	}
+	// The log goes to stderr as it is: a trace records what the sidecar
+	// says, and a replay cannot say the same durations.
+	var log *slog.Logger
+	switch logFormat {
+	case "text":
+		log = slog.New(slog.NewTextHandler(stderr, nil))
+	case "json":
+		log = slog.New(slog.NewJSONHandler(stderr, nil))
 	}
 	// What the sidecar writes to stderr from here on, a trace records.
 	var said strings.Builder
@@ -167,12 +189,26 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		return 1
 	}
 	opts.Entropy = entropy
+	if log != nil {
+		transport := "binary"
+		if opts.Transport == protocol.JSONL {
+			transport = "jsonl"
+		}
+		log.Info("sidecar started", "version", version.Version, "pid", os.Getpid(), "transport", transport,
+			"pinned_key", opts.PinnedKey != nil)
+	}
 	code := 0
-	if err := serve(opts, stdin, out, tr); err != nil {
+	if err := serve(opts, stdin, out, tr, log); err != nil {
+		if log != nil {
+			log.Error("fatal error", "error", err.Error())
+		}
 		// Unprefixed: hosts match the start of the message ("invalid
 		// request ...", per the contract).
 		fmt.Fprintln(stderr, err)
 		code = 1
+	}
+	if log != nil {
+		log.Info("sidecar exiting", "exit_code", code)
 	}
 	if tr != nil {
 		if err := tr.Close(code, said.String()); err != nil {

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,11 +59,12 @@ func (it inbound) last() bool { return it.err != nil || it.req.Fatal() }
 // reaches it. On EOF every request read is answered first; a fatal input
 // read ahead takes effect once every request before it is answered.
 func Serve(opts protocol.Options, in io.Reader, out io.Writer) error {
-	return serve(opts, in, out, nil)
+	return serve(opts, in, out, nil, nil)
 }
 
-// serve is Serve, recording the session in tr if it is not nil.
-func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer) error {
+// serve is Serve, recording the session in tr if it is not nil, and
+// logging each request to log if it is not nil.
+func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer, log *slog.Logger) error {
 	s := protocol.NewSession(opts)
 	defer s.Close()
 	s.Warm()
@@ -82,9 +86,16 @@ func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer)
 		if runs {
 			r.running(true)
 		}
+		var began time.Time
+		if log != nil {
+			began = time.Now()
+		}
 		resp, err := s.Serve(it.req)
 		if runs {
 			r.running(false)
+		}
+		if log != nil && err == nil {
+			logRequest(log, it.req.Method(), time.Since(began), resp.Header)
 		}
 		if err == nil {
 			err = write(resp)
@@ -330,4 +341,25 @@ func readError(err error, prefix string) error {
 		return err
 	}
 	return fmt.Errorf("%s: reading stdin failed", prefix)
+}
+
+// logRequest logs a request served: its method, how long it took, and for
+// a failure its error_code. A limit hit is a warning of its own. The text
+// of other failures is not logged: it may quote the guest's data.
+func logRequest(log *slog.Logger, method string, took time.Duration, header []byte) {
+	// A failure's header is small and starts with its envelope
+	// (`{"protocol_version":2,"id":N,"ok":false`).
+	if !bytes.Contains(header[:min(len(header), 64)], []byte(`"ok":false`)) {
+		log.Info("request", "method", method, "duration", took, "ok", true)
+		return
+	}
+	var f struct {
+		Error     string `json:"error"`
+		ErrorCode string `json:"error_code"`
+	}
+	_ = json.Unmarshal(header, &f)
+	log.Info("request", "method", method, "duration", took, "ok", false, "error_code", f.ErrorCode)
+	if strings.HasPrefix(f.ErrorCode, "limit") {
+		log.Warn("limit hit", "method", method, "error_code", f.ErrorCode, "error", f.Error)
+	}
 }
