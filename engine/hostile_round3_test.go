@@ -163,3 +163,23 @@ func TestLongChainsAreCharged(t *testing.T) {
 		}
 	}
 }
+
+// Comparing and hashing long strings is charged by their length.
+func TestLongStringWorkIsCharged(t *testing.T) {
+	for _, src := range []string{
+		"const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; let n = 0; for (let i = 0; i < 100000; i++) if (a === b) n++; n",
+		"const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; let n = 0; for (let i = 0; i < 100000; i++) if (a < b) n++; n",
+		"const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; let n = 0; for (let i = 0; i < 100000; i++) switch (a) { case b: n++ } n",
+		"const k = 'x'.repeat(3e6), m = new Map([[k, 1]]); let n = 0; for (let i = 0; i < 100000; i++) n += m.get(k); n",
+	} {
+		limits := policy.DefaultLimits()
+		limits.HeapLimitBytes = 64 << 20
+		began := time.Now()
+		step := runLimits(t, src, limits)
+		require.Error(t, step.Err, src)
+		assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
+		if !raceEnabled {
+			assert.Less(t, time.Since(began), 10*time.Second)
+		}
+	}
+}

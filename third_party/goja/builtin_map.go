@@ -111,6 +111,7 @@ func (r *Runtime) mapProto_clear(call FunctionCall) Value {
 }
 
 func (r *Runtime) mapProto_delete(call FunctionCall) Value {
+	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
 	thisObj := r.toObject(call.This)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
@@ -121,6 +122,7 @@ func (r *Runtime) mapProto_delete(call FunctionCall) Value {
 }
 
 func (r *Runtime) mapProto_get(call FunctionCall) Value {
+	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
 	thisObj := r.toObject(call.This)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
@@ -131,6 +133,7 @@ func (r *Runtime) mapProto_get(call FunctionCall) Value {
 }
 
 func (r *Runtime) mapProto_has(call FunctionCall) Value {
+	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
 	thisObj := r.toObject(call.This)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
@@ -143,6 +146,7 @@ func (r *Runtime) mapProto_has(call FunctionCall) Value {
 }
 
 func (r *Runtime) mapProto_set(call FunctionCall) Value {
+	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
 	thisObj := r.toObject(call.This)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {

@@ -127,6 +127,7 @@ func (r *Runtime) newSetObject() *setObject {
 }
 
 func (r *Runtime) setProto_add(call FunctionCall) Value {
+	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
 	thisObj := r.toObject(call.This)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
@@ -149,6 +150,7 @@ func (r *Runtime) setProto_clear(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_delete(call FunctionCall) Value {
+	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
 	thisObj := r.toObject(call.This)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
@@ -190,6 +192,7 @@ func (r *Runtime) setProto_forEach(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_has(call FunctionCall) Value {
+	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
 	thisObj := r.toObject(call.This)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {

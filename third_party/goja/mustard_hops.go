@@ -21,3 +21,40 @@ func (r *Runtime) protoHop() {
 }
 
 func (o *baseObject) hop() { o.val.runtime.protoHop() }
+
+// Long strings compared or hashed (with MustardMeterOperands on): `===`,
+// `<` and the other comparisons of two strings, and a string key of a Map
+// or Set, cost as much as copying them (a unit per copyBytesPerUnit bytes)
+// once they are long: a comparison of two distinct 3 MB strings was one
+// instruction. Equality of strings of different lengths costs nothing.
+
+// compareChargeMin: shorter strings are compared within their instruction.
+const compareChargeMin = 256
+
+func (r *Runtime) chargeCompare(x, y Value) {
+	if !r.bigMetered || r.meter == nil {
+		return
+	}
+	xs, ok := x.(String)
+	if !ok {
+		return
+	}
+	ys, ok := y.(String)
+	if !ok {
+		return
+	}
+	if n := min(xs.Length(), ys.Length()); n >= compareChargeMin {
+		r.work(min(stringBytes(xs), stringBytes(ys)) / copyBytesPerUnit)
+	}
+}
+
+// chargeKey charges hashing a Map or Set key and comparing it with the
+// entry it finds.
+func (r *Runtime) chargeKey(key Value) {
+	if !r.bigMetered || r.meter == nil {
+		return
+	}
+	if s, ok := key.(String); ok && s.Length() >= compareChargeMin {
+		r.work(2 * stringBytes(s) / copyBytesPerUnit)
+	}
+}

@@ -25,3 +25,23 @@ func TestPrototypeLinksAreCharged(t *testing.T) {
 		t.Fatalf("charged %d units for the links (%d with, %d without)", extra, on, off)
 	}
 }
+
+// Comparing or hashing long strings is charged by their length.
+func TestLongStringComparisonsAreCharged(t *testing.T) {
+	const src = `const a = 'x'.repeat(1e6) + 'a', b = 'x'.repeat(1e6) + 'b', m = new Map([[a, 1]]);
+		let n = 0;
+		for (let i = 0; i < 10; i++) { if (a === b) n++; if (a < b) n++; if (m.get(a)) n++; if ('x' === 'y') n++ }
+		n`
+	work := func(on bool) int {
+		r, m := newStrMetered()
+		r.MustardMeterOperands(on)
+		if v, err := r.RunString(src); err != nil || v.ToInteger() != 20 {
+			t.Fatal(v, err)
+		}
+		return m.work
+	}
+	// 10 × (1 MB for ===, 1 MB for <, 2 MB for the key) at 128 bytes a unit.
+	if extra := work(true) - work(false); extra < 10*3_990_000/128 || extra > 10*4_100_000/128 {
+		t.Fatalf("charged %d units for the comparisons", extra)
+	}
+}
