@@ -183,3 +183,17 @@ func TestLongStringWorkIsCharged(t *testing.T) {
 		}
 	}
 }
+
+// A generic reverse over a huge sparse length pays for every index it
+// visits (each a has through the prototype chain), and ends with the limit
+// at once.
+func TestHugeSparseReverseEndsQuickly(t *testing.T) {
+	began := time.Now()
+	step := runLimits(t, "const a = [1, 2]; a.length = 4e9; a.reverse(); a.length", policy.DefaultLimits())
+	require.Error(t, step.Err)
+	assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
+	if !raceEnabled {
+		assert.Less(t, time.Since(began), 10*time.Second)
+	}
+	t.Logf("ended after %v", time.Since(began))
+}
