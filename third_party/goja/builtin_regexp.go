@@ -245,6 +245,8 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	}
 
 	re2Str, err := parser.TransformRegExp(patternStr, dotAll, unicode)
+	var linear *linearSource // mustard
+	re2Body := re2Str        // mustard
 	if err == nil {
 		re2flags := ""
 		if multiline {
@@ -269,6 +271,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 			}
 		} else {
 			wrapper = (*regexpWrapper)(pattern)
+			linear = &linearSource{re2: re2Body, flags: re2flags} // mustard: mustard_regexp.go
 		}
 	} else {
 		var incompat parser.RegexpErrorIncompatible
@@ -289,6 +292,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 		src:            patternStr,
 		regexpWrapper:  wrapper,
 		regexp2Wrapper: wrapper2,
+		linear:         linear, // mustard
 		global:         global,
 		ignoreCase:     ignoreCase,
 		multiline:      multiline,

@@ -67,6 +67,7 @@ type regexpPattern struct {
 
 	regexpWrapper  *regexpWrapper
 	regexp2Wrapper *regexp2Wrapper
+	linear         *linearSource // mustard: mustard_regexp.go
 }
 
 type regexpResult struct {
@@ -156,6 +157,9 @@ func (p *regexpPattern) findSubmatchIndex(r *Runtime, s String, start int) regex
 }
 
 func (p *regexpPattern) findSubmatchIndexFrom(r *Runtime, s String, start int) regexpResult {
+	if res, ok := p.mustardFind(r, s, start); ok { // mustard: mustard_regexp.go
+		return res
+	}
 	if p.regexpWrapper == nil {
 		return p.regexp2Wrapper.findSubmatchIndex(r, s, start, p.unicode, p.global || p.sticky)
 	}
@@ -175,6 +179,9 @@ func (p *regexpPattern) findSubmatchIndexFrom(r *Runtime, s String, start int) r
 }
 
 func (p *regexpPattern) findAllSubmatchIndex(r *Runtime, s String, start int, limit int, sticky bool) []regexpResult {
+	if res, ok := p.mustardFindAll(r, s, start, limit, sticky); ok { // mustard: mustard_regexp.go
+		return res
+	}
 	if p.regexpWrapper == nil {
 		return p.regexp2Wrapper.findAllSubmatchIndex(r, s, start, limit, sticky, p.unicode)
 	}
@@ -231,6 +238,7 @@ func (p *regexpPattern) clone() *regexpPattern {
 		dotAll:     p.dotAll,
 		sticky:     p.sticky,
 		unicode:    p.unicode,
+		linear:     p.linear, // mustard
 	}
 	if p.regexpWrapper != nil {
 		ret.regexpWrapper = p.regexpWrapper.clone()

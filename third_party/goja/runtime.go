@@ -216,6 +216,8 @@ type Runtime struct {
 	native           nativeDepth // mustard_depth.go
 	hooks            []hook      // mustard_hooks.go
 	async            int         // mustard_async.go
+
+	linearRegexpMode int // mustard_regexp.go
 }
 
 type StackFrame struct {
