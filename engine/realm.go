@@ -110,6 +110,11 @@ func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) error {
 	r.rt.SetRandSource(rng.Float64)
 	now := time.UnixMilli(clockMillis).UTC()
 	r.rt.SetTimeSource(func() time.Time { return now })
+	// Programs of format version 3 run each pattern on the linear-time
+	// engine wherever its meaning allows (third_party/goja/PATCHES.md);
+	// older programs keep the engines they ran on, and so their journaled
+	// charges and answers.
+	r.rt.MustardSetLinearRegexp(x.cfg.Program.counted())
 	switch p := x.cfg.Program; {
 	case !p.counted():
 		return r.installMeterCalls()
