@@ -416,7 +416,7 @@ func TestLinearRegexpCases(t *testing.T) {
 func quoteUnits(units []uint16) string {
 	parts := make([]string, len(units))
 	for i, u := range units {
-		parts[i] = fmt.Sprintf("%q", u)
+		parts[i] = fmt.Sprintf("%q", rune(u))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
