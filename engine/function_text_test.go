@@ -72,3 +72,19 @@ texts.join('\n')`
 		assert.NotContains(t, strings.ToLower(step.Value.Str), "mustard")
 	}
 }
+
+// The reference's own tests of function text: crates/mustard/tests/
+// builtin_surface.rs, callable_metadata_and_primitive_wrappers_cover_supported_surface
+// (and tests/node/builtins.test.js, "run matches callable own-property
+// ordering, stringification, inferred names, and primitive wrapper
+// helpers"), whose declaredString, arrayString and boundString this
+// sidecar once gave with the meter's calls in them. Expected values are
+// mustardscript 0.2.1's.
+func TestFunctionTextAsTheReference(t *testing.T) {
+	step := runLimits(t, `function declared(alpha, beta = 1, gamma) {}
+const arrow = (value) => value;
+const bound = declared.bind(null, 1);
+[String(declared), String(Array), String(bound), String(arrow), String(() => 1), String(function (a, b = 2) { return a })].join('|')`, policy.DefaultLimits())
+	require.NoError(t, step.Err)
+	assert.Equal(t, "function declared(alpha, beta = 1, gamma) {}|function Array() { [native code] }|function () { [native code] }|(value) => value|() => 1|function (a, b = 2) { return a }", step.Value.Str)
+}
