@@ -4,20 +4,17 @@ go 1.26.8
 
 require (
 	github.com/dlclark/regexp2/v2 v2.5.2
-	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/fxamacker/cbor/v2 v2.10.0
+	github.com/go-sourcemap/sourcemap v2.1.3+incompatible
+	github.com/google/pprof v0.0.0-20230207041349-798e818bf904
 	github.com/klauspost/compress v1.20.4
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/crypto v0.59.0
+	golang.org/x/text v0.44.0
 )
 
 require (
-	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
-	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
 )
-
-replace github.com/dop251/goja => ./third_party/goja

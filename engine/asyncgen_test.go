@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// for await and async generators (third_party/goja/PATCHES.md, "async
+// for await and async generators (internal/goja/PATCHES.md, "async
 // generators and for await"). The suite runs every case hot
 // (TestGuestSuite) and cold, each suspension resumed from its snapshot
 // bytes in a fresh run (TestGuestSuiteCold); the batch tests below answer

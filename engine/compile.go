@@ -9,11 +9,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
 	"github.com/fxamacker/cbor/v2"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/ast"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/parser"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
@@ -49,7 +49,7 @@ const MaxSourceBytes = 4 << 20
 const MaxSourceNesting = 1000
 
 // parseOptions bound the parser's work on guest source (see
-// third_party/goja/PATCHES.md): nesting, and tokens scanned per byte, which
+// internal/goja/PATCHES.md): nesting, and tokens scanned per byte, which
 // keeps parsing linear in the source's length. Source maps are never read:
 // the parser would open the file a guest comment names.
 var parseOptions = parseBounds(MaxSourceNesting)

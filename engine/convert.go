@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/dop251/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 

@@ -145,7 +145,7 @@ func TestUncleanReasonCatchesLeaks(t *testing.T) {
 		"goroutine 7 [running]",
 		"cannot convert *goja.Object",
 		"value of type []interface {}",
-		"github.com/dop251/goja.(*vm).run",
+		"github.com/mustard-sidecar/mustard-sidecar/internal/goja.(*vm).run",
 		"main.main()",
 		"reflect.Value.Call",
 	} {

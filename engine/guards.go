@@ -3,10 +3,10 @@ package engine
 import (
 	"time"
 
-	"github.com/dop251/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 )
 
-// Built-ins account for themselves, inside goja (third_party/goja/PATCHES.md,
+// Built-ins account for themselves, inside goja (internal/goja/PATCHES.md,
 // meter.go): their work is charged to the instruction budget, memory they
 // are about to allocate is checked against the heap limit before it is
 // taken, and recursion inside Go over nested values is bounded. The realm

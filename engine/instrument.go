@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/ast"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/file"
 )
 
 // Reserved global names used by instrumented code (program format versions

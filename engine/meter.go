@@ -1,6 +1,6 @@
 package engine
 
-// The realm is goja's Meter (third_party/goja/mustard_meter.go): built-ins
+// The realm is goja's Meter (internal/goja/mustard_meter.go): built-ins
 // report their own work and the memory they are about to allocate, from
 // inside goja, where no guest code runs and no wrapper could see it.
 

@@ -3,13 +3,13 @@ package engine
 import (
 	"fmt"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/parser"
 	"os"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/parser"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )

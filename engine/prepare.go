@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/ast"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/parser"
 )
 
 // prepare parses and compiles a program of format version 3: the guest's

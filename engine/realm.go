@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/parser"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/parser"
 )
 
 func init() {
@@ -98,7 +98,7 @@ func (r *realm) installMeterCalls() error {
 		return err
 	}
 	// The meters run as hook calls: the Go function, with no lookup and
-	// no call frame (third_party/goja/mustard_hooks.go).
+	// no call frame (internal/goja/mustard_hooks.go).
 	return rt.SetHooks(meterName, jobMeterName, allocName)
 }
 
@@ -111,7 +111,7 @@ func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) error {
 	now := time.UnixMilli(clockMillis).UTC()
 	r.rt.SetTimeSource(func() time.Time { return now })
 	// Programs of format version 3 run each pattern on the linear-time
-	// engine wherever its meaning allows (third_party/goja/PATCHES.md);
+	// engine wherever its meaning allows (internal/goja/PATCHES.md);
 	// older programs keep the engines they ran on, and so their journaled
 	// charges and answers.
 	r.rt.MustardSetLinearRegexp(x.cfg.Program.counted())

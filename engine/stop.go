@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dop251/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 )
 
 // ErrWallTime ends a segment that ran longer than its wall_time_ms.

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dop251/goja"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 )
 
 // tracebackSources throw from places where the instrumentation inserts

@@ -14,11 +14,12 @@ import (
 )
 
 // Must hold: a Go program outside the module, in a directory of its own
-// with a replace directive pointing here, embeds the sidecar through this
-// package: compile, start, answer calls, complete, in under 40 lines. The
-// package needs nothing outside the standard library, so the build needs
-// no module download; the program finds the sidecar on PATH, as a host
-// would (TestMain puts this test binary there).
+// with a plain require of this module (and a replace directive pointing
+// here, as a version from the proxy would be), embeds the sidecar through
+// this package: compile, start, answer calls, complete, in under 40 lines.
+// The consumer's module also builds cmd/mustard-sidecar itself (the engine
+// and the goja fork are packages of this module, so no replace of ours is
+// needed), and the program finds that binary on PATH, as a host would.
 func TestAProgramOutsideTheModuleEmbedsTheSidecar(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -52,7 +53,17 @@ func TestAProgramOutsideTheModuleEmbedsTheSidecar(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build:\n%s", out)
 
+	// The sidecar itself builds in the consumer's module: the engine and
+	// its goja are part of this module, which needs no replace of its own.
+	bin := filepath.Join(dir, "bin")
+	build = exec.CommandContext(ctx, goBin, "build", "-o", filepath.Join(bin, "mustard-sidecar"), "github.com/mustard-sidecar/mustard-sidecar/cmd/mustard-sidecar")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
+	out, err = build.CombinedOutput()
+	require.NoError(t, err, "go build of the sidecar in the consumer's module:\n%s", out)
+
 	run := exec.CommandContext(ctx, filepath.Join(dir, "outside"))
+	run.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "MUSTARD_SIDECAR_BIN=")
 	out, err = run.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, "double 1\ndouble 2\ndouble 3\nresult 12\n", string(out))
@@ -72,10 +83,27 @@ func TestHostDependsOnlyOnTheStandardLibraryValueAndWire(t *testing.T) {
 	}
 	require.Equal(t, []string{"github.com/mustard-sidecar/mustard-sidecar/internal/wire"}, deps("../internal/wire"),
 		"the wire package uses the standard library only")
-	want := append(append(deps("../internal/wire"), deps("../value")...), "github.com/mustard-sidecar/mustard-sidecar/host")
+	require.Equal(t, []string{"github.com/mustard-sidecar/mustard-sidecar/internal/version"}, deps("../internal/version"),
+		"the version package uses the standard library only")
+	want := append(append(append(deps("../internal/wire"), deps("../internal/version")...), deps("../value")...), "github.com/mustard-sidecar/mustard-sidecar/host")
 	require.ElementsMatch(t, want, deps("."))
 	for _, d := range want {
 		require.NotContains(t, d, "goja")
 		require.NotContains(t, d, "/engine")
 	}
+}
+
+// The host package and the sidecar built from the same release agree on
+// the version; ping tells a host when they do not.
+func TestPingTellsTheVersion(t *testing.T) {
+	c, err := NewClient(Config{})
+	require.NoError(t, err)
+	defer c.Close()
+	pong, err := c.Ping(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, Version(), pong.SidecarVersion)
+	require.True(t, pong.MatchesHost())
+	other := *pong
+	other.SidecarVersion = "0.0.1"
+	require.False(t, other.MatchesHost())
 }

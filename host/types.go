@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/version"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -251,6 +252,18 @@ type Pong struct {
 	DefaultLimits    Limits   `json:"default_limits"`
 	MaxRequestBytes  int64    `json:"max_request_bytes"`
 }
+
+// MatchesHost reports whether the sidecar is the release this host package
+// belongs to (its SidecarVersion is Version()). A sidecar of another
+// release speaks the same protocol version, but its snapshots may not
+// replay the same way (docs/protocol.md, "Upgrades"): a host that finds a
+// mismatch should resume cold only snapshots that sidecar wrote, or drain.
+func (p *Pong) MatchesHost() bool { return p.SidecarVersion == version.Version }
+
+// Version is the release of this module, which the host package is part
+// of; a sidecar built from the same release reports it in ping and in
+// --version.
+func Version() string { return version.Version }
 
 // Has reports whether the sidecar announced feature.
 func (p *Pong) Has(feature string) bool {

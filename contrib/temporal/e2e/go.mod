@@ -6,8 +6,6 @@ replace github.com/mustard-sidecar/mustard-sidecar/contrib/temporal => ..
 
 replace github.com/mustard-sidecar/mustard-sidecar => ../../..
 
-replace github.com/dop251/goja => ../../../third_party/goja
-
 require (
 	github.com/mustard-sidecar/mustard-sidecar v0.0.0-00010101000000-000000000000
 	github.com/mustard-sidecar/mustard-sidecar/contrib/temporal v0.0.0-00010101000000-000000000000

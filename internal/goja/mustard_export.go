@@ -1,0 +1,89 @@
+package goja
+
+// Native reads for a structured export of guest values: the embedder walks
+// plain objects and arrays itself, and doing it through
+// Object.keys/getOwnPropertyDescriptor calls built a keys array and a
+// descriptor object per property (most of an export's time) and, because
+// goja fills descriptors by ordinary assignment, let a guest accessor on
+// Object.prototype interfere.
+
+import "github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
+
+// MustardOwnKeys returns o's own enumerable string-keyed property names in
+// the order Object.keys gives them, and meters exactly what Object.keys
+// does (a Meter's counts, and so snapshots recorded by embedders that used
+// Object.keys, stay the same). It runs no guest code for an ordinary object
+// or array; the caller must exclude proxies, whose traps it would run. The
+// error is the interrupt a meter raised, as Object.keys called through
+// AssertFunction would return it.
+func (o *Object) MustardOwnKeys() (keys []Value, err error) {
+	r := o.runtime
+	err = r.runWrapped(func() {
+		keys = o.self.stringKeys(false, nil)
+		r.keysRest(selfKeys(o), len(keys))
+	})
+	return keys, err
+}
+
+// MustardOwnData reads o's own property key without running any getter or
+// consulting any prototype (the caller excludes proxies): present is false
+// when o has no such own property, accessor true when it is an accessor
+// property (v is then nil).
+func (o *Object) MustardOwnData(key Value) (v Value, present, accessor bool) {
+	p := o.getOwnProp(key)
+	if p == nil {
+		return nil, false, false
+	}
+	if vp, ok := p.(*valueProperty); ok {
+		if vp.accessor {
+			return nil, true, true
+		}
+		return vp.value, true, false
+	}
+	return p, true, false
+}
+
+// MustardPutData gives o, an ordinary object the embedder has just created
+// with NewObject and not yet handed to guest code, an own writable,
+// enumerable, configurable data property: what DefineDataProperty does on
+// such an object, without building a descriptor and a panic guard per
+// property (half the time of importing a host value). A repeated name
+// replaces the value and keeps its first place, as a redefinition does.
+func (o *Object) MustardPutData(name string, v Value) {
+	if bo, ok := o.self.(*baseObject); ok && bo.extensible {
+		bo._putProp(unistring.NewFromString(name), v, true, true, true)
+		return
+	}
+	o.self.defineOwnPropertyStr(unistring.NewFromString(name), PropertyDescriptor{
+		Value:        v,
+		Writable:     FLAG_TRUE,
+		Configurable: FLAG_TRUE,
+		Enumerable:   FLAG_TRUE,
+	}, false)
+}
+
+// MustardNewObject is NewObject with room for n own properties, for an
+// embedder about to give it that many with MustardPutData: the property
+// map and the key order are allocated once instead of grown.
+func (r *Runtime) MustardNewObject(n int) *Object {
+	v := &Object{runtime: r}
+	o := &baseObject{class: classObject, val: v, extensible: true, prototype: r.global.ObjectPrototype}
+	v.self = o
+	o.values = make(map[unistring.String]Value, n)
+	if n > 0 {
+		o.propNames = make([]unistring.String, 0, n)
+	}
+	return v
+}
+
+// MustardString is ToValue(s) for a Go string without boxing s into an
+// interface first (an allocation per string an embedder imports).
+func (r *Runtime) MustardString(s string) Value {
+	if len(s) <= 16 {
+		if u := unistring.Scan(s); u != nil {
+			return &importedString{s: s, u: u, scanned: true}
+		}
+		return asciiString(s)
+	}
+	return &importedString{s: s}
+}
