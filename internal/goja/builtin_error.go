@@ -104,6 +104,7 @@ func (e *errorObject) init() {
 	e.baseObject.init()
 	vm := e.val.runtime.vm
 	e.stack = vm.captureStack(make([]StackFrame, 0, len(vm.callStack)+1), 0)
+	e.val.runtime.chargeFrames(len(e.stack)) // mustard: mustard_hops.go
 }
 
 func (r *Runtime) newErrorObject(proto *Object, class string) *errorObject {

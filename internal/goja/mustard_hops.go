@@ -58,3 +58,14 @@ func (r *Runtime) chargeKey(key Value) {
 		r.work(2 * stringBytes(s) / copyBytesPerUnit)
 	}
 }
+
+// chargeFrames charges an Error's stack capture (with MustardMeterOperands
+// on): a quarter of an instruction a frame, so that errors made at call
+// depth 240 cost what their capture does. The Meter is told without an
+// interrupt check, since errors are also made where no guest code runs;
+// an interrupt it raises takes effect at the next instruction.
+func (r *Runtime) chargeFrames(n int) {
+	if r.bigMetered && r.meter != nil && n > 0 {
+		r.meter.Work(n * hopUnits)
+	}
+}

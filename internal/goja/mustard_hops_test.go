@@ -45,3 +45,20 @@ func TestLongStringComparisonsAreCharged(t *testing.T) {
 		t.Fatalf("charged %d units for the comparisons", extra)
 	}
 }
+
+// An Error's stack capture is charged per frame.
+func TestErrorStackCaptureIsCharged(t *testing.T) {
+	const src = `function deep(n) { return n === 0 ? new Error('x') : deep(n - 1) }
+		let k = 0; for (let i = 0; i < 100; i++) if (deep(200).message === 'x') k++; k`
+	work := func(on bool) int {
+		r, m := newStrMetered()
+		r.MustardMeterOperands(on)
+		if v, err := r.RunString(src); err != nil || v.ToInteger() != 100 {
+			t.Fatal(v, err)
+		}
+		return m.work
+	}
+	if extra := work(true) - work(false); extra < 100*200*hopUnits || extra > 100*210*hopUnits {
+		t.Fatalf("charged %d units for the stacks", extra)
+	}
+}
