@@ -81,6 +81,22 @@ var hostileClasses = map[string][]hostileCase{
 		{"localeCompare of large strings", "const s = 'x'.repeat(2e6), t = s + 'y'; let n = 0; for (let i = 0; i < 1e6; i++) n += s.localeCompare(t); n", []string{limInstructions, limHeap}},
 		{"string concatenation copying a large string", "const s = 'x'.repeat(4e6); let n = 0; for (let i = 0; i < 1e6; i++) n += (s + 'y').length; n", []string{limInstructions, limHeap}},
 	},
+	// One step that touches much more than its operands suggest: charged
+	// for what it touches (docs/limits.md, instruction_budget).
+	"work per step": {
+		{"read at the end of a long prototype chain", "let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if (o.zz) n++; n", []string{limInstructions}},
+		{"in on a long prototype chain", "let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if ('zz' in o) n++; n", []string{limInstructions}},
+		{"instanceof on a long prototype chain", "function C() {} let o = new C(); for (let i = 0; i < 30000; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if (o instanceof Array) n++; n", []string{limInstructions}},
+		{"reads through nested proxies", "let p = {}; for (let i = 0; i < 10000; i++) p = new Proxy(p, {}); let n = 0; for (let i = 0; i < 100000; i++) if (p.zz) n++; n", []string{limInstructions}},
+		{"=== on two long strings", "const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; let n = 0; for (let i = 0; i < 100000; i++) if (a === b) n++; n", []string{limInstructions, limHeap}},
+		{"Map.get with a long key", "const k = 'x'.repeat(3e6), m = new Map([[k, 1]]); let n = 0; for (let i = 0; i < 100000; i++) n += m.get(k); n", []string{limInstructions, limHeap}},
+		{"a loop body of 50,000 statements", "let x = 0; for (let i = 0; i < 1000; i++) { " + strings.Repeat("x++;", 50000) + " } x", []string{limInstructions}},
+		{"reverse over a huge sparse length", "const a = [1, 2]; a.length = 4e9; a.reverse(); a.length", []string{limInstructions}},
+		{"errors made at call depth 240", "function d(n) { return n ? d(n - 1) : new Error('x') } let k = 0; for (;;) k += d(240).message.length", []string{limInstructions}},
+		{"BigInt from 2 million digits", "BigInt('1'.repeat(2e6)) > 0n", []string{limInstructions}},
+		{"a BigInt power of 100 million", "String(3n ** BigInt(1e8)).length", []string{limInstructions, limHeap}},
+		{"2-million-bit products in a loop", "let x = 1n << 2000000n; for (let i = 0; i < 1000; i++) x * x; 1", []string{limInstructions}},
+	},
 	// Guest code cannot switch a guard off.
 	"guards": {
 		{"RegExp source redefined", "Object.defineProperty(RegExp.prototype, 'source', { get() { return 'a' } }); /^(a+)+(?=b)/.test('a'.repeat(40) + '!')", []string{limInstructions}},
