@@ -31,21 +31,25 @@ func (o *baseObject) hop() { o.val.runtime.protoHop() }
 // compareChargeMin: shorter strings are compared within their instruction.
 const compareChargeMin = 256
 
+// The comparison operators call it only with MustardMeterOperands on; it
+// looks at the operands' concrete types first, which is cheaper than an
+// assertion to String for the numbers most comparisons are of.
 func (r *Runtime) chargeCompare(x, y Value) {
-	if !r.bigMetered || r.meter == nil {
+	if r.meter == nil || !isStringValue(x) || !isStringValue(y) {
 		return
 	}
-	xs, ok := x.(String)
-	if !ok {
-		return
-	}
-	ys, ok := y.(String)
-	if !ok {
-		return
-	}
+	xs, ys := x.(String), y.(String)
 	if n := min(xs.Length(), ys.Length()); n >= compareChargeMin {
 		r.work(min(stringBytes(xs), stringBytes(ys)) / copyBytesPerUnit)
 	}
+}
+
+func isStringValue(v Value) bool {
+	switch v.(type) {
+	case asciiString, unicodeString, *importedString:
+		return true
+	}
+	return false
 }
 
 // chargeKey charges hashing a Map or Set key and comparing it with the

@@ -4602,7 +4602,9 @@ type _op_lt struct{}
 var op_lt _op_lt
 
 func (_op_lt) exec(vm *vm) {
-	vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1]) // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard: mustard_hops.go
+		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
 	right := toPrimitiveNumber(vm.stack[vm.sp-1])
 
@@ -4621,7 +4623,9 @@ type _op_lte struct{}
 var op_lte _op_lte
 
 func (_op_lte) exec(vm *vm) {
-	vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1]) // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard: mustard_hops.go
+		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
 	right := toPrimitiveNumber(vm.stack[vm.sp-1])
 
@@ -4641,7 +4645,9 @@ type _op_gt struct{}
 var op_gt _op_gt
 
 func (_op_gt) exec(vm *vm) {
-	vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1]) // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard: mustard_hops.go
+		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
 	right := toPrimitiveNumber(vm.stack[vm.sp-1])
 
@@ -4660,7 +4666,9 @@ type _op_gte struct{}
 var op_gte _op_gte
 
 func (_op_gte) exec(vm *vm) {
-	vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1]) // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard: mustard_hops.go
+		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
 	right := toPrimitiveNumber(vm.stack[vm.sp-1])
 
@@ -4680,7 +4688,9 @@ type _op_eq struct{}
 var op_eq _op_eq
 
 func (_op_eq) exec(vm *vm) {
-	vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1]) // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard: mustard_hops.go
+		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+	}
 	if vm.stack[vm.sp-2].Equals(vm.stack[vm.sp-1]) {
 		vm.stack[vm.sp-2] = valueTrue
 	} else {
@@ -4695,7 +4705,9 @@ type _op_neq struct{}
 var op_neq _op_neq
 
 func (_op_neq) exec(vm *vm) {
-	vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1]) // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard: mustard_hops.go
+		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+	}
 	if vm.stack[vm.sp-2].Equals(vm.stack[vm.sp-1]) {
 		vm.stack[vm.sp-2] = valueFalse
 	} else {
@@ -4710,7 +4722,9 @@ type _op_strict_eq struct{}
 var op_strict_eq _op_strict_eq
 
 func (_op_strict_eq) exec(vm *vm) {
-	vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1]) // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard: mustard_hops.go
+		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+	}
 	if vm.stack[vm.sp-2].StrictEquals(vm.stack[vm.sp-1]) {
 		vm.stack[vm.sp-2] = valueTrue
 	} else {
@@ -4725,7 +4739,9 @@ type _op_strict_neq struct{}
 var op_strict_neq _op_strict_neq
 
 func (_op_strict_neq) exec(vm *vm) {
-	vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1]) // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard: mustard_hops.go
+		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+	}
 	if vm.stack[vm.sp-2].StrictEquals(vm.stack[vm.sp-1]) {
 		vm.stack[vm.sp-2] = valueFalse
 	} else {
