@@ -118,6 +118,7 @@ type Execution struct {
 	journaled   uint64 // calls made before the last suspension
 	outstanding []hostCall
 	listed      []snapshot.HostCall // Step.Calls, reused from step to step
+	roots       []goja.Value        // retain's roots, reused likewise
 	answerBuf   []Answer            // a resume's answers, reused likewise
 	async       uint64
 	legacy      bool
@@ -615,14 +616,24 @@ func (x *Execution) suspend() error {
 		}
 		x.susp++
 		x.journaled = x.made
+		// Each journaled resume began as a hot one did: from what the
+		// execution kept, checked against the limits it resumed under.
+		x.retain()
+		next := x.cfg.Limits
 		if x.susp < len(j.Suspensions) {
-			x.setLimits(x.segmentLimits(x.susp))
+			next = x.segmentLimits(x.susp)
+		}
+		if x.keepsOver(next) {
+			return ErrHeapLimit
+		}
+		x.setLimits(next)
+		x.rebase()
+		if x.susp < len(j.Suspensions) {
 			return x.apply(sp.Answers, nil)
 		}
 		// The suspension the snapshot is at: from here on the execution
 		// runs under the resume's policy, with the resume's answers.
 		x.replay = nil
-		x.setLimits(x.cfg.Limits)
 		return x.apply(nil, x.cfg.Answers)
 	}
 	if err := x.detach(); err != nil {
@@ -649,6 +660,9 @@ func (x *Execution) suspend() error {
 	x.rt.enterSegment(x)
 	x.attach(m.stop, m.limits)
 	x.realm.rt.SetMaxCallStackSize(x.maxCallStack(m.limits))
+	if x.keepsOver(m.limits) {
+		return ErrHeapLimit
+	}
 	return x.apply(nil, m.answers)
 }
 

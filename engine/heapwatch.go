@@ -5,6 +5,8 @@ import (
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
 )
 
 // The heap limit covers what no size pre-check can see (string
@@ -54,16 +56,12 @@ type heapState struct {
 	allocated uint64        // bytes built-ins reported since the last look
 
 	// Across segments: what the execution keeps while it is parked counts
-	// against its limit when it resumes, as it does in a replay, where the
-	// whole past runs as one segment.
-	retained    uint64 // live growth confirmed by a collection at a suspension
-	unconfirmed uint64 // growth at suspensions since, not yet confirmed or counted
+	// against its limit when it resumes. It is the walk of the guest's
+	// reachable values at the suspension (retain), a deterministic
+	// function of the execution, so a replay counts exactly what the
+	// original counted at every step.
+	retained uint64
 }
-
-// unconfirmedShare: growth at suspensions past this share of the limit is
-// confirmed by a collection and carried, so memory kept across resumes
-// can escape the count by at most limit/unconfirmedShare.
-const unconfirmedShare = 8
 
 // enterSegment starts heap accounting for a segment of x about to run. It
 // is on the hot path of every resume: one heap reading, and no wake-up of a
@@ -93,23 +91,50 @@ func (rt *Runtime) leaveSegment(x *Execution) bool {
 }
 
 // suspendSegment ends a segment at a suspension, as leaveSegment, and
-// carries what the execution keeps into its next segment. It takes one
-// heap reading for both (each costs about half a microsecond).
+// carries what the execution keeps into its next segment.
 func (rt *Runtime) suspendSegment(x *Execution) bool {
 	rt.watch.current.CompareAndSwap(x, nil)
-	over, now := x.heapCheck(heapBytes(), 0)
-	if over {
+	if over, _ := x.heapCheck(heapBytes(), 0); over {
 		return true
 	}
-	h := &x.heap
-	grown := sub(now, h.base)
-	h.unconfirmed += sub(grown, h.retained)
-	if h.unconfirmed > x.limits.HeapLimitBytes/unconfirmedShare {
-		runtime.GC()
-		h.retained = sub(heapBytes(), h.base)
-		h.unconfirmed = 0
-	}
+	x.retain()
 	return false
+}
+
+// retain measures what the suspended execution keeps: every value the
+// guest can still reach, the promises of its outstanding host calls
+// included (goja's MustardRetainedBytes; the costs are calibrated to the
+// Go heap those values take).
+func (x *Execution) retain() {
+	roots := x.roots[:0]
+	for i := range x.outstanding {
+		if p := x.outstanding[i].promise; p != nil {
+			roots = append(roots, x.realm.rt.ToValue(p))
+		}
+	}
+	x.heap.retained = x.realm.rt.MustardRetainedBytes(roots...)
+	clear(roots)
+	x.roots = roots[:0]
+}
+
+// keepsOver reports whether what a suspended execution keeps is over the
+// heap limit of l, the limits it is resumed under: the resume then fails
+// at once. A hot resume and a replay reaching the same suspension decide
+// this from the same figure.
+func (x *Execution) keepsOver(l policy.Limits) bool {
+	return x.heap.retained > l.HeapLimitBytes
+}
+
+// rebase restarts the count of a replayed execution at a journaled
+// suspension, as the original's next segment started: from what it
+// keeps, not from everything the replay has allocated since it began.
+func (x *Execution) rebase() {
+	h := &x.heap
+	now := heapBytes()
+	h.base = now - min(now, h.retained)
+	h.trigger.Store(h.base + x.limits.HeapLimitBytes)
+	h.allocated = 0
+	x.scheduleLook()
 }
 
 // sub is a - b, or 0 when b is larger.

@@ -216,6 +216,12 @@ lenNotInt:
 		nativeFuncObject: *ff,
 		wrapped:          obj,
 	}
+	boundArgs := call.Arguments
+	bf.holds = func(visit func(Value)) {
+		for _, a := range boundArgs {
+			visit(a)
+		}
+	}
 	bf.prototype = obj.self.proto()
 	v.self = bf
 

@@ -31,6 +31,10 @@ type PromiseRejectionTracker func(p *Promise, operation PromiseRejectionOperatio
 
 type jobCallback struct {
 	callback func(FunctionCall) Value
+	// What callback's closure keeps reachable, for MustardRetainedBytes
+	// (mustard_retained.go): the guest function it calls, or a list.
+	fn    Value
+	holds func(visit func(Value))
 }
 
 type promiseCapability struct {
@@ -98,12 +102,13 @@ func (p *Promise) createResolvingFunctions() (resolve, reject *Object) {
 // capability can act as they would without making them.
 func (p *Promise) resolvingFunctions(alreadyResolved *bool) (resolve, reject *Object) {
 	r := p.val.runtime
-	return r.newNativeFunc(func(call FunctionCall) Value {
+	holds := func(visit func(Value)) { visit(p.val) }
+	return holding(r.newNativeFunc(func(call FunctionCall) Value {
 			return p.resolveOnce(alreadyResolved, call.Argument(0))
-		}, "", 1),
-		r.newNativeFunc(func(call FunctionCall) Value {
+		}, "", 1), holds),
+		holding(r.newNativeFunc(func(call FunctionCall) Value {
 			return p.rejectOnce(alreadyResolved, call.Argument(0))
-		}, "", 1)
+		}, "", 1), holds)
 }
 
 // resolveOnce is the body of p's resolve function.
@@ -125,7 +130,10 @@ func (p *Promise) resolveOnce(alreadyResolved *bool, resolution Value) Value {
 			return p.reject(ex.val)
 		}
 		if call, ok := assertCallable(thenAction); ok {
-			job := r.newPromiseResolveThenableJob(p, resolution, &jobCallback{callback: call})
+			then := &jobCallback{callback: call, fn: thenAction}
+			r.queuedReaction(&promiseReaction{handler: then}, p.val)
+			r.queuedReaction(nil, resolution)
+			job := r.newPromiseResolveThenableJob(p, resolution, then)
 			r.enqueuePromiseJob(job)
 			return _undefined
 		}
@@ -184,12 +192,14 @@ func (p *Promise) addReactions(fulfillReaction *promiseReaction, rejectReaction 
 		p.fulfillReactions = append(p.fulfillReactions, fulfillReaction)
 		p.rejectReactions = append(p.rejectReactions, rejectReaction)
 	case PromiseStateFulfilled:
+		r.queuedReaction(fulfillReaction, p.result)
 		r.enqueuePromiseJob(r.newPromiseReactionJob(fulfillReaction, p.result))
 	default:
 		reason := p.result
 		if !p.handled {
 			r.trackPromiseRejection(p, PromiseRejectionHandle)
 		}
+		r.queuedReaction(rejectReaction, reason)
 		r.enqueuePromiseJob(r.newPromiseReactionJob(rejectReaction, reason))
 	}
 	p.handled = true
@@ -215,6 +225,7 @@ func (r *Runtime) enqueuePromiseJob(job func()) {
 
 func (r *Runtime) triggerPromiseReactions(reactions []*promiseReaction, argument Value) {
 	for _, reaction := range reactions {
+		r.queuedReaction(reaction, argument)
 		r.enqueuePromiseJob(r.newPromiseReactionJob(reaction, argument))
 	}
 }
@@ -338,10 +349,10 @@ func (r *Runtime) newPromiseCapability(c *Object) *promiseCapability {
 func (r *Runtime) performPromiseThen(p *Promise, onFulfilled, onRejected Value, resultCapability *promiseCapability) Value {
 	var onFulfilledJobCallback, onRejectedJobCallback *jobCallback
 	if f, ok := assertCallable(onFulfilled); ok {
-		onFulfilledJobCallback = &jobCallback{callback: f}
+		onFulfilledJobCallback = &jobCallback{callback: f, fn: onFulfilled}
 	}
 	if f, ok := assertCallable(onRejected); ok {
-		onRejectedJobCallback = &jobCallback{callback: f}
+		onRejectedJobCallback = &jobCallback{callback: f, fn: onRejected}
 	}
 	fulfillReaction := &promiseReaction{
 		capability: resultCapability,
@@ -384,25 +395,26 @@ func (r *Runtime) promiseProto_finally(call FunctionCall) Value {
 	if onFinallyFn, ok := assertCallable(onFinally); !ok {
 		thenFinally, catchFinally = onFinally, onFinally
 	} else {
-		thenFinally = r.newNativeFunc(func(call FunctionCall) Value {
+		holds := func(visit func(Value)) { visit(onFinally); visit(c) }
+		thenFinally = holding(r.newNativeFunc(func(call FunctionCall) Value {
 			value := call.Argument(0)
 			result := onFinallyFn(FunctionCall{})
 			promise := r.promiseResolve(c, result)
-			valueThunk := r.newNativeFunc(func(call FunctionCall) Value {
+			valueThunk := holding(r.newNativeFunc(func(call FunctionCall) Value {
 				return value
-			}, "", 0)
+			}, "", 0), func(visit func(Value)) { visit(value) })
 			return r.invoke(promise, "then", valueThunk)
-		}, "", 1)
+		}, "", 1), holds)
 
-		catchFinally = r.newNativeFunc(func(call FunctionCall) Value {
+		catchFinally = holding(r.newNativeFunc(func(call FunctionCall) Value {
 			reason := call.Argument(0)
 			result := onFinallyFn(FunctionCall{})
 			promise := r.promiseResolve(c, result)
-			thrower := r.newNativeFunc(func(call FunctionCall) Value {
+			thrower := holding(r.newNativeFunc(func(call FunctionCall) Value {
 				panic(reason)
-			}, "", 0)
+			}, "", 0), func(visit func(Value)) { visit(reason) })
 			return r.invoke(promise, "then", thrower)
-		}, "", 1)
+		}, "", 1), holds)
 	}
 	return r.invoke(promise, "then", thenFinally, catchFinally)
 }
@@ -465,7 +477,7 @@ func (r *Runtime) promise_all(call FunctionCall) Value {
 			values = append(values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
-			onFulfilled := r.newNativeFunc(func(call FunctionCall) Value {
+			onFulfilled := holding(r.newNativeFunc(func(call FunctionCall) Value {
 				if alreadyCalled {
 					return _undefined
 				}
@@ -476,7 +488,7 @@ func (r *Runtime) promise_all(call FunctionCall) Value {
 					pcap.resolve(r.newArrayValues(values))
 				}
 				return _undefined
-			}, "", 1)
+			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, values) })
 			remainingElementsCount++
 			r.invoke(nextPromise, "then", onFulfilled, pcap.rejectFn())
 		})
@@ -504,7 +516,7 @@ func (r *Runtime) promise_allSettled(call FunctionCall) Value {
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
 			reaction := func(status Value, valueKey unistring.String) *Object {
-				return r.newNativeFunc(func(call FunctionCall) Value {
+				return holding(r.newNativeFunc(func(call FunctionCall) Value {
 					if alreadyCalled {
 						return _undefined
 					}
@@ -518,7 +530,7 @@ func (r *Runtime) promise_allSettled(call FunctionCall) Value {
 						pcap.resolve(r.newArrayValues(values))
 					}
 					return _undefined
-				}, "", 1)
+				}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, values) })
 			}
 			onFulfilled := reaction(asciiString("fulfilled"), "value")
 			onRejected := reaction(asciiString("rejected"), "reason")
@@ -548,7 +560,7 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 			errors = append(errors, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
-			onRejected := r.newNativeFunc(func(call FunctionCall) Value {
+			onRejected := holding(r.newNativeFunc(func(call FunctionCall) Value {
 				if alreadyCalled {
 					return _undefined
 				}
@@ -559,7 +571,7 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 					pcap.reject(r.newAggregateErrorErrors(errors))
 				}
 				return _undefined
-			}, "", 1)
+			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, errors) })
 
 			remainingElementsCount++
 			r.invoke(nextPromise, "then", pcap.resolveFn(), onRejected)

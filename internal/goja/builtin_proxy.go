@@ -364,10 +364,14 @@ func (r *Runtime) builtin_proxy_revocable(call FunctionCall) Value {
 		if target, ok := call.Argument(0).(*Object); ok {
 			if proxyHandler, ok := call.Argument(1).(*Object); ok {
 				proxy := r.newProxyObject(target, proxyHandler, nil)
-				revoke := r.newNativeFunc(func(FunctionCall) Value {
+				revoke := holding(r.newNativeFunc(func(FunctionCall) Value {
 					proxy.revoke()
 					return _undefined
-				}, "", 0)
+				}, "", 0), func(visit func(Value)) {
+					if proxy.val != nil {
+						visit(proxy.val)
+					}
+				})
 				ret := r.NewObject()
 				ret.self._putProp("proxy", proxy.val, true, true, true)
 				ret.self._putProp("revoke", revoke, true, true, true)

@@ -125,6 +125,10 @@ type nativeFuncObject struct {
 
 	f         func(FunctionCall) Value
 	construct func(args []Value, newTarget *Object) *Object
+
+	// holds lists what f's closure keeps reachable, for
+	// MustardRetainedBytes (mustard_retained.go); nil when nothing.
+	holds func(visit func(Value))
 }
 
 type wrappedFuncObject struct {

@@ -238,13 +238,13 @@ func (g *asyncGeneratorObject) await(v Value, onFulfilled, onRejected func(Value
 		handler: &jobCallback{callback: func(call FunctionCall) Value {
 			g.drive(func() agAction { return onFulfilled(call.Argument(0)) })
 			return _undefined
-		}},
+		}, holds: g.holds},
 	}, &promiseReaction{
 		typ: promiseReactionReject,
 		handler: &jobCallback{callback: func(call FunctionCall) Value {
 			g.drive(func() agAction { return onRejected(call.Argument(0)) })
 			return _undefined
-		}},
+		}, holds: g.holds},
 	})
 	return nil
 }

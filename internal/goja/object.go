@@ -49,6 +49,7 @@ var (
 type Object struct {
 	self    objectImpl
 	runtime *Runtime
+	mark    uint32 // mustard_retained.go: the last walk that visited it
 }
 
 type iterNextFunc func() (propIterItem, iterNextFunc)

@@ -218,6 +218,10 @@ type Runtime struct {
 	async            int         // mustard_async.go
 
 	linearRegexpMode int // mustard_regexp.go
+
+	queued          []queuedJob // mustard_retained.go: what queued promise jobs hold
+	retainedEpoch   uint32      // mustard_retained.go: the last walk's number
+	retainedPending []*Object   // and its stack, when small
 }
 
 type StackFrame struct {
@@ -2858,18 +2862,26 @@ func (r *Runtime) leave() {
 	var jobs []func()
 	for len(r.jobQueue) > 0 {
 		jobs, r.jobQueue = r.jobQueue, jobs[:0]
+		// mustard: nothing is measured while jobs run, and the list
+		// would grow with a loop of jobs
+		clear(r.queued)
+		r.queued = r.queued[:0]
 		for _, job := range jobs {
 			r.chargeJob() // mustard: see mustard_steps.go
 			job()
 		}
 	}
 	r.jobQueue = nil
+	clear(r.queued)
+	r.queued = r.queued[:0]
 	r.vm.stack = nil
 }
 
 // called when the top level function returns (i.e. control is passed outside the Runtime) but it was due to an interrupt
 func (r *Runtime) leaveAbrupt() {
 	r.jobQueue = nil
+	clear(r.queued)
+	r.queued = r.queued[:0]
 	r.ClearInterrupt()
 }
 

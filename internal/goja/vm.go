@@ -32,6 +32,8 @@ type stash struct {
 	// If this is a top-level function stash, sets the type of the function. If set, dynamic var declarations
 	// created by direct eval go here.
 	funcType funcType
+
+	mark uint32 // mustard_retained.go: the last walk that visited it
 }
 
 type context struct {
