@@ -2,6 +2,7 @@ package goja
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -419,4 +420,63 @@ func quoteUnits(units []uint16) string {
 		parts[i] = fmt.Sprintf("%q", rune(u))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// A large program is charged for what it reads, as it reads it: the same
+// answers as unmetered, a charge that grows with the program, and a
+// budget that stops a long search partway through.
+func TestLinearRegexpLargeProgramsAreCharged(t *testing.T) {
+	searches := []string{
+		"/[ab]{1,300}c/.exec('ab'.repeat(200) + 'c')",
+		"/[ab]{1,300}c/g.exec('xx' + 'ab'.repeat(200))",
+		"(() => { var re = /[ab]{1,300}c/g; re.lastIndex = 7; return re.exec('zzzzzzzzzz' + 'ab'.repeat(20) + 'c' + 'ab'.repeat(20) + 'c') })()",
+		"'ab'.repeat(50).replace(/(?:[ab]{1,200}x)|b/g, '-')",
+		"'αβ'.repeat(50).match(/[αβ]{1,300}γ|β/g)",
+		"(() => { var re = /[αβ]{1,300}γ/gu; re.lastIndex = 3; return re.exec('ααα' + 'αβ'.repeat(40) + 'γ') })()",
+	}
+	for _, src := range searches {
+		plain := New()
+		plain.MustardSetLinearRegexp(true)
+		want, err := plain.RunString("JSON.stringify(" + src + ")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, m := newMetered()
+		r.MustardSetLinearRegexp(true)
+		got, err := r.RunString("JSON.stringify(" + src + ")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s: %s metered, %s not", src, got, want)
+		}
+		if m.work < 100*8 {
+			t.Errorf("%s: %d units of work", src, m.work)
+		}
+	}
+
+	cost := func(n int) int64 {
+		r, m := newMetered()
+		r.MustardSetLinearRegexp(true)
+		if _, err := r.RunString(fmt.Sprintf("/[ab]{1,%d}c/.test('ab'.repeat(5000))", n)); err != nil {
+			t.Fatal(err)
+		}
+		return m.work
+	}
+	small, large := cost(10), cost(1000)
+	if large < 50*small {
+		t.Errorf("a 1,000-fold repetition costs %d, a 10-fold one %d", large, small)
+	}
+
+	r, m := newMetered()
+	r.MustardSetLinearRegexp(true)
+	m.workCap = 1 << 20
+	_, err := r.RunString("/[ab]{1,1000}c/.test('ab'.repeat(3e5))")
+	var ie *InterruptedError
+	if !errors.As(err, &ie) {
+		t.Fatalf("got %v, want the work cap's interrupt", err)
+	}
+	if m.work > 2<<20 {
+		t.Errorf("stopped after %d units, cap %d", m.work, m.workCap)
+	}
 }
