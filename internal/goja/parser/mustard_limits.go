@@ -33,6 +33,22 @@ func WithMaxTokensPerByte(n int) Option {
 	return func(o *options) { o.maxTokensPerByte = n }
 }
 
+// WithTokenCheck calls check every `every` tokens scanned, with the
+// number scanned so far (re-scans included); the parse fails ("source is
+// too large to compile") when it returns false. An embedder uses it to
+// bound what the parse and the compilation after it may take, in
+// proportion to the tokens, as the parse goes.
+func WithTokenCheck(every int, check func(tokens int) bool) Option {
+	return func(o *options) {
+		if every > 0 && check != nil {
+			o.tokenEvery, o.tokenCheck = every, check
+		}
+	}
+}
+
+// TooLargeMessage is the message of a parse WithTokenCheck ended.
+const TooLargeMessage = "source is too large to compile"
+
 // tokenAllowance is added to the budget, so short sources never hit it.
 var tokenAllowance = 1 << 16
 
@@ -74,5 +90,8 @@ func (self *_parser) scanned() {
 	self.tokens++
 	if self.opts.maxTokensPerByte > 0 && self.tokens > self.opts.maxTokensPerByte*self.length+tokenAllowance {
 		panic(bailOut{"source is too complex to parse"})
+	}
+	if self.opts.tokenCheck != nil && self.tokens%self.opts.tokenEvery == 0 && !self.opts.tokenCheck(self.tokens) {
+		panic(bailOut{TooLargeMessage})
 	}
 }

@@ -50,3 +50,21 @@ func TestMaxTokensPerByte(t *testing.T) {
 		t.Fatalf("past 1/byte: %v", err)
 	}
 }
+
+func TestTokenCheck(t *testing.T) {
+	src := strings.Repeat("a; ", 10000) // 20,000 tokens
+	var seen []int
+	if _, err := ParseFile(nil, "", src, 0, WithTokenCheck(1000, func(n int) bool {
+		seen = append(seen, n)
+		return true
+	})); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 20 || seen[0] != 1000 || seen[19] != 20000 {
+		t.Fatalf("checked at %v, want every 1,000 tokens up to 20,000", seen)
+	}
+	_, err := ParseFile(nil, "", src, 0, WithTokenCheck(1000, func(n int) bool { return n < 5000 }))
+	if err == nil || !strings.Contains(err.Error(), TooLargeMessage) {
+		t.Fatalf("a check that says no: %v", err)
+	}
+}

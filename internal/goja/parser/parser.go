@@ -57,6 +57,10 @@ type options struct {
 	arrowSource       bool // mustard: WithArrowSourceFix, mustard_source.go
 	disableSourceMaps bool
 	sourceMapLoader   func(path string) ([]byte, error)
+
+	// mustard: WithTokenCheck, mustard_limits.go
+	tokenEvery int
+	tokenCheck func(tokens int) bool
 }
 
 // Option represents one of the options for the parser to use in the Parse methods. Currently supported are:
