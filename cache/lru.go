@@ -1,6 +1,7 @@
 // Package cache provides bounded least-recently-used caches with byte
-// accounting. It knows nothing about what it holds: callers supply each
-// entry's size and release resources in the eviction callback.
+// accounting, and a Budget that bounds several caches together. It knows
+// nothing about what it holds: callers supply each entry's size and
+// release resources in the eviction callback.
 package cache
 
 // LRU is a cache bounded by entry count and by total bytes.
@@ -20,6 +21,7 @@ type LRU[K comparable, V any] struct {
 	maxEntries int
 	maxBytes   int64
 	onEvict    func(K, V)
+	budget     *Budget // shared with other caches, or nil
 
 	items map[K]*entry[K, V]
 	// root is the sentinel of a circular list: root.next is the most
@@ -37,6 +39,7 @@ type entry[K comparable, V any] struct {
 	key        K
 	val        V
 	size       int64
+	g          node // its place in the budget, if the cache has one
 }
 
 type kv[K comparable, V any] struct {
@@ -63,27 +66,41 @@ func New[K comparable, V any](maxEntries int, maxBytes int64, onEvict func(K, V)
 	return c
 }
 
+// NewInBudget is New for a cache whose entries also count against b,
+// which other caches may share (see Budget): an entry is then evicted
+// when this cache's own bounds or b's call for it.
+func NewInBudget[K comparable, V any](b *Budget, maxEntries int, maxBytes int64, onEvict func(K, V)) *LRU[K, V] {
+	c := New[K, V](maxEntries, maxBytes, onEvict)
+	c.budget = b
+	return c
+}
+
 // Add stores v under key as the most recently used entry, with the given
 // size in bytes. An existing entry for key is replaced and passed to
 // onEvict. Least recently used entries are then evicted until both bounds
-// hold. An entry whose size alone exceeds maxBytes is not stored and is
-// passed to onEvict at once. Add panics if size is negative.
+// hold, and then the budget's. An entry whose size alone exceeds maxBytes,
+// or what the budget can hold beside its reservations, is not stored and
+// is passed to onEvict at once. Add panics if size is negative.
 func (c *LRU[K, V]) Add(key K, v V, size int64) {
 	if size < 0 {
 		panic("cache: negative size")
 	}
+	tooLarge := (c.maxBytes > 0 && size > c.maxBytes) || (c.budget != nil && !c.budget.fits(size))
 	if e, ok := c.items[key]; ok {
 		c.queue(key, e.val)
-		if c.maxBytes > 0 && size > c.maxBytes {
+		if tooLarge {
 			c.unlink(e)
 			c.queue(key, v)
 		} else {
 			c.bytes += size - e.size
 			e.val = v
 			e.size = size
+			if c.budget != nil {
+				c.budget.resize(&e.g, size)
+			}
 			c.moveToFront(e)
 		}
-	} else if c.maxBytes > 0 && size > c.maxBytes {
+	} else if tooLarge {
 		c.queue(key, v)
 	} else {
 		e := c.newEntry()
@@ -91,12 +108,27 @@ func (c *LRU[K, V]) Add(key K, v V, size int64) {
 		c.items[key] = e
 		c.bytes += size
 		c.pushFront(e)
+		if c.budget != nil {
+			e.g = node{size: size, owner: c, entry: e}
+			c.budget.link(&e.g)
+		}
 	}
 	for c.overLimit() {
 		old := c.root.prev
 		c.queue(old.key, old.val)
 		c.unlink(old)
 	}
+	c.flush()
+	if c.budget != nil {
+		c.budget.evictFor(0)
+	}
+}
+
+// evictNode evicts the entry whose budget place is n, for the budget.
+func (c *LRU[K, V]) evictNode(n *node) {
+	e := n.entry.(*entry[K, V])
+	c.queue(e.key, e.val)
+	c.unlink(e)
 	c.flush()
 }
 
@@ -105,7 +137,8 @@ func (c *LRU[K, V]) overLimit() bool {
 		(c.maxBytes > 0 && c.bytes > c.maxBytes)
 }
 
-// Get returns the value for key and marks it most recently used.
+// Get returns the value for key and marks it most recently used, in the
+// cache and in its budget.
 func (c *LRU[K, V]) Get(key K) (V, bool) {
 	e, ok := c.items[key]
 	if !ok {
@@ -164,6 +197,9 @@ func (c *LRU[K, V]) Clear() {
 	for e := c.root.prev; e != &c.root; {
 		prev := e.prev
 		c.queue(e.key, e.val)
+		if c.budget != nil {
+			c.budget.unlink(&e.g)
+		}
 		c.release(e)
 		e = prev
 	}
@@ -208,6 +244,9 @@ func (c *LRU[K, V]) pushFront(e *entry[K, V]) {
 }
 
 func (c *LRU[K, V]) moveToFront(e *entry[K, V]) {
+	if c.budget != nil {
+		c.budget.touch(&e.g)
+	}
 	if c.root.next == e {
 		return
 	}
@@ -216,9 +255,12 @@ func (c *LRU[K, V]) moveToFront(e *entry[K, V]) {
 	c.pushFront(e)
 }
 
-// unlink removes e from the list, the map and the byte count, and recycles
-// the node.
+// unlink removes e from the list, the map, the byte count and the budget,
+// and recycles the node.
 func (c *LRU[K, V]) unlink(e *entry[K, V]) {
+	if c.budget != nil {
+		c.budget.unlink(&e.g)
+	}
 	e.prev.next = e.next
 	e.next.prev = e.prev
 	delete(c.items, e.key)
