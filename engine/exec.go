@@ -170,6 +170,9 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 			return nil, Step{Err: err}
 		}
 		x.replay, x.legacy = j, j.Version == 1
+		// The replay holds the journal until it has gone past it; a parked
+		// execution keeps nothing of it.
+		x.cfg.Journal = nil
 	}
 	x.step, x.halt = iter.Pull(x.run)
 	return x.next()
@@ -360,6 +363,9 @@ func (x *Execution) execute() Step {
 		}
 		_ = global.DefineDataProperty(in.Key, r.importValue(in.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 	}
+	// The realm holds the inputs now: the execution, which may stay parked
+	// for long, keeps no second copy (nor the header's program bytes).
+	x.cfg.Header = snapshot.Header{}
 
 	result, err := rt.RunProgram(x.cfg.Program.compiled)
 	if err != nil {
@@ -634,7 +640,9 @@ func (x *Execution) suspend() error {
 		// The suspension the snapshot is at: from here on the execution
 		// runs under the resume's policy, with the resume's answers.
 		x.replay = nil
-		return x.apply(nil, x.cfg.Answers)
+		answers := x.cfg.Answers
+		x.cfg.Answers = nil
+		return x.apply(nil, answers)
 	}
 	if err := x.detach(); err != nil {
 		// Stopped just before suspending: the execution ends here
