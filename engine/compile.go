@@ -85,7 +85,8 @@ type Program struct {
 	compiled *goja.Program
 	lines    lineMap
 
-	unmetered bool // runs without the instruction count (metering benchmarks)
+	unmetered bool   // runs without the instruction count (metering benchmarks)
+	size      uint64 // Size
 }
 
 type programArtifact struct {
@@ -113,17 +114,30 @@ func init() {
 // Compile validates guest source and compiles it as strict-mode code. The
 // artifact is deterministic for the same source and sidecar version.
 func Compile(source string) (*Program, error) {
-	return compileVersion(source, programVersion)
+	return CompileWith(source, CompileOptions{})
+}
+
+// CompileWith is Compile under o's bounds.
+func CompileWith(source string, o CompileOptions) (*Program, error) {
+	return compileVersionWith(source, programVersion, o)
 }
 
 // compileVersion compiles source into an artifact of the given format
 // version (tests make older programs with it, as older sidecars did).
 func compileVersion(source string, version uint64) (*Program, error) {
+	return compileVersionWith(source, version, CompileOptions{})
+}
+
+func compileVersionWith(source string, version uint64, o CompileOptions) (*Program, error) {
+	bound := newCompileMemory(o, len(source))
+	if !bound.begin() {
+		return nil, ErrCompileMemory
+	}
 	b, err := artifactEnc.Marshal(programArtifact{Magic: programMagic, Version: version, Source: source})
 	if err != nil {
 		return nil, &Error{Kind: KindSerialization, Message: "program could not be encoded"}
 	}
-	return build(source, b, version)
+	return build(source, b, version, bound)
 }
 
 // Strict reports whether the program runs as strict-mode code: false only
@@ -146,6 +160,16 @@ func (p *Program) counted() bool { return p.Version == programVersion }
 
 // LoadProgram decodes and re-validates program bytes, which are untrusted.
 func LoadProgram(b []byte) (*Program, error) {
+	return LoadProgramWith(b, CompileOptions{})
+}
+
+// LoadProgramWith is LoadProgram under o's bounds.
+func LoadProgramWith(b []byte, o CompileOptions) (*Program, error) {
+	// The artifact is the source and a few bytes around it.
+	bound := newCompileMemory(o, len(b))
+	if !bound.begin() {
+		return nil, ErrCompileMemory
+	}
 	var a programArtifact
 	if err := artifactDec.Unmarshal(b, &a); err != nil || a.Magic != programMagic {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not a mustard-sidecar program"}
@@ -158,10 +182,10 @@ func LoadProgram(b []byte) (*Program, error) {
 	if err != nil || string(canon) != string(b) {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not in canonical form"}
 	}
-	return build(a.Source, b, a.Version)
+	return build(a.Source, b, a.Version, bound)
 }
 
-func build(source string, artifact []byte, version uint64) (p *Program, err error) {
+func build(source string, artifact []byte, version uint64, bound *compileMemory) (p *Program, err error) {
 	defer func() {
 		// Parser and compiler defects on hostile source must not take the
 		// process down.
@@ -178,36 +202,41 @@ func build(source string, artifact []byte, version uint64) (p *Program, err erro
 	var compiled *goja.Program
 	var lines lineMap
 	if version == programVersion {
-		compiled, lines, err = prepare(source)
+		compiled, lines, err = prepare(source, bound)
 	} else {
-		compiled, lines, err = prepareInstrumented(source, version == programVersionStrict, instrument)
+		compiled, lines, err = prepareInstrumented(source, version == programVersionStrict, instrument, bound)
+	}
+	if bound.failed() {
+		return nil, ErrCompileMemory
 	}
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(artifact)
-	return &Program{
+	p = &Program{
 		ID:       hex.EncodeToString(sum[:]),
 		Bytes:    artifact,
 		Source:   source,
 		Version:  version,
 		compiled: compiled,
 		lines:    lines,
-	}, nil
+	}
+	p.size = programSize(p)
+	return p, nil
 }
 
 // instrumentFunc rewrites guest source for metering (format versions 1
 // and 2); benchmarks swap it to measure what that metering costs.
-type instrumentFunc func(source string, strict bool) (string, []insertion, []span, error)
+type instrumentFunc func(source string, strict bool, bound *compileMemory) (string, []insertion, []span, error)
 
 // prepareInstrumented compiles a program of format version 1 or 2: its
 // source instrumented with metering calls, compiled as hook calls.
-func prepareInstrumented(source string, strict bool, instrument instrumentFunc) (*goja.Program, lineMap, error) {
-	text, ins, spans, err := instrument(source, strict)
+func prepareInstrumented(source string, strict bool, instrument instrumentFunc, bound *compileMemory) (*goja.Program, lineMap, error) {
+	text, ins, spans, err := instrument(source, strict, bound)
 	if err != nil {
 		return nil, lineMap{}, err
 	}
-	prg, perr := goja.Parse("", text, instrumentedParseOptions...)
+	prg, perr := goja.Parse("", text, bound.parseOptions(instrumentedParseOptions)...)
 	if perr != nil {
 		// The instrumented text failed although the original parsed: an
 		// instrumentation defect, reported without internals.
@@ -254,8 +283,8 @@ const (
 
 var errNotPrepared = &Error{Kind: KindValidation, Message: "program could not be prepared for metering"}
 
-func instrument(source string, strict bool) (string, []insertion, []span, error) {
-	prg, err := parser.ParseFile(nil, "", source, 0, parseOptions...)
+func instrument(source string, strict bool, bound *compileMemory) (string, []insertion, []span, error) {
+	prg, err := parser.ParseFile(nil, "", source, 0, bound.parseOptions(parseOptions)...)
 	if err == nil {
 		in := newInstrumenter(source)
 		in.walk(reflect.ValueOf(prg))
@@ -268,8 +297,8 @@ func instrument(source string, strict bool) (string, []insertion, []span, error)
 		}
 		return text, ins, in.spans, nil
 	}
-	if strings.Contains(source, "await") {
-		if text, ins, spans, ok, verr := instrumentTopLevelAwait(source, strict); ok || verr != nil {
+	if strings.Contains(source, "await") && !bound.failed() {
+		if text, ins, spans, ok, verr := instrumentTopLevelAwait(source, strict, bound); ok || verr != nil {
 			return text, ins, spans, verr
 		}
 	}
@@ -300,9 +329,9 @@ func (in *instrumenter) validate(strict bool, base int) error {
 	return nil
 }
 
-func instrumentTopLevelAwait(source string, strict bool) (string, []insertion, []span, bool, error) {
+func instrumentTopLevelAwait(source string, strict bool, bound *compileMemory) (string, []insertion, []span, bool, error) {
 	wrapped := tlaPrefix + source + tlaSuffix
-	prg, err := parser.ParseFile(nil, "", wrapped, 0, parseOptions...)
+	prg, err := parser.ParseFile(nil, "", wrapped, 0, bound.parseOptions(parseOptions)...)
 	if err != nil {
 		return "", nil, nil, false, nil
 	}

@@ -16,20 +16,20 @@ import (
 // compiler adds an allocation report at each object literal, array literal
 // and new expression). Nothing is inserted into the text, so every
 // function's source, name and position is the guest's own.
-func prepare(source string) (*goja.Program, lineMap, error) {
+func prepare(source string, bound *compileMemory) (*goja.Program, lineMap, error) {
 	text := source
-	prg, err := parser.ParseFile(nil, "", text, 0, currentParseOptions...)
+	prg, err := parser.ParseFile(nil, "", text, 0, bound.parseOptions(currentParseOptions)...)
 	var completion *ast.ArrowFunctionLiteral
 	if err != nil {
 		// A script cannot await; a program that does runs as the body of
 		// an async arrow function (which, like a script, has no arguments
 		// object and sees the global this) returning the completion value
 		// of its statements, as the script's would be.
-		if !strings.Contains(source, "await") {
+		if !strings.Contains(source, "await") || bound.failed() {
 			return nil, lineMap{}, parseError(err)
 		}
 		text = tlaOpen + source + tlaClose
-		wrapped, werr := parser.ParseFile(nil, "", text, 0, currentParseOptions...)
+		wrapped, werr := parser.ParseFile(nil, "", text, 0, bound.parseOptions(currentParseOptions)...)
 		if werr != nil {
 			return nil, lineMap{}, parseError(err)
 		}
