@@ -185,6 +185,24 @@ func (c *LRU[K, V]) Remove(key K) bool {
 	return true
 }
 
+// RemoveIf removes every entry for which pred is true, least recently
+// used first, passing each to onEvict, and returns how many it removed.
+// pred must not change the cache.
+func (c *LRU[K, V]) RemoveIf(pred func(K, V) bool) int {
+	n := 0
+	for e := c.root.prev; e != &c.root; {
+		prev := e.prev
+		if pred(e.key, e.val) {
+			c.queue(e.key, e.val)
+			c.unlink(e)
+			n++
+		}
+		e = prev
+	}
+	c.flush()
+	return n
+}
+
 // Len returns the number of entries.
 func (c *LRU[K, V]) Len() int { return len(c.items) }
 

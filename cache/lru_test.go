@@ -512,3 +512,21 @@ func BenchmarkGet(b *testing.B) {
 		i++
 	}
 }
+
+func TestRemoveIf(t *testing.T) {
+	var r recorder
+	b := NewBudget(0)
+	c := NewInBudget[string, int](b, 0, 0, r.fn)
+	for i := range 6 {
+		c.Add(strconv.Itoa(i), i, int64(i))
+	}
+	if n := c.RemoveIf(func(_ string, v int) bool { return v%2 == 1 }); n != 3 {
+		t.Fatalf("removed %d, want 3", n)
+	}
+	expectEvicted(t, &r, ev{"1", 1}, ev{"3", 3}, ev{"5", 5})
+	expectKeys(t, c, "4", "2", "0")
+	if c.Bytes() != 6 || b.Used() != 6 {
+		t.Fatalf("Bytes %d, budget %d, want 6", c.Bytes(), b.Used())
+	}
+	checkInvariants(t, c)
+}
