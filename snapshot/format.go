@@ -257,6 +257,10 @@ func ContinueBuilder(raw []byte, s *Snapshot, seal *Sealer) *Builder {
 // Sealer is the builder's seal, or nil.
 func (b *Builder) Sealer() *Sealer { return b.seal }
 
+// Size is the memory the builder holds: the journal so far, with the room
+// it has to grow (the snapshots it returned share it), and its scratch.
+func (b *Builder) Size() int { return cap(b.buf) + cap(b.item) }
+
 // sealItem appends a journal item as the next sealed record and extends
 // the running hash over it.
 func (b *Builder) sealItem(item []byte) {
