@@ -87,6 +87,7 @@ const (
 	codeLimitCancelled        code = "limit_cancelled"
 	codeLimitWallTime         code = "limit_wall_time"
 	codeLimitSnapshotSize     code = "limit_snapshot_size"
+	codeLimitMemoryBudget     code = "limit_memory_budget"
 
 	// A failure the sidecar did not expect ("request failed").
 	codeInternal code = "internal"
@@ -103,6 +104,7 @@ var limitCodes = map[string]code{
 	engine.ErrCancelled.Message:         codeLimitCancelled,
 	engine.ErrWallTime.Message:          codeLimitWallTime,
 	ErrSnapshotTooLarge.Message:         codeLimitSnapshotSize,
+	engine.ErrCompileMemory.Message:     codeLimitMemoryBudget,
 }
 
 // engineCode is a guest-side failure's code.
@@ -179,5 +181,5 @@ var allCodes = []code{
 	codeParse, codeValidation, codeRuntime, codeSerialization, codeLimit,
 	codeLimitInstructions, codeLimitHeap, codeLimitAllocations, codeLimitCallDepth,
 	codeLimitOutstandingCalls, codeLimitCancelled, codeLimitWallTime, codeLimitSnapshotSize,
-	codeInternal,
+	codeLimitMemoryBudget, codeInternal,
 }

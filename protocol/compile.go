@@ -41,11 +41,13 @@ func (s *Session) compile(f fields, payload []byte) (programResult, error) {
 		}
 	}
 	s.stats.Compiles++
-	p, err := engine.Compile(src)
+	o, release := s.compileBound()
+	p, err := engine.CompileWith(src, o)
+	release()
 	if err != nil {
 		return programResult{}, err
 	}
-	s.programs.Add(p.ID, p, int64(len(p.Bytes)+2*len(p.Source)))
+	p = s.cacheProgram(p)
 	s.compiled.Add(p.Source, p.ID, int64(len(p.Source)))
 	return programResult{p}, nil
 }

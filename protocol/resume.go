@@ -92,7 +92,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, err
 		return nil, err
 	}
 	policyID := r.polID
-	s.policies.Add(policyID, r.pol, 1)
+	s.policies.Add(policyID, r.pol, policyWeight(r.pol))
 	out := &stepResult{policyID: policyID, batch: batch, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
 	if c, ok := s.conts.Take(r.snapID); ok {
 		return s.resumeHot(r, c, out, fl)
@@ -289,6 +289,7 @@ func (s *Session) resumeHot(r *resumeReq, c *continuation, out *stepResult, fl *
 	s.stats.HotResumes++
 	out.base = c.entry.bytes
 	answers := r.engineAnswers(c.exec.Focus())
+	s.roomToRun(r.pol.Limits)
 	exec, step := c.exec.ResumeWith(fl.stop, answers, r.pol.Limits)
 	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
 	if err := s.settleRun(fl, exec); err != nil {
@@ -298,13 +299,13 @@ func (s *Session) resumeHot(r *resumeReq, c *continuation, out *stepResult, fl *
 		if exec != nil {
 			// Refused before running (answers to calls not outstanding,
 			// or already over the new limits): the execution stays parked.
-			s.conts.Add(r.snapID, c, 1)
+			s.conts.Add(r.snapID, c, c.weight)
 		}
 		return nil, step.Err
 	}
 	if exec != nil {
 		engine.RecordAnswers(c.builder, answers)
-		if err := s.park(out, exec, c.builder); err != nil {
+		if err := s.park(out, exec, c.builder, c.prog); err != nil {
 			return nil, err
 		}
 	}
@@ -330,6 +331,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 	}
 	s.stats.Replays++
 	out.base = raw
+	s.roomToRun(r.pol.Limits)
 	exec, step := s.engine.Start(engine.Config{
 		Program: prog,
 		Header:  snap.Header,
@@ -348,7 +350,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 	if exec != nil {
 		b := snapshot.ContinueBuilder(raw, snap, r.seal)
 		engine.RecordAnswers(b, answers)
-		if err := s.park(out, exec, b); err != nil {
+		if err := s.park(out, exec, b, prog); err != nil {
 			return nil, err
 		}
 	}
@@ -357,7 +359,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 		if !r.owned {
 			raw = append([]byte(nil), raw...)
 		}
-		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, seal: r.seal}, int64(len(raw)))
+		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, seal: r.seal}, snapshotWeight(raw))
 	}
 	return out, nil
 }

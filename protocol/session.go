@@ -38,8 +38,12 @@ type Options struct {
 	MaxSnapshotBytes int64 // default 128 MiB
 	MaxContinuations int   // parked live executions; default 64
 	MaxPolicies      int   // default 1024
-	MaxStageBytes    int64 // staged upload bytes, all stages together; default 64 MiB
-	Entropy          func() (seed uint64, clockMillis int64)
+	MaxStageBytes    int64 // staged upload bytes, all stages together; default 64 MiB, at most MemoryBudget/2
+	// MemoryBudget bounds what the session holds and takes, all caches and
+	// work together (memory.go); default DefaultMemoryBudget, or twice
+	// MaxStageBytes if that is more.
+	MemoryBudget int64
+	Entropy      func() (seed uint64, clockMillis int64)
 
 	// PinnedKey, if set, is the only snapshot key a resume may use
 	// (--snapshot-key-file): every resume's snapshot_key_digest must be its
@@ -54,6 +58,7 @@ type Options struct {
 type Session struct {
 	opts      Options
 	engine    *engine.Runtime
+	budget    *cache.Budget // the memory budget every cache below but compiled shares
 	programs  *cache.LRU[string, *engine.Program]
 	compiled  *cache.LRU[string, string] // source → program_id of its compile
 	snapshots *cache.LRU[string, *snapshotEntry]
@@ -86,8 +91,10 @@ type snapshotEntry struct {
 // snapshot it produced.
 type continuation struct {
 	exec    *engine.Execution
+	prog    *engine.Program
 	builder *snapshot.Builder
 	entry   *snapshotEntry
+	weight  int64 // in the memory budget
 }
 
 // NewSession returns a session with empty caches.
@@ -109,6 +116,10 @@ func NewSession(opts Options) *Session {
 	def(&opts.MaxContinuations, 64)
 	def(&opts.MaxPolicies, 1024)
 	def64(&opts.MaxStageBytes, 64<<20)
+	if opts.MemoryBudget <= 0 {
+		opts.MemoryBudget = max(DefaultMemoryBudget, 2*opts.MaxStageBytes)
+	}
+	opts.MaxStageBytes = min(opts.MaxStageBytes, opts.MemoryBudget/2)
 	if opts.Entropy == nil {
 		opts.Entropy = RandomEntropy
 	}
@@ -116,14 +127,19 @@ func NewSession(opts Options) *Session {
 	if opts.PinnedKey != nil {
 		s.keys.pinned = snapshot.NewVerifier(opts.PinnedKey)
 	}
-	s.programs = cache.New[string, *engine.Program](opts.MaxPrograms, opts.MaxProgramBytes, nil)
+	s.budget = cache.NewBudget(opts.MemoryBudget)
+	s.programs = cache.NewInBudget(s.budget, opts.MaxPrograms, opts.MaxProgramBytes, func(_ string, p *engine.Program) {
+		s.programEvicted(p)
+	})
+	// Source to program id: the source is the cached program's own text,
+	// and goes with it (programEvicted).
 	s.compiled = cache.New[string, string](opts.MaxPrograms, opts.MaxProgramBytes, nil)
-	s.snapshots = cache.New[string, *snapshotEntry](opts.MaxSnapshots, opts.MaxSnapshotBytes, nil)
-	s.conts = cache.New[string, *continuation](opts.MaxContinuations, 1<<62, func(_ string, c *continuation) {
+	s.snapshots = cache.NewInBudget[string, *snapshotEntry](s.budget, opts.MaxSnapshots, opts.MaxSnapshotBytes, nil)
+	s.conts = cache.NewInBudget(s.budget, opts.MaxContinuations, 1<<62, func(_ string, c *continuation) {
 		c.exec.Abandon()
 	})
-	s.policies = cache.New[string, policy.Policy](opts.MaxPolicies, 1<<62, nil)
-	s.stages = newStages(opts.MaxStageBytes)
+	s.policies = cache.NewInBudget[string, policy.Policy](s.budget, opts.MaxPolicies, 1<<62, nil)
+	s.stages = newStages(opts.MaxStageBytes, s.budget)
 	return s
 }
 
@@ -281,10 +297,11 @@ func (s *Session) loadProgram(id string, b []byte) (*engine.Program, error) {
 	if p, ok := s.programs.Get(id); ok {
 		return p, nil
 	}
-	p, err := engine.LoadProgram(append([]byte(nil), b...))
+	o, release := s.compileBound()
+	p, err := engine.LoadProgramWith(append([]byte(nil), b...), o)
+	release()
 	if err != nil {
 		return nil, err
 	}
-	s.programs.Add(p.ID, p, int64(len(p.Bytes)+2*len(p.Source)))
-	return p, nil
+	return s.cacheProgram(p), nil
 }

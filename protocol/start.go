@@ -61,7 +61,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 		return nil, err
 	}
 	policyID := pol.ID()
-	s.policies.Add(policyID, pol, 1)
+	s.policies.Add(policyID, pol, policyWeight(pol))
 	seed, clock := s.opts.Entropy()
 	header := snapshot.Header{
 		Program:      prog.Bytes,
@@ -70,6 +70,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 		Seed:         seed,
 		ClockMillis:  clock,
 	}
+	s.roomToRun(pol.Limits)
 	began := time.Now()
 	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Stop: fl.stop})
 	out := &stepResult{step: step, policyID: policyID, batch: mode == policy.HostCallsBatch, profile: profile,
@@ -81,7 +82,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 		return nil, step.Err
 	}
 	if exec != nil {
-		if err := s.park(out, exec, snapshot.NewBuilder(header, seal, prog.SnapshotVersion())); err != nil {
+		if err := s.park(out, exec, snapshot.NewBuilder(header, seal, prog.SnapshotVersion()), prog); err != nil {
 			return nil, err
 		}
 	}

@@ -164,9 +164,11 @@ func (s *Session) settleRun(fl *flight, exec *engine.Execution) error {
 // than the stage bound: no process could ever resume it from its bytes.
 var ErrSnapshotTooLarge = &engine.Error{Kind: engine.KindLimit, Message: "snapshot size limit exceeded"}
 
-// park records a suspension: its snapshot bytes and the live execution. A
-// snapshot over the stage bound ends the execution instead.
-func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Builder) error {
+// park records a suspension: its snapshot bytes and the live execution,
+// weighed in the memory budget. A snapshot over the stage bound ends the
+// execution instead. An execution whose program the session cannot keep
+// cached is not parked: its next resume replays the snapshot.
+func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Builder, prog *engine.Program) error {
 	bytes, id := out.step.Record(b)
 	if int64(len(bytes)) > s.opts.MaxStageBytes {
 		exec.Abandon()
@@ -174,11 +176,22 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Buil
 	}
 	entry := &snapshotEntry{bytes: bytes, seal: b.Sealer()}
 	out.snap, out.snapID = bytes, id
-	s.snapshots.Add(id, entry, int64(len(bytes)))
+	s.snapshots.Add(id, entry, snapshotWeight(bytes))
 	if old, ok := s.conts.Take(id); ok {
 		// Same snapshot parked twice (deterministic replays): keep one.
 		old.exec.Abandon()
 	}
-	s.conts.Add(id, &continuation{exec: exec, builder: b, entry: entry}, 1)
+	// The program is used now, before the execution is added: in the
+	// budget's order it then outlives the execution.
+	if s.cacheProgram(prog) != prog {
+		exec.Abandon()
+		return nil
+	}
+	if _, ok := s.programs.Peek(prog.ID); !ok {
+		exec.Abandon()
+		return nil
+	}
+	c := &continuation{exec: exec, prog: prog, builder: b, entry: entry, weight: contWeight(exec, b)}
+	s.conts.Add(id, c, c.weight)
 	return nil
 }

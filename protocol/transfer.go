@@ -3,6 +3,7 @@ package protocol
 import (
 	"strconv"
 
+	"github.com/mustard-sidecar/mustard-sidecar/cache"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
@@ -56,23 +57,36 @@ func (st *staged) encode(id uint64, jsonl bool) Response {
 }
 
 // stages holds uploads in progress. Their bytes together are bounded by
-// max.
+// max; what they hold (with the room each has to grow) is reserved in the
+// memory budget, which evicts cached entries to make room.
 type stages struct {
-	max   int64
-	total int64
-	m     map[string][]byte
+	max    int64
+	total  int64
+	m      map[string][]byte
+	budget *cache.Budget
+	held   int64 // reserved in budget: the stages' capacity
 }
 
-func newStages(max int64) *stages { return &stages{max: max, m: make(map[string][]byte)} }
+func newStages(max int64, budget *cache.Budget) *stages {
+	return &stages{max: max, m: make(map[string][]byte), budget: budget}
+}
 
-// take removes a stage and returns its bytes.
+// take removes a stage and returns its bytes: the request that takes
+// them owns them now, and drops them once served.
 func (st *stages) take(id string) ([]byte, bool) {
 	b, ok := st.m[id]
 	if ok {
 		delete(st.m, id)
 		st.total -= int64(len(b))
+		st.release(int64(cap(b)))
 	}
 	return b, ok
+}
+
+// release gives back a stage's reservation.
+func (st *stages) release(n int64) {
+	st.budget.Release(n)
+	st.held -= n
 }
 
 // add appends chunk at offset. A failed add changes nothing.
@@ -89,12 +103,24 @@ func (st *stages) add(id string, offset uint64, chunk []byte) (int, error) {
 	case offset != uint64(len(cur)):
 		return 0, errorf(codeStageOffsetMismatch, "stage offset %d does not match staged length %d", offset, len(cur))
 	}
-	old := int64(len(st.m[id]))
+	prev := st.m[id]
+	old := int64(len(prev))
 	if st.total-old+int64(len(cur))+int64(len(chunk)) > st.max {
 		return 0, errorf(codeStageTooLarge, "stage exceeds %d bytes", st.max)
 	}
-	cur = grow(cur, len(chunk), st.max)
-	cur = append(cur, chunk...)
+	grown := grow(cur, len(chunk), st.max)
+	if more := int64(cap(grown)) - int64(cap(cur)); more > 0 {
+		// Bounded by max, at most half the budget: only a compile under
+		// way could be in the way, and none is while a stage is served.
+		if !st.budget.Reserve(more) {
+			return 0, errorf(codeStageTooLarge, "stage exceeds %d bytes", st.max)
+		}
+		st.held += more
+	}
+	if offset == 0 && prev != nil {
+		st.release(int64(cap(prev))) // restarted: the old bytes are dropped
+	}
+	cur = append(grown, chunk...)
 	st.m[id] = cur
 	st.total += int64(len(cur)) - old
 	return len(cur), nil
