@@ -271,7 +271,22 @@ func TestE2ECommandLine(t *testing.T) {
 		assert.Contains(t, stderr, "--max-stage-bytes")
 		assert.Contains(t, stderr, "usage: mustard-sidecar")
 	}
-	for _, args := range [][]string{{"--max-stage-bytes", "1048576"}, {"--max-stage-bytes=5", "--jsonl"}} {
+	for _, args := range [][]string{
+		{"--memory-budget"}, {"--memory-budget", "0"}, {"--memory-budget=-5"}, {"--memory-budget", "128MiB"},
+		{"--memory-budget", "1e9"}, {"--memory-budget", "9223372036854775807"},
+		{"--memory-budget", "1048576", "--max-stage-bytes", "524289"},
+	} {
+		stdout, stderr, code, err := hosttest.Run(args...)
+		require.NoError(t, err)
+		assert.Equal(t, 2, code, "%q", args)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, "--memory-budget")
+		assert.Contains(t, stderr, "usage: mustard-sidecar")
+	}
+	for _, args := range [][]string{
+		{"--max-stage-bytes", "1048576"}, {"--max-stage-bytes=5", "--jsonl"}, {"--max-stage-bytes", "268435456"},
+		{"--memory-budget", "268435456"}, {"--memory-budget=33554432", "--max-stage-bytes=16777216"},
+	} {
 		_, stderr, code, err := hosttest.Run(args...)
 		require.NoError(t, err)
 		assert.Equal(t, 0, code, "%q: %s", args, stderr)

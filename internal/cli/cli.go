@@ -17,16 +17,23 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
-const usage = `usage: mustard-sidecar [--jsonl] [--max-stage-bytes N] [--snapshot-key-file PATH]
-                       [--trace FILE] [--log-format text|json] [--version]
+const usage = `usage: mustard-sidecar [--jsonl] [--memory-budget N] [--max-stage-bytes N]
+                       [--snapshot-key-file PATH] [--trace FILE] [--log-format text|json]
+                       [--version]
 
 Runs guest JavaScript for an embedding host, speaking the mustard-sidecar
 protocol (version 2) on stdin/stdout.
 
   (default)              length-prefixed binary frames
   --jsonl                newline-delimited JSON, raw bytes as base64 fields
+  --memory-budget N      bound in bytes on what the sidecar holds and takes:
+                         cached programs, snapshots and policies, parked
+                         executions, staged bytes, a compile, the running
+                         execution's heap limit (a positive integer; default
+                         134217728, 128 MiB, or twice --max-stage-bytes)
   --max-stage-bytes N    bound on staged upload bytes, all stages together
-                         (a positive integer; default 67108864, 64 MiB)
+                         (a positive integer, at most half the memory
+                         budget; default 67108864, 64 MiB)
   --snapshot-key-file PATH
                          the file's bytes (at least 32) are the only snapshot
                          key resumes may use; snapshot_key_base64 may then be
@@ -49,11 +56,6 @@ const entropyEnv = "MUSTARD_SIDECAR_TEST_ENTROPY"
 // Main runs the sidecar with the process's stdio and returns its exit
 // status.
 func Main(args []string) int {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A soft limit: the collector works harder as the heap nears it, so
-		// garbage a hostile guest leaves does not pile up between requests.
-		debug.SetMemoryLimit(softMemoryLimit)
-	}
 	if os.Getenv("GOGC") == "" {
 		// The live heap is small (a few MB) and every call allocates, so
 		// at Go's default the collector ran every few executions: on one
@@ -65,10 +67,18 @@ func Main(args []string) int {
 	return run(args, os.Stdin, os.Stderr)
 }
 
-const (
-	softMemoryLimit = 192 << 20
-	gcPercent       = 400
-)
+// softMemoryLimitAbove is how far the Go runtime's soft memory limit sits
+// above the memory budget (128 MiB by default: the limit is 192 MiB): room
+// for what the budget does not count (the runtime itself, the binary's
+// data, the request being read, the response being written) and for
+// garbage. Under the limit the collector works harder as the heap nears
+// it, so garbage a hostile guest leaves does not pile up between requests.
+const softMemoryLimitAbove = 64 << 20
+
+const gcPercent = 400
+
+// maxMemoryBudget keeps the budget and the soft limit above it in range.
+const maxMemoryBudget = 1 << 50
 
 func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	opts := protocol.Options{Transport: protocol.Binary}
@@ -122,6 +132,17 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			}
 			opts.MaxStageBytes = n
 			replayArgs = append(replayArgs, name, val)
+		case name == "--memory-budget":
+			if !value() {
+				return 2
+			}
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || n <= 0 || n > maxMemoryBudget {
+				fmt.Fprintf(stderr, "mustard-sidecar: --memory-budget must be a positive integer of bytes (at most %d), got %q\n%s", int64(maxMemoryBudget), val, usage)
+				return 2
+			}
+			opts.MemoryBudget = n
+			replayArgs = append(replayArgs, name, val)
 		case name == "--trace":
 			if !value() {
 				return 2
@@ -140,6 +161,17 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mustard-sidecar: unknown argument %q\n%s", a, usage)
 			return 2
 		}
+	}
+	if opts.MemoryBudget > 0 && opts.MaxStageBytes > opts.MemoryBudget/2 {
+		fmt.Fprintf(stderr, "mustard-sidecar: --max-stage-bytes (%d) must be at most half of --memory-budget (%d)\n%s", opts.MaxStageBytes, opts.MemoryBudget, usage)
+		return 2
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		budget := opts.MemoryBudget
+		if budget == 0 {
+			budget = max(protocol.DefaultMemoryBudget, 2*opts.MaxStageBytes)
+		}
+		debug.SetMemoryLimit(budget + softMemoryLimitAbove)
 	}
 	envEntropy := os.Getenv(entropyEnv)
 	entropy, err := fixedEntropy(envEntropy)
