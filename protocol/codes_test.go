@@ -393,9 +393,9 @@ func codeCases() []codeCase {
 			return run(c, `fetch_data('x'.repeat(1 << 27));`, limits("heap_limit_bytes", 1<<30, "instruction_budget", 1e12, "allocation_budget", 1e12))
 		}),
 		both("limit_memory_budget", "Limit: source too large to compile within the memory budget", func(c *sess, fx *fixture) reply {
-			// 400,000 tokens: about 100 MiB to compile, over half the
+			// 600,000 tokens: about 150 MiB to compile, over the
 			// default budget.
-			return c.call("compile", nil, "", "source", strings.Repeat("a;", 200_000))
+			return c.call("compile", nil, "", "source", strings.Repeat("a;", 300_000))
 		}),
 	}
 }

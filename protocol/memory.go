@@ -14,7 +14,8 @@ import (
 // entry of any kind is evicted: a host resumes an evicted parked execution
 // from its snapshot bytes, and an evicted id is unknown as the contract
 // allows. What cannot be evicted is refused: a compile that would take
-// more than half the budget, and staged bytes past half of it.
+// more than the budget beside staged bytes, and staged bytes past half of
+// it.
 
 // DefaultMemoryBudget is the budget when Options leave it zero, and not
 // less than twice the staged bytes bound.
@@ -48,14 +49,13 @@ func contWeight(exec *engine.Execution, b interface{ Size() int }) int64 {
 // compileBound returns the options that hold a compile to the budget, and
 // the function that gives back what it reserved, to call once the compile
 // has returned (the program it made is then weighed by its Size when it is
-// cached). A compile may reserve at most half the budget, so that its
-// success depends on the source alone, not on what the caches hold: it
-// evicts what it needs, beside staged bytes (at most the other half).
+// cached). A compile may take all of the budget that staged bytes do not
+// hold, evicting every cached entry if it needs to: whether a source
+// compiles depends on the source alone, unless stages are held.
 func (s *Session) compileBound() (engine.CompileOptions, func()) {
 	var held int64
-	limit := s.budget.Limit() / 2
 	reserve := func(total uint64) bool {
-		if total > uint64(limit) {
+		if total > uint64(s.budget.Limit()) {
 			return false
 		}
 		if n := int64(total) - held; n > 0 {

@@ -75,7 +75,7 @@ func TestMemoryBudgetEvictsParkedExecutions(t *testing.T) {
 // Programs are weighed by what their compiled form keeps, not by their
 // source: past the budget the least recently used goes (its id is then
 // unknown, as the contract allows), and a source whose compile would take
-// more than half the budget is refused before it takes it.
+// more than the budget is refused before it takes it.
 func TestMemoryBudgetWeighsPrograms(t *testing.T) {
 	c := newSess(t, false, protocol.Options{MemoryBudget: 64 * mib})
 	// About 120,000 tokens each: ~7 MiB compiled, ~30 MiB at the peak.
@@ -96,8 +96,8 @@ func TestMemoryBudgetWeighsPrograms(t *testing.T) {
 		t.Fatal("recompiled to another id")
 	}
 
-	// Refused: more than half the budget to compile. The session goes on.
-	big := strings.Repeat("a;", 100_000)
+	// Refused: more than the budget to compile. The session goes on.
+	big := strings.Repeat("a;", 150_000)
 	r = c.call("compile", nil, "", "source", big)
 	c.fail(r, "Limit: source too large to compile within the memory budget")
 	if r.hdr["error_code"] != "limit_memory_budget" {
@@ -105,9 +105,17 @@ func TestMemoryBudgetWeighsPrograms(t *testing.T) {
 	}
 	c.must(c.call("compile", nil, "", "source", "1 + 1"))
 	withinBudget(t, c)
-	// The same source compiles in a larger budget.
+	// The same source compiles in a larger budget, and in this one
+	// unless stages hold what it needs.
 	c2 := newSess(t, false, protocol.Options{MemoryBudget: 256 * mib})
 	c2.must(c2.call("compile", nil, "", "source", big))
+	c3 := newSess(t, false, protocol.Options{MemoryBudget: 64 * mib})
+	mid := strings.Repeat("a;", 80_000) // 160,000 tokens: an estimated 41 MiB to compile
+	c3.stageAll("s", make([]byte, 30*mib))
+	r = c3.call("compile", nil, "", "source", mid)
+	c3.fail(r, "Limit: source too large to compile within the memory budget")
+	c3.call("resume", nil, "", "stage_id", "s", "policy", rawPolicy("x"), "payload", numPayload(1)) // drops the stage
+	c3.must(c3.call("compile", nil, "", "source", mid))
 }
 
 // An evicted program takes its parked executions with it (they would
