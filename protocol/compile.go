@@ -48,7 +48,11 @@ func (s *Session) compile(f fields, payload []byte) (programResult, error) {
 		return programResult{}, err
 	}
 	p = s.cacheProgram(p)
-	s.compiled.Add(p.Source, p.ID, int64(len(p.Source)))
+	if cur, ok := s.programs.Peek(p.ID); ok && cur == p {
+		// Only beside its program: the entry keeps the source, which
+		// the program's weight counts.
+		s.compiled.Add(p.Source, p.ID, int64(len(p.Source)))
+	}
 	return programResult{p}, nil
 }
 
