@@ -140,6 +140,10 @@ func (w *retainedWalk) value(v Value) {
 	case nil:
 	case valueFloat:
 		w.add(retainedNumber)
+	case valueInt:
+		if v < 0 || v > 255 { // Go boxes small integers without allocating
+			w.add(retainedNumber)
+		}
 	case *Object:
 		w.object(v)
 	case asciiString:
@@ -276,7 +280,9 @@ func (w *retainedWalk) walkObject(o *Object) {
 	}
 	switch s := o.self.(type) {
 	case *arrayObject:
-		w.add(retainedArray + valueBytes*len(s.values))
+		// Capacity, not length: an array grown by push holds up to twice
+		// its length (the same in every replay: growth follows the pushes).
+		w.add(retainedArray + valueBytes*cap(s.values))
 		for _, v := range s.values {
 			w.value(v)
 		}

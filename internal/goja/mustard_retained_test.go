@@ -71,6 +71,7 @@ func TestRetainedBytesIsCalibrated(t *testing.T) {
 		"var k = []; for (let i = 0; i < 20000; i++) k.push({i})",
 		"var k = []; for (let i = 0; i < 20000; i++) k.push({a: i, b: i, c: i, d: i})",
 		"var k = []; for (let i = 0; i < 20000; i++) k.push(i * 1.5)",
+		"var k = []; for (let i = 0; i < 20000; i++) k.push(i * 1000)",
 		"var k = []; for (let i = 0; i < 20000; i++) k.push('s' + i)",
 		"var k = []; for (let i = 0; i < 20000; i++) k.push([i, i])",
 		"var k = []; for (let i = 0; i < 20000; i++) { const c = i; k.push(() => c) }",
