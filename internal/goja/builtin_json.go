@@ -18,8 +18,8 @@ import (
 const hex = "0123456789abcdef"
 
 func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
-	text := call.Argument(0).toString().String()
-	r.work(len(text)) // mustard: a unit a byte of the text
+	text := r.stringOf(call.Argument(0)).String() // mustard: a BigInt's conversion charged
+	r.work(len(text))                             // mustard: a unit a byte of the text
 	d := json.NewDecoder(strings.NewReader(text))
 
 	value, err := r.builtinJSON_decodeValue(d)

@@ -116,3 +116,28 @@ func TestMeteredCompileFoldsNoBigInt(t *testing.T) {
 		t.Fatal(v, err)
 	}
 }
+
+// StringToBigInt as the specification and V8 have it: upstream handed a
+// number past an int64 to SetString, which accepted separators and made 0
+// of a trailing letter.
+func TestStringToBigIntIsTheSpecifications(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`
+const t = (f) => { try { return String(f()) } catch (e) { return e.name } };
+const L = "1".repeat(30);
+[
+ t(() => BigInt(L + "x")), t(() => BigInt(L + "_1")), t(() => BigInt("1_0")), t(() => BigInt(" 12 ")), t(() => BigInt("+12")),
+ t(() => BigInt("-0")), t(() => BigInt("0x")), t(() => BigInt("-0x10")), t(() => BigInt("0X1F")), t(() => BigInt("0b102")),
+ t(() => BigInt("")), t(() => BigInt("  \n ")), t(() => BigInt("0o17")), t(() => BigInt("1e3")), t(() => BigInt("12.0")),
+ t(() => 10n == "1_0"), t(() => 10n == " 10 "), t(() => 10n < "0x10"), t(() => 10n < "zz"), t(() => 10n > "zz"),
+ t(() => 10n == L + "x"), t(() => BigInt(L) == L), t(() => BigInt(L) < L + "1"), t(() => ({[10n]: 1})["10"]),
+].join(" | ")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// node -e (Node 20), the same program
+	want := "SyntaxError | SyntaxError | SyntaxError | 12 | 12 | 0 | SyntaxError | SyntaxError | 31 | SyntaxError | 0 | 0 | 15 | SyntaxError | SyntaxError | false | true | true | false | false | false | true | true | 1"
+	if v.String() != want {
+		t.Errorf("got  %s\nwant %s", v, want)
+	}
+}

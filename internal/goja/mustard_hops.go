@@ -44,6 +44,32 @@ func (r *Runtime) chargeCompare(x, y Value) {
 	}
 }
 
+// chargeLooseCompare is chargeCompare for the comparisons that convert
+// (==, !=, <, <=, >, >=) of the two operands on the stack: a long string
+// compared with a BigInt is parsed here, interruptible, and replaces the
+// string when it is a BigInt's text (comparing with it is what the
+// comparison does; otherwise the comparison finds it is not, in a scan).
+func (r *Runtime) chargeLooseCompare(operands []Value) {
+	x, y := operands[0], operands[1]
+	r.chargeCompare(x, y)
+	if _, ok := x.(*valueBigInt); ok {
+		if s, ok := y.(String); ok && s.Length() > bigParseBaseDigits {
+			operands[1] = r.looseBigOperand(s)
+		}
+	} else if _, ok := y.(*valueBigInt); ok {
+		if s, ok := x.(String); ok && s.Length() > bigParseBaseDigits {
+			operands[0] = r.looseBigOperand(s)
+		}
+	}
+}
+
+func (r *Runtime) looseBigOperand(s String) Value {
+	if b, ok := r.stringToBigInt(s.toTrimmedUTF8()); ok {
+		return (*valueBigInt)(b)
+	}
+	return s
+}
+
 func isStringValue(v Value) bool {
 	switch v.(type) {
 	case asciiString, unicodeString, *importedString:
