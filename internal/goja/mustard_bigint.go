@@ -121,16 +121,33 @@ func (r *Runtime) bigQuo(x, y *big.Int) *big.Int {
 	return q
 }
 
-// bigRem is x % y (y != 0), with x's sign.
+// bigRem is x % y (y != 0), with x's sign. Unlike the quotient (charged
+// always, for the readings journaled before), the remainder is charged
+// from bigChargeWords words on: shorter ones are covered by their
+// instruction.
 func (r *Runtime) bigRem(x, y *big.Int) *big.Int {
+	if len(x.Bits()) > bigChargeWords {
+		r.bigDivWork(x, y)
+	}
 	_, m := r.quoRem(x, y)
 	return m
 }
 
-// bigUnary is op(x) for an operation linear in x (-x, ~x, x + 1, x - 1),
-// offloaded when long.
+// bigChargeWords: BigInt operations charged only since the operations
+// journaled before were (%, unary -, ~, ++, --, comparisons, implicit
+// conversions to strings) cost nothing up to this many words, as they
+// did: the instruction covers them.
+const bigChargeWords = 16
+
+// bigUnary is op(x) for an operation linear in x (-x, ~x, x + 1, x - 1):
+// charged from bigChargeWords words on, offloaded when long.
 func (r *Runtime) bigUnary(x *big.Int, op func(z, x *big.Int) *big.Int) *big.Int {
-	if len(x.Bits()) <= bigLinearWords {
+	n := len(x.Bits())
+	if n <= bigChargeWords {
+		return op(new(big.Int), x)
+	}
+	r.bigLinear(x, x)
+	if n <= bigLinearWords {
 		return op(new(big.Int), x)
 	}
 	var z *big.Int
@@ -344,15 +361,28 @@ func bigIntLiteral(s string) (digits string, radix int, neg, ok bool) {
 	return s, radix, neg, true
 }
 
+// bigStringChargeBits: implicit conversions of shorter BigInts to strings
+// are covered by their instruction (they cost nothing before).
+const bigStringChargeBits = bigChargeWords * 64
+
 // bigIntString is a BigInt's decimal text for an implicit conversion
 // (concatenation, a template literal, String(x), a property key, join,
-// sort, ...): interruptible.
+// sort, ...): charged as toString() is, and interruptible.
 func (r *Runtime) bigIntString(x *valueBigInt) String {
-	return asciiString(r.bigText((*big.Int)(x), 10))
+	b := (*big.Int)(x)
+	if b.BitLen() > bigStringChargeBits && r.meter != nil && r.bigMetered {
+		r.bigTextWork(b, 10)
+		r.allocBytes(decimalDigits(b))
+	}
+	return asciiString(r.bigText(b, 10))
 }
 
+// decimalDigits is about the number of digits of x in decimal (an upper
+// bound).
+func decimalDigits(x *big.Int) int { return x.BitLen()*30103/100000 + 2 }
+
 // stringOf is v.toString(), with a BigInt's conversion (v's, or its
-// primitive's) interruptible.
+// primitive's) charged and interruptible.
 func (r *Runtime) stringOf(v Value) String {
 	switch x := v.(type) {
 	case *valueBigInt:
@@ -363,8 +393,8 @@ func (r *Runtime) stringOf(v Value) String {
 	return v.toString()
 }
 
-// propertyKey is toPropertyKey(v), with a BigInt key's conversion
-// interruptible (a BigInt key is otherwise converted at each use).
+// propertyKey is toPropertyKey(v), with a BigInt key's conversion charged
+// and interruptible (a BigInt key is otherwise converted at each use).
 func (r *Runtime) propertyKey(v Value) Value {
 	k := toPropertyKey(v)
 	if x, ok := k.(*valueBigInt); ok {

@@ -63,6 +63,18 @@ func TestBigIntWorkChargedBeforeItRuns(t *testing.T) {
 		`let x = 1n << 2000000n; (x * x) / 3n`,
 		`(1n << 4000000n).toString()`,
 		`BigInt.asUintN(2**29, -1n)`,
+		// Implicit conversions and comparisons, in loops.
+		`const x = 7n ** 300000n; for (;;) '' + x`,
+		"const x = 7n ** 300000n; for (;;) `${x}`",
+		`const x = 7n ** 300000n; for (;;) String(x)`,
+		`const x = 7n ** 300000n, o = {}; for (;;) o[x]`,
+		`const x = 7n ** 300000n; for (;;) [x].join()`,
+		`const x = 7n ** 300000n, s = String(x); for (;;) x == s`,
+		`const x = 7n ** 300000n, s = String(x); for (;;) x < s`,
+		`const x = 7n ** 300000n; for (;;) x % 7n`,
+		`const x = 7n ** 300000n; for (;;) -x`,
+		`const x = 7n ** 300000n, y = x + 1n; for (;;) x < y`,
+		`const x = 7n ** 300000n, m = new Map(); for (;;) m.get(x)`,
 	} {
 		r, m := newStrMetered()
 		r.MustardMeterOperands(true)
