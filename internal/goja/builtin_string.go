@@ -396,14 +396,12 @@ func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	thisStr := r.stringOf(call.This) // mustard: a BigInt's conversion charged
-	this := norm.NFD.String(thisStr.String())
+	thisStr := r.stringOf(call.This)        // mustard: a BigInt's conversion charged
 	thatStr := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	if r.metered() {                        // mustard
 		r.work(thisStr.Length() + thatStr.Length())
 	}
-	that := norm.NFD.String(thatStr.String())
-	return intToValue(int64(r.collator().CompareString(this, that)))
+	return intToValue(int64(r.localeCompare(thisStr, thatStr))) // mustard: interruptible
 }
 
 func (r *Runtime) stringproto_match(call FunctionCall) Value {
@@ -498,14 +496,14 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	case asciiString:
 		return s
 	case unicodeString:
-		r.transform(int64(s.Length()), false)                                                // mustard
-		return r.expanded(transformString(s, f.String), unitBytes(int64(s.Length()), false)) // mustard: lone surrogates kept
+		r.transform(int64(s.Length()), false)                                                                                                   // mustard
+		return r.expanded(r.longString(s.Length(), func() String { return transformString(s, f.String) }), unitBytes(int64(s.Length()), false)) // mustard: lone surrogates kept, interruptible
 	case *importedString:
 		if s.scanned && s.u == nil {
 			return asciiString(s.s)
 		}
-		r.transform(int64(len(s.s)), false) // mustard
-		return r.expanded(newStringValue(f.String(s.s)), unitBytes(int64(len(s.s)), false))
+		r.transform(int64(len(s.s)), false)                                                                                                  // mustard
+		return r.expanded(r.longString(len(s.s), func() String { return newStringValue(f.String(s.s)) }), unitBytes(int64(len(s.s)), false)) // mustard: interruptible
 	default:
 		panic(unknownStringTypeErr(s))
 	}
@@ -1061,16 +1059,16 @@ func (r *Runtime) stringproto_toLowerCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
-	r.transform(int64(s.Length()), isASCIIKind(s))                               // mustard
-	return r.expanded(s.toLower(), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard
+	r.transform(int64(s.Length()), isASCIIKind(s))                                                       // mustard
+	return r.expanded(r.longString(s.Length(), s.toLower), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard: interruptible
 }
 
 func (r *Runtime) stringproto_toUpperCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
-	r.transform(int64(s.Length()), isASCIIKind(s))                               // mustard
-	return r.expanded(s.toUpper(), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard
+	r.transform(int64(s.Length()), isASCIIKind(s))                                                       // mustard
+	return r.expanded(r.longString(s.Length(), s.toUpper), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard: interruptible
 }
 
 func (r *Runtime) stringproto_trim(call FunctionCall) Value {

@@ -63,3 +63,23 @@ func TestRegexpSearchesAreInterruptible(t *testing.T) {
 		runInterrupted(t, r, src)
 	}
 }
+
+// String built-ins that are one library call (a collator comparison, case
+// mapping, normalization) and JSON.parse's tokens end soon after an
+// Interrupt, however long their strings.
+func TestStringCallsAreInterruptible(t *testing.T) {
+	// Each takes about a second here, and goes on for that long once
+	// interrupted (what it was charged for).
+	r := interruptibleRuntime(t, `var s = 'x'.repeat(5e7), t = s + 'y', e = 'é'.repeat(2e6), f = e + 'y', u = 'é'.repeat(3e7),
+		j = '"' + 'x'.repeat(3e7) + '"', n = '[' + '1'.repeat(3e7) + ']'`)
+	for _, src := range []string{
+		`s.localeCompare(t)`,
+		`e.localeCompare(f)`,
+		`u.toUpperCase()`,
+		`e.normalize('NFD')`,
+		`JSON.parse(j)`,
+		`JSON.parse(n)`,
+	} {
+		runInterrupted(t, r, src)
+	}
+}

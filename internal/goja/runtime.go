@@ -217,7 +217,8 @@ type Runtime struct {
 	hooks            []hook      // mustard_hooks.go
 	async            int         // mustard_async.go
 
-	linearRegexpMode int // mustard_regexp.go
+	linearRegexpMode int         // mustard_regexp.go
+	jsonIn           *jsonReader // mustard_interrupt.go: the text JSON.parse reads
 }
 
 type StackFrame struct {
