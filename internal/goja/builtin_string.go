@@ -399,7 +399,7 @@ func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	thisStr := r.stringOf(call.This)        // mustard: a BigInt's conversion charged
 	thatStr := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	if r.metered() {                        // mustard
-		r.work(thisStr.Length() + thatStr.Length())
+		r.work(collateWork(thisStr) + collateWork(thatStr))
 	}
 	return intToValue(int64(r.localeCompare(thisStr, thatStr))) // mustard: interruptible
 }
@@ -496,13 +496,13 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	case asciiString:
 		return s
 	case unicodeString:
-		r.transform(int64(s.Length()), false)                                                                                                   // mustard
+		r.transformAt(int64(s.Length()), false, normalizeUnits)                                                                                 // mustard
 		return r.expanded(r.longString(s.Length(), func() String { return transformString(s, f.String) }), unitBytes(int64(s.Length()), false)) // mustard: lone surrogates kept, interruptible
 	case *importedString:
 		if s.scanned && s.u == nil {
 			return asciiString(s.s)
 		}
-		r.transform(int64(len(s.s)), false)                                                                                                  // mustard
+		r.transformAt(int64(len(s.s)), false, normalizeUnits)                                                                                // mustard
 		return r.expanded(r.longString(len(s.s), func() String { return newStringValue(f.String(s.s)) }), unitBytes(int64(len(s.s)), false)) // mustard: interruptible
 	default:
 		panic(unknownStringTypeErr(s))
@@ -1059,7 +1059,7 @@ func (r *Runtime) stringproto_toLowerCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
-	r.transform(int64(s.Length()), isASCIIKind(s))                                                       // mustard
+	r.transformAt(int64(s.Length()), isASCIIKind(s), caseMapUnits)                                       // mustard
 	return r.expanded(r.longString(s.Length(), s.toLower), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard: interruptible
 }
 
@@ -1067,7 +1067,7 @@ func (r *Runtime) stringproto_toUpperCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
-	r.transform(int64(s.Length()), isASCIIKind(s))                                                       // mustard
+	r.transformAt(int64(s.Length()), isASCIIKind(s), caseMapUnits)                                       // mustard
 	return r.expanded(r.longString(s.Length(), s.toUpper), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard: interruptible
 }
 
