@@ -318,7 +318,12 @@ func (x *Execution) run(yield func(Step) bool) {
 			// did after the interrupt was sent.
 			final = Step{Err: err, Meter: final.Meter}
 		}
-		if x.rt.leaveSegment(x) && final.Err == nil {
+		if final.Err != nil {
+			// The outcome is decided: no look at the heap, whose
+			// collection can take hundreds of milliseconds on a large
+			// heap and would delay the answer to a cancel.
+			x.rt.endSegment(x)
+		} else if x.rt.leaveSegment(x) {
 			final = Step{Err: ErrHeapLimit, Meter: final.Meter}
 		}
 		if final.Err == ErrHeapLimit {

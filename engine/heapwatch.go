@@ -90,6 +90,11 @@ func (rt *Runtime) leaveSegment(x *Execution) bool {
 	return x.overHeapLimit(0)
 }
 
+// endSegment ends the segment without a look at the heap.
+func (rt *Runtime) endSegment(x *Execution) {
+	rt.watch.current.CompareAndSwap(x, nil)
+}
+
 // suspendSegment ends a segment at a suspension, as leaveSegment, and
 // carries what the execution keeps into its next segment.
 func (rt *Runtime) suspendSegment(x *Execution) bool {

@@ -203,7 +203,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	l := int(toLength(o.self.getStr("length", nil)))
 	var sep String
 	if s := call.Argument(0); s != _undefined {
-		sep = s.toString()
+		sep = r.stringOf(s) // mustard: a BigInt's conversion charged
 	} else {
 		sep = asciiString(",")
 	}
@@ -217,8 +217,8 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	r.workStep(0, int64(l)) // mustard
 	element0 := o.self.getIdx(valueInt(0), nil)
 	if element0 != nil && element0 != _undefined && element0 != _null {
-		s := element0.toString()
-		sa.add(s) // mustard
+		s := r.stringOf(element0) // mustard: a BigInt's conversion charged
+		sa.add(s)                 // mustard
 		buf.WriteString(s)
 	}
 
@@ -228,8 +228,8 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 		buf.WriteString(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
 		if element != nil && element != _undefined && element != _null {
-			s := element.toString()
-			sa.add(s) // mustard
+			s := r.stringOf(element) // mustard: a BigInt's conversion charged
+			sa.add(s)                // mustard
 			buf.WriteString(s)
 		}
 	}
@@ -272,8 +272,8 @@ func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder, sa *part
 				strVal := c(FunctionCall{
 					This: item,
 				})
-				s := strVal.toString()
-				sa.add(s) // mustard: the result, as it grows
+				s := r.stringOf(strVal) // mustard: a BigInt's conversion charged
+				sa.add(s)               // mustard: the result, as it grows
 				buf.WriteString(s)
 				return
 			}
@@ -1952,8 +1952,8 @@ func (a *arraySortCtx) sortCompare(x, y Value) int {
 		}
 		return 0
 	}
-	a.r.work(a.r.compareUnits()) // mustard: two conversions to string a comparison
-	return x.toString().CompareTo(y.toString())
+	a.r.work(a.r.compareUnits())                      // mustard: two conversions to string a comparison
+	return a.r.stringOf(x).CompareTo(a.r.stringOf(y)) // mustard: a BigInt's conversion charged
 }
 
 // sort.Interface

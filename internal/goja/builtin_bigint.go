@@ -20,7 +20,7 @@ func (v *valueBigInt) ToInteger() int64 {
 }
 
 func (v *valueBigInt) toString() String {
-	return asciiString((*big.Int)(v).String())
+	return asciiString(v.String())
 }
 
 func (v *valueBigInt) string() unistring.String {
@@ -32,7 +32,7 @@ func (v *valueBigInt) ToString() Value {
 }
 
 func (v *valueBigInt) String() string {
-	return (*big.Int)(v).String()
+	return (*Runtime)(nil).bigText((*big.Int)(v), 10) // mustard: mustard_bignum.go
 }
 
 func (v *valueBigInt) ToFloat() float64 {
@@ -181,20 +181,11 @@ func numberToBigInt(v Value) *valueBigInt {
 }
 
 func stringToBigInt(str string) (*big.Int, error) {
-	var bigint big.Int
-	n, err := stringToInt(str)
-	if err != nil {
-		switch {
-		case isRangeErr(err):
-			bigint.SetString(str, 0)
-		case err == strconv.ErrSyntax:
-		default:
-			return nil, strconv.ErrSyntax
-		}
-	} else {
-		bigint.SetInt64(n)
+	// mustard: mustard_bigint.go
+	if b, ok := (*Runtime)(nil).stringToBigInt(str); ok {
+		return b, nil
 	}
-	return &bigint, nil
+	return nil, strconv.ErrSyntax
 }
 
 func (r *Runtime) thisBigIntValue(value Value) Value {
@@ -232,8 +223,8 @@ func (r *Runtime) bigintproto_toString(call FunctionCall) Value {
 		}
 	}
 
-	r.bigTextWork(x, radixMV) // mustard
-	return asciiString(x.Text(radixMV))
+	r.bigTextWork(x, radixMV)                 // mustard
+	return asciiString(r.bigText(x, radixMV)) // mustard
 }
 
 func (r *Runtime) bigint_asIntN(call FunctionCall) Value {

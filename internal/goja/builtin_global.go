@@ -28,16 +28,16 @@ func (r *Runtime) builtin_isNaN(call FunctionCall) Value {
 }
 
 func (r *Runtime) builtin_parseInt(call FunctionCall) Value {
-	str := call.Argument(0).toString().toTrimmedUTF8()
-	r.work(len(str)) // mustard
+	str := r.stringOf(call.Argument(0)).toTrimmedUTF8() // mustard: a BigInt's conversion charged
+	r.work(len(str))                                    // mustard
 	radix := int(toInt32(call.Argument(1)))
 	v, _ := parseInt(str, radix)
 	return v
 }
 
 func (r *Runtime) builtin_parseFloat(call FunctionCall) Value {
-	str := call.Argument(0).toString().toTrimmedUTF8()
-	r.work(len(str)) // mustard
+	str := r.stringOf(call.Argument(0)).toTrimmedUTF8() // mustard: a BigInt's conversion charged
+	r.work(len(str))                                    // mustard
 	m := parseFloatRegexp.FindStringSubmatch(str)
 	if len(m) == 2 {
 		if s := m[1]; s != "" && s != "+" && s != "-" {
@@ -233,27 +233,27 @@ func unhex(c byte) byte {
 }
 
 func (r *Runtime) builtin_decodeURI(call FunctionCall) Value {
-	uriString := call.Argument(0).toString()
+	uriString := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	return r._decode(uriString, &uriReservedHash)
 }
 
 func (r *Runtime) builtin_decodeURIComponent(call FunctionCall) Value {
-	uriString := call.Argument(0).toString()
+	uriString := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	return r._decode(uriString, &emptyEscapeSet)
 }
 
 func (r *Runtime) builtin_encodeURI(call FunctionCall) Value {
-	uriString := call.Argument(0).toString()
+	uriString := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	return r._encode(uriString, &uriReservedUnescapedHash)
 }
 
 func (r *Runtime) builtin_encodeURIComponent(call FunctionCall) Value {
-	uriString := call.Argument(0).toString()
+	uriString := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	return r._encode(uriString, &uriUnescaped)
 }
 
 func (r *Runtime) builtin_escape(call FunctionCall) Value {
-	s := call.Argument(0).toString()
+	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	var sb strings.Builder
 	l := s.Length()
 	rt, reported := r, 0 // mustard
@@ -283,7 +283,7 @@ func (r *Runtime) builtin_escape(call FunctionCall) Value {
 }
 
 func (r *Runtime) builtin_unescape(call FunctionCall) Value {
-	s := call.Argument(0).toString()
+	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	l := s.Length()
 	var asciiBuf []byte
 	var unicodeBuf []uint16

@@ -18,9 +18,12 @@ import (
 const hex = "0123456789abcdef"
 
 func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
-	text := call.Argument(0).toString().String()
-	r.work(len(text)) // mustard: a unit a byte of the text
-	d := json.NewDecoder(strings.NewReader(text))
+	textStr := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	var text string
+	r.longCall(textStr.Length(), func() { text = textStr.String() }) // mustard: interruptible
+	r.work(len(text))                                                // mustard: a unit a byte of the text
+	d := json.NewDecoder(r.jsonInput(text))                          // mustard: interruptible
+	defer r.jsonDone()                                               // mustard
 
 	value, err := r.builtinJSON_decodeValue(d)
 	if errors.Is(err, io.EOF) {
@@ -30,7 +33,7 @@ func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
 		panic(r.newError(r.getSyntaxError(), err.Error()))
 	}
 
-	if tok, err := d.Token(); err != io.EOF {
+	if tok, err := r.jsonToken(d); err != io.EOF { // mustard: interruptible
 		panic(r.newErrorf(r.getSyntaxError(), "Unexpected token at the end: %v", tok))
 	}
 
@@ -61,8 +64,8 @@ func (r *Runtime) builtinJSON_decodeToken(d *json.Decoder, tok json.Token) (Valu
 	case nil:
 		return _null, nil
 	case string:
-		r.allocBytes(len(tok)) // mustard
-		return newStringValue(tok), nil
+		r.allocBytes(len(tok))                                                           // mustard
+		return r.longString(len(tok), func() String { return newStringValue(tok) }), nil // mustard: interruptible
 	case float64:
 		return floatToValue(tok), nil
 	case bool:
@@ -75,7 +78,7 @@ func (r *Runtime) builtinJSON_decodeToken(d *json.Decoder, tok json.Token) (Valu
 }
 
 func (r *Runtime) builtinJSON_decodeValue(d *json.Decoder) (Value, error) {
-	tok, err := d.Token()
+	tok, err := r.jsonToken(d) // mustard: interruptible
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +111,7 @@ func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
 }
 
 func (r *Runtime) builtinJSON_decodeObjectKey(d *json.Decoder) (string, bool, error) {
-	tok, err := d.Token()
+	tok, err := r.jsonToken(d) // mustard: interruptible
 	if err != nil {
 		return "", false, err
 	}
@@ -130,8 +133,8 @@ func (r *Runtime) builtinJSON_decodeArray(d *json.Decoder) (*Object, error) {
 	r.alloc(propertyBytes) // mustard: the array
 	var arrayValue []Value
 	for {
-		r.step() // mustard
-		tok, err := d.Token()
+		r.step()                   // mustard
+		tok, err := r.jsonToken(d) // mustard: interruptible
 		if err != nil {
 			return nil, err
 		}

@@ -332,14 +332,14 @@ func (r *Runtime) newRegExp(patternVal, flagsVal Value, proto *Object) *regexpOb
 				if flagsVal == nil || flagsVal == _undefined {
 					return rx.clone()
 				} else {
-					return r._newRegExp(rx.source, flagsVal.toString().String(), proto)
+					return r._newRegExp(rx.source, r.stringOf(flagsVal).String(), proto) // mustard: a BigInt's conversion charged
 				}
 			} else {
 				pattern = nilSafe(obj.self.getStr("source", nil)).toString()
 				if flagsVal == nil || flagsVal == _undefined {
 					flags = nilSafe(obj.self.getStr("flags", nil)).toString().String()
 				} else {
-					flags = flagsVal.toString().String()
+					flags = r.stringOf(flagsVal).String() // mustard: a BigInt's conversion charged
 				}
 				goto exit
 			}
@@ -347,10 +347,10 @@ func (r *Runtime) newRegExp(patternVal, flagsVal Value, proto *Object) *regexpOb
 	}
 
 	if patternVal != nil && patternVal != _undefined {
-		pattern = patternVal.toString()
+		pattern = r.stringOf(patternVal) // mustard: a BigInt's conversion charged
 	}
 	if flagsVal != nil && flagsVal != _undefined {
-		flags = flagsVal.toString().String()
+		flags = r.stringOf(flagsVal).String() // mustard: a BigInt's conversion charged
 	}
 
 	if pattern == nil {
@@ -396,12 +396,12 @@ func (r *Runtime) regexpproto_compile(call FunctionCall) Value {
 			}
 		}
 		if patternVal != _undefined {
-			source = patternVal.toString()
+			source = r.stringOf(patternVal) // mustard: a BigInt's conversion charged
 		} else {
 			source = stringEmpty
 		}
 		if flagsVal != _undefined {
-			flags = flagsVal.toString().String()
+			flags = r.stringOf(flagsVal).String() // mustard: a BigInt's conversion charged
 		}
 		r.compiling(source.Length() + len(flags)) // mustard
 		pattern, err = compileRegexpFromValueString(source, flags)
@@ -420,7 +420,7 @@ func (r *Runtime) regexpproto_compile(call FunctionCall) Value {
 
 func (r *Runtime) regexpproto_exec(call FunctionCall) Value {
 	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
-		return this.exec(call.Argument(0).toString())
+		return this.exec(r.stringOf(call.Argument(0))) // mustard: a BigInt's conversion charged
 	} else {
 		r.typeErrorResult(true, "Method RegExp.prototype.exec called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This}))
 		return nil
@@ -429,7 +429,7 @@ func (r *Runtime) regexpproto_exec(call FunctionCall) Value {
 
 func (r *Runtime) regexpproto_test(call FunctionCall) Value {
 	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
-		if this.test(call.Argument(0).toString()) {
+		if this.test(r.stringOf(call.Argument(0))) { // mustard: a BigInt's conversion charged
 			return valueTrue
 		} else {
 			return valueFalse
@@ -776,7 +776,7 @@ func (r *Runtime) checkStdRegexp(rxObj *Object) *regexpObject {
 
 func (r *Runtime) regexpproto_stdMatcher(call FunctionCall) Value {
 	thisObj := r.toObject(call.This)
-	s := call.Argument(0).toString()
+	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	rx := r.checkStdRegexp(thisObj)
 	if rx == nil {
 		return r.regexpproto_stdMatcherGeneric(thisObj, s)
@@ -827,7 +827,7 @@ func (r *Runtime) regexpproto_stdSearchGeneric(rxObj *Object, arg String) Value 
 
 func (r *Runtime) regexpproto_stdMatcherAll(call FunctionCall) Value {
 	thisObj := r.toObject(call.This)
-	s := call.Argument(0).toString()
+	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	flags := nilSafe(thisObj.self.getStr("flags", nil)).toString()
 	c := r.speciesConstructorObj(call.This.(*Object), r.getRegExp())
 	matcher := r.toConstructor(c)([]Value{call.This, flags}, nil)
@@ -904,7 +904,7 @@ func (ri *regExpStringIterObject) next() (v Value) {
 
 func (r *Runtime) regexpproto_stdSearch(call FunctionCall) Value {
 	thisObj := r.toObject(call.This)
-	s := call.Argument(0).toString()
+	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	rx := r.checkStdRegexp(thisObj)
 	if rx == nil {
 		return r.regexpproto_stdSearchGeneric(thisObj, s)
@@ -1021,7 +1021,7 @@ func advanceStringIndex64(s String, pos int64, unicode bool) int64 {
 
 func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	rxObj := r.toObject(call.This)
-	s := call.Argument(0).toString()
+	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	limitValue := call.Argument(1)
 	var splitter *Object
 	search := r.checkStdRegexp(rxObj)
@@ -1295,7 +1295,7 @@ func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, get
 
 func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 	rxObj := r.toObject(call.This)
-	s := call.Argument(0).toString()
+	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	replaceStr, rcall := getReplaceValue(call.Argument(1))
 
 	rx := r.checkStdRegexp(rxObj)

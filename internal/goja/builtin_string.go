@@ -35,6 +35,9 @@ func toString(arg Value) String {
 
 func (r *Runtime) builtin_String(call FunctionCall) Value {
 	if len(call.Arguments) > 0 {
+		if _, sym := call.Arguments[0].(*Symbol); !sym {
+			return r.stringOf(call.Arguments[0]) // mustard: a BigInt's conversion charged
+		}
 		return toString(call.Arguments[0])
 	} else {
 		return stringEmpty
@@ -60,7 +63,7 @@ func (r *Runtime) _newString(s String, proto *Object) *Object {
 func (r *Runtime) builtin_newString(args []Value, proto *Object) *Object {
 	var s String
 	if len(args) > 0 {
-		s = args[0].toString()
+		s = r.stringOf(args[0]) // mustard: a BigInt's conversion charged
 	} else {
 		s = stringEmpty
 	}
@@ -101,7 +104,7 @@ func (r *Runtime) stringproto_valueOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_iterator(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	return r.createStringIterator(call.This.toString())
+	return r.createStringIterator(r.stringOf(call.This)) // mustard: a BigInt's conversion charged
 }
 
 func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
@@ -181,7 +184,7 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_at(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	pos := call.Argument(0).ToInteger()
 	length := int64(s.Length())
 	if pos < 0 {
@@ -195,7 +198,7 @@ func (r *Runtime) stringproto_at(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	pos := call.Argument(0).ToInteger()
 	if pos < 0 || pos >= int64(s.Length()) {
 		return stringEmpty
@@ -205,7 +208,7 @@ func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	pos := call.Argument(0).ToInteger()
 	if pos < 0 || pos >= int64(s.Length()) {
 		return _NaN
@@ -215,7 +218,7 @@ func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	p := call.Argument(0).ToInteger()
 	size := s.Length()
 	if p < 0 || p >= int64(size) {
@@ -238,7 +241,7 @@ func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	strs := make([]String, len(call.Arguments)+1)
-	a, u := devirtualizeString(call.This.toString())
+	a, u := devirtualizeString(r.stringOf(call.This)) // mustard: a BigInt's conversion charged
 	allAscii := true
 	totalLen := 0
 	if u == nil {
@@ -250,8 +253,8 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 		allAscii = false
 	}
 	for i, arg := range call.Arguments {
-		r.poll(i) // mustard
-		a, u := devirtualizeString(arg.toString())
+		r.poll(i)                                   // mustard
+		a, u := devirtualizeString(r.stringOf(arg)) // mustard: a BigInt's conversion charged
 		if u != nil {
 			allAscii = false
 			totalLen += u.Length()
@@ -292,12 +295,12 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.endsWith must not be a regular expression"))
 	}
-	searchStr := searchString.toString()
+	searchStr := r.stringOf(searchString) // mustard: a BigInt's conversion charged
 	l := int64(s.Length())
 	var pos int64
 	if posArg := call.Argument(1); posArg != _undefined {
@@ -324,12 +327,12 @@ func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.includes must not be a regular expression"))
 	}
-	searchStr := searchString.toString()
+	searchStr := r.stringOf(searchString) // mustard: a BigInt's conversion charged
 	var pos int64
 	if posArg := call.Argument(1); posArg != _undefined {
 		pos = posArg.ToInteger()
@@ -347,8 +350,8 @@ func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := call.This.toString()
-	target := call.Argument(0).toString()
+	value := r.stringOf(call.This)         // mustard: a BigInt's conversion charged
+	target := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	pos := call.Argument(1).ToNumber().ToInteger()
 
 	if pos < 0 {
@@ -367,8 +370,8 @@ func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := call.This.toString()
-	target := call.Argument(0).toString()
+	value := r.stringOf(call.This)         // mustard: a BigInt's conversion charged
+	target := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
 	numPos := call.Argument(1).ToNumber()
 
 	var pos int64
@@ -393,14 +396,12 @@ func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	thisStr := call.This.toString()
-	this := norm.NFD.String(thisStr.String())
-	thatStr := call.Argument(0).toString()
-	if r.metered() { // mustard
-		r.work(thisStr.Length() + thatStr.Length())
+	thisStr := r.stringOf(call.This)        // mustard: a BigInt's conversion charged
+	thatStr := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	if r.metered() {                        // mustard
+		r.work(collateWork(thisStr) + collateWork(thatStr))
 	}
-	that := norm.NFD.String(thatStr.String())
-	return intToValue(int64(r.collator().CompareString(this, that)))
+	return intToValue(int64(r.localeCompare(thisStr, thatStr))) // mustard: interruptible
 }
 
 func (r *Runtime) stringproto_match(call FunctionCall) Value {
@@ -427,7 +428,7 @@ func (r *Runtime) stringproto_match(call FunctionCall) Value {
 	if matcher, ok := r.toObject(rx.getSym(SymMatch, nil)).self.assertCallable(); ok {
 		return matcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{r.stringOf(call.This)}, // mustard: a BigInt's conversion charged
 		})
 	}
 
@@ -441,8 +442,8 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 		if isRegexp(regexp) {
 			flags := nilSafe(o.self.getStr("flags", nil))
 			r.checkObjectCoercible(flags)
-			flagsStr := flags.toString().String()
-			r.work(len(flagsStr)) // mustard: the guest's string
+			flagsStr := r.stringOf(flags).String() // mustard: a BigInt's conversion charged
+			r.work(len(flagsStr))                  // mustard: the guest's string
 			if !strings.Contains(flagsStr, "g") {
 				panic(r.NewTypeError("RegExp doesn't have global flag set"))
 			}
@@ -460,7 +461,7 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 	if matcher, ok := r.toObject(rx.getSym(SymMatchAll, nil)).self.assertCallable(); ok {
 		return matcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{r.stringOf(call.This)}, // mustard: a BigInt's conversion charged
 		})
 	}
 
@@ -469,11 +470,11 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	var form string
 	if formArg := call.Argument(0); formArg != _undefined {
-		form = formArg.toString().toString().String()
-		r.work(len(form)) // mustard: the guest's string
+		form = r.stringOf(formArg).toString().String() // mustard: a BigInt's conversion charged
+		r.work(len(form))                              // mustard: the guest's string
 	} else {
 		form = "NFC"
 	}
@@ -495,14 +496,14 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	case asciiString:
 		return s
 	case unicodeString:
-		r.transform(int64(s.Length()), false)                                                // mustard
-		return r.expanded(transformString(s, f.String), unitBytes(int64(s.Length()), false)) // mustard: lone surrogates kept
+		r.transformAt(int64(s.Length()), false, normalizeUnits)                                                                                 // mustard
+		return r.expanded(r.longString(s.Length(), func() String { return transformString(s, f.String) }), unitBytes(int64(s.Length()), false)) // mustard: lone surrogates kept, interruptible
 	case *importedString:
 		if s.scanned && s.u == nil {
 			return asciiString(s.s)
 		}
-		r.transform(int64(len(s.s)), false) // mustard
-		return r.expanded(newStringValue(f.String(s.s)), unitBytes(int64(len(s.s)), false))
+		r.transformAt(int64(len(s.s)), false, normalizeUnits)                                                                                // mustard
+		return r.expanded(r.longString(len(s.s), func() String { return newStringValue(f.String(s.s)) }), unitBytes(int64(len(s.s)), false)) // mustard: interruptible
 	default:
 		panic(unknownStringTypeErr(s))
 	}
@@ -510,7 +511,7 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 
 func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	maxLength := toLength(call.Argument(0))
 	stringLength := int64(s.Length())
 	if maxLength <= stringLength {
@@ -521,7 +522,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	var fillerAscii asciiString
 	var fillerUnicode unicodeString
 	if fillString := call.Argument(1); fillString != _undefined {
-		filler = fillString.toString()
+		filler = r.stringOf(fillString) // mustard: a BigInt's conversion charged
 		if filler.Length() == 0 {
 			return s
 		}
@@ -584,7 +585,7 @@ func (r *Runtime) stringproto_padStart(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	n := call.Argument(0).ToNumber()
 	if n == _positiveInf {
 		panic(r.newError(r.getRangeError(), "Invalid count value"))
@@ -736,9 +737,9 @@ func (r *Runtime) stringproto_replace(call FunctionCall) Value {
 		}
 	}
 
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	var found []regexpResult
-	searchStr := searchValue.toString()
+	searchStr := r.stringOf(searchValue) // mustard: a BigInt's conversion charged
 	pos := s.index(searchStr, 0)
 	r.searched(0, foundEnd(pos, searchStr.Length(), s.Length())) // mustard
 	if pos != -1 {
@@ -757,8 +758,8 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 		if isRegexp(searchValue) {
 			flags := nilSafe(o.self.getStr("flags", nil))
 			r.checkObjectCoercible(flags)
-			flagsStr := flags.toString().String()
-			r.work(len(flagsStr)) // mustard: the guest's string
+			flagsStr := r.stringOf(flags).String() // mustard: a BigInt's conversion charged
+			r.work(len(flagsStr))                  // mustard: the guest's string
 			if !strings.Contains(flagsStr, "g") {
 				panic(r.NewTypeError("String.prototype.replaceAll called with a non-global RegExp argument"))
 			}
@@ -771,9 +772,9 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 		}
 	}
 
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	var found []regexpResult
-	searchStr := searchValue.toString()
+	searchStr := r.stringOf(searchValue) // mustard: a BigInt's conversion charged
 	searchLength := searchStr.Length()
 	advanceBy := toIntStrict(max(1, int64(searchLength)))
 
@@ -814,7 +815,7 @@ func (r *Runtime) stringproto_search(call FunctionCall) Value {
 	if searcher, ok := r.toObject(rx.getSym(SymSearch, nil)).self.assertCallable(); ok {
 		return searcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{r.stringOf(call.This)}, // mustard: a BigInt's conversion charged
 		})
 	}
 
@@ -823,7 +824,7 @@ func (r *Runtime) stringproto_search(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_slice(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
 	l := int64(s.Length())
 	start := call.Argument(0).ToInteger()
@@ -875,7 +876,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			})
 		}
 	}
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
 	limit := -1
 	if limitValue != _undefined {
@@ -894,8 +895,8 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 
 	var valueArray []Value
 	sa, su := devirtualizeString(s)
-	sepa, sepu := devirtualizeString(separatorValue.toString())
-	if su == nil { // ASCII string
+	sepa, sepu := devirtualizeString(r.stringOf(separatorValue)) // mustard: a BigInt's conversion charged
+	if su == nil {                                               // ASCII string
 		if sepu == nil {
 			// Both are ASCII
 			splitLimit := limit
@@ -995,12 +996,12 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.startsWith must not be a regular expression"))
 	}
-	searchStr := searchString.toString()
+	searchStr := r.stringOf(searchString) // mustard: a BigInt's conversion charged
 	l := int64(s.Length())
 	var pos int64
 	if posArg := call.Argument(1); posArg != _undefined {
@@ -1024,7 +1025,7 @@ func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
 	l := int64(s.Length())
 	intStart := call.Argument(0).ToInteger()
@@ -1056,23 +1057,23 @@ func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_toLowerCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
-	r.transform(int64(s.Length()), isASCIIKind(s))                               // mustard
-	return r.expanded(s.toLower(), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard
+	r.transformAt(int64(s.Length()), isASCIIKind(s), caseMapUnits)                                       // mustard
+	return r.expanded(r.longString(s.Length(), s.toLower), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard: interruptible
 }
 
 func (r *Runtime) stringproto_toUpperCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
-	r.transform(int64(s.Length()), isASCIIKind(s))                               // mustard
-	return r.expanded(s.toUpper(), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard
+	r.transformAt(int64(s.Length()), isASCIIKind(s), caseMapUnits)                                       // mustard
+	return r.expanded(r.longString(s.Length(), s.toUpper), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard: interruptible
 }
 
 func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
 	r.scanCopy(s)                   // mustard
 	return trimUnits(s, true, true) // mustard: lone surrogates kept
@@ -1080,7 +1081,7 @@ func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
 	r.scanCopy(s)                    // mustard
 	return trimUnits(s, false, true) // mustard: lone surrogates kept
@@ -1088,7 +1089,7 @@ func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
 	r.scanCopy(s)                    // mustard
 	return trimUnits(s, true, false) // mustard: lone surrogates kept
@@ -1096,7 +1097,7 @@ func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_substr(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 	start := call.Argument(0).ToInteger()
 	var length int64
 	sl := int64(s.Length())

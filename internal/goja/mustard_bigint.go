@@ -1,6 +1,7 @@
 package goja
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
@@ -89,15 +90,75 @@ func (r *Runtime) bigLinear(x, y *big.Int) {
 func (r *Runtime) bigMul(x, y *big.Int) *big.Int {
 	r.bigResult(uint64(x.BitLen()) + uint64(y.BitLen()))
 	r.bigWork(mulWords(words(x), words(y)))
-	return new(big.Int).Mul(x, y)
+	if len(x.Bits()) <= bigMulBaseWords && len(y.Bits()) <= bigMulBaseWords {
+		return new(big.Int).Mul(x, y)
+	}
+	ax, ay := absOf(x), absOf(y)
+	if x == y {
+		ay = ax // a square
+	}
+	z := r.mulAbs(ax, ay)
+	if x.Sign()*y.Sign() < 0 {
+		z.Neg(z)
+	}
+	return z
 }
 
-// bigQuo and bigRem charge a division: about (quotient words) × (divisor
+// absOf is |x|, sharing x's words.
+func absOf(x *big.Int) *big.Int { return new(big.Int).SetBits(x.Bits()) }
+
+// bigDivWork charges a division: about (quotient words) × (divisor
 // words).
 func (r *Runtime) bigDivWork(x, y *big.Int) {
 	q := max(words(x)-words(y), 0) + 1
 	r.bigWork(q * words(y))
 }
+
+// bigQuo is x / y (y != 0), truncated towards zero.
+func (r *Runtime) bigQuo(x, y *big.Int) *big.Int {
+	r.bigDivWork(x, y)
+	q, _ := r.quoRem(x, y)
+	return q
+}
+
+// bigRem is x % y (y != 0), with x's sign. Unlike the quotient (charged
+// always, for the readings journaled before), the remainder is charged
+// from bigChargeWords words on: shorter ones are covered by their
+// instruction.
+func (r *Runtime) bigRem(x, y *big.Int) *big.Int {
+	if len(x.Bits()) > bigChargeWords {
+		r.bigDivWork(x, y)
+	}
+	_, m := r.quoRem(x, y)
+	return m
+}
+
+// bigChargeWords: BigInt operations charged only since the operations
+// journaled before were (%, unary -, ~, ++, --, comparisons, implicit
+// conversions to strings) cost nothing up to this many words, as they
+// did: the instruction covers them.
+const bigChargeWords = 16
+
+// bigUnary is op(x) for an operation linear in x (-x, ~x, x + 1, x - 1):
+// charged from bigChargeWords words on, offloaded when long.
+func (r *Runtime) bigUnary(x *big.Int, op func(z, x *big.Int) *big.Int) *big.Int {
+	n := len(x.Bits())
+	if n <= bigChargeWords {
+		return op(new(big.Int), x)
+	}
+	r.bigLinear(x, x)
+	if n <= bigLinearWords {
+		return op(new(big.Int), x)
+	}
+	var z *big.Int
+	r.offload(func() { z = op(new(big.Int), x) })
+	return z
+}
+
+func bigNeg(z, x *big.Int) *big.Int  { return z.Neg(x) }
+func bigNot(z, x *big.Int) *big.Int  { return z.Not(x) }
+func bigIncr(z, x *big.Int) *big.Int { return z.Add(x, big.NewInt(1)) }
+func bigDecr(z, x *big.Int) *big.Int { return z.Sub(x, big.NewInt(1)) }
 
 func (r *Runtime) bigExp(x, y *big.Int) *big.Int {
 	// |x| of 0 or 1 gives 0, 1 or -1 whatever y is.
@@ -116,7 +177,12 @@ func (r *Runtime) bigExp(x, y *big.Int) *big.Int {
 	// Squarings up to the result's size: about twice the last one.
 	w := float64(n)/64 + 1
 	r.bigWork(2 * mulWords(w/2, w/2))
-	return new(big.Int).Exp(x, y, nil)
+	e := y.Uint64()
+	z := r.expAbs(absOf(x), e)
+	if x.Sign() < 0 && e&1 == 1 {
+		z = new(big.Int).Neg(z)
+	}
+	return z
 }
 
 // bigShift shifts x left by s bits (right when s is negative), for any s.
@@ -139,7 +205,12 @@ func (r *Runtime) bigShift(x, s *big.Int, left bool) *big.Int {
 		}
 		r.bigResult(uint64(x.BitLen()) + n)
 		r.bigWork(float64(uint64(x.BitLen())+n)/64 + 1)
-		return new(big.Int).Lsh(x, uint(n))
+		if uint64(x.BitLen())+n <= uint64(bigLinearWords)*64 {
+			return new(big.Int).Lsh(x, uint(n))
+		}
+		var z *big.Int
+		r.offload(func() { z = new(big.Int).Lsh(x, uint(n)) })
+		return z
 	}
 	if n >= uint64(x.BitLen()) {
 		// Everything shifted out: 0, or -1 for a negative x (the shift
@@ -150,7 +221,12 @@ func (r *Runtime) bigShift(x, s *big.Int, left bool) *big.Int {
 		return new(big.Int)
 	}
 	r.bigWork(float64(x.BitLen())/64 + 1)
-	return new(big.Int).Rsh(x, uint(n))
+	if len(x.Bits()) <= bigLinearWords {
+		return new(big.Int).Rsh(x, uint(n))
+	}
+	var z *big.Int
+	r.offload(func() { z = new(big.Int).Rsh(x, uint(n)) })
+	return z
 }
 
 // bigAsN is BigInt.asIntN (signed) or asUintN of x at the given width,
@@ -173,10 +249,14 @@ func (r *Runtime) bigAsN(bitsN int, x *big.Int, signed bool) *big.Int {
 	}
 	r.bigResult(n)
 	r.bigWork(float64(n)/64 + words(x))
-	twoToBits := new(big.Int).Lsh(big.NewInt(1), uint(n))
-	mod := new(big.Int).Mod(x, twoToBits)
-	if signed && mod.Cmp(new(big.Int).Lsh(big.NewInt(1), uint(n-1))) >= 0 {
-		return mod.Sub(mod, twoToBits)
+	// x mod 2^bits: the low bits of x's two's complement, taken by words
+	// (math/big's Mod divides).
+	mod := r.lowBits(absOf(x), uint(n))
+	if x.Sign() < 0 && mod.Sign() != 0 {
+		mod = r.sub(r.shl(big.NewInt(1), uint(n)), mod)
+	}
+	if signed && mod.Bit(int(n-1)) == 1 {
+		return r.sub(mod, r.shl(big.NewInt(1), uint(n)))
 	}
 	return mod
 }
@@ -200,18 +280,139 @@ func (r *Runtime) bigTextWork(x *big.Int, radix int) {
 	r.bigWork(w * w / 2)
 }
 
-// toBigIntMetered is toBigInt, with a string's parse charged first.
+// toBigIntMetered is toBigInt, with a string's parse charged first and
+// interruptible.
 func (r *Runtime) toBigIntMetered(v Value) *valueBigInt {
-	if s, ok := v.(String); ok && r.meter != nil && r.bigMetered {
-		r.bigParseWork(s.Length())
+	if s, ok := v.(String); ok {
+		if r.meter != nil && r.bigMetered {
+			r.bigParseWork(s.Length())
+		}
+		b, ok := r.stringToBigInt(s.toTrimmedUTF8())
+		if !ok {
+			panic(syntaxError(fmt.Sprintf("Cannot convert %s to a BigInt", s)))
+		}
+		return (*valueBigInt)(b)
 	}
 	return toBigInt(v)
 }
 
-// bigLinearOp is op(x, y) for an operation linear in its operands.
+// stringToBigInt is StringToBigInt of a trimmed string: false where the
+// specification's answer is undefined (a SyntaxError for BigInt()).
+// Without a Runtime (r nil) the parse is neither charged nor
+// interruptible.
+func (r *Runtime) stringToBigInt(s string) (*big.Int, bool) {
+	digits, radix, neg, ok := bigIntLiteral(s)
+	if !ok {
+		return nil, false
+	}
+	b := r.bigParse(digits, radix)
+	if neg {
+		b.Neg(b)
+	}
+	return b, true
+}
+
+// bigIntLiteral splits a trimmed StringIntegerLiteral into its digits and
+// radix: empty (0), decimal digits with an optional sign, or 0x, 0o, 0b and
+// digits without one. Nothing else: no separators, exponent or fraction
+// (upstream handed numbers past an int64 to SetString, which accepted
+// underscores and made 0 of a trailing letter).
+func bigIntLiteral(s string) (digits string, radix int, neg, ok bool) {
+	if s == "" {
+		return "0", 10, false, true
+	}
+	radix = 10
+	if len(s) > 2 && s[0] == '0' {
+		switch s[1] {
+		case 'x', 'X':
+			radix = 16
+		case 'o', 'O':
+			radix = 8
+		case 'b', 'B':
+			radix = 2
+		}
+		if radix != 10 {
+			s = s[2:]
+		}
+	}
+	if radix == 10 && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" {
+		return "", 0, false, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var d int
+		switch {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			d = int(c-'A') + 10
+		default:
+			return "", 0, false, false
+		}
+		if d >= radix {
+			return "", 0, false, false
+		}
+	}
+	return s, radix, neg, true
+}
+
+// bigStringChargeBits: implicit conversions of shorter BigInts to strings
+// are covered by their instruction (they cost nothing before).
+const bigStringChargeBits = bigChargeWords * 64
+
+// bigIntString is a BigInt's decimal text for an implicit conversion
+// (concatenation, a template literal, String(x), a property key, join,
+// sort, ...): charged as toString() is, and interruptible.
+func (r *Runtime) bigIntString(x *valueBigInt) String {
+	b := (*big.Int)(x)
+	if b.BitLen() > bigStringChargeBits && r.meter != nil && r.bigMetered {
+		r.bigTextWork(b, 10)
+		r.allocBytes(decimalDigits(b))
+	}
+	return asciiString(r.bigText(b, 10))
+}
+
+// decimalDigits is about the number of digits of x in decimal (an upper
+// bound).
+func decimalDigits(x *big.Int) int { return x.BitLen()*30103/100000 + 2 }
+
+// stringOf is v.toString(), with a BigInt's conversion (v's, or its
+// primitive's) charged and interruptible.
+func (r *Runtime) stringOf(v Value) String {
+	switch x := v.(type) {
+	case *valueBigInt:
+		return r.bigIntString(x)
+	case *Object:
+		return r.stringOf(x.toPrimitiveString())
+	}
+	return v.toString()
+}
+
+// propertyKey is toPropertyKey(v), with a BigInt key's conversion charged
+// and interruptible (a BigInt key is otherwise converted at each use).
+func (r *Runtime) propertyKey(v Value) Value {
+	k := toPropertyKey(v)
+	if x, ok := k.(*valueBigInt); ok {
+		return r.bigIntString(x)
+	}
+	return k
+}
+
+// bigLinearOp is op(x, y) for an operation linear in its operands,
+// offloaded when they are long.
 func (r *Runtime) bigLinearOp(x, y *big.Int, op func(z, x, y *big.Int) *big.Int) *big.Int {
 	r.bigLinear(x, y)
-	return op(new(big.Int), x, y)
+	if max(len(x.Bits()), len(y.Bits())) <= bigLinearWords {
+		return op(new(big.Int), x, y)
+	}
+	var z *big.Int
+	r.offload(func() { z = op(new(big.Int), x, y) })
+	return z
 }
 
 // Compiling folds constant expressions by running them, unmetered: in

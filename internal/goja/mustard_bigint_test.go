@@ -63,6 +63,18 @@ func TestBigIntWorkChargedBeforeItRuns(t *testing.T) {
 		`let x = 1n << 2000000n; (x * x) / 3n`,
 		`(1n << 4000000n).toString()`,
 		`BigInt.asUintN(2**29, -1n)`,
+		// Implicit conversions and comparisons, in loops.
+		`const x = 7n ** 300000n; for (;;) '' + x`,
+		"const x = 7n ** 300000n; for (;;) `${x}`",
+		`const x = 7n ** 300000n; for (;;) String(x)`,
+		`const x = 7n ** 300000n, o = {}; for (;;) o[x]`,
+		`const x = 7n ** 300000n; for (;;) [x].join()`,
+		`const x = 7n ** 300000n, s = String(x); for (;;) x == s`,
+		`const x = 7n ** 300000n, s = String(x); for (;;) x < s`,
+		`const x = 7n ** 300000n; for (;;) x % 7n`,
+		`const x = 7n ** 300000n; for (;;) -x`,
+		`const x = 7n ** 300000n, y = x + 1n; for (;;) x < y`,
+		`const x = 7n ** 300000n, m = new Map(); for (;;) m.get(x)`,
 	} {
 		r, m := newStrMetered()
 		r.MustardMeterOperands(true)
@@ -114,5 +126,30 @@ func TestMeteredCompileFoldsNoBigInt(t *testing.T) {
 	v, err := New().RunString(`-(2n ** 10n) + 1n`)
 	if err != nil || v.String() != "-1023" {
 		t.Fatal(v, err)
+	}
+}
+
+// StringToBigInt as the specification and V8 have it: upstream handed a
+// number past an int64 to SetString, which accepted separators and made 0
+// of a trailing letter.
+func TestStringToBigIntIsTheSpecifications(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`
+const t = (f) => { try { return String(f()) } catch (e) { return e.name } };
+const L = "1".repeat(30);
+[
+ t(() => BigInt(L + "x")), t(() => BigInt(L + "_1")), t(() => BigInt("1_0")), t(() => BigInt(" 12 ")), t(() => BigInt("+12")),
+ t(() => BigInt("-0")), t(() => BigInt("0x")), t(() => BigInt("-0x10")), t(() => BigInt("0X1F")), t(() => BigInt("0b102")),
+ t(() => BigInt("")), t(() => BigInt("  \n ")), t(() => BigInt("0o17")), t(() => BigInt("1e3")), t(() => BigInt("12.0")),
+ t(() => 10n == "1_0"), t(() => 10n == " 10 "), t(() => 10n < "0x10"), t(() => 10n < "zz"), t(() => 10n > "zz"),
+ t(() => 10n == L + "x"), t(() => BigInt(L) == L), t(() => BigInt(L) < L + "1"), t(() => ({[10n]: 1})["10"]),
+].join(" | ")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// node -e (Node 20), the same program
+	want := "SyntaxError | SyntaxError | SyntaxError | 12 | 12 | 0 | SyntaxError | SyntaxError | 31 | SyntaxError | 0 | 0 | 15 | SyntaxError | SyntaxError | false | true | true | false | false | false | true | true | 1"
+	if v.String() != want {
+		t.Errorf("got  %s\nwant %s", v, want)
 	}
 }

@@ -1,5 +1,10 @@
 package goja
 
+import (
+	"math/big"
+	"math/bits"
+)
+
 // Prototype links and proxy levels (a mustard-sidecar addition; see
 // PATCHES.md). A property read on an object at the end of a 30,000-link
 // prototype chain, `in` on it, instanceof against it, or an operation
@@ -35,13 +40,59 @@ const compareChargeMin = 256
 // looks at the operands' concrete types first, which is cheaper than an
 // assertion to String for the numbers most comparisons are of.
 func (r *Runtime) chargeCompare(x, y Value) {
-	if r.meter == nil || !isStringValue(x) || !isStringValue(y) {
+	if r.meter == nil {
+		return
+	}
+	if !isStringValue(x) || !isStringValue(y) {
+		r.chargeBigCompare(x, y)
 		return
 	}
 	xs, ys := x.(String), y.(String)
 	if n := min(xs.Length(), ys.Length()); n >= compareChargeMin {
 		r.work(min(stringBytes(xs), stringBytes(ys)) / copyBytesPerUnit)
 	}
+}
+
+// chargeBigCompare charges comparing two long BigInts as comparing their
+// bytes costs (a unit per copyBytesPerUnit).
+func (r *Runtime) chargeBigCompare(x, y Value) {
+	if bx, ok := x.(*valueBigInt); ok {
+		if by, ok := y.(*valueBigInt); ok {
+			if n := min(len((*big.Int)(bx).Bits()), len((*big.Int)(by).Bits())); n > bigChargeWords {
+				r.work(n * bits.UintSize / 8 / copyBytesPerUnit)
+			}
+		}
+	}
+}
+
+// chargeLooseCompare is chargeCompare for the comparisons that convert
+// (==, !=, <, <=, >, >=) of the two operands on the stack: a string
+// compared with a BigInt is parsed here, charged as BigInt(string) is and
+// interruptible, and replaces the string when it is a BigInt's text
+// (comparing with it is what the comparison does; otherwise the
+// comparison finds it is not, in a scan).
+func (r *Runtime) chargeLooseCompare(operands []Value) {
+	x, y := operands[0], operands[1]
+	r.chargeCompare(x, y)
+	if _, ok := x.(*valueBigInt); ok {
+		if s, ok := y.(String); ok && s.Length() > bigStringChargeBits/3 {
+			operands[1] = r.looseBigOperand(s)
+		}
+	} else if _, ok := y.(*valueBigInt); ok {
+		if s, ok := x.(String); ok && s.Length() > bigStringChargeBits/3 {
+			operands[0] = r.looseBigOperand(s)
+		}
+	}
+}
+
+func (r *Runtime) looseBigOperand(s String) Value {
+	if r.meter != nil {
+		r.bigParseWork(s.Length())
+	}
+	if b, ok := r.stringToBigInt(s.toTrimmedUTF8()); ok {
+		return (*valueBigInt)(b)
+	}
+	return s
 }
 
 func isStringValue(v Value) bool {
@@ -52,14 +103,17 @@ func isStringValue(v Value) bool {
 	return false
 }
 
-// chargeKey charges hashing a Map or Set key and comparing it with the
-// entry it finds.
+// chargeKey charges hashing a long Map or Set key (a string or a BigInt)
+// and comparing it with the entry it finds.
 func (r *Runtime) chargeKey(key Value) {
 	if !r.bigMetered || r.meter == nil {
 		return
 	}
 	if s, ok := key.(String); ok && s.Length() >= compareChargeMin {
 		r.work(2 * stringBytes(s) / copyBytesPerUnit)
+	} else if b, ok := key.(*valueBigInt); ok && len((*big.Int)(b).Bits()) > bigChargeWords {
+		// Hashed from a copy of its bytes.
+		r.work(2 * len((*big.Int)(b).Bits()) * bits.UintSize / 8 / copyBytesPerUnit)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"regexp/syntax"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unicode/utf16"
 
 	"golang.org/x/text/cases"
@@ -79,6 +80,9 @@ type linearProg struct {
 	// they are not, it still tells whether and where a match begins, and
 	// regexp2 runs only from there.
 	exact bool
+	// size is about the number of the automaton's instructions: a search
+	// costs up to that much per character (progSize).
+	size int
 	// extra is what a character read costs beyond regexpScanUnits: the
 	// automaton steps through every instruction of its program for each
 	// character in the worst case (about 5 ns an instruction, measured:
@@ -141,8 +145,39 @@ func compileLinear(re2, flags string, unicode, ignoreCase bool) *linearProg {
 	if err != nil {
 		return nil
 	}
-	return &linearProg{whole: whole, from: from, names: whole.SubexpNames(), exact: exact, extra: programExtra(fromSrc)}
+	return &linearProg{whole: whole, from: from, names: whole.SubexpNames(), exact: exact, size: progSize(tree) + 8, extra: programExtra(fromSrc)}
 }
+
+// progSize is about the number of instructions re compiles to (repeats
+// expanded), at most maxProgSize.
+func progSize(re *syntax.Regexp) int {
+	n := 1
+	switch re.Op {
+	case syntax.OpLiteral:
+		n = len(re.Rune)
+	case syntax.OpRepeat:
+		times := re.Max
+		if times < 0 {
+			times = re.Min + 1
+		}
+		n = max(times, 1) * progSize(re.Sub[0])
+	default:
+		for _, sub := range re.Sub {
+			n += progSize(sub)
+		}
+	}
+	return min(n, maxProgSize)
+}
+
+const maxProgSize = 1 << 30
+
+// linearStringWork: a search whose input from its start, times the
+// program's size, is at most this runs on the string at once (about a
+// millisecond at most); a longer one reads the input a character at a
+// time, checking for an interrupt at each (Go's regexp takes no other
+// way to stop a search, and one through 4 MB with a large program runs for
+// minutes). A variable, for tests.
+var linearStringWork int64 = 1 << 20
 
 // linearSafe reports whether a leftmost-first automaton gives tree's
 // JavaScript answers: the match a backtracking matcher finds, and the
@@ -260,13 +295,13 @@ func (p *regexpPattern) linearFind(r *Runtime, l *linearProg, s String, start in
 	var res regexpResult
 	if l.extra > 0 && r.metered() {
 		// A large program: charged for every character it reads, as it
-		// reads them, so that a long search stops at the budget (or an
-		// interrupt) instead of after it.
+		// reads them, so that a long search stops at the budget instead of
+		// being charged after it.
 		cr := chargingReader{r: r, extra: l.extra}
-		res = l.findCharged(s, start, p.unicode, &cr)
+		res = l.find(r, s, start, p.unicode, &cr)
 		cr.settle()
 	} else {
-		res = l.find(s, start, p.unicode)
+		res = l.find(r, s, start, p.unicode, nil)
 	}
 	if l.exact || res.indexes == nil {
 		return res
@@ -330,35 +365,32 @@ func (p *regexpPattern) mustardFindAll(r *Runtime, s String, start, limit int, s
 
 // find is the first match at or after start, in UTF-16 units; unicode
 // reads surrogate pairs as one character.
-func (l *linearProg) find(s String, start int, unicode bool) regexpResult {
-	return l.findCharged(s, start, unicode, nil)
-}
-
-// findCharged is find, reading the input through cr when it is not nil.
-func (l *linearProg) findCharged(s String, start int, unicode bool, cr *chargingReader) regexpResult {
+// cr, when not nil, reads the input and charges for it (linearFind).
+func (l *linearProg) find(r *Runtime, s String, start int, unicode bool, cr *chargingReader) regexpResult {
 	a, u := devirtualizeString(s)
 	var idx []int
 	base := 0
+	long := cr != nil || int64(s.Length()-start)*int64(l.size) > linearStringWork
 	switch {
 	case start > s.Length():
-	case u == nil && cr != nil && start == 0:
-		idx = l.whole.FindReaderSubmatchIndex(cr.wrap(&asciiReader{a: a}))
-	case u == nil && cr != nil:
-		base = start - 1
-		idx = l.from.FindReaderSubmatchIndex(cr.wrap(&asciiReader{a: a, pos: base}))
+	case u == nil && start == 0 && long:
+		idx = l.whole.FindReaderSubmatchIndex(cr.wrap(&asciiReader{s: string(a), vm: r.vm}))
 	case u == nil && start == 0:
 		idx = l.whole.FindStringSubmatchIndex(string(a))
+	case u == nil && long:
+		base = start - 1
+		idx = l.from.FindReaderSubmatchIndex(cr.wrap(&asciiReader{s: string(a[base:]), vm: r.vm}))
 	case u == nil:
 		base = start - 1
 		idx = l.from.FindStringSubmatchIndex(string(a[base:]))
 	case start == 0:
-		idx = l.whole.FindReaderSubmatchIndex(cr.wrap(&unitReader{u: u[1:], full: unicode}))
+		idx = l.whole.FindReaderSubmatchIndex(cr.wrap(&unitReader{u: u[1:], full: unicode, vm: r.vm}))
 	default:
 		if unicode && start < len(u)-1 && isUTF16FirstSurrogate(u[start]) && isUTF16SecondSurrogate(u[start+1]) {
 			// start splits a surrogate pair: the search begins with the
 			// pair, as in V8.
 			if start--; start == 0 {
-				idx = l.whole.FindReaderSubmatchIndex(cr.wrap(&unitReader{u: u[1:], full: true}))
+				idx = l.whole.FindReaderSubmatchIndex(cr.wrap(&unitReader{u: u[1:], full: true, vm: r.vm}))
 				break
 			}
 		}
@@ -366,7 +398,7 @@ func (l *linearProg) findCharged(s String, start int, unicode bool, cr *charging
 		// the assertions their context, and a surrogate is neither a
 		// word character nor a line terminator.
 		base = start - 1
-		idx = l.from.FindReaderSubmatchIndex(cr.wrap(&unitReader{u: u[1:], pos: start, full: unicode, ctx: rune(u[start]), hasCtx: true}))
+		idx = l.from.FindReaderSubmatchIndex(cr.wrap(&unitReader{u: u[1:], pos: start, full: unicode, ctx: rune(u[start]), hasCtx: true, vm: r.vm}))
 	}
 	if idx == nil {
 		return regexpResult{}
@@ -380,35 +412,6 @@ func (l *linearProg) findCharged(s String, start int, unicode bool, cr *charging
 		}
 	}
 	return regexpResult{indexes: idx, groups: l.names}
-}
-
-// unitReader reads a UTF-16 string for Go's regexp, a rune at a time, with
-// sizes in UTF-16 units, so that match positions are JavaScript's indexes.
-// Without full, each unit is a rune; with it, a surrogate pair is one, and
-// a lone surrogate is itself. hasCtx reads ctx first, as one unit.
-type unitReader struct {
-	u      []uint16
-	pos    int
-	full   bool
-	ctx    rune
-	hasCtx bool
-}
-
-func (rd *unitReader) ReadRune() (rune, int, error) {
-	if rd.hasCtx {
-		rd.hasCtx = false
-		return rd.ctx, 1, nil
-	}
-	if rd.pos >= len(rd.u) {
-		return 0, 0, io.EOF
-	}
-	c := rd.u[rd.pos]
-	if rd.full && isUTF16FirstSurrogate(c) && rd.pos+1 < len(rd.u) && isUTF16SecondSurrogate(rd.u[rd.pos+1]) {
-		rd.pos += 2
-		return utf16.DecodeRune(rune(c), rune(rd.u[rd.pos-1])), 2, nil
-	}
-	rd.pos++
-	return rune(c), 1, nil
 }
 
 // chargingReader charges a search for the characters it reads: every
@@ -448,18 +451,57 @@ func (cr *chargingReader) settle() {
 	cr.pending = 0
 }
 
-// asciiReader reads an ASCII string from pos, a byte a rune.
+// unitReader reads a UTF-16 string for Go's regexp, a rune at a time, with
+// sizes in UTF-16 units, so that match positions are JavaScript's indexes.
+// Without full, each unit is a rune; with it, a surrogate pair is one, and
+// a lone surrogate is itself. hasCtx reads ctx first, as one unit. Each
+// read checks vm for an interrupt: it ends the search with it.
+type unitReader struct {
+	u      []uint16
+	pos    int
+	full   bool
+	ctx    rune
+	hasCtx bool
+	vm     *vm
+}
+
+func (rd *unitReader) ReadRune() (rune, int, error) {
+	if atomic.LoadUint32(&rd.vm.interrupted) != 0 {
+		rd.vm.checkInterrupt()
+	}
+	if rd.hasCtx {
+		rd.hasCtx = false
+		return rd.ctx, 1, nil
+	}
+	if rd.pos >= len(rd.u) {
+		return 0, 0, io.EOF
+	}
+	c := rd.u[rd.pos]
+	if rd.full && isUTF16FirstSurrogate(c) && rd.pos+1 < len(rd.u) && isUTF16SecondSurrogate(rd.u[rd.pos+1]) {
+		rd.pos += 2
+		return utf16.DecodeRune(rune(c), rune(rd.u[rd.pos-1])), 2, nil
+	}
+	rd.pos++
+	return rune(c), 1, nil
+}
+
+// asciiReader reads an ASCII string for Go's regexp, checking vm for an
+// interrupt at each character.
 type asciiReader struct {
-	a   asciiString
+	s   string
 	pos int
+	vm  *vm
 }
 
 func (rd *asciiReader) ReadRune() (rune, int, error) {
-	if rd.pos >= len(rd.a) {
+	if atomic.LoadUint32(&rd.vm.interrupted) != 0 {
+		rd.vm.checkInterrupt()
+	}
+	if rd.pos >= len(rd.s) {
 		return 0, 0, io.EOF
 	}
 	rd.pos++
-	return rune(rd.a[rd.pos-1]), 1, nil
+	return rune(rd.s[rd.pos-1]), 1, nil
 }
 
 // Case without the u flag. ECMAScript's Canonicalize maps a unit to its

@@ -103,6 +103,37 @@ func (r *Runtime) transform(n int64, ascii bool) {
 	}
 }
 
+// Work a UTF-16 unit of non-ASCII text costs the library calls that
+// transform or compare it, from a unit's worst time (measured on 2 vCPUs): a
+// unit of work is at most about 12 ns of the engine's time (the slowest
+// classes measured, docs/limits.md).
+const (
+	caseMapUnits   = 4  // toUpperCase, toLowerCase: up to 45 ns a unit
+	normalizeUnits = 20 // normalize: up to 240 ns (NFKC of U+01C5; NFD of precomposed Latin or Hangul)
+	collateUnits   = 20 // localeCompare, per unit of either string: up to 230 ns (precomposed Latin)
+	collateASCII   = 2  // localeCompare of ASCII: 22 ns a unit
+)
+
+// transformAt is transform for a transformation costing units a unit of
+// non-ASCII text (ASCII text: one).
+func (r *Runtime) transformAt(n int64, ascii bool, units int64) {
+	if r.meter != nil && n > 0 {
+		if ascii {
+			units = 1
+		}
+		r.allocBytes(unitBytes(n, ascii))
+		r.work(mulBytes(n, units))
+	}
+}
+
+// collateWork is the work of comparing s in localeCompare.
+func collateWork(s String) int {
+	if isASCIIKind(s) {
+		return mulBytes(int64(s.Length()), collateASCII)
+	}
+	return mulBytes(int64(s.Length()), collateUnits)
+}
+
 // grew reports the growth of a buffer now n bytes long past *reported, the
 // size reported so far.
 func (r *Runtime) grew(reported *int, n int) {

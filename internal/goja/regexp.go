@@ -274,8 +274,8 @@ func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCac
 		runes = s.utf16Runes()
 		cache = nil
 	}
-	match, err = wrapped.FindRunesMatchStartingAt(runes, start)
-	rt.regexp2Failed(err) // mustard
+	match, err = rt.regexp2Scan(r, func() (*regexp2.Match, error) { return wrapped.FindRunesMatchStartingAt(runes, start) }) // mustard: interruptible
+	rt.regexp2Failed(err)                                                                                                    // mustard
 	if doCache && match != nil && err == nil {
 		if cache == nil {
 			if r.cache == nil {
@@ -339,8 +339,8 @@ func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doC
 		_, second := utf16.EncodeRune(runes[mappedStart])
 		savedRune, runes[mappedStart] = runes[mappedStart], second
 	}
-	match, err = wrapped.FindRunesMatchStartingAt(runes, mappedStart)
-	rt.regexp2Failed(err) // mustard
+	match, err = rt.regexp2Scan(r, func() (*regexp2.Match, error) { return wrapped.FindRunesMatchStartingAt(runes, mappedStart) }) // mustard: interruptible
+	rt.regexp2Failed(err)                                                                                                          // mustard
 	if doCache && match != nil && err == nil {
 		if splitPair {
 			runes[mappedStart] = savedRune
@@ -431,8 +431,8 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start,
 		if limit <= 0 {
 			break
 		}
-		match, err = wrapped.FindNextMatch(match)
-		rt.regexp2Failed(err) // mustard
+		match, err = rt.regexp2Scan(r, func() (*regexp2.Match, error) { return wrapped.FindNextMatch(match) }) // mustard: interruptible
+		rt.regexp2Failed(err)                                                                                  // mustard
 		if err != nil {
 			return nil
 		}
@@ -526,8 +526,8 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeStrin
 		}
 
 		results = append(results, result)
-		match, err = wrapped.FindNextMatch(match)
-		rt.regexp2Failed(err) // mustard
+		match, err = rt.regexp2Scan(r, func() (*regexp2.Match, error) { return wrapped.FindNextMatch(match) }) // mustard: interruptible
+		rt.regexp2Failed(err)                                                                                  // mustard
 		if err != nil {
 			return nil
 		}

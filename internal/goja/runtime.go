@@ -222,6 +222,7 @@ type Runtime struct {
 	queued          []queuedJob // mustard_retained.go: what queued promise jobs hold
 	retainedEpoch   uint32      // mustard_retained.go: the last walk's number
 	retainedPending []*Object   // and its stack, when small
+	jsonIn          *jsonReader // mustard_interrupt.go: the text JSON.parse reads
 }
 
 type StackFrame struct {

@@ -387,7 +387,8 @@ type vm struct {
 
 	profTracker *profTracker
 
-	stepc stepCounter // mustard: instruction counting, see mustard_steps.go
+	stepc stepCounter   // mustard: instruction counting, see mustard_steps.go
+	wake  chan struct{} // mustard: closed by Interrupt, see mustard_interrupt.go
 }
 
 type instruction interface {
@@ -695,6 +696,7 @@ func (vm *vm) Interrupt(v interface{}) {
 	vm.interruptLock.Lock()
 	vm.interruptVal = v
 	atomic.StoreUint32(&vm.interrupted, 1)
+	vm.wakeWaiters() // mustard
 	vm.interruptLock.Unlock()
 }
 
@@ -1288,10 +1290,10 @@ func (_add) exec(vm *vm) {
 
 	if isLeftString || isRightString {
 		if !isLeftString {
-			leftString = left.toString()
+			leftString = vm.r.stringOf(left) // mustard: a BigInt's conversion charged
 		}
 		if !isRightString {
-			rightString = right.toString()
+			rightString = vm.r.stringOf(right) // mustard
 		}
 		vm.r.copying(concatBytes(leftString, rightString)) // mustard: meter the copy
 		ret = leftString.Concat(rightString)
@@ -1466,9 +1468,7 @@ func (_div) exec(vm *vm) {
 			if (*big.Int)(left).CmpAbs((*big.Int)(right)) < 0 {
 				result = (*valueBigInt)(big.NewInt(0))
 			} else {
-				vm.r.bigDivWork((*big.Int)(left), (*big.Int)(right)) // mustard
-				i, _ := new(big.Int).QuoRem((*big.Int)(left), (*big.Int)(right), big.NewInt(0))
-				result = (*valueBigInt)(i)
+				result = (*valueBigInt)(vm.r.bigQuo((*big.Int)(left), (*big.Int)(right))) // mustard
 			}
 			goto end
 		}
@@ -1564,12 +1564,8 @@ func (_mod) exec(vm *vm) {
 			switch {
 			case (*big.Int)(right).Cmp(big.NewInt(0)) == 0:
 				panic(vm.r.newError(vm.r.getRangeError(), "Division by zero"))
-			case (*big.Int)(left).Cmp(big.NewInt(0)) < 0:
-				abs := new(big.Int).Abs((*big.Int)(left))
-				v := new(big.Int).Mod(abs, (*big.Int)(right))
-				result = (*valueBigInt)(v.Neg(v))
 			default:
-				result = (*valueBigInt)(new(big.Int).Mod((*big.Int)(left), (*big.Int)(right)))
+				result = (*valueBigInt)(vm.r.bigRem((*big.Int)(left), (*big.Int)(right))) // mustard
 			}
 			goto end
 		}
@@ -1594,7 +1590,7 @@ func (_neg) exec(vm *vm) {
 
 	switch n := toNumeric(operand).(type) {
 	case *valueBigInt:
-		result = (*valueBigInt)(new(big.Int).Neg((*big.Int)(n)))
+		result = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigNeg)) // mustard
 	case valueInt:
 		if n == 0 {
 			result = _negativeZero
@@ -1631,7 +1627,7 @@ func (_inc) exec(vm *vm) {
 
 	switch n := v.(type) {
 	case *valueBigInt:
-		v = (*valueBigInt)(new(big.Int).Add((*big.Int)(n), big.NewInt(1)))
+		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigIncr)) // mustard
 	case valueInt:
 		v = intToValue(int64(n + 1))
 	default:
@@ -1651,7 +1647,7 @@ func (_dec) exec(vm *vm) {
 
 	switch n := v.(type) {
 	case *valueBigInt:
-		v = (*valueBigInt)(new(big.Int).Sub((*big.Int)(n), big.NewInt(1)))
+		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigDecr)) // mustard
 	case valueInt:
 		v = intToValue(int64(n - 1))
 	default:
@@ -1748,7 +1744,7 @@ func (_bnot) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	switch n := toNumeric(v).(type) {
 	case *valueBigInt:
-		v = (*valueBigInt)(new(big.Int).Not((*big.Int)(n)))
+		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigNot)) // mustard
 	default:
 		v = intToValue(int64(^toInt32(n)))
 	}
@@ -1838,7 +1834,7 @@ type _toPropertyKey struct{}
 
 func (_toPropertyKey) exec(vm *vm) {
 	p := vm.sp - 1
-	vm.stack[p] = toPropertyKey(vm.stack[p])
+	vm.stack[p] = vm.r.propertyKey(vm.stack[p]) // mustard: mustard_bigint.go
 	vm.pc++
 }
 
@@ -1846,7 +1842,7 @@ type _toString struct{}
 
 func (_toString) exec(vm *vm) {
 	p := vm.sp - 1
-	vm.stack[p] = vm.stack[p].toString()
+	vm.stack[p] = vm.r.stringOf(vm.stack[p]) // mustard: a BigInt's conversion charged
 	vm.pc++
 }
 
@@ -1920,7 +1916,7 @@ var setElem _setElem
 
 func (_setElem) exec(vm *vm) {
 	obj := vm.stack[vm.sp-3].ToObject(vm.r)
-	propName := toPropertyKey(vm.stack[vm.sp-2])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
 	val := vm.stack[vm.sp-1]
 
 	obj.setOwn(propName, val, false)
@@ -1993,7 +1989,7 @@ var setElemP _setElemP
 
 func (_setElemP) exec(vm *vm) {
 	obj := vm.stack[vm.sp-3].ToObject(vm.r)
-	propName := toPropertyKey(vm.stack[vm.sp-2])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
 	val := vm.stack[vm.sp-1]
 
 	obj.setOwn(propName, val, false)
@@ -2007,7 +2003,7 @@ type _setElemStrict struct{}
 var setElemStrict _setElemStrict
 
 func (_setElemStrict) exec(vm *vm) {
-	propName := toPropertyKey(vm.stack[vm.sp-2])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
 	receiver := vm.stack[vm.sp-3]
 	val := vm.stack[vm.sp-1]
 	if receiverObj, ok := receiver.(*Object); ok {
@@ -2028,7 +2024,7 @@ var setElemRecv _setElemRecv
 
 func (_setElemRecv) exec(vm *vm) {
 	receiver := vm.stack[vm.sp-4]
-	propName := toPropertyKey(vm.stack[vm.sp-3])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard: mustard_bigint.go
 	o := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 	if obj, ok := o.(*Object); ok {
@@ -2049,7 +2045,7 @@ var setElemRecvStrict _setElemRecvStrict
 
 func (_setElemRecvStrict) exec(vm *vm) {
 	receiver := vm.stack[vm.sp-4]
-	propName := toPropertyKey(vm.stack[vm.sp-3])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard: mustard_bigint.go
 	o := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 	if obj, ok := o.(*Object); ok {
@@ -2069,7 +2065,7 @@ type _setElemStrictP struct{}
 var setElemStrictP _setElemStrictP
 
 func (_setElemStrictP) exec(vm *vm) {
-	propName := toPropertyKey(vm.stack[vm.sp-2])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
 	receiver := vm.stack[vm.sp-3]
 	val := vm.stack[vm.sp-1]
 	if receiverObj, ok := receiver.(*Object); ok {
@@ -2089,7 +2085,7 @@ var setElemRecvP _setElemRecvP
 
 func (_setElemRecvP) exec(vm *vm) {
 	receiver := vm.stack[vm.sp-4]
-	propName := toPropertyKey(vm.stack[vm.sp-3])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard: mustard_bigint.go
 	o := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 	if obj, ok := o.(*Object); ok {
@@ -2109,7 +2105,7 @@ var setElemRecvStrictP _setElemRecvStrictP
 
 func (_setElemRecvStrictP) exec(vm *vm) {
 	receiver := vm.stack[vm.sp-4]
-	propName := toPropertyKey(vm.stack[vm.sp-3])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard: mustard_bigint.go
 	o := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 	if obj, ok := o.(*Object); ok {
@@ -2129,7 +2125,7 @@ var deleteElem _deleteElem
 
 func (_deleteElem) exec(vm *vm) {
 	obj := vm.stack[vm.sp-2].ToObject(vm.r)
-	propName := toPropertyKey(vm.stack[vm.sp-1])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
 	if obj.delete(propName, false) {
 		vm.stack[vm.sp-2] = valueTrue
 	} else {
@@ -2145,7 +2141,7 @@ var deleteElemStrict _deleteElemStrict
 
 func (_deleteElemStrict) exec(vm *vm) {
 	obj := vm.stack[vm.sp-2].ToObject(vm.r)
-	propName := toPropertyKey(vm.stack[vm.sp-1])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
 	obj.delete(propName, true)
 	vm.stack[vm.sp-2] = valueTrue
 	vm.sp--
@@ -2602,7 +2598,7 @@ func (_getElem) exec(vm *vm) {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
 		return
 	}
-	propName := toPropertyKey(vm.stack[vm.sp-1])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
 
 	vm.stack[vm.sp-2] = nilSafe(obj.get(propName, v))
 
@@ -2622,7 +2618,7 @@ func (_getElemRecv) exec(vm *vm) {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-2]))
 		return
 	}
-	propName := toPropertyKey(vm.stack[vm.sp-2])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
 
 	vm.stack[vm.sp-3] = nilSafe(obj.get(propName, recv))
 
@@ -2661,7 +2657,7 @@ func (_getElemCallee) exec(vm *vm) {
 		return
 	}
 
-	propName := toPropertyKey(vm.stack[vm.sp-1])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
 	prop := obj.get(propName, v)
 	if prop == nil {
 		prop = memberUnresolved{valueUnresolved{r: vm.r, ref: propName.string()}}
@@ -2684,7 +2680,7 @@ func (_getElemRecvCallee) exec(vm *vm) {
 		return
 	}
 
-	propName := toPropertyKey(vm.stack[vm.sp-1])
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
 	prop := obj.get(propName, recv)
 	if prop == nil {
 		prop = memberUnresolved{valueUnresolved{r: vm.r, ref: propName.string()}}
@@ -4605,7 +4601,7 @@ var op_lt _op_lt
 
 func (_op_lt) exec(vm *vm) {
 	if vm.r.bigMetered { // mustard: mustard_hops.go
-		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
 	right := toPrimitiveNumber(vm.stack[vm.sp-1])
@@ -4626,7 +4622,7 @@ var op_lte _op_lte
 
 func (_op_lte) exec(vm *vm) {
 	if vm.r.bigMetered { // mustard: mustard_hops.go
-		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
 	right := toPrimitiveNumber(vm.stack[vm.sp-1])
@@ -4648,7 +4644,7 @@ var op_gt _op_gt
 
 func (_op_gt) exec(vm *vm) {
 	if vm.r.bigMetered { // mustard: mustard_hops.go
-		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
 	right := toPrimitiveNumber(vm.stack[vm.sp-1])
@@ -4669,7 +4665,7 @@ var op_gte _op_gte
 
 func (_op_gte) exec(vm *vm) {
 	if vm.r.bigMetered { // mustard: mustard_hops.go
-		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
 	right := toPrimitiveNumber(vm.stack[vm.sp-1])
@@ -4691,7 +4687,7 @@ var op_eq _op_eq
 
 func (_op_eq) exec(vm *vm) {
 	if vm.r.bigMetered { // mustard: mustard_hops.go
-		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	if vm.stack[vm.sp-2].Equals(vm.stack[vm.sp-1]) {
 		vm.stack[vm.sp-2] = valueTrue
@@ -4708,7 +4704,7 @@ var op_neq _op_neq
 
 func (_op_neq) exec(vm *vm) {
 	if vm.r.bigMetered { // mustard: mustard_hops.go
-		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
+		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	if vm.stack[vm.sp-2].Equals(vm.stack[vm.sp-1]) {
 		vm.stack[vm.sp-2] = valueFalse
@@ -5631,7 +5627,7 @@ type defineComputedKey int
 func (offset defineComputedKey) exec(vm *vm) {
 	obj := vm.r.toObject(vm.stack[vm.sp-int(offset)])
 	if h, ok := obj.self.(*classFuncObject); ok {
-		key := toPropertyKey(vm.stack[vm.sp-1])
+		key := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
 		h.computedKeys = append(h.computedKeys, key)
 		vm.sp--
 		vm.pc++

@@ -1,0 +1,140 @@
+package goja
+
+import (
+	"errors"
+	"math/big"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+)
+
+// smallBigPieces makes the interruptible algorithms' pieces tiny, so that
+// small numbers go through every recursion, and restores them after.
+func smallBigPieces(t *testing.T) {
+	saved := []int{bigMulBaseWords, bigMulBaseWork, bigDivBaseWork, bigDivBaseBits, bigTextBaseBits, bigParseBaseDigits, bigLinearWords, bigPollWords}
+	bigMulBaseWords, bigMulBaseWork, bigDivBaseWork, bigDivBaseBits = 3, 8, 8, 20
+	bigTextBaseBits, bigParseBaseDigits, bigLinearWords, bigPollWords = 100, 5, 6, 4
+	t.Cleanup(func() {
+		bigMulBaseWords, bigMulBaseWork, bigDivBaseWork, bigDivBaseBits = saved[0], saved[1], saved[2], saved[3]
+		bigTextBaseBits, bigParseBaseDigits, bigLinearWords, bigPollWords = saved[4], saved[5], saved[6], saved[7]
+	})
+}
+
+// randBig is a random number of up to maxBits bits, often with long runs of
+// ones or zeros (the carries and borrows that go far), either sign.
+func randBig(rnd *rand.Rand, maxBits int) *big.Int {
+	n := rnd.Intn(maxBits + 1)
+	x := new(big.Int)
+	switch rnd.Intn(4) {
+	case 0: // 2^n - 1
+		x.Sub(x.Lsh(big.NewInt(1), uint(n)), big.NewInt(1))
+	case 1: // 2^n
+		x.Lsh(big.NewInt(1), uint(n))
+	default:
+		x.Rand(rnd, new(big.Int).Lsh(big.NewInt(1), uint(n)+1))
+	}
+	if rnd.Intn(2) == 0 {
+		x.Neg(x)
+	}
+	return x
+}
+
+func TestBigPiecesAgreeWithMathBig(t *testing.T) {
+	smallBigPieces(t)
+	r := New()
+	rnd := rand.New(rand.NewSource(1))
+	rounds := 3000
+	if testing.Short() {
+		rounds = 300
+	}
+	for i := 0; i < rounds; i++ {
+		x, y := randBig(rnd, 3000), randBig(rnd, 3000)
+		if rnd.Intn(3) == 0 {
+			y = randBig(rnd, 200)
+		}
+		ax, ay := new(big.Int).Abs(x), new(big.Int).Abs(y)
+		if got, want := r.mulAbs(ax, ay), new(big.Int).Mul(ax, ay); got.Cmp(want) != 0 {
+			t.Fatalf("%v × %v: %v, want %v", x, y, got, want)
+		}
+		if got, want := r.mulAbs(ax, ax), new(big.Int).Mul(ax, ax); got.Cmp(want) != 0 {
+			t.Fatalf("%v²: %v, want %v", x, got, want)
+		}
+		if y.Sign() != 0 {
+			q, m := r.quoRem(x, y)
+			wq, wm := new(big.Int).QuoRem(x, y, new(big.Int))
+			if q.Cmp(wq) != 0 || m.Cmp(wm) != 0 {
+				t.Fatalf("%v / %v: %v %v, want %v %v", x, y, q, m, wq, wm)
+			}
+		}
+		if e := uint64(rnd.Intn(40)); x.BitLen() < 200 {
+			if got, want := r.expAbs(ax, e), new(big.Int).Exp(ax, new(big.Int).SetUint64(e), nil); got.Cmp(want) != 0 {
+				t.Fatalf("%v ** %d: %v, want %v", ax, e, got, want)
+			}
+		}
+		radix := 2 + rnd.Intn(35)
+		if got, want := r.bigText(x, radix), x.Text(radix); got != want {
+			t.Fatalf("%v in radix %d: %s, want %s", x, radix, got, want)
+		}
+		for _, radix := range []int{2, 8, 10, 16} {
+			digits := ax.Text(radix)
+			if rnd.Intn(2) == 0 {
+				digits = strings.Repeat("0", rnd.Intn(30)) + digits
+			}
+			if radix == 16 && rnd.Intn(2) == 0 {
+				digits = strings.ToUpper(digits)
+			}
+			if got := r.bigParse(digits, radix); got.Cmp(ax) != 0 {
+				t.Fatalf("%s in radix %d: %v, want %v", digits, radix, got, ax)
+			}
+		}
+	}
+}
+
+// Long BigInt operations end soon after an Interrupt from another
+// goroutine: each would run for seconds as one math/big call (or longer:
+// math/big parses in quadratic time).
+func TestBigIntOperationsAreInterruptible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds of BigInt arithmetic")
+	}
+	r := New()
+	// Operands that take seconds to combine, made in well under one.
+	_, err := r.RunString(`var x = 3n ** 20000000n, y = 5n ** 20000000n, d = 7n ** 4000000n, s = '1'.repeat(2e7)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{
+		`3n ** BigInt(1e8)`,
+		`BigInt(s)`,
+		`x * y`,
+		`x * x`,
+		`x / d`,
+		`x % d`,
+		`String(x)`,
+		`'' + x`,
+		`x.toString(7)`,
+	} {
+		t.Run(src, func(t *testing.T) {
+			prg := MustCompile("", src, false)
+			stopped := make(chan time.Time, 1)
+			timer := time.AfterFunc(100*time.Millisecond, func() {
+				stopped <- time.Now()
+				r.Interrupt("stop")
+			})
+			defer timer.Stop()
+			_, err := r.RunProgram(prg)
+			ended := time.Now()
+			r.ClearInterrupt()
+			var ie *InterruptedError
+			if !errors.As(err, &ie) {
+				t.Fatalf("%v, want the interrupt", err)
+			}
+			latency := ended.Sub(<-stopped)
+			t.Logf("ended %v after Interrupt", latency)
+			if latency > 5*time.Second { // a hang, not a measure
+				t.Errorf("ended %v after Interrupt", latency)
+			}
+		})
+	}
+}

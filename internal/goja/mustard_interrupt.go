@@ -1,0 +1,285 @@
+package goja
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dlclark/regexp2/v2"
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Interrupts inside native operations that cannot check for one themselves
+// (a mustard-sidecar addition; see PATCHES.md).
+//
+// Most long native loops check for an interrupt as they go (tick, poll,
+// work). A few operations are one call into a library that takes no
+// interrupt: a math/big addition of two 128 MiB numbers, a regexp2 match,
+// a collator comparison. offload runs such a call on another goroutine and
+// waits for it or for an Interrupt, whichever comes first: interrupted,
+// the execution ends at once with the interrupt, and the call's result,
+// when it comes, is dropped. Only calls whose duration is bounded (by
+// their operands' size, which the built-in charged before the call, or
+// regexp2's match timeout) are offloaded, so what an interrupted call goes
+// on spending is bounded too.
+
+// interruptWake returns a channel closed by the next Interrupt, or a closed
+// one if the vm is interrupted already.
+func (vm *vm) interruptWake() <-chan struct{} {
+	vm.interruptLock.Lock()
+	defer vm.interruptLock.Unlock()
+	if atomic.LoadUint32(&vm.interrupted) != 0 {
+		return closedWake
+	}
+	if vm.wake == nil {
+		vm.wake = make(chan struct{})
+	}
+	return vm.wake
+}
+
+var closedWake = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// wakeWaiters is called by Interrupt, with interruptLock held.
+func (vm *vm) wakeWaiters() {
+	if vm.wake != nil {
+		close(vm.wake)
+		vm.wake = nil
+	}
+}
+
+// offload runs f on another goroutine and returns when it has returned, or
+// ends the running built-in with the interrupt as soon as one arrives. f
+// must touch nothing that the execution may use after an interrupt (it
+// reads its own operands and returns its result through its closure); a
+// panic in f is raised again here.
+func (r *Runtime) offload(f func()) {
+	r.vm.checkInterrupt()
+	w := getOffloadWorker()
+	w.job <- f
+	select {
+	case p := <-w.done:
+		putOffloadWorker(w)
+		if p != nil {
+			panic(p)
+		}
+	case <-r.vm.interruptWake():
+		if atomic.LoadUint32(&r.vm.interrupted) != 0 {
+			// The worker finishes f and returns itself to the pool.
+			go func() {
+				<-w.done
+				putOffloadWorker(w)
+			}()
+			r.vm.checkInterrupt()
+		}
+		// The interrupt was cleared before it could be raised (only an
+		// embedder's ClearInterrupt does that): wait for f after all.
+		p := <-w.done
+		putOffloadWorker(w)
+		if p != nil {
+			panic(p)
+		}
+	}
+}
+
+// offloadWorker is a goroutine that runs offloaded calls, one at a time;
+// idle ones wait in a pool, so that an offloaded call costs two channel
+// handoffs rather than a new goroutine.
+type offloadWorker struct {
+	job  chan func()
+	done chan any
+}
+
+var offloadPool struct {
+	sync.Mutex
+	idle []*offloadWorker
+}
+
+func getOffloadWorker() *offloadWorker {
+	offloadPool.Lock()
+	if n := len(offloadPool.idle); n > 0 {
+		w := offloadPool.idle[n-1]
+		offloadPool.idle = offloadPool.idle[:n-1]
+		offloadPool.Unlock()
+		return w
+	}
+	offloadPool.Unlock()
+	w := &offloadWorker{job: make(chan func()), done: make(chan any)}
+	go w.run()
+	return w
+}
+
+func putOffloadWorker(w *offloadWorker) {
+	offloadPool.Lock()
+	offloadPool.idle = append(offloadPool.idle, w)
+	offloadPool.Unlock()
+}
+
+func (w *offloadWorker) run() {
+	for f := range w.job {
+		w.done <- w.call(f)
+	}
+}
+
+func (w *offloadWorker) call(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
+}
+
+// longCallUnits: a single library call on strings of more units than this
+// (a collator comparison, case mapping, normalization: tens of
+// nanoseconds a unit) is offloaded.
+const longCallUnits = 1 << 20
+
+// longCall runs f, one library call whose time is linear in n string
+// units, at once when they are few or no Meter is installed (upstream's
+// behaviour), and offloaded otherwise. The built-in charged the work
+// before the call: what an interrupted call goes on spending was paid.
+func (r *Runtime) longCall(n int, f func()) {
+	if n <= longCallUnits || r.meter == nil {
+		f()
+		return
+	}
+	r.offload(f)
+}
+
+// longString is f(), a string made by one library call linear in n units,
+// through longCall.
+func (r *Runtime) longString(n int, f func() String) String {
+	var s String
+	r.longCall(n, func() { s = f() })
+	return s
+}
+
+// localeCompare compares this and that as String.prototype.localeCompare
+// does; long strings offloaded, with a collator of their own (a collator
+// keeps state while it compares, and an interrupted comparison may still
+// be running).
+func (r *Runtime) localeCompare(this, that String) int {
+	n := this.Length() + that.Length()
+	if n <= longCallUnits || r.meter == nil {
+		return r.collator().CompareString(norm.NFD.String(this.String()), norm.NFD.String(that.String()))
+	}
+	var res int
+	r.offload(func() {
+		res = collate.New(language.Und).CompareString(norm.NFD.String(this.String()), norm.NFD.String(that.String()))
+	})
+	return res
+}
+
+// JSON.parse reads its text through a jsonReader, 64 KiB at a time with an
+// interrupt check between (encoding/json scans what it reads in one go,
+// and grows its reads), and a token that begins more than longCallUnits
+// before the end of the text and is that long itself (a string, a
+// number: encoding/json unquotes and converts it in one call) is read
+// offloaded.
+type jsonReader struct {
+	text      string
+	pos       int
+	vm        *vm
+	offloaded bool // read by an offloaded Token: no interrupt checks there
+	prev      *jsonReader
+}
+
+const jsonReadChunk = 64 << 10
+
+func (rd *jsonReader) Read(p []byte) (int, error) {
+	if !rd.offloaded {
+		rd.vm.checkInterrupt()
+	}
+	if rd.pos >= len(rd.text) {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), jsonReadChunk)], rd.text[rd.pos:])
+	rd.pos += n
+	return n, nil
+}
+
+// jsonInput starts reading text for JSON.parse.
+func (r *Runtime) jsonInput(text string) io.Reader {
+	r.jsonIn = &jsonReader{text: text, vm: r.vm, prev: r.jsonIn}
+	return r.jsonIn
+}
+
+// jsonDone ends it.
+func (r *Runtime) jsonDone() { r.jsonIn = r.jsonIn.prev }
+
+// jsonToken is d.Token(), offloaded when the token is long.
+func (r *Runtime) jsonToken(d *json.Decoder) (json.Token, error) {
+	in := r.jsonIn
+	off := int(d.InputOffset())
+	if in == nil || len(in.text)-off <= longCallUnits || jsonTokenEnd(r, in.text, off)-off <= longCallUnits {
+		return d.Token()
+	}
+	var tok json.Token
+	var err error
+	in.offloaded = true
+	r.offload(func() { tok, err = d.Token() })
+	in.offloaded = false
+	return tok, err
+}
+
+// jsonTokenEnd is about where the token after off ends in text: past a
+// string's closing quote or a number's last character; off itself for
+// anything else.
+func jsonTokenEnd(r *Runtime, text string, off int) int {
+	i := off
+	for i < len(text) && strings.IndexByte(" \t\r\n,:", text[i]) >= 0 {
+		i++
+	}
+	if i >= len(text) {
+		return off
+	}
+	start := i
+	switch c := text[i]; {
+	case c == '"':
+		for i++; i < len(text); i++ {
+			if (i-start)&(jsonReadChunk-1) == 0 {
+				r.vm.checkInterrupt()
+			}
+			if text[i] == '\\' {
+				i++
+			} else if text[i] == '"' {
+				return i + 1
+			}
+		}
+		return i
+	case c == '-' || c >= '0' && c <= '9':
+		for ; i < len(text) && strings.IndexByte("+-.0123456789eE", text[i]) >= 0; i++ {
+			if (i-start)&(jsonReadChunk-1) == 0 {
+				r.vm.checkInterrupt()
+			}
+		}
+		return i
+	}
+	return off
+}
+
+// regexp2Scan runs a regexp2 search (bounded by its match timeout, so
+// that an interrupted one goes on for at most that long) offloaded when a
+// Meter is installed: a backtracking match is one call no interrupt
+// reaches. Offloading costs about a microsecond a search. An interrupted
+// search may still be reading w's cached runes, which it may also have
+// changed (a search from inside a surrogate pair does), so the cache is
+// dropped.
+func (r *Runtime) regexp2Scan(w *regexp2Wrapper, f func() (*regexp2.Match, error)) (m *regexp2.Match, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.cache = nil
+			panic(p)
+		}
+	}()
+	if r.meter == nil {
+		return f() // upstream's behaviour: in one call
+	}
+	r.offload(func() { m, err = f() })
+	return
+}
