@@ -5,6 +5,8 @@ import (
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 )
 
 // The heap limit covers what no size pre-check can see (string
@@ -69,6 +71,9 @@ const unconfirmedShare = 8
 // is on the hot path of every resume: one heap reading, and no wake-up of a
 // watchdog that is still ticking.
 func (rt *Runtime) enterSegment(x *Execution) {
+	// A native call that a stop interrupted in an earlier segment may
+	// still be running, allocating: it is not this segment's.
+	goja.MustardWaitAbandoned()
 	h := &x.heap
 	now := heapBytes()
 	h.base = now - min(now, h.retained)
