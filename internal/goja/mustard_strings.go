@@ -343,7 +343,7 @@ func parseFloatPrefix(s string) []string {
 // they report these units a digit made; shorter conversions are covered by
 // their instruction (they cost nothing before).
 const (
-	radixDigitUnits     = 5
+	radixDigitUnits     = 6
 	precisionDigitUnits = 8
 	precisionFreeDigits = 21
 )
