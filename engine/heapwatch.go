@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 )
 
@@ -67,6 +68,9 @@ type heapState struct {
 // is on the hot path of every resume: one heap reading, and no wake-up of a
 // watchdog that is still ticking.
 func (rt *Runtime) enterSegment(x *Execution) {
+	// A native call that a stop interrupted in an earlier segment may
+	// still be running, allocating: it is not this segment's.
+	goja.MustardWaitAbandoned()
 	h := &x.heap
 	now := heapBytes()
 	h.base = now - min(now, h.retained)

@@ -197,3 +197,78 @@ func TestHugeSparseReverseEndsQuickly(t *testing.T) {
 	}
 	t.Logf("ended after %v", time.Since(began))
 }
+
+// The last steps whose work grew with an operand without a charge: under
+// default limits a loop repeating one ends with the instruction limit,
+// within the hang bound (each ran for minutes before).
+func TestOperandWorkUnderDefaultLimits(t *testing.T) {
+	const chain = `let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); `
+	for _, src := range []string{
+		`const s = '1'.repeat(4e6); let n = 0; for (;;) n += +s`,
+		`const s = '1'.repeat(4e6); let n = 0; for (;;) n += Number(s)`,
+		`const s = '1'.repeat(4e6); let n = 0; for (;;) n += s * 1`,
+		`const s = '1'.repeat(4e6); let n = 0; for (;;) n += parseFloat(s)`,
+		`const s = '1'.repeat(4e6); let n = 0; for (;;) n += parseInt(s)`,
+		`let n = 0; for (let k = 1; ; k++) n += (5e-324 * k).toString(2).length`,
+		`let n = 0; for (let k = 1; ; k++) n += (k / 3).toPrecision(100).length`,
+		`const x = 7n ** 300000n; let n = 0; for (;;) n += ('' + x).length`,
+		"const x = 7n ** 300000n; let n = 0; for (;;) n += `${x}`.length",
+		`const x = 7n ** 300000n; let n = 0; for (;;) n += String(x).length`,
+		`const x = 7n ** 300000n, o = {}; for (;;) o[x] = 1`,
+		`const x = 7n ** 300000n, s = String(x); let n = 0; for (;;) if (x == s) n++`,
+		`const x = 7n ** 300000n; let n = 0; for (;;) if (x % 7n) n++`,
+		`function f() { ` + strings.Repeat("f; ", 100000) + ` } let n = 0; for (;;) n += String(f).length`,
+		chain + `const p = {}; let n = 0; for (;;) if (p.isPrototypeOf(o)) n++`,
+		chain + `const x = {}; for (;;) { Object.setPrototypeOf(x, o); Object.setPrototypeOf(x, null) }`,
+	} {
+		t.Run(src[:min(len(src), 60)], func(t *testing.T) {
+			began := time.Now()
+			step := runLimits(t, src, policy.DefaultLimits())
+			require.Error(t, step.Err)
+			assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
+			if !raceEnabled {
+				assert.Less(t, time.Since(began), 10*time.Second)
+			}
+			t.Logf("ended after %v", time.Since(began))
+		})
+	}
+}
+
+// Ordinary uses of the steps charged above give V8's values (node -e,
+// Node 20, the same expressions).
+func TestOperandWorkKeepsValues(t *testing.T) {
+	for src, want := range map[string]string{
+		`+("1".repeat(400)) === 1.1111111111111111e399`:       "true",
+		`Number("9".repeat(300) + ".5")`:                      "1e+300",
+		`("1".repeat(300)) * 1`:                               "1.1111111111111112e+299",
+		`parseFloat("3.14abc")`:                               "3.14",
+		`parseFloat(".5e-3x")`:                                "0.0005",
+		`parseFloat("-Infinityx")`:                            "-Infinity",
+		`parseFloat("e5")`:                                    "NaN",
+		`parseFloat("1e")`:                                    "1",
+		`(5e-324).toString(2).length`:                         "1076",
+		`(0.1).toString(3)`:                                   "0.0022002200220022002200220022002201",
+		`(255.5).toString(16)`:                                "ff.8",
+		`(1/3).toFixed(30)`:                                   "0.333333333333333314829616256247",
+		`(2/3).toPrecision(40)`:                               "0.6666666666666666296592325124947819858789",
+		`(1e-7).toExponential(25)`:                            "9.9999999999999995474811183e-8",
+		`String(function f(a, b) { return a + b }).length`:    "33",
+		`Array.prototype.isPrototypeOf([])`:                   "true",
+		`Object.prototype.isPrototypeOf(Object.create(null))`: "false",
+		`(() => { const a = {}, b = Object.create(a); try { Object.setPrototypeOf(a, b) } catch (e) { return e.name } })()`: "TypeError",
+		`String(2n ** 100n)`:                           "1267650600228229401496703205376",
+		`("" + 7n ** 500n).length`:                     "423",
+		"`${-(3n ** 1000n)}`.slice(0, 12)":             "-13220708194",
+		`10n ** 400n == "1" + "0".repeat(400)`:         "true",
+		`10n ** 400n < "1" + "0".repeat(401)`:          "true",
+		`({[2n ** 70n]: 1})["1180591620717411303424"]`: "1",
+		`[3n ** 700n, 1n].sort()[1] === 3n ** 700n`:    "true",
+		`(3n ** 700n) % 1000n`:                         "1",
+		`-(3n ** 700n) % 1000n`:                        "-1",
+		`~(2n ** 1100n) + 1n === -(2n ** 1100n)`:       "true",
+	} {
+		step := runLimits(t, "String("+src+")", policy.DefaultLimits())
+		require.NoError(t, step.Err, src)
+		assert.Equal(t, want, step.Value.Str, src)
+	}
+}

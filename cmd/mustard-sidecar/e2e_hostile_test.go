@@ -96,6 +96,9 @@ var hostileClasses = map[string][]hostileCase{
 		{"BigInt from 2 million digits", "BigInt('1'.repeat(2e6)) > 0n", []string{limInstructions}},
 		{"a BigInt power of 100 million", "String(3n ** BigInt(1e8)).length", []string{limInstructions, limHeap}},
 		{"2-million-bit products in a loop", "let x = 1n << 2000000n; for (let i = 0; i < 1000; i++) x * x; 1", []string{limInstructions}},
+		{"+s of 4 million digits in a loop", "const s = '1'.repeat(4e6); let n = 0; for (let i = 0; i < 1e6; i++) n += +s; n", []string{limInstructions, limHeap}},
+		{"denormals in radix 2 in a loop", "let n = 0; for (let k = 1; k < 1e7; k++) n += (5e-324 * k).toString(2).length; n", []string{limInstructions}},
+		{"a BigInt to a string implicitly in a loop", "const x = 7n ** 300000n; let n = 0; for (let i = 0; i < 1e6; i++) n += ('' + x).length; n", []string{limInstructions, limHeap}},
 	},
 	// Guest code cannot switch a guard off.
 	"guards": {

@@ -56,7 +56,7 @@ func (r *Runtime) functionproto_toString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	switch f := obj.self.(type) {
 	case funcObjectImpl:
-		return f.source()
+		return r.sourceText(f.source()) // mustard: charged
 	case *proxyObject:
 		if _, ok := f.target.self.(funcObjectImpl); ok {
 			return asciiString("function () { [native code] }")

@@ -38,7 +38,7 @@ func (r *Runtime) builtin_parseInt(call FunctionCall) Value {
 func (r *Runtime) builtin_parseFloat(call FunctionCall) Value {
 	str := r.stringOf(call.Argument(0)).toTrimmedUTF8() // mustard: a BigInt's conversion charged
 	r.work(len(str))                                    // mustard
-	m := parseFloatRegexp.FindStringSubmatch(str)
+	m := parseFloatPrefix(str)                          // mustard: in linear time (the regexp took 75 ns a character)
 	if len(m) == 2 {
 		if s := m[1]; s != "" && s != "+" && s != "-" {
 			switch s {

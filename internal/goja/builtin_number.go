@@ -86,7 +86,11 @@ func (r *Runtime) numberproto_toString(call FunctionCall) Value {
 		return asciiString(fToStr(num, ftoa.ModeStandard, 0))
 	}
 
-	return asciiString(ftoa.FToBaseStr(num, radix))
+	str := ftoa.FToBaseStr(num, radix)
+	if num != math.Trunc(num) { // mustard: the fraction's digits, one at a time
+		r.numberDigits(len(str), radixDigitUnits)
+	}
+	return asciiString(str)
 }
 
 func (r *Runtime) numberproto_toFixed(call FunctionCall) Value {
@@ -99,7 +103,7 @@ func (r *Runtime) numberproto_toFixed(call FunctionCall) Value {
 	if math.IsNaN(num) {
 		return stringNaN
 	}
-	return asciiString(fToStr(num, ftoa.ModeFixed, int(prec)))
+	return r.precisionDigits(fToStr(num, ftoa.ModeFixed, int(prec)), int(prec)) // mustard
 }
 
 func (r *Runtime) numberproto_toExponential(call FunctionCall) Value {
@@ -126,7 +130,7 @@ func (r *Runtime) numberproto_toExponential(call FunctionCall) Value {
 		panic(r.newError(r.getRangeError(), "toExponential() precision must be between 0 and 100"))
 	}
 
-	return asciiString(fToStr(num, ftoa.ModeExponential, int(prec+1)))
+	return r.precisionDigits(fToStr(num, ftoa.ModeExponential, int(prec+1)), int(prec)) // mustard
 }
 
 func (r *Runtime) numberproto_toPrecision(call FunctionCall) Value {
@@ -151,7 +155,7 @@ func (r *Runtime) numberproto_toPrecision(call FunctionCall) Value {
 		panic(r.newError(r.getRangeError(), "toPrecision() precision must be between 1 and 100"))
 	}
 
-	return asciiString(fToStr(num, ftoa.ModePrecision, int(prec)))
+	return r.precisionDigits(fToStr(num, ftoa.ModePrecision, int(prec)), int(prec)) // mustard
 }
 
 func (r *Runtime) number_isFinite(call FunctionCall) Value {

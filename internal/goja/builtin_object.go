@@ -463,6 +463,7 @@ func (r *Runtime) objectproto_isPrototypeOf(call FunctionCall) Value {
 			if v == nil {
 				break
 			}
+			r.protoHop() // mustard: a link walked
 			if v == o {
 				return valueTrue
 			}

@@ -65,6 +65,29 @@ func (r *Runtime) chargeBigCompare(x, y Value) {
 	}
 }
 
+// numberChargeMin: converting a shorter string to a number is covered by
+// its instruction (it cost nothing before).
+const numberChargeMin = compareChargeMin
+
+// chargeNumber charges converting v to a number when it is a long string
+// (`+s`, `s * 1`, `s | 0`, ...: the conversion reads every character, a
+// unit each; the string is converted at about 2 ns a character).
+func (r *Runtime) chargeNumber(v Value) {
+	if r.bigMetered && r.meter != nil && isStringValue(v) {
+		if n := v.(String).Length(); n >= numberChargeMin {
+			r.work(n)
+		}
+	}
+}
+
+// toNumeric is toNumeric(v), a long string's conversion charged.
+func (r *Runtime) toNumeric(v Value) Value {
+	if r.bigMetered {
+		r.chargeNumber(v)
+	}
+	return toNumeric(v)
+}
+
 // chargeLooseCompare is chargeCompare for the comparisons that convert
 // (==, !=, <, <=, >, >=) of the two operands on the stack: a string
 // compared with a BigInt is parsed here, charged as BigInt(string) is and
@@ -74,6 +97,11 @@ func (r *Runtime) chargeBigCompare(x, y Value) {
 func (r *Runtime) chargeLooseCompare(operands []Value) {
 	x, y := operands[0], operands[1]
 	r.chargeCompare(x, y)
+	if isNumberValue(x) {
+		r.chargeNumber(y) // compared as a number
+	} else if isNumberValue(y) {
+		r.chargeNumber(x)
+	}
 	if _, ok := x.(*valueBigInt); ok {
 		if s, ok := y.(String); ok && s.Length() > bigStringChargeBits/3 {
 			operands[1] = r.looseBigOperand(s)
@@ -93,6 +121,14 @@ func (r *Runtime) looseBigOperand(s String) Value {
 		return (*valueBigInt)(b)
 	}
 	return s
+}
+
+func isNumberValue(v Value) bool {
+	switch v.(type) {
+	case valueInt, valueFloat:
+		return true
+	}
+	return false
 }
 
 func isStringValue(v Value) bool {
@@ -115,6 +151,20 @@ func (r *Runtime) chargeKey(key Value) {
 		// Hashed from a copy of its bytes.
 		r.work(2 * len((*big.Int)(b).Bits()) * bits.UintSize / 8 / copyBytesPerUnit)
 	}
+}
+
+// sourceText is a function's text for Function.prototype.toString: with
+// MustardMeterOperands on, a text of compareChargeMin characters or more
+// reports its memory and a unit per 4 bytes (it is made by scanning and
+// copying the function's source: 0.7 ns a byte of ASCII, 4 ns a unit of
+// non-ASCII text). The text is made first: at most the program's source,
+// or a name the program made.
+func (r *Runtime) sourceText(s String) String {
+	if r.bigMetered && r.meter != nil && s.Length() >= compareChargeMin {
+		r.allocBytes(stringBytes(s))
+		r.work(stringBytes(s) / 4)
+	}
+	return s
 }
 
 // chargeFrames charges an Error's stack capture (with MustardMeterOperands

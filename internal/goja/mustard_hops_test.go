@@ -1,6 +1,11 @@
 package goja
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
 
 // Walking a prototype chain or nested proxies is charged per link with
 // MustardMeterOperands on, and not at all without it.
@@ -60,5 +65,45 @@ func TestErrorStackCaptureIsCharged(t *testing.T) {
 	}
 	if extra := work(true) - work(false); extra < 100*200*hopUnits || extra > 100*210*hopUnits {
 		t.Fatalf("charged %d units for the stacks", extra)
+	}
+}
+
+// Steps whose work grows with an operand end a loop that repeats them when
+// the Meter refuses the work: the last operations that were not charged
+// (a long string's conversion to a number, radix and precision digits,
+// a function's text, the prototype links isPrototypeOf and the cycle
+// check of setPrototypeOf walk). Without the charge, the loop would run
+// until the hang bound.
+func TestOperandWorkEndsLoops(t *testing.T) {
+	const chain = `let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); `
+	for _, src := range []string{
+		`const s = '1'.repeat(4e6); for (;;) +s`,
+		`const s = '1'.repeat(4e6); for (;;) s * 1`,
+		`const s = '1'.repeat(4e6); for (;;) s | 0`,
+		`const s = '1'.repeat(4e6); for (;;) -s`,
+		`const s = '1'.repeat(4e6); for (;;) Number(s)`,
+		`const s = '1'.repeat(4e6); for (;;) s < 5`,
+		`const s = '1'.repeat(4e6); for (;;) s == 5`,
+		`for (let k = 1; ; k++) (5e-324 * k).toString(2)`,
+		`for (let k = 1; ; k++) (0.1 * k).toString(3)`,
+		`for (let k = 1; ; k++) (5e-324 * k).toPrecision(100)`,
+		`for (let k = 1; ; k++) (k / 3).toFixed(100)`,
+		`for (let k = 1; ; k++) (k / 3).toExponential(100)`,
+		`function f() { ` + strings.Repeat("f; ", 1000) + ` } for (;;) String(f)`,
+		chain + `const p = {}; for (;;) p.isPrototypeOf(o)`,
+		chain + `const x = {}; for (;;) { Object.setPrototypeOf(x, o); Object.setPrototypeOf(x, null) }`,
+		chain + `const x = {}; for (;;) { x.__proto__ = o; x.__proto__ = Object.prototype }`,
+		chain + `const x = {}; for (;;) { Reflect.setPrototypeOf(x, o); Reflect.setPrototypeOf(x, null) }`,
+	} {
+		r, m := newStrMetered()
+		r.MustardMeterOperands(true)
+		m.maxWork = 50_000_000
+		hang := time.AfterFunc(10*time.Second, func() { r.Interrupt("hang") })
+		_, err := r.RunString(src)
+		hang.Stop()
+		var ie *InterruptedError
+		if !errors.As(err, &ie) || ie.Value() != "work budget" {
+			t.Errorf("%s: %v, want the work budget's interrupt", src, err)
+		}
 	}
 }

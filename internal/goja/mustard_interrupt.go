@@ -72,11 +72,7 @@ func (r *Runtime) offload(f func()) {
 		}
 	case <-r.vm.interruptWake():
 		if atomic.LoadUint32(&r.vm.interrupted) != 0 {
-			// The worker finishes f and returns itself to the pool.
-			go func() {
-				<-w.done
-				putOffloadWorker(w)
-			}()
+			abandon(w)
 			r.vm.checkInterrupt()
 		}
 		// The interrupt was cleared before it could be raised (only an
@@ -86,6 +82,52 @@ func (r *Runtime) offload(f func()) {
 		if p != nil {
 			panic(p)
 		}
+	}
+}
+
+// An offloaded call the interrupt abandoned goes on until it returns, and
+// may allocate (a BigInt result, a string) while it does: the process's
+// heap, which an embedder measures, holds that memory until then, and a
+// core runs the call. abandoned counts such calls.
+var abandoned struct {
+	sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0
+}
+
+// abandon lets the worker finish f, then returns it to the pool.
+func abandon(w *offloadWorker) {
+	abandoned.Lock()
+	abandoned.n++
+	if abandoned.idle == nil {
+		abandoned.idle = make(chan struct{})
+	}
+	abandoned.Unlock()
+	go func() {
+		<-w.done
+		putOffloadWorker(w)
+		abandoned.Lock()
+		if abandoned.n--; abandoned.n == 0 {
+			close(abandoned.idle)
+			abandoned.idle = nil
+		}
+		abandoned.Unlock()
+	}()
+}
+
+// MustardWaitAbandoned returns once every offloaded call that an
+// interrupt abandoned (in any Runtime) has returned: at once when none
+// runs. An embedder that measures the process's heap for its next
+// execution calls it first, so that the memory such a call holds while it
+// runs, and the core it takes, are not the next execution's. The wait is
+// at most what the interrupted call was charged for (regexp2: its match
+// timeout).
+func MustardWaitAbandoned() {
+	abandoned.Lock()
+	idle := abandoned.idle
+	abandoned.Unlock()
+	if idle != nil {
+		<-idle
 	}
 }
 

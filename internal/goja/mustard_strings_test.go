@@ -3,6 +3,7 @@ package goja
 import (
 	"errors"
 	"math"
+	"math/rand"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -441,5 +442,25 @@ func TestMustardBytesClamp(t *testing.T) {
 	}
 	if got := mulBytes(-1, 2); got != 0 {
 		t.Error(got)
+	}
+}
+
+// parseFloatPrefix finds what upstream's regexp found.
+func TestParseFloatPrefixIsTheRegexps(t *testing.T) {
+	rnd := rand.New(rand.NewSource(3))
+	const alphabet = "+-.eE0123456789Infity x"
+	for i := 0; i < 200000; i++ {
+		b := make([]byte, rnd.Intn(12))
+		for j := range b {
+			b[j] = alphabet[rnd.Intn(len(alphabet))]
+		}
+		s := string(b)
+		if rnd.Intn(4) == 0 {
+			s = s[:len(s)/2] + "Infinity" + s[len(s)/2:]
+		}
+		want := parseFloatRegexp.FindStringSubmatch(s)
+		if got := parseFloatPrefix(s); len(want) != 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("%q: %q, want %q", s, got, want)
+		}
 	}
 }

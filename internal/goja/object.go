@@ -471,6 +471,7 @@ func (o *baseObject) setProto(proto *Object, throw bool) bool {
 		return false
 	}
 	for p := proto; p != nil; p = p.self.proto() {
+		o.hop() // mustard: a link walked
 		if p.SameAs(o.val) {
 			o.val.runtime.typeErrorResult(throw, "Cyclic __proto__ value")
 			return false

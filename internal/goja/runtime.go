@@ -865,6 +865,7 @@ func (r *Runtime) builtin_Number(call FunctionCall) Value {
 		case *valueBigInt:
 			return intToValue((*big.Int)(t).Int64())
 		default:
+			r.chargeNumber(t) // mustard: a long string's conversion charged
 			return t.ToNumber()
 		}
 	} else {
@@ -886,6 +887,7 @@ func (r *Runtime) builtin_newNumber(args []Value, proto *Object) *Object {
 		case *valueBigInt:
 			v = intToValue((*big.Int)(t).Int64())
 		default:
+			r.chargeNumber(t) // mustard: a long string's conversion charged
 			v = t.ToNumber()
 		}
 	} else {

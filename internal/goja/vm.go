@@ -1263,7 +1263,7 @@ type _toNumber struct{}
 var toNumber _toNumber
 
 func (_toNumber) exec(vm *vm) {
-	vm.stack[vm.sp-1] = toNumeric(vm.stack[vm.sp-1])
+	vm.stack[vm.sp-1] = vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 	vm.pc++
 }
 
@@ -1335,8 +1335,8 @@ func (_sub) exec(vm *vm) {
 	right := vm.stack[vm.sp-1]
 	left := vm.stack[vm.sp-2]
 
-	left = toNumeric(left)
-	right = toNumeric(right)
+	left = vm.r.toNumeric(left)   // mustard: a long string's conversion charged
+	right = vm.r.toNumeric(right) // mustard: a long string's conversion charged
 
 	var result Value
 
@@ -1373,8 +1373,8 @@ type _mul struct{}
 var mul _mul
 
 func (_mul) exec(vm *vm) {
-	left := toNumeric(vm.stack[vm.sp-2])
-	right := toNumeric(vm.stack[vm.sp-1])
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 
 	var result Value
 
@@ -1424,8 +1424,8 @@ func (_exp) exec(vm *vm) {
 	x := vm.stack[vm.sp-1]
 	y := vm.stack[vm.sp]
 
-	x = toNumeric(x)
-	y = toNumeric(y)
+	x = vm.r.toNumeric(x) // mustard: a long string's conversion charged
+	y = vm.r.toNumeric(y) // mustard: a long string's conversion charged
 
 	var result Value
 	if x, ok := x.(*valueBigInt); ok {
@@ -1452,8 +1452,8 @@ type _div struct{}
 var div _div
 
 func (_div) exec(vm *vm) {
-	leftValue := toNumeric(vm.stack[vm.sp-2])
-	rightValue := toNumeric(vm.stack[vm.sp-1])
+	leftValue := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	rightValue := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 
 	var (
 		result      Value
@@ -1532,8 +1532,8 @@ type _mod struct{}
 var mod _mod
 
 func (_mod) exec(vm *vm) {
-	left := toNumeric(vm.stack[vm.sp-2])
-	right := toNumeric(vm.stack[vm.sp-1])
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 
 	var result Value
 
@@ -1588,7 +1588,7 @@ func (_neg) exec(vm *vm) {
 
 	var result Value
 
-	switch n := toNumeric(operand).(type) {
+	switch n := vm.r.toNumeric(operand).(type) { // mustard: a long string's conversion charged
 	case *valueBigInt:
 		result = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigNeg)) // mustard
 	case valueInt:
@@ -1614,6 +1614,7 @@ type _plus struct{}
 var plus _plus
 
 func (_plus) exec(vm *vm) {
+	vm.r.chargeNumber(vm.stack[vm.sp-1]) // mustard
 	vm.stack[vm.sp-1] = vm.stack[vm.sp-1].ToNumber()
 	vm.pc++
 }
@@ -1663,8 +1664,8 @@ type _and struct{}
 var and _and
 
 func (_and) exec(vm *vm) {
-	left := toNumeric(vm.stack[vm.sp-2])
-	right := toNumeric(vm.stack[vm.sp-1])
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
@@ -1689,8 +1690,8 @@ type _or struct{}
 var or _or
 
 func (_or) exec(vm *vm) {
-	left := toNumeric(vm.stack[vm.sp-2])
-	right := toNumeric(vm.stack[vm.sp-1])
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
@@ -1715,8 +1716,8 @@ type _xor struct{}
 var xor _xor
 
 func (_xor) exec(vm *vm) {
-	left := toNumeric(vm.stack[vm.sp-2])
-	right := toNumeric(vm.stack[vm.sp-1])
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
@@ -1742,7 +1743,7 @@ var bnot _bnot
 
 func (_bnot) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
-	switch n := toNumeric(v).(type) {
+	switch n := vm.r.toNumeric(v).(type) { // mustard: a long string's conversion charged
 	case *valueBigInt:
 		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigNot)) // mustard
 	default:
@@ -1757,8 +1758,8 @@ type _sal struct{}
 var sal _sal
 
 func (_sal) exec(vm *vm) {
-	left := toNumeric(vm.stack[vm.sp-2])
-	right := toNumeric(vm.stack[vm.sp-1])
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
@@ -1783,8 +1784,8 @@ type _sar struct{}
 var sar _sar
 
 func (_sar) exec(vm *vm) {
-	left := toNumeric(vm.stack[vm.sp-2])
-	right := toNumeric(vm.stack[vm.sp-1])
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
@@ -1809,11 +1810,11 @@ type _shr struct{}
 var shr _shr
 
 func (_shr) exec(vm *vm) {
-	left := toNumeric(vm.stack[vm.sp-2])
-	right := toNumeric(vm.stack[vm.sp-1])
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
 
 	if _, ok := left.(*valueBigInt); ok {
-		_ = toNumeric(right)
+		_ = vm.r.toNumeric(right) // mustard: a long string's conversion charged
 		panic(vm.r.NewTypeError("BigInts have no unsigned right shift, use >> instead"))
 	} else if _, ok := right.(*valueBigInt); ok {
 		panic(vm.r.NewTypeError("BigInts have no unsigned right shift, use >> instead"))
