@@ -82,6 +82,9 @@ func (r *Runtime) chargeNumber(v Value) {
 
 // toNumeric is toNumeric(v), a long string's conversion charged.
 func (r *Runtime) toNumeric(v Value) Value {
+	if i, ok := v.(valueInt); ok { // the common case, first and cheapest
+		return i
+	}
 	if r.bigMetered {
 		r.chargeNumber(v)
 	}
@@ -96,6 +99,9 @@ func (r *Runtime) toNumeric(v Value) Value {
 // comparison finds it is not, in a scan).
 func (r *Runtime) chargeLooseCompare(operands []Value) {
 	x, y := operands[0], operands[1]
+	if isNumberValue(x) && isNumberValue(y) { // the common case: nothing to charge
+		return
+	}
 	r.chargeCompare(x, y)
 	if isNumberValue(x) {
 		r.chargeNumber(y) // compared as a number
