@@ -45,6 +45,9 @@ var longNativeOps = []struct{ name, setup, op string }{
 // A cancel (a Stop from another goroutine) ends each long native operation
 // with the cancel error soon after, under budgets that would let it run.
 func TestStopEndsLongNativeOperations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("slow under the race detector (operations of 10^8 characters): .ci/run runs it without -race")
+	}
 	for _, c := range longNativeOps {
 		t.Run(c.name, func(t *testing.T) {
 			l := vast()
@@ -70,6 +73,9 @@ func TestStopEndsLongNativeOperations(t *testing.T) {
 
 // wall_time_ms ends each of them the same way.
 func TestWallTimeEndsLongNativeOperations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("slow under the race detector (operations of 10^8 characters): .ci/run runs it without -race")
+	}
 	for _, c := range longNativeOps {
 		t.Run(c.name, func(t *testing.T) {
 			l := vast()

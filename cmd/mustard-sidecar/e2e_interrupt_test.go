@@ -48,6 +48,9 @@ func (h *host) servesOnePlusOne() {
 }
 
 func TestE2ECancelEndsLongNativeOperations(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	t.Parallel()
 	for _, c := range longOps {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,6 +88,9 @@ func TestE2ECancelEndsLongNativeOperations(t *testing.T) {
 }
 
 func TestE2EWallTimeEndsLongNativeOperations(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	t.Parallel()
 	for _, c := range longOps {
 		t.Run(c.name, func(t *testing.T) {

@@ -71,6 +71,9 @@ func (h *host) memResume(st step, caps []string, payload map[string]any) (hostte
 // and evicts the least recently used; every one resumes with the value a
 // hot resume gives, from its bytes if it was evicted.
 func TestE2EMemoryParkedExecutions(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	h := memHost(t)
 	id, _ := h.compile(`const keep = 'x'.repeat(6.5e6); const a = fetch_data(n); keep.length + a;`)
 	var parked []step
@@ -150,6 +153,9 @@ func memSource(shape string, i, n int) string {
 // the programs the budget evicted are unknown by id and start from their
 // bytes.
 func TestE2EMemoryCompiles(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	for _, shape := range []string{"arrow functions", "small functions", "a data literal"} {
 		t.Run(shape, func(t *testing.T) {
 			h := memHost(t)
@@ -192,6 +198,9 @@ func TestE2EMemoryCompiles(t *testing.T) {
 // and parked executions the budget cannot keep are evicted, and resume
 // from their bytes.
 func TestE2EMemorySnapshotsAndStages(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	h := memHost(t)
 	chunk := make([]byte, 960<<10)
 	staged := 0
@@ -258,6 +267,9 @@ var memPeakShapes = []struct {
 // before the parse has taken more than the budget; the sparse ones
 // compile.
 func TestE2EMemoryCompilePeak(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	t.Run("1 MB of arrow functions", func(t *testing.T) {
 		h := memHost(t)
 		// Staged: in JSON each > is escaped, and the request would pass
@@ -296,6 +308,9 @@ func TestE2EMemoryCompilePeak(t *testing.T) {
 // with exactly what its hot resume gives: the next step and the same
 // snapshot bytes, then the same value.
 func TestE2EMemoryEvictedResumesAsHot(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	h := memHost(t)
 	id, _ := h.compile(`const keep = 'k'.repeat(6e6); const a = fetch_data(n); const b = fetch_data(a + 1); [keep.length, a, b, Math.random()];`)
 	first := stepOf(t, h.do(h.req("start", "program_id", id, "options", options(fetchCaps, map[string]any{"n": num(0)})), nil, ""))
