@@ -94,6 +94,9 @@ func joinRange(n int, sep string) string {
 }
 
 func TestE2ERound3Classes(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	for class, cases := range round3Classes {
 		for _, c := range cases {
 			t.Run(class+"/"+c.name, func(t *testing.T) {
@@ -123,6 +126,9 @@ func TestE2ERound3Classes(t *testing.T) {
 // fresh process). The example that showed the difference: 3,000 numbers
 // kept, resumed under a 20,000-byte heap limit, which both refuse.
 func TestE2ELoweredLimitsHotEqualsCold(t *testing.T) {
+	if limRace {
+		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
+	}
 	const src = "const keep = []; for (let i = 0; i < 3000; i++) keep.push(i * 1.5); tick(1); function d(n) { return n ? d(n - 1) + 1 : 0 } const a = []; for (let i = 0; i < 100; i++) a.push({i}); keep.length + d(10) + a.length"
 	probe := newHost(t, transports[0])
 	resp, _ := probe.limStart(src, limTickCaps, nil)
