@@ -71,12 +71,7 @@ func (rt *Runtime) enterSegment(x *Execution) {
 	// A native call that a stop interrupted in an earlier segment may
 	// still be running, allocating: it is not this segment's.
 	goja.MustardWaitAbandoned()
-	h := &x.heap
-	now := heapBytes()
-	h.base = now - min(now, h.retained)
-	h.trigger.Store(h.base + x.limits.HeapLimitBytes)
-	x.scheduleLook()
-	h.allocated = 0
+	x.rebase()
 	rt.watch.current.Store(x)
 	if rt.watch.sleeping.Load() {
 		select {
@@ -134,9 +129,10 @@ func (x *Execution) keepsOver(l policy.Limits) bool {
 	return x.heap.retained > l.HeapLimitBytes
 }
 
-// rebase restarts the count of a replayed execution at a journaled
-// suspension, as the original's next segment started: from what it
-// keeps, not from everything the replay has allocated since it began.
+// rebase starts a segment's count from what the execution keeps: at the
+// start of every segment, and in a replay at each journaled suspension, as
+// the original's next segment started (not from everything the replay has
+// allocated since it began).
 func (x *Execution) rebase() {
 	h := &x.heap
 	now := heapBytes()
