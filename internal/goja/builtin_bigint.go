@@ -116,7 +116,7 @@ func (v *valueBigInt) hash(hash *maphash.Hash) uint64 {
 		sign = 0x00
 	}
 	_ = hash.WriteByte(sign)
-	_, _ = hash.Write((*big.Int)(v).Bytes())
+	hashWords(hash, (*big.Int)(v).Bits()) // mustard: no copy of a long key (mustard_bigint.go)
 	h := hash.Sum64()
 	hash.Reset()
 	return h

@@ -2,9 +2,11 @@ package goja
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/big"
 	"math/bits"
+	"unsafe"
 )
 
 // BigInt work and size (a mustard-sidecar addition; see PATCHES.md). A
@@ -424,4 +426,17 @@ func (e *compiledLiteral) mustardConstant() bool {
 		return false
 	}
 	return true
+}
+
+// hashWords hashes a BigInt's magnitude as a Map or Set key from its
+// words in place: upstream hashed a copy of its bytes (big.Int.Bytes),
+// which for a 100 KB key cost a 100 KB allocation every Map.get, several
+// times the hashing itself. Bits is normalised (no leading zero words), so
+// equal values hash alike; the words' byte order is the machine's, which
+// is all that matters, since hashes never leave the process.
+func hashWords(h *maphash.Hash, words []big.Word) {
+	if len(words) == 0 {
+		return
+	}
+	_, _ = h.Write(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(words)*bits.UintSize/8))
 }
