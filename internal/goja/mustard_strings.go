@@ -349,13 +349,13 @@ func parseFloatPrefix(s string) []string {
 
 // Number to text conversions that make their digits one at a time with
 // big arithmetic (measured worst, 2 vCPUs): toString(radix) of a number
-// with a fraction (1,075 digits for a denormal in radix 2, 57 ns each),
+// with a fraction (1,076 digits for a denormal in radix 2, 57-80 ns each),
 // toFixed, toExponential and toPrecision asked for more than
 // precisionFreeDigits digits (95 ns each). With MustardMeterOperands on,
 // they report these units a digit made; shorter conversions are covered by
 // their instruction (they cost nothing before).
 const (
-	radixDigitUnits     = 6
+	radixDigitUnits     = 8
 	precisionDigitUnits = 8
 	precisionFreeDigits = 21
 )
