@@ -220,8 +220,6 @@ func TestOperandWorkUnderDefaultLimits(t *testing.T) {
 		`function f() { ` + strings.Repeat("f; ", 100000) + ` } let n = 0; for (;;) n += String(f).length`,
 		chain + `const p = {}; let n = 0; for (;;) if (p.isPrototypeOf(o)) n++`,
 		chain + `const x = {}; for (;;) { Object.setPrototypeOf(x, o); Object.setPrototypeOf(x, null) }`,
-		`const s = 'x'.repeat(4e6); /x{1000}y/.test(s)`,
-		`const s = 'x'.repeat(1e5); let n = 0; for (;;) n += s.search(/x{100}y/)`,
 	} {
 		t.Run(src[:min(len(src), 60)], func(t *testing.T) {
 			began := time.Now()

@@ -80,9 +80,8 @@ type linearProg struct {
 	// they are not, it still tells whether and where a match begins, and
 	// regexp2 runs only from there.
 	exact bool
-	// size is about the number of the automaton's instructions (progSize):
-	// a search keeps up to that many threads alive, and steps each at every
-	// character.
+	// size is about the number of the automaton's instructions: a search
+	// costs up to that much per character (progSize).
 	size int
 }
 
@@ -123,7 +122,7 @@ func compileLinear(re2, flags string, unicode, ignoreCase bool) *linearProg {
 	if err != nil {
 		return nil
 	}
-	return &linearProg{whole: whole, from: from, names: whole.SubexpNames(), exact: exact, size: progSize(tree)}
+	return &linearProg{whole: whole, from: from, names: whole.SubexpNames(), exact: exact, size: progSize(tree) + 8}
 }
 
 // progSize is about the number of instructions re compiles to (repeats
@@ -263,22 +262,6 @@ func (p *regexpPattern) mustardFind(r *Runtime, s String, start int) (res regexp
 	return p.regexp2Wrapper.findSubmatchIndex(r, s, start, p.unicode, p.global || p.sticky), true
 }
 
-// scanUnits is what a character a search of l scans costs: Go's automaton
-// steps each live thread at every character, up to one an instruction, at
-// about 11 ns a thread (/x{1000}y/ through a string of x: 11 µs a
-// character), so a unit per instruction of the automaton, and at least
-// regexpScanUnits.
-func (l *linearProg) scanUnits() int64 { return int64(max(l.size, regexpScanUnits)) }
-
-// scanUnits is what a character a search of p scans costs: on the linear
-// engine, its automaton's (above); regexpScanUnits otherwise.
-func (p *regexpPattern) scanUnits(r *Runtime) int64 {
-	if l, _ := p.linearFor(r); l != nil {
-		return l.scanUnits()
-	}
-	return regexpScanUnits
-}
-
 // linearFind is the first match at or after start: the automaton's, or
 // regexp2's from where the automaton found that a match begins. A match
 // exists at a position under ECMAScript's rules exactly when it does under
@@ -319,15 +302,14 @@ func (p *regexpPattern) mustardFindAll(r *Runtime, s String, start, limit int, s
 	}
 	n := s.Length()
 	pos, scanned := start, start
-	r.regexpCredit = 0
 	for limit != 0 && pos <= n {
 		res := p.linearFind(r, l, s, pos)
 		if res.indexes == nil {
-			r.matchedUnits(scanned, n, l.scanUnits()) // the rest of the input
+			r.matched(scanned, n) // the rest of the input
 			break
 		}
 		// Each match reports the span since the previous one.
-		r.matchedUnits(scanned, res.indexes[1], l.scanUnits())
+		r.matched(scanned, res.indexes[1])
 		scanned = max(scanned, res.indexes[1])
 		r.alloc(resultBytes(res))
 		r.poll(len(results))
@@ -354,31 +336,27 @@ func (l *linearProg) find(r *Runtime, s String, start int, unicode bool) regexpR
 	a, u := devirtualizeString(s)
 	var idx []int
 	base := 0
-	long := int64(s.Length()-start)*int64(l.size+8) > linearStringWork // from's prefix: a few more
-	var m *scanMeter
-	if long && r.meter != nil {
-		m = &scanMeter{r: r, units: l.scanUnits()}
-	}
+	long := int64(s.Length()-start)*int64(l.size) > linearStringWork
 	switch {
 	case start > s.Length():
 	case u == nil && start == 0 && long:
-		idx = l.whole.FindReaderSubmatchIndex(&asciiReader{s: string(a), vm: r.vm, m: m})
+		idx = l.whole.FindReaderSubmatchIndex(&asciiReader{s: string(a), vm: r.vm})
 	case u == nil && start == 0:
 		idx = l.whole.FindStringSubmatchIndex(string(a))
 	case u == nil && long:
 		base = start - 1
-		idx = l.from.FindReaderSubmatchIndex(&asciiReader{s: string(a[base:]), vm: r.vm, m: m})
+		idx = l.from.FindReaderSubmatchIndex(&asciiReader{s: string(a[base:]), vm: r.vm})
 	case u == nil:
 		base = start - 1
 		idx = l.from.FindStringSubmatchIndex(string(a[base:]))
 	case start == 0:
-		idx = l.whole.FindReaderSubmatchIndex(&unitReader{u: u[1:], full: unicode, vm: r.vm, m: m})
+		idx = l.whole.FindReaderSubmatchIndex(&unitReader{u: u[1:], full: unicode, vm: r.vm})
 	default:
 		if unicode && start < len(u)-1 && isUTF16FirstSurrogate(u[start]) && isUTF16SecondSurrogate(u[start+1]) {
 			// start splits a surrogate pair: the search begins with the
 			// pair, as in V8.
 			if start--; start == 0 {
-				idx = l.whole.FindReaderSubmatchIndex(&unitReader{u: u[1:], full: true, vm: r.vm, m: m})
+				idx = l.whole.FindReaderSubmatchIndex(&unitReader{u: u[1:], full: true, vm: r.vm})
 				break
 			}
 		}
@@ -386,7 +364,7 @@ func (l *linearProg) find(r *Runtime, s String, start int, unicode bool) regexpR
 		// the assertions their context, and a surrogate is neither a
 		// word character nor a line terminator.
 		base = start - 1
-		idx = l.from.FindReaderSubmatchIndex(&unitReader{u: u[1:], pos: start, full: unicode, ctx: rune(u[start]), hasCtx: true, vm: r.vm, m: m})
+		idx = l.from.FindReaderSubmatchIndex(&unitReader{u: u[1:], pos: start, full: unicode, ctx: rune(u[start]), hasCtx: true, vm: r.vm})
 	}
 	if idx == nil {
 		return regexpResult{}
@@ -414,15 +392,11 @@ type unitReader struct {
 	ctx    rune
 	hasCtx bool
 	vm     *vm
-	m      *scanMeter // nil: a short search, charged after it
 }
 
 func (rd *unitReader) ReadRune() (rune, int, error) {
 	if atomic.LoadUint32(&rd.vm.interrupted) != 0 {
 		rd.vm.checkInterrupt()
-	}
-	if rd.m != nil {
-		rd.m.read()
 	}
 	if rd.hasCtx {
 		rd.hasCtx = false
@@ -446,43 +420,17 @@ type asciiReader struct {
 	s   string
 	pos int
 	vm  *vm
-	m   *scanMeter
 }
 
 func (rd *asciiReader) ReadRune() (rune, int, error) {
 	if atomic.LoadUint32(&rd.vm.interrupted) != 0 {
 		rd.vm.checkInterrupt()
 	}
-	if rd.m != nil {
-		rd.m.read()
-	}
 	if rd.pos >= len(rd.s) {
 		return 0, 0, io.EOF
 	}
 	rd.pos++
 	return rune(rd.s[rd.pos-1]), 1, nil
-}
-
-// scanMeter charges a long search as its reader reads, every workEvery
-// characters, so that the Meter can stop it (a search is charged for the
-// span it scanned once it returns: /x{1000}y/ through 4 MB took 44 s
-// before). What it charged is the Runtime's credit, which the charge for
-// the span then takes from (matchedUnits): in all, a search costs the
-// span it scanned, or what its automaton read when that is more (a
-// character of lookahead).
-type scanMeter struct {
-	r     *Runtime
-	units int64
-	n     int
-}
-
-func (m *scanMeter) read() {
-	if m.n++; m.n == workEvery {
-		n := mulBytes(workEvery, m.units)
-		m.r.regexpCredit += int64(n)
-		m.n = 0
-		m.r.work(n)
-	}
 }
 
 // Case without the u flag. ECMAScript's Canonicalize maps a unit to its

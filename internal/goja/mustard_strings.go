@@ -178,18 +178,6 @@ func (r *Runtime) matched(start, end int) {
 	}
 }
 
-// matchedUnits is matched at units a character (a search on the linear
-// engine: regexpPattern.scanUnits), less what a long search's reader
-// charged already (scanMeter).
-func (r *Runtime) matchedUnits(start, end int, units int64) {
-	if r.meter != nil {
-		n := int64(mulBytes(int64(max(end-start, 1)), units))
-		used := min(n, r.regexpCredit)
-		r.regexpCredit -= used
-		r.work(int(n - used))
-	}
-}
-
 // foundEnd is where a search for a needle of n units stopped in a string
 // of length units: the end of the match at idx, or the end of the string.
 func foundEnd(idx, n, length int) int {

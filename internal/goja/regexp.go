@@ -151,9 +151,8 @@ func buildUTF8PosMap(s unicodeString) (positionMap, string) {
 // to r's Meter the span it scanned: from start to the end of the match (or
 // of s), so that successive searches through s cost O(len(s)) in all.
 func (p *regexpPattern) findSubmatchIndex(r *Runtime, s String, start int) regexpResult {
-	r.regexpCredit = 0 // mustard: mustard_regexp.go, scanMeter
 	res := p.findSubmatchIndexFrom(r, s, start)
-	r.matchedUnits(start, scanEnd(res, s.Length()), p.scanUnits(r)) // mustard
+	r.matched(start, scanEnd(res, s.Length())) // mustard
 	return res
 }
 

@@ -219,7 +219,6 @@ type Runtime struct {
 
 	linearRegexpMode int         // mustard_regexp.go
 	jsonIn           *jsonReader // mustard_interrupt.go: the text JSON.parse reads
-	regexpCredit     int64       // mustard_regexp.go: what a long search charged as it read
 }
 
 type StackFrame struct {
