@@ -178,7 +178,9 @@ func (x *Execution) heapCheck(reading, pending uint64) (bool, uint64) {
 	if reading+pending <= h.trigger.Load() {
 		return false, reading
 	}
-	runtime.GC()
+	if !x.collect() {
+		return false, reading // stopped: the segment ends with the stop
+	}
 	reading = heapBytes()
 	now := reading + pending
 	limit := x.limits.HeapLimitBytes
@@ -191,6 +193,33 @@ func (x *Execution) heapCheck(reading, pending uint64) (bool, uint64) {
 	h.base = min(h.base, now)
 	h.trigger.Store(max(now, h.base) + limit)
 	return false, reading
+}
+
+// collect forces a collection. On a heap of a GiB one takes tens of
+// milliseconds, during which the segment's goroutine would notice no stop:
+// inside a segment it runs on a goroutine of its own, and a stop (a cancel,
+// the wall-time limit) ends the wait; false then. The collection goes on
+// and finishes by itself.
+func (x *Execution) collect() bool {
+	var stopping <-chan struct{}
+	if x.stop != nil {
+		stopping = x.stop.stopping()
+	}
+	if stopping == nil {
+		runtime.GC()
+		return true
+	}
+	done := make(chan struct{})
+	go func() {
+		runtime.GC()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-stopping:
+		return false
+	}
 }
 
 // idleTicks is how long the watchdog keeps ticking with nothing running

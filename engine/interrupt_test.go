@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,21 +27,28 @@ const interruptHang = 10 * time.Second
 // longNativeOps each build their operands, suspend on ready(), and then run
 // one native operation that takes seconds (minutes, for some, before it
 // could be interrupted) from the resumed segment's first instructions.
-var longNativeOps = []struct{ name, setup, op string }{
-	{"BigInt power", ``, `3n ** BigInt(1e8)`},
-	{"BigInt parse", `const s = '1'.repeat(2e7);`, `BigInt(s)`},
-	{"BigInt product", `const x = 3n ** 10000000n, y = 5n ** 10000000n;`, `x * y * x`},
-	{"BigInt quotient", `const x = 3n ** 20000000n, d = 7n ** 4000000n;`, `x / d`},
-	{"BigInt to string", `const x = 7n ** 4000000n;`, `String(x)`},
-	{"BigInt implicit to string", `const x = 7n ** 4000000n;`, `'' + x`},
-	{"regex through a large automaton", `const s = 'x'.repeat(4e6);`, `/x{1000}y/.test(s)`},
-	{"backtracking regex", `const a = 'a'.repeat(34) + '!', re = /^(a+)+(?=b)/;`, `for (;;) re.test(a)`},
-	{"localeCompare", `const s = 'x'.repeat(1e8), t = s + 'y';`, `s.localeCompare(t)`},
-	{"toUpperCase", `const u = 'é'.repeat(5e7);`, `u.toUpperCase()`},
-	{"JSON.parse of a long string", `const j = '"' + 'x'.repeat(1e8) + '"';`, `JSON.parse(j)`},
-	{"join", `const a = Array(2e7).fill(1);`, `a.join(',')`},
-	{"sort without a comparator", `const a = Array.from({ length: 1e6 }, (_, i) => (i * 7919) % 1000003);`, `a.sort()`},
-}
+// Under the race detector, which makes building the strings slow, the
+// strings are a tenth as long (the operations still take seconds).
+var longNativeOps = func() []struct{ name, setup, op string } {
+	s := func(n float64) string {
+		return fmt.Sprintf("%g", map[bool]float64{false: n, true: n / 10}[raceEnabled])
+	}
+	return []struct{ name, setup, op string }{
+		{"BigInt power", ``, `3n ** BigInt(1e8)`},
+		{"BigInt parse", `const s = '1'.repeat(2e7);`, `BigInt(s)`},
+		{"BigInt product", `const x = 3n ** 10000000n, y = 5n ** 10000000n;`, `x * y * x`},
+		{"BigInt quotient", `const x = 3n ** 20000000n, d = 7n ** 4000000n;`, `x / d`},
+		{"BigInt to string", `const x = 7n ** 4000000n;`, `String(x)`},
+		{"BigInt implicit to string", `const x = 7n ** 4000000n;`, `'' + x`},
+		{"regex through a large automaton", `const s = 'x'.repeat(4e6);`, `/x{1000}y/.test(s)`},
+		{"backtracking regex", `const a = 'a'.repeat(34) + '!', re = /^(a+)+(?=b)/;`, `for (;;) re.test(a)`},
+		{"localeCompare", `const s = 'x'.repeat(` + s(1e8) + `), t = s + 'y';`, `s.localeCompare(t)`},
+		{"toUpperCase", `const u = 'é'.repeat(` + s(5e7) + `);`, `u.toUpperCase()`},
+		{"JSON.parse of a long string", `const j = '"' + 'x'.repeat(` + s(1e8) + `) + '"';`, `JSON.parse(j)`},
+		{"join", `const a = Array(` + s(2e7) + `).fill(1);`, `a.join(',')`},
+		{"sort without a comparator", `const a = Array.from({ length: 1e6 }, (_, i) => (i * 7919) % 1000003);`, `a.sort()`},
+	}
+}()
 
 // A cancel (a Stop from another goroutine) ends each long native operation
 // with the cancel error soon after, under budgets that would let it run.

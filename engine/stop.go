@@ -27,6 +27,7 @@ type Stopper struct {
 	err     *Error
 	running *goja.Runtime // the runtime of the segment in progress; nil outside one
 	timer   *time.Timer   // the segment's wall-time limit
+	stopped chan struct{} // closed by the first Stop
 }
 
 // NewStopper returns a Stopper that has not stopped.
@@ -41,9 +42,29 @@ func (s *Stopper) Stop(err *Error) {
 		return
 	}
 	s.err = err
+	if s.stopped != nil {
+		close(s.stopped)
+	}
 	if s.running != nil {
 		s.running.Interrupt(err)
 	}
+}
+
+// stopping returns a channel closed when the segment in progress is
+// stopped, or nil outside a segment (a wait on it then waits forever).
+func (s *Stopper) stopping() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running == nil {
+		return nil
+	}
+	if s.stopped == nil {
+		s.stopped = make(chan struct{})
+		if s.err != nil {
+			close(s.stopped)
+		}
+	}
+	return s.stopped
 }
 
 // Stopped reports the error the Stopper stopped with, or nil.

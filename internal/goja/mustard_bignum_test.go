@@ -45,7 +45,7 @@ func TestBigPiecesAgreeWithMathBig(t *testing.T) {
 	r := New()
 	rnd := rand.New(rand.NewSource(1))
 	rounds := 3000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		rounds = 300
 	}
 	for i := 0; i < rounds; i++ {
@@ -95,8 +95,8 @@ func TestBigPiecesAgreeWithMathBig(t *testing.T) {
 // goroutine: each would run for seconds as one math/big call (or longer:
 // math/big parses in quadratic time).
 func TestBigIntOperationsAreInterruptible(t *testing.T) {
-	if testing.Short() {
-		t.Skip("seconds of BigInt arithmetic")
+	if testing.Short() || raceEnabled {
+		t.Skip("seconds of BigInt arithmetic (ten times that under the race detector; the engine's tests stop these operations under it)")
 	}
 	r := New()
 	// Operands that take seconds to combine, made in well under one.

@@ -97,7 +97,7 @@ func TestOperandWorkEndsLoops(t *testing.T) {
 	} {
 		r, m := newStrMetered()
 		r.MustardMeterOperands(true)
-		m.maxWork = 50_000_000
+		m.maxWork = map[bool]int{false: 50_000_000, true: 5_000_000}[raceEnabled]
 		hang := time.AfterFunc(10*time.Second, func() { r.Interrupt("hang") })
 		_, err := r.RunString(src)
 		hang.Stop()

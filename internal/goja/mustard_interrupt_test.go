@@ -68,6 +68,9 @@ func TestRegexpSearchesAreInterruptible(t *testing.T) {
 // mapping, normalization) and JSON.parse's tokens end soon after an
 // Interrupt, however long their strings.
 func TestStringCallsAreInterruptible(t *testing.T) {
+	if raceEnabled {
+		t.Skip("strings of 10^7 characters take minutes to build under the race detector (the engine's tests stop these calls under it)")
+	}
 	// Each takes about a second here, and goes on for that long once
 	// interrupted (what it was charged for).
 	r := interruptibleRuntime(t, `var s = 'x'.repeat(5e7), t = s + 'y', e = 'é'.repeat(2e6), f = e + 'y', u = 'é'.repeat(3e7),

@@ -104,14 +104,14 @@ func (r *Runtime) transform(n int64, ascii bool) {
 }
 
 // Work a UTF-16 unit of non-ASCII text costs the library calls that
-// transform or compare it, from a unit's worst time (measured on 2 vCPUs): a
-// unit of work is at most about 12 ns of the engine's time (the slowest
-// classes measured, docs/limits.md).
+// transform or compare it, from a unit's worst time (measured on 2 vCPUs),
+// so that a unit of work stays under about 12 ns of the engine's time (the
+// slowest classes measured, docs/limits.md), with a quarter to spare.
 const (
-	caseMapUnits   = 4  // toUpperCase, toLowerCase: up to 45 ns a unit
-	normalizeUnits = 20 // normalize: up to 240 ns (NFKC of U+01C5; NFD of precomposed Latin or Hangul)
-	collateUnits   = 20 // localeCompare, per unit of either string: up to 230 ns (precomposed Latin)
-	collateASCII   = 2  // localeCompare of ASCII: 22 ns a unit
+	caseMapUnits   = 5  // toUpperCase, toLowerCase: up to 45 ns a unit
+	normalizeUnits = 28 // normalize: up to 240 ns (NFKC of U+01C5; NFD of precomposed Latin or Hangul)
+	collateUnits   = 24 // localeCompare, per unit of either string: up to 230 ns (precomposed Latin)
+	collateASCII   = 3  // localeCompare of ASCII: 22 ns a unit
 )
 
 // transformAt is transform for a transformation costing units a unit of
@@ -337,13 +337,13 @@ func parseFloatPrefix(s string) []string {
 
 // Number to text conversions that make their digits one at a time with
 // big arithmetic (measured worst, 2 vCPUs): toString(radix) of a number
-// with a fraction (1,075 digits for a denormal in radix 2, 57 ns each),
+// with a fraction (1,076 digits for a denormal in radix 2, 57-80 ns each),
 // toFixed, toExponential and toPrecision asked for more than
 // precisionFreeDigits digits (95 ns each). With MustardMeterOperands on,
 // they report these units a digit made; shorter conversions are covered by
 // their instruction (they cost nothing before).
 const (
-	radixDigitUnits     = 6
+	radixDigitUnits     = 8
 	precisionDigitUnits = 8
 	precisionFreeDigits = 21
 )

@@ -1,0 +1,5 @@
+//go:build race
+
+package goja
+
+const raceEnabled = true
