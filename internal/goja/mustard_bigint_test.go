@@ -87,7 +87,7 @@ func TestBigIntWorkChargedBeforeItRuns(t *testing.T) {
 			t.Errorf("%s: %v, want an interrupt", src, err)
 			continue
 		}
-		if d := time.Since(began); d > 5*time.Second && !raceEnabled {
+		if d := time.Since(began); d > hangBound(5*time.Second) {
 			t.Errorf("%s: %v before the interrupt", src, d)
 		}
 	}
