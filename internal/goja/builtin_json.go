@@ -23,6 +23,7 @@ func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
 	r.longCall(textStr.Length(), func() { text = textStr.String() }) // mustard: interruptible
 	r.work(len(text))                                                // mustard: a unit a byte of the text
 	d := json.NewDecoder(r.jsonInput(text))                          // mustard: interruptible
+	d.UseNumber()                                                    // mustard: numbers past float64's range are ±Infinity or 0, not an error
 	defer r.jsonDone()                                               // mustard
 
 	value, err := r.builtinJSON_decodeValue(d)
@@ -68,6 +69,12 @@ func (r *Runtime) builtinJSON_decodeToken(d *json.Decoder, tok json.Token) (Valu
 		return r.longString(len(tok), func() String { return newStringValue(tok) }), nil // mustard: interruptible
 	case float64:
 		return floatToValue(tok), nil
+	case json.Number: // mustard: UseNumber
+		// The decoder has checked its syntax; ParseFloat rounds as
+		// ECMAScript's StringToNumber does, and its only error is ErrRange
+		// with ±Inf (overflow) or ±0 (underflow) as the value.
+		f, _ := strconv.ParseFloat(string(tok), 64)
+		return floatToValue(f), nil
 	case bool:
 		if tok {
 			return valueTrue, nil

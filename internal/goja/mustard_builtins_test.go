@@ -63,3 +63,23 @@ func TestBoundFunctionText(t *testing.T) {
 		t.Fatal(v, err)
 	}
 }
+
+// JSON.parse gives numbers past float64's range as V8 does (Node 20's
+// answers), where upstream failed with the Go decoder's error.
+func TestJSONParseNumbersPastFloatRange(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`JSON.stringify([
+		JSON.parse('1'.repeat(400)), JSON.parse('-' + '1'.repeat(400)),
+		JSON.parse('[1e-400, -1e400, -0, 0.1, 1e21, 5e-324, 2e-324, 123456789012345678901234567890, -1.5E+3, 1e400]'),
+		Object.is(JSON.parse('-0'), -0), Object.is(JSON.parse('-1e-400'), -0), 1 / JSON.parse('-1e-400')])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), `[null,null,[0,null,0,0.1,1e+21,5e-324,0,1.2345678901234568e+29,-1500,null],true,true,null]`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	v, err = r.RunString(`String(JSON.parse('1' + '0'.repeat(400))) + ',' + JSON.parse('-1e999')`)
+	if err != nil || v.String() != "Infinity,-Infinity" {
+		t.Fatal(v, err)
+	}
+}
