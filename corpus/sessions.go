@@ -274,8 +274,8 @@ func hostile(r *Rec) {
 	r.Fail(r.Req("resume", "snapshot_id", s.SnapshotID(), "policy_id", s.PolicyID(), "auth", Auth(s.SnapshotID()), "payload", ValuePayload(Num(0))), "Limit: instruction budget exhausted")
 	r.Note("A budget that runs out while the result is copied out of the guest is that limit too: building this object takes the whole budget, and listing its keys for the copy is metered.")
 	build := "const v = {}; for (let i = 0; i < 20000; i++) v['k' + i] = i;\n"
-	r.OK(start(build+"0;", Obj{{"instruction_budget", 302000}}))
-	r.Fail(start(build+"v;", Obj{{"instruction_budget", 302000}}), "Limit: instruction budget exhausted")
+	r.OK(start(build+"0;", Obj{{"instruction_budget", 306000}}))
+	r.Fail(start(build+"v;", Obj{{"instruction_budget", 306000}}), "Limit: instruction budget exhausted")
 	r.Exit(0)
 }
 

@@ -223,6 +223,7 @@ func (a *arrayObject) _setOwnIdx(idx uint32, val Value, throw bool) bool {
 
 	if prop == nil {
 		if proto := a.prototype; proto != nil {
+			a.hop() // mustard: a link walked
 			// we know it's foreign because prototype loops are not allowed
 			if res, ok := proto.self.setForeignIdx(valueInt(idx), val, a.val, throw); ok {
 				return res

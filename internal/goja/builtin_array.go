@@ -683,10 +683,14 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 	}
 
 	searchElement := call.Argument(0)
+	long := r.longSearch(searchElement) // mustard
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for i, val := range arr.values[n:] {
 			r.workStep(int64(i), length-n) // mustard
+			if long && val != nil {
+				r.chargeSame(searchElement, val) // mustard
+			}
 			if searchElement.StrictEquals(val) {
 				return intToValue(n + int64(i))
 			}
@@ -699,6 +703,9 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 		idx := valueInt(n)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
+				if long {
+					r.chargeSame(searchElement, val) // mustard
+				}
 				if searchElement.StrictEquals(val) {
 					return idx
 				}
@@ -729,10 +736,14 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 	if searchElement == _negativeZero {
 		searchElement = _positiveZero
 	}
+	long := r.longSearch(searchElement) // mustard
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for i, val := range arr.values[n:] {
 			r.workStep(int64(i), length-n) // mustard
+			if long && val != nil {
+				r.chargeSame(searchElement, val) // mustard
+			}
 			if searchElement.SameAs(val) {
 				return valueTrue
 			}
@@ -744,6 +755,9 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 		r.workStep(n-start, length-start) // mustard
 		idx := valueInt(n)
 		val := nilSafe(o.self.getIdx(idx, nil))
+		if long {
+			r.chargeSame(searchElement, val) // mustard
+		}
 		if searchElement.SameAs(val) {
 			return valueTrue
 		}
@@ -773,11 +787,15 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	}
 
 	searchElement := call.Argument(0)
+	long := r.longSearch(searchElement) // mustard
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		vals := arr.values
 		for k := fromIndex; k >= 0; k-- {
 			r.workStep(fromIndex-k, fromIndex+1) // mustard
+			if long && vals[k] != nil {
+				r.chargeSame(searchElement, vals[k]) // mustard
+			}
 			if v := vals[k]; v != nil && searchElement.StrictEquals(v) {
 				return intToValue(k)
 			}
@@ -790,6 +808,9 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 		idx := valueInt(k)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
+				if long {
+					r.chargeSame(searchElement, val) // mustard
+				}
 				if searchElement.StrictEquals(val) {
 					return idx
 				}

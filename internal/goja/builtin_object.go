@@ -572,6 +572,7 @@ func (r *Runtime) object_assign(call FunctionCall) Value {
 }
 
 func (r *Runtime) object_is(call FunctionCall) Value {
+	r.chargeSame(call.Argument(0), call.Argument(1)) // mustard: mustard_hops.go
 	return r.toBoolean(call.Argument(0).SameAs(call.Argument(1)))
 }
 

@@ -65,6 +65,28 @@ func (r *Runtime) chargeBigCompare(x, y Value) {
 	}
 }
 
+// chargeSame charges a built-in's equality test of x and y (SameValue,
+// SameValueZero, IsStrictlyEqual: includes, indexOf, Object.is, the
+// invariant checks of defineProperty and of proxies) as chargeCompare
+// charges the operators': comparing two distinct 3 MB strings was one
+// instruction.
+func (r *Runtime) chargeSame(x, y Value) {
+	if r.bigMetered && isStringValue(x) {
+		r.chargeCompare(x, y)
+	}
+}
+
+// longSearch reports whether a search for v through many values charges
+// each comparison (chargeSame), so that a search for a number or a short
+// string costs nothing more a value.
+func (r *Runtime) longSearch(v Value) bool {
+	if !r.bigMetered || r.meter == nil {
+		return false
+	}
+	s, ok := v.(String)
+	return ok && s.Length() >= compareChargeMin
+}
+
 // numberChargeMin: converting a shorter string to a number is covered by
 // its instruction (it cost nothing before).
 const numberChargeMin = compareChargeMin

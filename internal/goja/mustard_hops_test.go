@@ -76,6 +76,8 @@ func TestErrorStackCaptureIsCharged(t *testing.T) {
 // until the hang bound.
 func TestOperandWorkEndsLoops(t *testing.T) {
 	const chain = `let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); `
+	// a2 is a's text, made apart from it.
+	const longPair = `const a = 'x'.repeat(1e6) + 'a', a2 = 'x'.repeat(1e6) + 'a', b = 'x'.repeat(1e6) + 'b'; `
 	for _, src := range []string{
 		`const s = '1'.repeat(4e6); for (;;) +s`,
 		`const s = '1'.repeat(4e6); for (;;) s * 1`,
@@ -94,6 +96,23 @@ func TestOperandWorkEndsLoops(t *testing.T) {
 		chain + `const x = {}; for (;;) { Object.setPrototypeOf(x, o); Object.setPrototypeOf(x, null) }`,
 		chain + `const x = {}; for (;;) { x.__proto__ = o; x.__proto__ = Object.prototype }`,
 		chain + `const x = {}; for (;;) { Reflect.setPrototypeOf(x, o); Reflect.setPrototypeOf(x, null) }`,
+		// Links walked by for-in and by assignments that look for a setter.
+		chain + `for (;;) for (const k in o);`,
+		chain + `for (let j = 0; ; j++) o['k' + j] = 1`,
+		chain + `for (let j = 0; ; j++) o[j] = 1`,
+		chain + `for (;;) o[Symbol()] = 1`,
+		chain + `const a = []; Object.setPrototypeOf(a, o); for (let j = 0; ; j++) a[j] = 1`,
+		chain + `const a = []; a[1e6] = 0; Object.setPrototypeOf(a, o); for (let j = 0; ; j++) a[j] = 1`,
+		// Keys for-in passes over because a nearer object has them.
+		`let q = {}; for (let i = 0; i < 300; i++) { q = Object.create(q); for (let j = 0; j < 100; j++) q['k' + j] = 1 } for (;;) for (const k in q);`,
+		// Equality of long strings inside built-ins.
+		longPair + `for (;;) [a].includes(b)`,
+		longPair + `for (;;) [a].indexOf(b)`,
+		longPair + `for (;;) [a].lastIndexOf(b)`,
+		longPair + `const s = []; s[5] = a; for (;;) Array.prototype.includes.call({length: 6, 5: a}, b)`,
+		longPair + `for (;;) Object.is(a, b)`,
+		longPair + `const t = {}; Object.defineProperty(t, 'x', {value: a}); for (;;) Object.defineProperty(t, 'x', {value: a2})`,
+		longPair + `const t = {}; Object.defineProperty(t, 'x', {value: a}); const p = new Proxy(t, {get: () => a2}); for (;;) p.x`,
 	} {
 		r, m := newStrMetered()
 		r.MustardMeterOperands(true)

@@ -488,6 +488,7 @@ func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) boo
 	ownDesc := o.values[name]
 	if ownDesc == nil {
 		if proto := o.prototype; proto != nil {
+			o.hop() // mustard: a link walked
 			// we know it's foreign because prototype loops are not allowed
 			if res, handled := proto.self.setForeignStr(name, val, o.val, throw); handled {
 				return res
@@ -528,6 +529,7 @@ func (o *baseObject) setOwnSym(name *Symbol, val Value, throw bool) bool {
 	}
 	if ownDesc == nil {
 		if proto := o.prototype; proto != nil {
+			o.hop() // mustard: a link walked
 			// we know it's foreign because prototype loops are not allowed
 			if res, handled := proto.self.setForeignSym(name, val, o.val, throw); handled {
 				return res
@@ -572,6 +574,7 @@ func (o *baseObject) _setForeignStr(name unistring.String, prop, val, receiver V
 		}
 	} else {
 		if proto := o.prototype; proto != nil {
+			o.hop() // mustard: a link walked
 			if receiver != proto {
 				return proto.self.setForeignStr(name, val, receiver, throw)
 			}
@@ -595,6 +598,7 @@ func (o *baseObject) _setForeignIdx(idx valueInt, prop, val, receiver Value, thr
 		}
 	} else {
 		if proto := o.prototype; proto != nil {
+			o.hop() // mustard: a link walked
 			if receiver != proto {
 				return proto.self.setForeignIdx(idx, val, receiver, throw)
 			}
@@ -636,6 +640,7 @@ func (o *baseObject) setForeignSym(name *Symbol, val, receiver Value, throw bool
 		}
 	} else {
 		if proto := o.prototype; proto != nil {
+			o.hop() // mustard: a link walked
 			if receiver != o.val {
 				return proto.self.setForeignSym(name, val, receiver, throw)
 			}
@@ -701,6 +706,9 @@ func (o *baseObject) _defineOwnProperty(name unistring.String, existingValue Val
 				if !existing.writable {
 					if descr.Writable == FLAG_TRUE {
 						goto Reject
+					}
+					if descr.Value != nil {
+						o.val.runtime.chargeSame(descr.Value, nilSafe(existing.value)) // mustard: mustard_hops.go
 					}
 					if descr.Value != nil && !descr.Value.SameAs(existing.value) {
 						goto Reject
@@ -1121,6 +1129,7 @@ type recursivePropIter struct {
 	o    objectImpl
 	cur  iterNextFunc
 	seen map[unistring.String]struct{}
+	r    *Runtime // mustard: charged for links and shadowed keys walked
 }
 
 type enumerableIter struct {
@@ -1164,6 +1173,7 @@ func (i *recursivePropIter) next() (propIterItem, iterNextFunc) {
 		item, i.cur = i.cur()
 		if i.cur == nil {
 			if proto := i.o.proto(); proto != nil {
+				i.r.protoHop() // mustard: a link walked
 				i.cur = proto.self.iterateStringKeys()
 				i.o = proto.self
 				continue
@@ -1175,6 +1185,7 @@ func (i *recursivePropIter) next() (propIterItem, iterNextFunc) {
 			i.seen[name] = struct{}{}
 			return item, i.next
 		}
+		i.r.protoHop() // mustard: a shadowed key costs what a link does
 	}
 }
 
@@ -1185,6 +1196,7 @@ func enumerateRecursive(o *Object) iterNextFunc {
 			o:    o.self,
 			cur:  o.self.iterateStringKeys(),
 			seen: make(map[unistring.String]struct{}),
+			r:    o.runtime,
 		}).next,
 	}).next
 }

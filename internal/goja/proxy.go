@@ -588,6 +588,9 @@ func (p *proxyObject) getOwnPropSym(s *Symbol) Value {
 func (p *proxyObject) proxyGetChecks(targetProp, trapResult Value, name fmt.Stringer) {
 	if targetDesc, ok := targetProp.(*valueProperty); ok {
 		if !targetDesc.accessor {
+			if !targetDesc.writable && !targetDesc.configurable {
+				p.val.runtime.chargeSame(trapResult, nilSafe(targetDesc.value)) // mustard: mustard_hops.go
+			}
 			if !targetDesc.writable && !targetDesc.configurable && !trapResult.SameAs(targetDesc.value) {
 				panic(p.val.runtime.NewTypeError("'get' on proxy: property '%s' is a read-only and non-configurable data property on the proxy target but the proxy did not return its actual value (expected '%s' but got '%s')", name.String(), nilSafe(targetDesc.value), ret))
 			}
@@ -938,6 +941,9 @@ func (p *proxyObject) __isCompatibleDescriptor(extensible bool, desc *PropertyDe
 					return false
 				}
 				if !current.writable {
+					if desc.Value != nil {
+						p.val.runtime.chargeSame(desc.Value, nilSafe(current.value)) // mustard: mustard_hops.go
+					}
 					if desc.Value != nil && !desc.Value.SameAs(current.value) {
 						return false
 					}
@@ -964,6 +970,9 @@ func (p *proxyObject) __sameValue(val1, val2 Value) bool {
 		return true
 	}
 	if val1 != nil {
+		if val2 != nil {
+			p.val.runtime.chargeSame(val1, val2) // mustard: mustard_hops.go
+		}
 		return val1.SameAs(val2)
 	}
 	return false
