@@ -25,7 +25,9 @@ func (e *errorObject) formatStack() String {
 		frame.WriteToValueBuilder(&b)
 		b.WriteRune('\n')
 	}
-	return b.String()
+	s := b.String()
+	e.val.runtime.made(stringBytes(s)) // mustard: the message and frames copied
+	return s
 }
 
 func (e *errorObject) addStackProp() Value {
@@ -219,7 +221,9 @@ func (r *Runtime) error_toString(call FunctionCall) Value {
 	if val != nil {
 		return val
 	}
-	return sb.String()
+	s := sb.String()
+	r.made(stringBytes(s)) // mustard: the name and message copied
+	return s
 }
 
 func (r *Runtime) createErrorPrototype(name String, ctor *Object) *Object {

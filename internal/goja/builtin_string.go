@@ -38,7 +38,9 @@ func (r *Runtime) builtin_String(call FunctionCall) Value {
 		if _, sym := call.Arguments[0].(*Symbol); !sym {
 			return r.stringOf(call.Arguments[0]) // mustard: a BigInt's conversion charged
 		}
-		return toString(call.Arguments[0])
+		s := toString(call.Arguments[0])
+		r.made(stringBytes(s)) // mustard: a symbol's description copied
+		return s
 	} else {
 		return stringEmpty
 	}

@@ -39,7 +39,9 @@ func (r *Runtime) symbolproto_tostring(call FunctionCall) Value {
 	if sym == nil {
 		panic(r.NewTypeError("Method Symbol.prototype.toString is called on incompatible receiver"))
 	}
-	return sym.descriptiveString()
+	s := sym.descriptiveString()
+	r.made(stringBytes(s)) // mustard: the description copied
+	return s
 }
 
 func (r *Runtime) symbolproto_valueOf(call FunctionCall) Value {

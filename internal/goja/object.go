@@ -294,6 +294,7 @@ func (o *baseObject) hasPropertyStr(name unistring.String) bool {
 }
 
 func (o *baseObject) hasPropertyIdx(idx valueInt) bool {
+	o.hop() // mustard: the index made a name, as generic array methods do for every element
 	return o.val.self.hasPropertyStr(idx.string())
 }
 

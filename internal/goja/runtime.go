@@ -484,11 +484,14 @@ func (r *Runtime) typeErrorResult(throw bool, args ...interface{}) {
 }
 
 func (r *Runtime) newError(typ *Object, msg string) Value {
+	r.made(len(msg)) // mustard: a message can hold a guest's long string
 	return r.builtin_new(typ, []Value{newStringValue(msg)})
 }
 
 func (r *Runtime) newErrorf(typ *Object, format string, args ...interface{}) Value {
-	return r.builtin_new(typ, []Value{newStringValue(fmt.Sprintf(format, args...))})
+	msg := fmt.Sprintf(format, args...)
+	r.made(len(msg)) // mustard: a message can hold a guest's long string
+	return r.builtin_new(typ, []Value{newStringValue(msg)})
 }
 
 func (r *Runtime) throwReferenceError(name unistring.String) {
@@ -500,6 +503,7 @@ func (r *Runtime) newReferenceError(name unistring.String) Value {
 }
 
 func (r *Runtime) newSyntaxError(msg string) Value {
+	r.made(len(msg)) // mustard
 	return r.builtin_new(r.getSyntaxError(), []Value{newStringValue(msg)})
 }
 
@@ -562,6 +566,7 @@ func (r *Runtime) NewTypeError(args ...interface{}) *Object {
 		f, _ := args[0].(string)
 		msg = fmt.Sprintf(f, args[1:]...)
 	}
+	r.made(len(msg)) // mustard: a message can hold a guest's long string
 	return r.builtin_new(r.getTypeError(), []Value{newStringValue(msg)})
 }
 
