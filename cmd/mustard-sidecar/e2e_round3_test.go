@@ -36,6 +36,16 @@ var round3Classes = map[string][]round3Case{
 		{name: "catastrophic regex on 18 a's, 3,000 times", src: "let n = 0; for (let i = 0; i < 3000; i++) if (/^(a+)+$/.test('a'.repeat(18) + '!')) n++; n", want: []string{limInstructions}, value: nodeNumber("0.0")},
 		{name: "a counted class over 600,000 characters", src: "/[ab]{1,1000}c/.test('ab'.repeat(3e5))", want: []string{limInstructions}, value: `{"Bool":false}`},
 		{name: "900 optional a's under a plus", src: "new RegExp('(?:x|' + 'a?'.repeat(900) + ')+b').test('a'.repeat(2e5))", want: []string{limInstructions}, value: `{"Bool":false}`},
+		// Variants found after the round: walks and copies that one step did.
+		{name: "for-in over a 30,000-link chain", src: deepChain + "let n = 0; for (let j = 0; j < 100000; j++) { for (const k in o) n++ } n", want: []string{limInstructions}},
+		{name: "new properties on a 30,000-link chain", src: deepChain + "for (let j = 0; j < 100000; j++) o['k' + j] = 1; 1", want: []string{limInstructions, limHeap}},
+		{name: "includes of a long string", src: longStrings + "let n = 0; for (let i = 0; i < 100000; i++) if ([a].includes(b)) n++; n", want: []string{limInstructions}},
+		{name: "Object.is of long strings", src: longStrings + "let n = 0; for (let i = 0; i < 100000; i++) if (Object.is(a, b)) n++; n", want: []string{limInstructions}},
+		{name: "concatenating a long string", src: "const s = 'x'.repeat(1e6); let n = 0; for (let i = 0; i < 1e6; i++) n += (s + 'y').length; n", want: []string{limInstructions}},
+		{name: "slicing long non-ASCII text", src: "const s = 'é'.repeat(1e6); let n = 0; for (let i = 0; i < 1e6; i++) n += s.slice(1).length; n", want: []string{limInstructions}},
+		{name: "errors naming a long key", src: "const s = 'x'.repeat(1e6); let n = 0; for (let i = 0; i < 1e6; i++) { try { null[s] } catch (e) { n += e.message.length } } n", want: []string{limInstructions}},
+		{name: "a symbol's long text", src: "const s = 'x'.repeat(1e6); let n = 0; for (let i = 0; i < 1e6; i++) n += Symbol(s).toString().length; n", want: []string{limInstructions}},
+		{name: "indexOf through a string's indexes", src: "const s = 'x'.repeat(1e6); let n = 0; for (let i = 0; i < 1e6; i++) n += Array.prototype.indexOf.call(s, 'y'); n", want: []string{limInstructions}},
 	},
 	// Class 2: BigInt.
 	"BigInt": {
@@ -65,6 +75,7 @@ var round3Classes = map[string][]round3Case{
 		{name: "sorting a sparse array", src: "const a = []; a[1e6] = 1; a[5] = 2; a.sort(); a.length", value: nodeNumber("1000001.0")},
 		// Built by built-ins, so that the budget goes to the sort.
 		{name: "sorting 100,000 numbers", src: "const a = JSON.parse('[' + '5,3,9,1,13,'.repeat(20000) + '0]'); a.sort(); a[0] + ',' + a[50000] + ',' + a[100000]", value: nodeString("0,3,9")},
+		{name: "JSON.parse of a number past float64's range", src: "String(JSON.parse('1e400')) + String(JSON.parse('-' + '1'.repeat(400)))", value: nodeString("Infinity-Infinity")},
 		{name: "sorting 100,000 short strings", src: "const a = ('kq,ka,kz,kb,km,'.repeat(20000) + 'k').split(','); a.sort(); a[0] + ',' + a[50000] + ',' + a[100000]", value: nodeString("k,km,kz")},
 	},
 	// Class 7: lone surrogates survive methods that change nothing.
@@ -74,6 +85,13 @@ var round3Classes = map[string][]round3Case{
 		{name: "trim", src: `JSON.stringify(' \udc00 '.trim())`, value: nodeString(`\"\\udc00\"`)},
 	},
 }
+
+// deepChain makes o an object with 30,000 prototypes; longStrings a and b
+// two distinct 3 MB strings that differ at the end.
+const (
+	deepChain   = "let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); "
+	longStrings = "const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; "
+)
 
 func manyCases(n int) string {
 	var b strings.Builder
