@@ -118,7 +118,7 @@ func TestOperandWorkEndsLoops(t *testing.T) {
 		r, m := newStrMetered()
 		r.MustardMeterOperands(true)
 		m.maxWork = map[bool]int{false: 50_000_000, true: 5_000_000}[raceEnabled]
-		hang := time.AfterFunc(10*time.Second, func() { r.Interrupt("hang") })
+		hang := time.AfterFunc(hangBound(10*time.Second), func() { r.Interrupt("hang") })
 		_, err := r.RunString(src)
 		hang.Stop()
 		var ie *InterruptedError

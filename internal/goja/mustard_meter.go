@@ -116,7 +116,7 @@ const copyBytesPerUnit = 128
 func (r *Runtime) copying(n int) {
 	if r.meter != nil && n > 0 {
 		r.meter.Alloc(n)
-		r.meter.Work(copyUnits(n))
+		r.meter.Work(r.copyUnits(n))
 		r.vm.checkInterrupt()
 	}
 }
@@ -125,9 +125,11 @@ func (r *Runtime) copying(n int) {
 // copy costs its allocation and collection too, so from compareChargeMin
 // bytes on it is charged at produceBytesPerUnit; a short one is mostly the
 // allocation's fixed cost, which the instruction or call making it pays,
-// and keeps the comparison rate.
-func copyUnits(n int) int {
-	if n < compareChargeMin {
+// and keeps the comparison rate. Programs metered without
+// MustardMeterOperands (format version 1 or 2) keep the comparison rate
+// for all copies, as they were charged when their journals were written.
+func (r *Runtime) copyUnits(n int) int {
+	if n < compareChargeMin || !r.bigMetered {
 		return n / copyBytesPerUnit
 	}
 	return n / produceBytesPerUnit
@@ -141,9 +143,9 @@ func copyUnits(n int) int {
 // errors are also made where no guest code runs; an interrupt takes effect
 // at the next instruction.
 func (r *Runtime) made(n int) {
-	if r.meter != nil && n >= compareChargeMin {
+	if r.bigMetered && r.meter != nil && n >= compareChargeMin {
 		r.meter.Alloc(n)
-		r.meter.Work(3 * copyUnits(n))
+		r.meter.Work(3 * r.copyUnits(n))
 	}
 }
 

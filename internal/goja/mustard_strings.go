@@ -93,7 +93,7 @@ func substringBytes(s String, n int) int {
 func (r *Runtime) produce(n int) {
 	if r.meter != nil && n > 0 {
 		r.allocBytes(n) // first: a result too large for the limit is refused as such
-		r.work(copyUnits(n) + 1)
+		r.work(r.copyUnits(n) + 1)
 	}
 }
 
