@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/dlclark/regexp2/v2"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dlclark/regexp2/v2"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
 )
 
 // strMeter records what built-ins report; it interrupts the runtime when a

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/dlclark/regexp2/v2"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
 )
 
 type regexp2MatchCache struct {
