@@ -68,6 +68,12 @@ type Runner struct {
 	codepos         int
 	rightToLeft     bool
 	caseInsensitive bool
+
+	// mustard: step counting (mustard_steps.go)
+	steps     int             // steps since the hook's last call
+	stepCheck int             // call the hook when steps reaches this
+	stepEvery int             // the hook's period
+	stepHook  func(int) error // nil: no counting reported
 }
 
 // run searches for matches and can continue from the previous match.
@@ -166,6 +172,7 @@ func (r *Runner) scan(rt []rune, textInfo *matchText, textstart, previousMatchLe
 	}
 
 	r.startTimeoutWatch()
+	r.startSteps() // mustard
 	for {
 		if minRequiredLength > 0 {
 			if r.code.RightToLeft {
@@ -185,7 +192,15 @@ func (r *Runner) scan(rt []rune, textInfo *matchText, textstart, previousMatchLe
 			fmt.Printf("Firstchar search starting at %v stopping at %v\n", r.Runtextpos, stoppos)
 		}
 
-		if findFirstChar(r) {
+		from := r.Runtextpos        // mustard
+		found := findFirstChar(r)   // mustard
+		r.candidateSteps(from)      // mustard
+		if r.steps >= r.stepCheck { // mustard
+			if err := r.reportSteps(); err != nil {
+				return nil, err
+			}
+		}
+		if found { // mustard: was findFirstChar(r)
 			if !r.ignoreTimeout {
 				if err := r.CheckTimeout(); err != nil {
 					return nil, err
@@ -237,6 +252,13 @@ func executeDefault(r *Runner) error {
 
 		if r.debug {
 			r.dumpState()
+		}
+
+		r.steps++                   // mustard
+		if r.steps >= r.stepCheck { // mustard
+			if err := r.reportSteps(); err != nil {
+				return err
+			}
 		}
 
 		if !r.ignoreTimeout {
@@ -678,6 +700,7 @@ func executeDefault(r *Runner) error {
 			continue
 
 		case syntax.Multi:
+			r.steps += len(r.code.Strings[r.operand(0)]) // mustard
 			if !r.runematch(r.code.Strings[r.operand(0)]) {
 				break
 			}
@@ -690,6 +713,7 @@ func executeDefault(r *Runner) error {
 			capnum := r.operand(0)
 
 			if r.runmatch.isMatched(capnum) {
+				r.steps += r.runmatch.matchLength(capnum) // mustard
 				if !r.refmatch(r.runmatch.matchIndex(capnum), r.runmatch.matchLength(capnum)) {
 					break
 				}
@@ -709,6 +733,7 @@ func executeDefault(r *Runner) error {
 			if r.forwardchars() < c {
 				break
 			}
+			r.steps += c // mustard
 
 			ch := rune(r.operand(0))
 
@@ -729,6 +754,7 @@ func executeDefault(r *Runner) error {
 			if r.forwardchars() < c {
 				break
 			}
+			r.steps += c // mustard
 			ch := rune(r.operand(0))
 
 			for c > 0 {
@@ -748,6 +774,7 @@ func executeDefault(r *Runner) error {
 			if r.forwardchars() < c {
 				break
 			}
+			r.steps += c // mustard
 
 			set := r.code.Sets[r.operand(0)]
 
@@ -778,6 +805,7 @@ func executeDefault(r *Runner) error {
 					break
 				}
 			}
+			r.steps += c - i // mustard
 
 			if c > i && r.operator == syntax.Oneloop {
 				r.trackPush2(c-i-1, r.textPos()-r.bump())
@@ -803,6 +831,7 @@ func executeDefault(r *Runner) error {
 					break
 				}
 			}
+			r.steps += c - i // mustard
 
 			if c > i && r.operator == syntax.Notoneloop {
 				r.trackPush2(c-i-1, r.textPos()-r.bump())
@@ -828,6 +857,7 @@ func executeDefault(r *Runner) error {
 					break
 				}
 			}
+			r.steps += c - i // mustard
 
 			if c > i && r.operator == syntax.Setloop {
 				r.trackPush2(c-i-1, r.textPos()-r.bump())
@@ -1634,6 +1664,7 @@ func findFixedDistanceCharLeftToRight(r *Runner, ch rune, distance int) bool {
 		}
 		literalIndex := searchStart + offset
 		start := literalIndex - distance
+		r.steps += offset + 1 // mustard: the look ahead
 		if start >= r.Runtextpos && hasRequiredLengthAt(r, start) {
 			r.Runtextpos = start
 			return true
@@ -1662,6 +1693,7 @@ func findFixedDistanceStringLeftToRight(r *Runner, literal []rune, distance int)
 		}
 		literalIndex := searchStart + offset
 		start := literalIndex - distance
+		r.steps += offset + 1 // mustard: the look ahead
 		if start >= r.Runtextpos && hasRequiredLengthAt(r, start) {
 			r.Runtextpos = start
 			return true
@@ -1692,6 +1724,7 @@ func findFixedDistanceSetsLeftToRight(r *Runner, sets []syntax.FixedDistanceSet)
 
 		charIndex := searchStart + offset
 		start := charIndex - primary.Distance
+		r.steps += offset + 1 // mustard: the look ahead
 		if start > latestPossibleStart(r) {
 			break
 		}
@@ -1723,6 +1756,7 @@ func findLiteralAfterLoopLeftToRight(r *Runner, literal *syntax.LiteralAfterLoop
 		for start > r.Runtextpos && literal.LoopNode.Set.CharIn(r.Runtext[start-1]) {
 			start--
 		}
+		r.steps += 2*literalIndex - searchStart - start + 1 // mustard: the look ahead and back
 		if hasRequiredLengthAt(r, start) {
 			r.Runtextpos = start
 			return true
@@ -1763,6 +1797,7 @@ func findRequiredLandmarkChainLeftToRight(r *Runner, chain *syntax.RequiredLandm
 		for candidate > r.Runtextpos && chain.LeadingLoopSet.CharIn(r.Runtext[candidate-1]) {
 			candidate--
 		}
+		r.steps += nextStart - searchStart + max(first.Start-candidate, 0) + 1 // mustard: the look ahead and back
 		if hasRequiredLengthAt(r, candidate) {
 			r.Runtextpos = candidate
 			return true
