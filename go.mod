@@ -3,7 +3,6 @@ module github.com/mustard-sidecar/mustard-sidecar
 go 1.26.8
 
 require (
-	github.com/dlclark/regexp2/v2 v2.5.2
 	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"time"
-
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 )
 
@@ -11,24 +9,12 @@ import (
 // are about to allocate is checked against the heap limit before it is
 // taken, and recursion inside Go over nested values is bounded. The realm
 // only adds what goja's own code does not know about: the cost of a
-// promise job, and the regular-expression timeout.
+// promise job. (A backtracking regular expression is charged by its steps
+// inside goja, with no wall-clock timeout: PATCHES.md, "RegExp".)
 
 // MaxNativeDepth bounds the nesting a recursive built-in may walk
 // (JSON.parse, JSON.stringify, join, toString, flat).
 const MaxNativeDepth = 1000
-
-// RegexpTimeout bounds one backtracking regular-expression match; past it
-// the match has done unbounded work and the execution fails with
-// Limit: instruction budget exhausted (never a silent non-match).
-const RegexpTimeout = 100 * time.Millisecond
-
-func init() {
-	// goja compiles patterns that RE2 cannot run with regexp2, which
-	// backtracks; without a timeout one pattern could run for hours. Set
-	// for goja's patterns only: regexp2's own default, which every user of
-	// regexp2 in the program reads, stays as it is.
-	goja.MustardSetRegexpTimeout(RegexpTimeout)
-}
 
 // installGuards charges promise jobs scheduled through then/catch/finally.
 func (r *realm) installGuards() {

@@ -272,3 +272,40 @@ func TestOperandWorkKeepsValues(t *testing.T) {
 		assert.Equal(t, want, step.Value.Str, src)
 	}
 }
+
+// Backtracking regular expressions (a backreference or a lookaround keeps
+// them off the linear engine) are charged by the steps regexp2 takes, not
+// by the characters they scan: a loop of searches that each take tens of
+// milliseconds, charged about 20 instructions each by their span, ran for
+// hours under the default budget; it now ends with the budget within a
+// few searches. The charge is the same on every run.
+func TestBacktrackingRegexpLoopsUnderDefaultLimits(t *testing.T) {
+	for _, src := range []string{
+		`let n = 0; for (;;) if (/^(a+)+(?=b)/.test('a'.repeat(19) + '!')) n++`,
+		`let n = 0; for (;;) if (/(x+x+)+y\1/.test('x'.repeat(26))) n++`,
+		`let n = 0; for (;;) n += 'a'.repeat(18).replace(/(?=(a*)*b)/g, '').length`,
+		`let n = 0; for (;;) if (/(?<=(a|aa)+)b|^(a|aa)+$(?!x)/u.test('a'.repeat(30) + '!')) n++`,
+	} {
+		t.Run(src[:min(len(src), 60)], func(t *testing.T) {
+			began := time.Now()
+			step := runLimits(t, src, policy.DefaultLimits())
+			require.Error(t, step.Err)
+			assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
+			if !raceEnabled {
+				assert.Less(t, time.Since(began), 10*time.Second)
+			}
+			t.Logf("ended after %v", time.Since(began))
+		})
+	}
+
+	// A search that completes is charged the same twice, and far more than
+	// its span.
+	const src = `let n = 0; for (let i = 0; i < 3; i++) if (/^(a+)+(?=b)/.test('a'.repeat(14) + '!')) n++; n`
+	first := runLimits(t, src, policy.DefaultLimits())
+	require.NoError(t, first.Err)
+	again := runLimits(t, src, policy.DefaultLimits())
+	require.NoError(t, again.Err)
+	assert.Equal(t, first.Meter.Instructions, again.Meter.Instructions)
+	assert.Greater(t, first.Meter.Instructions, uint64(3*(1<<14)/16), "2^14 ways to split the a's, each tried, 3 times")
+	t.Logf("%d instructions", first.Meter.Instructions)
+}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dlclark/regexp2/v2"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
 	"github.com/stretchr/testify/require"
 
 	_ "time/tzdata" // the child's zone, wherever the machine keeps none

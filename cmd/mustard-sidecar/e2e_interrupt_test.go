@@ -30,6 +30,7 @@ func vastLimits() map[string]any {
 var longOps = []struct{ name, setup, op string }{
 	{"BigInt power", ``, `3n ** BigInt(1e8)`},
 	{"regex through a large automaton", `const s = 'x'.repeat(4e6);`, `/x{1000}y/.test(s)`},
+	{"backtracking regex with a backreference", `const s = 'x'.repeat(40);`, `/(x+x+)+y\1/.test(s)`},
 	{"sort without a comparator", `const a = Array.from({ length: 1e6 }, (_, i) => (i * 7919) % 1000003);`, `a.sort()`},
 }
 

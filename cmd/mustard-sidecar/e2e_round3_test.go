@@ -46,6 +46,10 @@ var round3Classes = map[string][]round3Case{
 		{name: "errors naming a long key", src: "const s = 'x'.repeat(1e6); let n = 0; for (let i = 0; i < 1e6; i++) { try { null[s] } catch (e) { n += e.message.length } } n", want: []string{limInstructions}},
 		{name: "a symbol's long text", src: "const s = 'x'.repeat(1e6); let n = 0; for (let i = 0; i < 1e6; i++) n += Symbol(s).toString().length; n", want: []string{limInstructions}},
 		{name: "indexOf through a string's indexes", src: "const s = 'x'.repeat(1e6); let n = 0; for (let i = 0; i < 1e6; i++) n += Array.prototype.indexOf.call(s, 'y'); n", want: []string{limInstructions}},
+		// A backreference or a lookahead keeps a pattern on the backtracking
+		// engine: each search takes tens of milliseconds, charged by its steps.
+		{name: "backtracking regex with a backreference, in a loop", src: "let n = 0; for (;;) if (/(x+x+)+y\\1/.test('x'.repeat(26))) n++", want: []string{limInstructions}},
+		{name: "backtracking regex with a lookahead, in a loop", src: "let n = 0; for (;;) if (/^(a+)+(?=b)/.test('a'.repeat(19) + '!')) n++", want: []string{limInstructions}},
 	},
 	// Class 2: BigInt.
 	"BigInt": {

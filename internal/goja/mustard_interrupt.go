@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/dlclark/regexp2/v2"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
@@ -18,14 +18,14 @@ import (
 //
 // Most long native loops check for an interrupt as they go (tick, poll,
 // work). A few operations are one call into a library that takes no
-// interrupt: a math/big addition of two 128 MiB numbers, a regexp2 match,
-// a collator comparison. offload runs such a call on another goroutine and
+// interrupt: a math/big addition of two 128 MiB numbers, a collator
+// comparison. offload runs such a call on another goroutine and
 // waits for it or for an Interrupt, whichever comes first: interrupted,
 // the execution ends at once with the interrupt, and the call's result,
 // when it comes, is dropped. Only calls whose duration is bounded (by
-// their operands' size, which the built-in charged before the call, or
-// regexp2's match timeout) are offloaded, so what an interrupted call goes
-// on spending is bounded too.
+// their operands' size, which the built-in charged before the call) are
+// offloaded, so what an interrupted call goes on spending is bounded too.
+// (A regexp2 search reports its steps as it goes: see regexp2Scan.)
 
 // interruptWake returns a channel closed by the next Interrupt, or a closed
 // one if the vm is interrupted already.
@@ -120,8 +120,7 @@ func abandon(w *offloadWorker) {
 // runs. An embedder that measures the process's heap for its next
 // execution calls it first, so that the memory such a call holds while it
 // runs, and the core it takes, are not the next execution's. The wait is
-// at most what the interrupted call was charged for (regexp2: its match
-// timeout).
+// at most what the interrupted call was charged for.
 func MustardWaitAbandoned() {
 	abandoned.Lock()
 	idle := abandoned.idle
@@ -305,14 +304,17 @@ func jsonTokenEnd(r *Runtime, text string, off int) int {
 	return off
 }
 
-// regexp2Scan runs a regexp2 search (bounded by its match timeout, so
-// that an interrupted one goes on for at most that long) offloaded when a
-// Meter is installed: a backtracking match is one call no interrupt
-// reaches. Offloading costs about a microsecond a search. An interrupted
-// search may still be reading w's cached runes, which it may also have
-// changed (a search from inside a surrogate pair does), so the cache is
-// dropped.
-func (r *Runtime) regexp2Scan(w *regexp2Wrapper, f func() (*regexp2.Match, error)) (m *regexp2.Match, err error) {
+// regexp2Scan runs a regexp2 search. Without a Meter it is upstream's
+// search, bounded by the pattern's match timeout. With one, it runs on
+// this goroutine with the timeout off, and regexp2 reports its steps as
+// it goes (every regexp2.DefaultStepEvery, a few tens of microseconds):
+// each is charged regexpStepUnits, and an interrupt (the Meter's, a
+// cancel, the wall-time limit) ends the search at the next report. So a
+// backtracking search costs what it does, the same on every run, and
+// stops at the budget. A search that ends with a panic (the interrupt)
+// may have changed w's cached runes (a search from inside a surrogate
+// pair does while it runs), so the cache is dropped.
+func (r *Runtime) regexp2Scan(w *regexp2Wrapper, f func(*regexp2.SearchOptions) (*regexp2.Match, error)) (m *regexp2.Match, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			w.cache = nil
@@ -320,8 +322,23 @@ func (r *Runtime) regexp2Scan(w *regexp2Wrapper, f func() (*regexp2.Match, error
 		}
 	}()
 	if r.meter == nil {
-		return f() // upstream's behaviour: in one call
+		return f(nil) // upstream's behaviour
 	}
-	r.offload(func() { m, err = f() })
-	return
+	if r.regexp2Search == nil {
+		r.regexp2Search = &regexp2.SearchOptions{StepHook: r.regexp2Steps, NoTimeout: true}
+	}
+	return f(r.regexp2Search)
+}
+
+// regexpStepUnits is the work a regexp2 step costs: a step takes 3-10 ns
+// (regexp2's BenchmarkSteps), so 4 units (1/16 of an instruction) keep a
+// backtracking search at about 0.16 µs an instruction at worst.
+const regexpStepUnits = 4
+
+// regexp2Steps is the step hook of a metered regexp2 search: it charges
+// the steps and ends the search with a pending interrupt (panicking
+// through regexp2, which keeps no state across searches).
+func (r *Runtime) regexp2Steps(n int) error {
+	r.work(mulBytes(int64(n), regexpStepUnits))
+	return nil
 }

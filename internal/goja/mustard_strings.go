@@ -11,11 +11,6 @@ import (
 // check.
 
 const (
-	// regexpTimeoutWork is what a regexp2 match that ran past
-	// regexp2.DefaultMatchTimeout costs: it has done unbounded work, so it
-	// costs more than any budget.
-	regexpTimeoutWork = 1 << 40
-
 	// maxReportBytes caps a computed size: a request too large to compute
 	// (or to fit an int) is reported as this, never as a wrapped-around
 	// small or negative number.
@@ -152,15 +147,6 @@ func (r *Runtime) grew(reported *int, n int) {
 func (r *Runtime) poll(i int) {
 	if i&(workEvery-1) == workEvery-1 {
 		r.vm.checkInterrupt()
-	}
-}
-
-// regexp2Failed handles the error of a regexp2 match, which goja reports
-// as "no match": a timeout costs regexpTimeoutWork, so with a Meter it
-// fails the execution instead of silently answering "no match".
-func (r *Runtime) regexp2Failed(err error) {
-	if err != nil && strings.HasPrefix(err.Error(), "match timeout") {
-		r.work(min(regexpTimeoutWork, math.MaxInt)) // MaxInt where int has 32 bits
 	}
 }
 

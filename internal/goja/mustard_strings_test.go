@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dlclark/regexp2/v2"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
 )
 
 // strMeter records what built-ins report; it interrupts the runtime when a
@@ -108,7 +108,7 @@ func TestMustardStringsReport(t *testing.T) {
 		{"match global", `csv.match(/a/g)`, 9 * n / 10 * regexpScanUnits, 2 * n * regexpScanUnits, n / 3 * valueBytes, 0},
 		{"matchAll", `[...csv.matchAll(/,/g)].length`, n * regexpScanUnits, 3 * n * regexpScanUnits, n / 3 * valueBytes, 0},
 		{"exec unicode capture", `/(é+)/.exec(u)[1].length`, n, 0, 2 * n, 0},
-		{"test regexp2", `/x(?=y)/.test(s)`, n * regexpScanUnits, 3 * n * regexpScanUnits, 4 * n, 0},
+		{"test regexp2", `/x(?=y)/.test(s)`, n * regexpScanUnits, n * (3*regexpScanUnits + 16*regexpStepUnits), 4 * n, 0}, // the span and about 12 steps a character
 		{"new RegExp", `new RegExp(s)`, n, 0, n, 0},
 		{"fromCharCode", `String.fromCharCode(...codes)`, n / 10, 0, n / 10, 0},
 		{"fromCodePoint", `String.fromCodePoint(...codes)`, n / 10, 0, n / 10, 0},
@@ -200,23 +200,28 @@ func TestMustardStringsRefuseHuge(t *testing.T) {
 
 // A global search through a string costs O(length) in all, not
 // O(length x matches): a regular expression's scan rate plus under 10 units
-// a character, and doubling the
-// string about doubles the work (a quadratic cost would quadruple it).
+// a character (and, on regexp2, its steps: under 15 a character here), and
+// doubling the string about doubles the work (a quadratic cost would
+// quadruple it).
 func TestMustardStringsGlobalLinear(t *testing.T) {
-	for _, expr := range []string{
-		`'a'.repeat(N).replace(/a/g, 'b')`,
-		`'a'.repeat(N).replaceAll('a', 'b')`,
-		`'a'.repeat(N).replace(/a(?=a|$)/g, 'b')`, // regexp2
-		`'a'.repeat(N).split(/a/).length`,
-		`'a'.repeat(N).split(/(?=a)/).length`,
-		`'a'.repeat(N).match(/a/g).length`,
-		`'é'.repeat(N).match(/é/gu).length`,
-		`'é'.repeat(N).replace(/(?=é)é/gu, 'e')`,
-		`[...'a'.repeat(N).matchAll(/a/g)].length`,
-		`var s = 'a'.repeat(N), re = /a/g, k = 0; while (re.exec(s)) k++; k`,
-		`var re = /a(?!b)/g, k = 0; var s = 'a'.repeat(N); while (re.test(s)) k++; k`,
-		`('x'.repeat(5) + '\r\n').repeat(N / 7).replace(/\r\n/g, '\n')`,
+	for _, c := range []struct {
+		expr    string
+		regexp2 bool // searches from lastIndex and lookaheads run on regexp2 (no linear mode here)
+	}{
+		{`'a'.repeat(N).replace(/a/g, 'b')`, false},
+		{`'a'.repeat(N).replaceAll('a', 'b')`, false},
+		{`'a'.repeat(N).replace(/a(?=a|$)/g, 'b')`, true},
+		{`'a'.repeat(N).split(/a/).length`, false},
+		{`'a'.repeat(N).split(/(?=a)/).length`, true},
+		{`'a'.repeat(N).match(/a/g).length`, false},
+		{`'é'.repeat(N).match(/é/gu).length`, false},
+		{`'é'.repeat(N).replace(/(?=é)é/gu, 'e')`, true},
+		{`[...'a'.repeat(N).matchAll(/a/g)].length`, true},
+		{`var s = 'a'.repeat(N), re = /a/g, k = 0; while (re.exec(s)) k++; k`, true},
+		{`var re = /a(?!b)/g, k = 0; var s = 'a'.repeat(N); while (re.test(s)) k++; k`, true},
+		{`('x'.repeat(5) + '\r\n').repeat(N / 7).replace(/\r\n/g, '\n')`, false},
 	} {
+		expr := c.expr
 		t.Run(expr, func(t *testing.T) {
 			work := func(n int) int {
 				r, m := newStrMetered()
@@ -230,7 +235,11 @@ func TestMustardStringsGlobalLinear(t *testing.T) {
 			if w2 > 3*w1 {
 				t.Errorf("work %d for 2e4, %d for 4e4: not linear", w1, w2)
 			}
-			if bound := (regexpScanUnits + 10) * 20000; w1 > bound {
+			bound := (regexpScanUnits + 10) * 20000
+			if c.regexp2 {
+				bound += 15 * regexpStepUnits * 20000
+			}
+			if w1 > bound {
 				t.Errorf("work %d, want < %d", w1, bound)
 			}
 		})
@@ -245,46 +254,51 @@ func TestMustardStringsGlobalLinear(t *testing.T) {
 	}
 }
 
-// A regexp2 match that times out costs regexpTimeoutWork: with a Meter the
-// execution fails instead of answering "no match"; without one goja answers
-// "no match" as upstream does.
-func TestMustardRegexpTimeout(t *testing.T) {
+// With a Meter a regexp2 search is charged regexpStepUnits a step and has
+// no match timeout: a catastrophic search runs until the Meter stops it
+// (never "no match" because the machine was slow), at the same charge on
+// every run; without one goja answers "no match" at the timeout, as
+// upstream does.
+func TestMustardRegexp2Steps(t *testing.T) {
 	saved := regexp2.DefaultMatchTimeout
 	regexp2.DefaultMatchTimeout = 50 * time.Millisecond
 	defer func() { regexp2.DefaultMatchTimeout = saved }()
+
+	// 2^16 ways to split the run of a's, each tried: charged by the step.
+	const small = `/^(a+)+(?=b)/.test('a'.repeat(16) + '!')`
+	var works []int
+	for range 2 {
+		r, m := newStrMetered()
+		v, err := r.RunString(small)
+		if err != nil || v != valueFalse {
+			t.Fatalf("%v, %v", v, err)
+		}
+		works = append(works, m.work)
+	}
+	if works[0] != works[1] || works[0] < regexpStepUnits<<16 {
+		t.Errorf("work %v, want the same twice and >= %d", works, regexpStepUnits<<16)
+	}
+
 	const expr = `/^(a+)+(?=b)/.test('a'.repeat(40) + '!')`
-
-	r, m := newStrMetered()
-	v, err := r.RunString(expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = min(regexpTimeoutWork, math.MaxInt)
-	if v != valueFalse || m.work < want {
-		t.Errorf("got %v with work %d, want false with >= %d", v, m.work, want)
-	}
-
-	r, m = newStrMetered()
-	m.maxWork = 1e9
-	_, err = r.RunString(`try { ` + expr + ` } catch (e) { 'caught' }`)
 	var ie *InterruptedError
-	if !errors.As(err, &ie) || ie.Value() != "work budget" {
-		t.Errorf("err = %v, want the Meter's interrupt", err)
-	}
-
 	for _, expr := range []string{
+		`try { ` + expr + ` } catch (e) { 'caught' }`,
 		`'a'.repeat(40).replace(/^(a+)+(?=b)/g, 'x')`,
 		`'a'.repeat(40).split(/^(a+)+(?=b)/)`,
 		`/^(é+)+(?=b)/u.exec('é'.repeat(40))`,
+		`/(x+x+)+y\1/.exec('x'.repeat(40))`,
 	} {
-		r, m = newStrMetered()
-		m.maxWork = 1e9
-		if _, err = r.RunString(expr); !errors.As(err, &ie) {
+		r, m := newStrMetered()
+		m.maxWork = 1e8 // about 0.25 s of steps
+		if _, err := r.RunString(expr); !errors.As(err, &ie) || ie.Value() != "work budget" {
 			t.Errorf("%s: err = %v, want the Meter's interrupt", expr, err)
+		}
+		if m.work > m.maxWork+regexpStepUnits*(regexp2.DefaultStepEvery+100) {
+			t.Errorf("%s: work %d, the search went on after the budget", expr, m.work)
 		}
 	}
 
-	v, err = New().RunString(expr)
+	v, err := New().RunString(expr)
 	if err != nil || v != valueFalse {
 		t.Errorf("no Meter: %v, %v; want false as upstream", v, err)
 	}

@@ -29,4 +29,6 @@ func localZone() *time.Location {
 
 // MustardSetRegexpTimeout bounds each match of a pattern compiled from now
 // on by the backtracking engine (regexp2); 0 restores regexp2's default.
+// Only searches without a Meter have a timeout: a metered search is
+// charged by its steps instead (regexp2Scan).
 func MustardSetRegexpTimeout(d time.Duration) { mustardRegexpTimeout.Store(int64(d)) }

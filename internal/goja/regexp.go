@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/dlclark/regexp2/v2"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
 )
 
 type regexp2MatchCache struct {
@@ -274,8 +274,9 @@ func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCac
 		runes = s.utf16Runes()
 		cache = nil
 	}
-	match, err = rt.regexp2Scan(r, func() (*regexp2.Match, error) { return wrapped.FindRunesMatchStartingAt(runes, start) }) // mustard: interruptible
-	rt.regexp2Failed(err)                                                                                                    // mustard
+	match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) {
+		return wrapped.FindRunesMatchStartingAtWith(o, runes, start)
+	}) // mustard: metered, interruptible
 	if doCache && match != nil && err == nil {
 		if cache == nil {
 			if r.cache == nil {
@@ -339,8 +340,9 @@ func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doC
 		_, second := utf16.EncodeRune(runes[mappedStart])
 		savedRune, runes[mappedStart] = runes[mappedStart], second
 	}
-	match, err = rt.regexp2Scan(r, func() (*regexp2.Match, error) { return wrapped.FindRunesMatchStartingAt(runes, mappedStart) }) // mustard: interruptible
-	rt.regexp2Failed(err)                                                                                                          // mustard
+	match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) {
+		return wrapped.FindRunesMatchStartingAtWith(o, runes, mappedStart)
+	}) // mustard: metered, interruptible
 	if doCache && match != nil && err == nil {
 		if splitPair {
 			runes[mappedStart] = savedRune
@@ -431,8 +433,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start,
 		if limit <= 0 {
 			break
 		}
-		match, err = rt.regexp2Scan(r, func() (*regexp2.Match, error) { return wrapped.FindNextMatch(match) }) // mustard: interruptible
-		rt.regexp2Failed(err)                                                                                  // mustard
+		match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) { return wrapped.FindNextMatchWith(o, match) }) // mustard: metered, interruptible
 		if err != nil {
 			return nil
 		}
@@ -526,8 +527,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeStrin
 		}
 
 		results = append(results, result)
-		match, err = rt.regexp2Scan(r, func() (*regexp2.Match, error) { return wrapped.FindNextMatch(match) }) // mustard: interruptible
-		rt.regexp2Failed(err)                                                                                  // mustard
+		match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) { return wrapped.FindNextMatchWith(o, match) }) // mustard: metered, interruptible
 		if err != nil {
 			return nil
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/file"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/parser"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2" // mustard
 )
 
 const (
@@ -217,7 +218,8 @@ type Runtime struct {
 	hooks            []hook      // mustard_hooks.go
 	async            int         // mustard_async.go
 
-	linearRegexpMode int // mustard_regexp.go
+	linearRegexpMode int                    // mustard_regexp.go
+	regexp2Search    *regexp2.SearchOptions // mustard_interrupt.go: regexp2Scan
 
 	queued          []queuedJob // mustard_retained.go: what queued promise jobs hold
 	retainedEpoch   uint32      // mustard_retained.go: the last walk's number
