@@ -122,6 +122,11 @@ type Execution struct {
 	answerBuf   []Answer            // a resume's answers, reused likewise
 	async       uint64
 	legacy      bool
+	// adopt: the journal's meter readings were taken under an earlier
+	// release's metering (snapshot format version 3), so the replay takes
+	// each as recorded where the current metering counts otherwise; the
+	// calls, their arguments and their order must still match.
+	adopt bool
 
 	// The answer to the synchronous call the guest waits in (there is at
 	// most one), until the guest takes it.
@@ -162,7 +167,7 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 	if j := cfg.Journal; j != nil {
 		// The journal's meter readings mean what its program's metering
 		// counts: a mix would replay with readings of another kind.
-		if (j.Version == snapshot.Version) != cfg.Program.counted() {
+		if snapshot.Counted(j.Version) != cfg.Program.counted() {
 			return nil, Step{Err: &Error{Kind: KindSerialization, Message: fmt.Sprintf(
 				"snapshot format version %d does not match its program's format version %d", j.Version, cfg.Program.Version)}}
 		}
@@ -170,6 +175,7 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 			return nil, Step{Err: err}
 		}
 		x.replay, x.legacy = j, j.Version == 1
+		x.adopt = j.Version == snapshot.VersionCountedEarlier
 		// The replay holds the journal until it has gone past it; a parked
 		// execution keeps nothing of it.
 		x.cfg.Journal = nil
@@ -579,6 +585,9 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			ArgsDigest: snapshot.ArgsDigest(args), Meter: x.meter, Sync: sync}}
 		if j := x.replay; j != nil && c.ID <= uint64(len(j.Calls)) {
 			rec := &j.Calls[c.ID-1]
+			if x.adopt && rec.Meter != x.meter {
+				x.meter, c.Meter = rec.Meter, rec.Meter
+			}
 			if rec.Capability != name || rec.ArgsDigest != c.ArgsDigest || rec.Meter != x.meter || rec.Sync != sync {
 				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the journal", c.ID)))
 				return goja.Undefined()
@@ -622,6 +631,9 @@ func (x *Execution) suspend() error {
 	focus := x.focus()
 	if j := x.replay; j != nil {
 		sp := &j.Suspensions[x.susp]
+		if x.adopt {
+			x.meter = sp.Meter
+		}
 		if sp.Focus != focus.ID || sp.Made != x.made || sp.Meter != x.meter {
 			return divergence(fmt.Sprintf("suspension %d does not match the journal", x.susp+1))
 		}

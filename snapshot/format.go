@@ -13,15 +13,18 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-// Format: a CBOR sequence (RFC 8742) of items. Versions 3 and 2 have one
-// layout and differ in what the meter readings count: version 3 journals
-// programs the interpreter meters (program format version 3: every
+// Format: a CBOR sequence (RFC 8742) of items. Versions 4, 3 and 2 have
+// one layout and differ in what the meter readings count: versions 4 and 3
+// journal programs the interpreter meters (program format version 3: every
 // instruction executed), version 2 programs metered by calls inserted into
 // their text (program format versions 1 and 2: function entries and loop
-// iterations). A journal's execution continues in its version, and a
-// sidecar refuses a journal whose version does not match its program's.
+// iterations). Version 4 readings are this release's metering; version 3
+// ones were written by release 0.2.0, which charged less of the work of
+// built-ins, and a replay takes them as recorded (engine). A journal's
+// execution continues in its version, and a sidecar refuses a journal whose
+// version does not match its program's.
 //
-//	header  ["mustard-snapshot", 3 or 2, program: bytes, inputs: Object,
+//	header  ["mustard-snapshot", 4, 3 or 2, program: bytes, inputs: Object,
 //	         capabilities: [text...], seed: uint, clock_ms: int]
 //	then one item per event of the execution, in the order they happened:
 //	call    [5, capability: text, args: Array, instructions: uint,
@@ -55,9 +58,12 @@ import (
 const (
 	Magic = "mustard-snapshot"
 	// Version is the format of executions of current programs;
-	// VersionInserted that of programs metered by inserted calls.
-	Version         = 3
-	VersionInserted = 2
+	// VersionInserted that of programs metered by inserted calls;
+	// VersionCountedEarlier that of current programs' executions journaled
+	// by release 0.2.0, under its metering.
+	Version               = 4
+	VersionInserted       = 2
+	VersionCountedEarlier = 3
 
 	tagPending      = 1 // version 1
 	tagValue        = 2
@@ -67,6 +73,10 @@ const (
 	tagAnswer       = 7
 	maxCapabilities = 1024
 )
+
+// Counted reports whether a journal of format version v is of a program the
+// interpreter meters.
+func Counted(v uint64) bool { return v == Version || v == VersionCountedEarlier }
 
 // ID is the snapshot id: lowercase hex SHA-256 of the bytes.
 func ID(b []byte) string {
