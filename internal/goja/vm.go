@@ -4758,6 +4758,9 @@ func (_op_in) exec(vm *vm) {
 	left := vm.stack[vm.sp-2]
 	right := vm.r.toObject(vm.stack[vm.sp-1])
 
+	if b, ok := left.(*valueBigInt); ok { // mustard: a BigInt key's conversion charged
+		left = vm.r.bigIntString(b)
+	}
 	if right.hasProperty(left) {
 		vm.stack[vm.sp-2] = valueTrue
 	} else {
