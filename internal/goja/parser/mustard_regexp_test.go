@@ -39,12 +39,15 @@ func TestRegexpInstsEstimatesProgram(t *testing.T) {
 // the parse's work bounds, before anything is built.
 func TestRegexpLiteralCountsItsProgram(t *testing.T) {
 	huge := "var r = /" + strings.Repeat("x{1000}", 3000) + "y/;"
-	_, err := ParseFile(nil, "", huge, 0, WithMaxTokensPerByte(4))
-	if err == nil || !strings.Contains(err.Error(), "source is too complex to parse") {
-		t.Fatalf("%v", err)
+	for _, flags := range []string{"", "u", "gi", "msy"} {
+		src := strings.TrimSuffix(huge, ";") + flags + ";"
+		_, err := ParseFile(nil, "", src, 0, WithMaxTokensPerByte(4))
+		if err == nil || !strings.Contains(err.Error(), "source is too complex to parse") {
+			t.Fatalf("flags %q: %v", flags, err)
+		}
 	}
 	var seen int
-	_, err = ParseFile(nil, "", huge, 0, WithTokenCheck(4096, func(n int) bool { seen = n; return n < 1e6 }))
+	_, err := ParseFile(nil, "", huge, 0, WithTokenCheck(4096, func(n int) bool { seen = n; return n < 1e6 }))
 	if err == nil || !strings.Contains(err.Error(), TooLargeMessage) || seen < 1e6 {
 		t.Fatalf("%v after %d tokens", err, seen)
 	}
