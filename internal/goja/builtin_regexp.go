@@ -264,7 +264,7 @@ func compileRegexp(patternStr, flags string, charge func(insts int64)) (p *regex
 			re2Str = fmt.Sprintf("(?%s:%s)", re2flags, re2Str)
 		}
 
-		if charge != nil { // mustard
+		if charge != nil && strings.Contains(re2Str, "{") { // mustard: see chargeProgram
 			charge(parser.RegexpInsts(re2Str))
 		}
 		pattern, err1 := regexp.Compile(re2Str)

@@ -75,8 +75,11 @@ func (self *_parser) regexpLiteral(pattern, flags string) {
 	if self.opts.maxTokensPerByte == 0 && self.opts.tokenCheck == nil {
 		return
 	}
+	if !strings.Contains(pattern, "{") {
+		return // no counted repeat: at most about two instructions a character
+	}
 	re2, err := TransformRegExp(pattern, strings.Contains(flags, "s"), strings.Contains(flags, "u"))
-	if err != nil {
+	if err != nil || !strings.Contains(re2, "{") {
 		return
 	}
 	if extra := RegexpInsts(re2) - int64(len(pattern)); extra > 0 {
