@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +126,55 @@ JSON.stringify({
 	step := runRegexp(t, src, programVersion, "", policy.DefaultInstructionBudget)
 	require.NoError(t, step.Err)
 	assert.Equal(t, value.String(`{"split":["a","1","b","2",""],"replaceLiteralCallback":"a:0:abcbc","replaceRegexTemplate":"abc-123","replaceAllRegexCallback":"ALPHA:1:0:14 BETA:2:8:14","search":3,"matchSingle":["abc123","abc","123",0,"abc123","abc"],"matchGlobal":["12","34"],"firstExec":["ab12","ab","12",0,"ab12cd34","ab",4],"secondExec":["cd34",4,8],"thirdExec":[true,0],"testState":[true,2,false,0],"stickyState":["a",1,2,true,0],"ctor":["gi","b","g"]}`), step.Value)
+}
+
+// A pattern whose counted repeats expand into a large program is charged
+// for that program before it is built: 'x{1000}'.repeat(3000)+'y' (three
+// million instructions) took about a second and 700 MB to compile before
+// the heap check could see it; now the compile is refused at once. A loop
+// of patterns that fit the heap ends at the budget, and a literal of the
+// same kind in the source fails to compile.
+func TestRegexpProgramSizeCharged(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"new RegExp('x{1000}'.repeat(3000) + 'y'); 1", "Limit: heap limit exceeded"},
+		{"for (let i = 0; ; i++) new RegExp('x{1000}'.repeat(30) + i)", "Limit: instruction budget exhausted"},
+		{"new RegExp('x{1000}y').test('x'.repeat(1000) + 'y')", ""},
+		{"/x{1000}y/.test('x'.repeat(1000) + 'y')", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.src, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			began := time.Now()
+			step := runLimits(t, c.src, policy.DefaultLimits())
+			runtime.ReadMemStats(&after)
+			if c.want == "" {
+				require.NoError(t, step.Err)
+				assert.Equal(t, value.Bool(true), step.Value)
+			} else {
+				require.Error(t, step.Err)
+				assert.Equal(t, c.want, step.Err.Error())
+			}
+			if !raceEnabled {
+				assert.Less(t, time.Since(began), 10*time.Second)
+				if c.want == "Limit: heap limit exceeded" {
+					assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated")
+				}
+			}
+		})
+	}
+
+	// A literal is bounded by the parse's own work bound.
+	_, err := Compile("const r = /" + strings.Repeat("x{1000}", 3000) + "y/; 1")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "source is too complex to parse")
+
+	// The instructions past one a character cost 64 units each: about
+	// one interpreter instruction.
+	small := runLimits(t, "new RegExp('x{1}'); 1", policy.DefaultLimits())
+	large := runLimits(t, "new RegExp('x{1000}'); 1", policy.DefaultLimits())
+	require.NoError(t, small.Err)
+	require.NoError(t, large.Err)
+	extra := large.Meter.Instructions - small.Meter.Instructions
+	assert.True(t, extra >= 990 && extra <= 1000, "the larger program cost %d instructions more", extra)
 }

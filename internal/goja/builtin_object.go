@@ -75,7 +75,7 @@ func (r *Runtime) valuePropToDescriptorObject(desc Value) Value {
 
 func (r *Runtime) object_getOwnPropertyDescriptor(call FunctionCall) Value {
 	o := call.Argument(0).ToObject(r)
-	propName := toPropertyKey(call.Argument(1))
+	propName := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
 	return r.valuePropToDescriptorObject(o.getOwnProp(propName))
 }
 
@@ -253,7 +253,7 @@ func (r *Runtime) object_create(call FunctionCall) Value {
 func (r *Runtime) object_defineProperty(call FunctionCall) (ret Value) {
 	if obj, ok := call.Argument(0).(*Object); ok {
 		descr := r.toPropertyDescriptor(call.Argument(2))
-		obj.defineOwnProperty(toPropertyKey(call.Argument(1)), descr, true)
+		obj.defineOwnProperty(r.propertyKey(call.Argument(1)), descr, true) // mustard: a BigInt key's conversion charged
 		ret = call.Argument(0)
 	} else {
 		r.typeErrorResult(true, "Object.defineProperty called on non-object")
@@ -446,7 +446,7 @@ func (r *Runtime) object_values(call FunctionCall) Value {
 }
 
 func (r *Runtime) objectproto_hasOwnProperty(call FunctionCall) Value {
-	p := toPropertyKey(call.Argument(0))
+	p := r.propertyKey(call.Argument(0)) // mustard: a BigInt key's conversion charged
 	o := call.This.ToObject(r)
 	if o.hasOwnProperty(p) {
 		return valueTrue
@@ -473,7 +473,7 @@ func (r *Runtime) objectproto_isPrototypeOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) objectproto_propertyIsEnumerable(call FunctionCall) Value {
-	p := toPropertyKey(call.Argument(0))
+	p := r.propertyKey(call.Argument(0)) // mustard: a BigInt key's conversion charged
 	o := call.This.ToObject(r)
 	pv := o.getOwnProp(p)
 	if pv == nil {
@@ -615,7 +615,7 @@ func (r *Runtime) object_fromEntries(call FunctionCall) Value {
 		itemObj := r.toObject(nextValue)
 		k := itemObj.self.getIdx(i0, nil)
 		v := itemObj.self.getIdx(i1, nil)
-		key := toPropertyKey(k)
+		key := r.propertyKey(k) // mustard: a BigInt key's conversion charged
 
 		createDataPropertyOrThrow(result, key, v)
 	})
@@ -626,7 +626,7 @@ func (r *Runtime) object_fromEntries(call FunctionCall) Value {
 func (r *Runtime) object_hasOwn(call FunctionCall) Value {
 	o := call.Argument(0)
 	obj := o.ToObject(r)
-	p := toPropertyKey(call.Argument(1))
+	p := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
 
 	if obj.hasOwnProperty(p) {
 		return valueTrue

@@ -28,7 +28,7 @@ func (r *Runtime) builtin_reflect_construct(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_defineProperty(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := toPropertyKey(call.Argument(1))
+	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
 	desc := r.toPropertyDescriptor(call.Argument(2))
 
 	return r.toBoolean(target.defineOwnProperty(key, desc, false))
@@ -36,14 +36,14 @@ func (r *Runtime) builtin_reflect_defineProperty(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_deleteProperty(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := toPropertyKey(call.Argument(1))
+	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
 
 	return r.toBoolean(target.delete(key, false))
 }
 
 func (r *Runtime) builtin_reflect_get(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := toPropertyKey(call.Argument(1))
+	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
 	var receiver Value
 	if len(call.Arguments) > 2 {
 		receiver = call.Arguments[2]
@@ -53,7 +53,7 @@ func (r *Runtime) builtin_reflect_get(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_getOwnPropertyDescriptor(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := toPropertyKey(call.Argument(1))
+	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
 	return r.valuePropToDescriptorObject(target.getOwnProp(key))
 }
 
@@ -68,7 +68,7 @@ func (r *Runtime) builtin_reflect_getPrototypeOf(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_has(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := toPropertyKey(call.Argument(1))
+	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
 	return r.toBoolean(target.hasProperty(key))
 }
 

@@ -181,11 +181,13 @@ func escapeInvalidUtf16(s String) string {
 	return s.String()
 }
 
-func compileRegexpFromValueString(patternStr String, flags string) (*regexpPattern, error) {
-	return compileRegexp(escapeInvalidUtf16(patternStr), flags)
+func compileRegexpFromValueString(patternStr String, flags string, charge func(insts int64)) (*regexpPattern, error) {
+	return compileRegexp(escapeInvalidUtf16(patternStr), flags, charge) // mustard: charge
 }
 
-func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
+// mustard: charge, if not nil, is told the size of the RE2 program before
+// it is built (mustard_regexp.go, chargeProgram).
+func compileRegexp(patternStr, flags string, charge func(insts int64)) (p *regexpPattern, err error) {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
 	var wrapper *regexpWrapper
 	var wrapper2 *regexp2Wrapper
@@ -262,6 +264,9 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 			re2Str = fmt.Sprintf("(?%s:%s)", re2flags, re2Str)
 		}
 
+		if charge != nil && strings.Contains(re2Str, "{") { // mustard: see chargeProgram
+			charge(parser.RegexpInsts(re2Str))
+		}
 		pattern, err1 := regexp.Compile(re2Str)
 		if err1 != nil {
 			var syntaxError *syntax.Error
@@ -304,8 +309,8 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 }
 
 func (r *Runtime) _newRegExp(patternStr String, flags string, proto *Object) *regexpObject {
-	r.compiling(patternStr.Length() + len(flags)) // mustard
-	pattern, err := compileRegexpFromValueString(patternStr, flags)
+	r.compiling(patternStr.Length() + len(flags)) // mustard, and the program's size (chargeProgram)
+	pattern, err := compileRegexpFromValueString(patternStr, flags, r.chargeProgram(patternStr.Length()))
 	if err != nil {
 		panic(r.newSyntaxError(err.Error()))
 	}
@@ -403,8 +408,8 @@ func (r *Runtime) regexpproto_compile(call FunctionCall) Value {
 		if flagsVal != _undefined {
 			flags = r.stringOf(flagsVal).String() // mustard: a BigInt's conversion charged
 		}
-		r.compiling(source.Length() + len(flags)) // mustard
-		pattern, err = compileRegexpFromValueString(source, flags)
+		r.compiling(source.Length() + len(flags)) // mustard, and the program's size (chargeProgram)
+		pattern, err = compileRegexpFromValueString(source, flags, r.chargeProgram(source.Length()))
 		if err != nil {
 			panic(r.newSyntaxError(err.Error()))
 		}

@@ -169,14 +169,15 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 	numberOfSubstitutions := int64(len(call.Arguments) - 1)
 	for {
 		r.tick(int(nextIndex)) // mustard: raw.length is the guest's
-		nextSeg := nilSafe(raw.self.getIdx(valueInt(nextIndex), nil)).toString()
+		// mustard: a BigInt's conversion charged (stringOf), here and below
+		nextSeg := r.stringOf(nilSafe(raw.self.getIdx(valueInt(nextIndex), nil)))
 		r.produce(stringBytes(nextSeg)) // mustard
 		stringElements.WriteString(nextSeg)
 		if nextIndex+1 == literalSegments {
 			return stringElements.String()
 		}
 		if nextIndex < numberOfSubstitutions {
-			sub := nilSafe(call.Arguments[nextIndex+1]).toString()
+			sub := r.stringOf(nilSafe(call.Arguments[nextIndex+1]))
 			r.produce(stringBytes(sub)) // mustard
 			stringElements.WriteString(sub)
 		}

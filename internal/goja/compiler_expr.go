@@ -3020,7 +3020,7 @@ func (c *compiler) compileArrayLiteral(v *ast.ArrayLiteral) compiledExpr {
 
 func (e *compiledRegexpLiteral) emitGetter(putOnStack bool) {
 	if putOnStack {
-		pattern, err := compileRegexp(e.expr.Pattern, e.expr.Flags)
+		pattern, err := compileRegexp(e.expr.Pattern, e.expr.Flags, nil) // mustard: bounded by the parser (parser/mustard_regexp.go)
 		if err != nil {
 			e.c.throwSyntaxError(e.offset, err.Error())
 		}

@@ -440,3 +440,41 @@ func hashWords(h *maphash.Hash, words []big.Word) {
 	}
 	_, _ = h.Write(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(words)*bits.UintSize/8))
 }
+
+// bigToNumber is Number(x): the nearest double, ties to even, and ±Infinity
+// past the largest double (upstream took the low 64 bits: Number(2n**64n)
+// was 0). A BigInt of more than 1,024 bits is at least 2^1024 in
+// magnitude, so it is converted without copying its digits.
+func bigToNumber(x *big.Int) Value {
+	if x.IsInt64() {
+		return intToValue(x.Int64()) // int64 to float64 rounds to nearest even
+	}
+	if x.BitLen() > 1024 {
+		if x.Sign() < 0 {
+			return _negativeInf
+		}
+		return _positiveInf
+	}
+	f, _ := x.Float64()
+	return floatToValue(f)
+}
+
+// bigCmpFloat compares x with f, which is not NaN: -1, 0 or +1. A double
+// that is not an integer is under 2^52 in magnitude, so x compares with it
+// as with its floor (x <= floor(f) exactly when x < f); an integral one
+// converts exactly. Nothing the size of x is copied.
+func bigCmpFloat(x *big.Int, f float64) int {
+	switch {
+	case math.IsInf(f, 1):
+		return -1
+	case math.IsInf(f, -1):
+		return 1
+	}
+	fl := math.Floor(f)
+	y, _ := big.NewFloat(fl).Int(nil)
+	c := x.Cmp(y)
+	if fl != f && c == 0 {
+		return -1 // x == floor(f) < f
+	}
+	return c
+}

@@ -75,6 +75,16 @@ func TestBigIntWorkChargedBeforeItRuns(t *testing.T) {
 		`const x = 7n ** 300000n; for (;;) -x`,
 		`const x = 7n ** 300000n, y = x + 1n; for (;;) x < y`,
 		`const x = 7n ** 300000n, m = new Map(); for (;;) m.get(x)`,
+		// Property keys given to built-ins, and String.raw.
+		`const x = 7n ** 300000n, o = {}; for (;;) x in o`,
+		`const x = 7n ** 300000n, o = {}; for (;;) o.hasOwnProperty(x)`,
+		`const x = 7n ** 300000n, o = {}; for (;;) o.propertyIsEnumerable(x)`,
+		`const x = 7n ** 300000n, o = {}; for (;;) Object.getOwnPropertyDescriptor(o, x)`,
+		`const x = 7n ** 300000n, o = {}; for (;;) Reflect.has(o, x)`,
+		`const x = 7n ** 300000n, o = {}; for (;;) Reflect.get(o, x)`,
+		`const x = 7n ** 300000n; for (;;) Object.fromEntries([[x, 1]])`,
+		`const x = 7n ** 300000n; for (;;) String.raw({raw: ['', '']}, x)`,
+		`const x = 7n ** 300000n; for (;;) String.raw({raw: [x, '']})`,
 	} {
 		r, m := newStrMetered()
 		r.MustardMeterOperands(true)
@@ -99,6 +109,19 @@ func TestBigIntWorkChargedBeforeItRuns(t *testing.T) {
 	}
 	if m.work > 1000*64 {
 		t.Fatalf("a thousand small operations charged %d units", m.work)
+	}
+}
+
+// BigInt keys given to built-ins, and String.raw's substitutions, are
+// converted as V8 converts them.
+func TestBigIntKeysOfBuiltins(t *testing.T) {
+	v, err := New().RunString(`const o = {5: 1}; JSON.stringify([5n in o, 6n in o, o.hasOwnProperty(5n), o.propertyIsEnumerable(5n),
+		Object.getOwnPropertyDescriptor(o, 5n).value, Reflect.has(o, 5n), Reflect.get(o, 5n), Reflect.set(o, 7n, 2), o[7],
+		Reflect.deleteProperty(o, 7n), Object.keys(Object.defineProperty({}, 9n, {value: 1, enumerable: true})),
+		Object.fromEntries([[2n ** 64n, 1]]), String.raw({raw: ['a', 'b', 'c']}, 5n, -(2n ** 70n)), String.raw({raw: [5n, 6n]}, 0)])`)
+	want := `[true,false,true,true,1,true,1,true,2,true,["9"],{"18446744073709551616":1},"a5b-1180591620717411303424c","506"]`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v %v, want %s", v, err, want)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"math/bits"
 	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/parser"
 )
 
 // Interruptible BigInt arithmetic (a mustard-sidecar addition; see
@@ -455,6 +457,15 @@ func (r *Runtime) textPow2(b *strings.Builder, x *big.Int, k uint) {
 			d |= uint(xs[w+1]) << (bits.UintSize - o)
 		}
 		b.WriteByte(digits[d&mask])
+	}
+}
+
+func init() {
+	// BigInt literals parse as BigInt(string) does, subquadratic (the
+	// compiler has no Runtime: uninterruptible, bounded by the source's
+	// size).
+	parser.ParseBigIntDigits = func(digits string, radix int) *big.Int {
+		return (*Runtime)(nil).bigParse(digits, radix)
 	}
 }
 

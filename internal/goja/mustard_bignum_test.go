@@ -138,3 +138,50 @@ func TestBigIntOperationsAreInterruptible(t *testing.T) {
 		})
 	}
 }
+
+// BigInt literals parse as BigInt(string) does, subquadratic, to
+// math/big's values, in every radix and with separators; what is not a
+// BigInt literal stays a syntax error.
+func TestBigIntLiteralParse(t *testing.T) {
+	defer func(d int) { bigParseBaseDigits = d }(bigParseBaseDigits)
+	bigParseBaseDigits = 8 // the recursion on short literals too
+	long := strings.Repeat("9876543210", 30)
+	for _, lit := range []string{
+		"0", "7", "123456789", long, "1_000_000", "9_8_7" + long,
+		"0x" + strings.Repeat("fF", 70), "0X1_f", "0o" + strings.Repeat("7", 90), "0O7_7", "0b" + strings.Repeat("10", 100), "0B1_0",
+	} {
+		want, ok := new(big.Int).SetString(lit, 0)
+		if !ok {
+			t.Fatalf("%s: not a number to math/big", lit)
+		}
+		v, err := New().RunString(lit + "n")
+		if err != nil {
+			t.Errorf("%s: %v", lit, err)
+			continue
+		}
+		if got, ok := v.Export().(*big.Int); !ok || got.Cmp(want) != 0 {
+			t.Errorf("%.40s: %v, want %v", lit, v, want)
+		}
+	}
+	for _, lit := range []string{"1__0n", "1_n", "0x_1n", "07n", "00n", "1.5n", "1e3n", "0xgn", "0o8n", "0b2n"} {
+		if _, err := New().RunString(lit); err == nil || !strings.Contains(err.Error(), "SyntaxError") {
+			t.Errorf("%s: %v, want a SyntaxError", lit, err)
+		}
+	}
+	bigParseBaseDigits = 1 << 13
+	// A million decimal digits, and two million octal ones: math/big took
+	// 3.2 s for the first, and 2.75 s for a million octal digits (its
+	// parse is quadratic: four times that for two million).
+	for _, c := range []struct {
+		lit   string
+		bound time.Duration
+	}{{strings.Repeat("7", 1<<20), 5 * time.Second}, {"0o" + strings.Repeat("7", 2<<20), 2 * time.Second}} {
+		began := time.Now()
+		if _, err := Compile("", "const x = "+c.lit+"n", true); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(began); d > c.bound {
+			t.Errorf("a literal of %d digits compiled in %v", len(c.lit), d)
+		}
+	}
+}

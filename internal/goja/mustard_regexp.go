@@ -107,6 +107,47 @@ func programExtra(src string) int {
 	return max(len(prog.Inst)/regexpInstsPerUnit-regexpScanUnits, 0)
 }
 
+// A pattern's program. Go's regexp builds its automaton with counted
+// repeats expanded, so a short pattern can make a huge program
+// ('x{1000}'.repeat(3000)+'y': 21,001 characters, three million
+// instructions, about a second and 700 MB to build, in one call nothing
+// can interrupt). Compiling a pattern charges its characters (compiling);
+// the instructions of its program past one a character are charged as
+// well, as work and as memory, before the program is built
+// (compileRegexp's charge, from parser.RegexpInsts, which reads the
+// pattern's syntax tree only). Only a counted repeat (x{n,m}) makes a
+// program larger than about two instructions a character of its pattern
+// (a star, the largest of the others, is two around its body), so a
+// pattern without one is not read again: the characters' charge covers
+// it.
+//
+// Measured (2-core VM; patterns of 60,000 to 3,000,000 instructions):
+// compiling takes about 300 ns and allocates about 240 bytes an
+// instruction (140 at its peak), and the linear engine's two programs of
+// the same pattern (compileLinear, on the first search) 700 ns and 720
+// bytes more. So an instruction is charged 64 units (an interpreter
+// instruction's worth, about a microsecond) and 256 bytes: the default
+// heap limit (8 MiB) takes a program of about 32,000 instructions at most.
+const (
+	regexpInstUnits        = 64
+	regexpProgramInstBytes = 256
+)
+
+// chargeProgram is the charge a compile of a pattern of n units calls
+// with the size of its program, before building it (nil without a
+// Meter): the instructions past one a character, as memory, then as work.
+func (r *Runtime) chargeProgram(n int) func(insts int64) {
+	if r.meter == nil {
+		return nil
+	}
+	return func(insts int64) {
+		if extra := insts - int64(n); extra > 0 {
+			r.allocBytes(mulBytes(extra, regexpProgramInstBytes))
+			r.work(mulBytes(extra, regexpInstUnits))
+		}
+	}
+}
+
 // get compiles the linear program once; unicode and ignoreCase are the
 // pattern's flags.
 func (l *linearSource) get(unicode, ignoreCase bool) *linearProg {

@@ -263,7 +263,7 @@ func TestLinearRegexpDifferential(t *testing.T) {
 		flags := g.flags()
 		g.unicode = strings.Contains(flags, "u")
 		src := g.pattern(0)
-		p, err := compileRegexp(src, flags)
+		p, err := compileRegexp(src, flags, nil)
 		if err != nil {
 			continue // not a pattern both engines take
 		}

@@ -866,11 +866,11 @@ func (r *Runtime) builtin_Number(call FunctionCall) Value {
 		case *Object:
 			primValue := t.toPrimitiveNumber()
 			if bigint, ok := primValue.(*valueBigInt); ok {
-				return intToValue((*big.Int)(bigint).Int64())
+				return bigToNumber((*big.Int)(bigint)) // mustard: mustard_bigint.go
 			}
 			return primValue.ToNumber()
 		case *valueBigInt:
-			return intToValue((*big.Int)(t).Int64())
+			return bigToNumber((*big.Int)(t)) // mustard
 		default:
 			r.chargeNumber(t) // mustard: a long string's conversion charged
 			return t.ToNumber()
@@ -887,12 +887,12 @@ func (r *Runtime) builtin_newNumber(args []Value, proto *Object) *Object {
 		case *Object:
 			primValue := t.toPrimitiveNumber()
 			if bigint, ok := primValue.(*valueBigInt); ok {
-				v = intToValue((*big.Int)(bigint).Int64())
+				v = bigToNumber((*big.Int)(bigint)) // mustard
 			} else {
 				v = primValue.ToNumber()
 			}
 		case *valueBigInt:
-			v = intToValue((*big.Int)(t).Int64())
+			v = bigToNumber((*big.Int)(t)) // mustard
 		default:
 			r.chargeNumber(t) // mustard: a long string's conversion charged
 			v = t.ToNumber()

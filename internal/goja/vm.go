@@ -4541,19 +4541,10 @@ func cmp(px, py Value) Value {
 	case valueFloat:
 		switch ny := py.(type) {
 		case *valueBigInt:
-			switch {
-			case math.IsNaN(float64(nx)):
+			if math.IsNaN(float64(nx)) {
 				return _undefined
-			case nx == _negativeInf:
-				ret = true
-				goto end
 			}
-			if nx := big.NewFloat(float64(nx)); nx.IsInt() {
-				nx, _ := nx.Int(nil)
-				ret = nx.Cmp((*big.Int)(ny)) < 0
-			} else {
-				ret = nx.Cmp(new(big.Float).SetInt((*big.Int)(ny))) < 0
-			}
+			ret = bigCmpFloat((*big.Int)(ny), float64(nx)) > 0 // mustard: no copy of the BigInt
 			goto end
 		}
 	case *valueBigInt:
@@ -4562,19 +4553,10 @@ func cmp(px, py Value) Value {
 			ret = (*big.Int)(nx).Cmp(big.NewInt(int64(ny))) < 0
 			goto end
 		case valueFloat:
-			switch {
-			case math.IsNaN(float64(ny)):
+			if math.IsNaN(float64(ny)) {
 				return _undefined
-			case ny == _positiveInf:
-				ret = true
-				goto end
 			}
-			if ny := big.NewFloat(float64(ny)); ny.IsInt() {
-				ny, _ := ny.Int(nil)
-				ret = (*big.Int)(nx).Cmp(ny) < 0
-			} else {
-				ret = new(big.Float).SetInt((*big.Int)(nx)).Cmp(ny) < 0
-			}
+			ret = bigCmpFloat((*big.Int)(nx), float64(ny)) < 0 // mustard: no copy of the BigInt
 			goto end
 		case *valueBigInt:
 			ret = (*big.Int)(nx).Cmp((*big.Int)(ny)) < 0
@@ -4776,6 +4758,9 @@ func (_op_in) exec(vm *vm) {
 	left := vm.stack[vm.sp-2]
 	right := vm.r.toObject(vm.stack[vm.sp-1])
 
+	if b, ok := left.(*valueBigInt); ok { // mustard: a BigInt key's conversion charged
+		left = vm.r.bigIntString(b)
+	}
 	if right.hasProperty(left) {
 		vm.stack[vm.sp-2] = valueTrue
 	} else {

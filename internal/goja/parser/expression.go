@@ -248,6 +248,7 @@ func (self *_parser) parseRegExpLiteral() *ast.RegExpLiteral {
 	}
 
 	literal := self.str[offset:endOffset]
+	self.regexpLiteral(pattern, flags) // mustard: mustard_regexp.go
 
 	return &ast.RegExpLiteral{
 		Idx:     idx,

@@ -3,7 +3,6 @@ package parser
 import (
 	"errors"
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
@@ -945,8 +944,7 @@ func parseNumberLiteral(literal string) (value interface{}, err error) {
 			}
 		}
 		// Parse as big.Int
-		bigInt := new(big.Int)
-		_, ok := bigInt.SetString(literal[:len(literal)-1], 0)
+		bigInt, ok := bigIntLiteral(literal[:len(literal)-1]) // mustard: subquadratic (mustard_bigint.go)
 		if !ok {
 			goto error
 		}

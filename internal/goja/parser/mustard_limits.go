@@ -95,3 +95,23 @@ func (self *_parser) scanned() {
 		panic(bailOut{TooLargeMessage})
 	}
 }
+
+// scannedMany counts n tokens' worth of work at once (regexpLiteral),
+// with the checks scanned makes: the token check is called if the count
+// passes one or more multiples of its period.
+func (self *_parser) scannedMany(n int64) {
+	limit := int64(self.opts.maxTokensPerByte)*int64(self.length) + int64(tokenAllowance)
+	if self.opts.maxTokensPerByte > 0 && int64(self.tokens)+n > limit {
+		panic(bailOut{"source is too complex to parse"})
+	}
+	if n > int64(maxInt-self.tokens) {
+		panic(bailOut{TooLargeMessage})
+	}
+	before := self.tokens
+	self.tokens += int(n)
+	if e := self.opts.tokenEvery; self.opts.tokenCheck != nil && self.tokens/e != before/e && !self.opts.tokenCheck(self.tokens) {
+		panic(bailOut{TooLargeMessage})
+	}
+}
+
+const maxInt = int(^uint(0) >> 1)
