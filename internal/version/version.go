@@ -6,4 +6,4 @@ package version
 // "v"). A release build sets it without editing the source:
 //
 //	go build -ldflags "-X github.com/mustard-sidecar/mustard-sidecar/internal/version.Version=1.2.3" ./cmd/mustard-sidecar
-var Version = "0.2.0"
+var Version = "0.3.0"
