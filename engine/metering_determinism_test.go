@@ -187,16 +187,7 @@ func (r *mdRun) hot(t testing.TB) []mdStep {
 // replays the k earlier calls from the journal, and runs to the end.
 func (r *mdRun) cold(t testing.TB, k int) []mdStep {
 	t.Helper()
-	b := snapshot.NewBuilder(r.header, nil, snapshot.Version)
-	var raw []byte
-	for i := 0; i <= k; i++ {
-		s := r.steps[i]
-		raw, _ = s.Record(b)
-		if i < k {
-			RecordAnswers(b, []Answer{{CallID: s.Focus, Payload: Payload{Outcome: mdAnswer(s.Capability, s.Args)}}})
-		}
-	}
-	snap, err := snapshot.Decode(raw)
+	snap, err := snapshot.Decode(r.journal(t, k))
 	require.NoError(t, err)
 	require.Len(t, snap.Suspensions, k+1)
 	s := r.steps[k]

@@ -68,7 +68,7 @@ func TestEarlierReleaseJournalsResumeWithTheirReadings(t *testing.T) {
 }
 
 // journal is the bytes of the snapshot at suspension k of a hot run.
-func (r *mdRun) journal(t *testing.T, k int) []byte {
+func (r *mdRun) journal(t testing.TB, k int) []byte {
 	t.Helper()
 	b := snapshot.NewBuilder(r.header, nil, snapshot.Version)
 	var raw []byte
