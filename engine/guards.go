@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 )
 
@@ -9,12 +11,27 @@ import (
 // are about to allocate is checked against the heap limit before it is
 // taken, and recursion inside Go over nested values is bounded. The realm
 // only adds what goja's own code does not know about: the cost of a
-// promise job. (A backtracking regular expression is charged by its steps
-// inside goja, with no wall-clock timeout: PATCHES.md, "RegExp".)
+// promise job, and the regular-expression timeout of older programs. (A
+// current program's backtracking regular expression is charged by its
+// steps inside goja, with no wall-clock timeout: PATCHES.md, "RegExp".)
 
 // MaxNativeDepth bounds the nesting a recursive built-in may walk
 // (JSON.parse, JSON.stringify, join, toString, flat).
 const MaxNativeDepth = 1000
+
+// RegexpTimeout bounds one backtracking regular-expression match of a
+// program of format version 1 or 2, which is charged by its span only, as
+// its journals recorded: past it the match has done unbounded work and the
+// execution fails with Limit: instruction budget exhausted (never a silent
+// non-match). Current programs' matches are charged by their steps and
+// have no timeout.
+const RegexpTimeout = 100 * time.Millisecond
+
+func init() {
+	// Set for goja's patterns only: regexp2's own default, which every
+	// user of regexp2 in the program reads, stays as it is.
+	goja.MustardSetRegexpTimeout(RegexpTimeout)
+}
 
 // installGuards charges promise jobs scheduled through then/catch/finally.
 func (r *realm) installGuards() {

@@ -469,6 +469,11 @@ func TestMeteringBuiltinCharges(t *testing.T) {
 		{"await", "(async () => { await 1 })(); 1", 28, 1 + 16},
 		{"for await, per iteration", "(async () => { for await (const x of [1, 2]) (x) })(); 1", 139, 1 + 2*16},
 		{"async generator yield", "(async function* () { yield 1 })().next(); 1", 29, 1 + 16},
+		// A backtracking search: current programs pay its steps as well as
+		// its span; format version 2 its span alone, as its journals
+		// recorded (these are the readings release 0.2.0 gave them).
+		{"backtracking search, lookahead", "const s = 'ab'.repeat(3200); let n = 0; const re = /a(?=b)/g; while (re.exec(s)) n++; n", 39313, 4250},
+		{"backtracking search, backreference", "const s = 'ab'.repeat(3200); s.replace(/(a)\\1?b/g, 'x').length", 10419, 7400},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			assert.Equal(t, c.v3, meter(c.src, programVersion), "current programs")

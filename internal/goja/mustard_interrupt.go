@@ -3,6 +3,7 @@ package goja
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -324,10 +325,43 @@ func (r *Runtime) regexp2Scan(w *regexp2Wrapper, f func(*regexp2.SearchOptions) 
 	if r.meter == nil {
 		return f(nil) // upstream's behaviour
 	}
+	if !r.bigMetered {
+		// Programs metered without MustardMeterOperands (format version 1
+		// or 2) keep the charges their journals recorded: the span, and a
+		// match past the pattern's timeout costs more than any budget.
+		// Interrupts still end a search from inside it.
+		if r.regexp2Poll == nil {
+			r.regexp2Poll = &regexp2.SearchOptions{StepHook: r.regexp2Interrupt}
+		}
+		m, err = f(r.regexp2Poll)
+		r.regexp2Failed(err)
+		return m, err
+	}
 	if r.regexp2Search == nil {
 		r.regexp2Search = &regexp2.SearchOptions{StepHook: r.regexp2Steps, NoTimeout: true}
 	}
 	return f(r.regexp2Search)
+}
+
+// regexp2Interrupt is the step hook of a search charged by its span only:
+// it ends the search with a pending interrupt, charging nothing.
+func (r *Runtime) regexp2Interrupt(int) error {
+	r.vm.checkInterrupt()
+	return nil
+}
+
+// regexpTimeoutWork is what a regexp2 match of a program metered without
+// MustardMeterOperands costs when it runs past the pattern's match timeout:
+// it has done unbounded work, so it costs more than any budget.
+const regexpTimeoutWork = 1 << 40
+
+// regexp2Failed handles the error of such a match, which goja reports as
+// "no match": a timeout costs regexpTimeoutWork, so it fails the execution
+// instead of silently answering "no match".
+func (r *Runtime) regexp2Failed(err error) {
+	if err != nil && strings.HasPrefix(err.Error(), "match timeout") {
+		r.work(min(regexpTimeoutWork, math.MaxInt)) // MaxInt where int has 32 bits
+	}
 }
 
 // regexpStepUnits is the work a regexp2 step costs: a step takes 3-10 ns

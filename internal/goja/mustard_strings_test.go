@@ -254,10 +254,13 @@ func TestMustardStringsGlobalLinear(t *testing.T) {
 	}
 }
 
-// With a Meter a regexp2 search is charged regexpStepUnits a step and has
-// no match timeout: a catastrophic search runs until the Meter stops it
-// (never "no match" because the machine was slow), at the same charge on
-// every run; without one goja answers "no match" at the timeout, as
+// With a Meter and operand metering a regexp2 search is charged
+// regexpStepUnits a step and has no match timeout: a catastrophic search
+// runs until the Meter stops it (never "no match" because the machine was
+// slow), at the same charge on every run. With a Meter alone (programs of
+// format version 1 or 2) it is charged its span, and a match past the
+// timeout costs more than any budget, as those programs' journals
+// recorded; without one goja answers "no match" at the timeout, as
 // upstream does.
 func TestMustardRegexp2Steps(t *testing.T) {
 	saved := regexp2.DefaultMatchTimeout
@@ -269,6 +272,7 @@ func TestMustardRegexp2Steps(t *testing.T) {
 	var works []int
 	for range 2 {
 		r, m := newStrMetered()
+		r.MustardMeterOperands(true)
 		v, err := r.RunString(small)
 		if err != nil || v != valueFalse {
 			t.Fatalf("%v, %v", v, err)
@@ -289,6 +293,7 @@ func TestMustardRegexp2Steps(t *testing.T) {
 		`/(x+x+)+y\1/.exec('x'.repeat(40))`,
 	} {
 		r, m := newStrMetered()
+		r.MustardMeterOperands(true)
 		m.maxWork = 1e8 // about 0.25 s of steps
 		if _, err := r.RunString(expr); !errors.As(err, &ie) || ie.Value() != "work budget" {
 			t.Errorf("%s: err = %v, want the Meter's interrupt", expr, err)
@@ -296,6 +301,18 @@ func TestMustardRegexp2Steps(t *testing.T) {
 		if m.work > m.maxWork+regexpStepUnits*(regexp2.DefaultStepEvery+100) {
 			t.Errorf("%s: work %d, the search went on after the budget", expr, m.work)
 		}
+	}
+
+	// Span-only charges: the small search costs what 0.2.0 charged it, and
+	// the long one runs to the timeout, which exhausts any budget.
+	r, m := newStrMetered()
+	if _, err := r.RunString(small); err != nil || m.work >= regexpStepUnits<<16 {
+		t.Errorf("without operand metering: %v, work %d, want the span's charge alone", err, m.work)
+	}
+	r, m = newStrMetered()
+	m.maxWork = 1e8
+	if _, err := r.RunString(expr); !errors.As(err, &ie) || ie.Value() != "work budget" || m.work < regexpTimeoutWork {
+		t.Errorf("without operand metering: %v, work %d, want the timeout's charge", err, m.work)
 	}
 
 	v, err := New().RunString(expr)

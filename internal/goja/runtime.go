@@ -220,6 +220,7 @@ type Runtime struct {
 
 	linearRegexpMode int                    // mustard_regexp.go
 	regexp2Search    *regexp2.SearchOptions // mustard_interrupt.go: regexp2Scan
+	regexp2Poll      *regexp2.SearchOptions // mustard_interrupt.go: regexp2Scan, programs without operand metering
 
 	queued          []queuedJob // mustard_retained.go: what queued promise jobs hold
 	retainedEpoch   uint32      // mustard_retained.go: the last walk's number
