@@ -1,0 +1,5 @@
+//go:build !race
+
+package regexp2
+
+const raceEnabled = false
