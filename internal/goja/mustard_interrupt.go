@@ -306,13 +306,15 @@ func jsonTokenEnd(r *Runtime, text string, off int) int {
 }
 
 // regexp2Scan runs a regexp2 search. Without a Meter it is upstream's
-// search, bounded by the pattern's match timeout. With one, it runs on
-// this goroutine with the timeout off, and regexp2 reports its steps as
-// it goes (every regexp2.DefaultStepEvery, a few tens of microseconds):
-// each is charged regexpStepUnits, and an interrupt (the Meter's, a
-// cancel, the wall-time limit) ends the search at the next report. So a
-// backtracking search costs what it does, the same on every run, and
-// stops at the budget. A search that ends with a panic (the interrupt)
+// search, bounded by the pattern's match timeout. With one and operand
+// metering, it runs with the timeout off, and regexp2 reports its steps
+// as it goes (every regexp2.DefaultStepEvery, a few tens of
+// microseconds): each is charged regexpStepUnits, and an interrupt (the
+// Meter's, a cancel, the wall-time limit) ends the search at the next
+// report. So a backtracking search costs what it does, the same on every
+// run, and stops at the budget. With a Meter alone (older programs) the
+// timeout stays and the steps only bring interrupt checks. Either way the
+// search runs on this goroutine. A search that ends with a panic (the interrupt)
 // may have changed w's cached runes (a search from inside a surrogate
 // pair does while it runs), so the cache is dropped.
 func (r *Runtime) regexp2Scan(w *regexp2Wrapper, f func(*regexp2.SearchOptions) (*regexp2.Match, error)) (m *regexp2.Match, err error) {
