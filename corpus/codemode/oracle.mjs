@@ -114,6 +114,9 @@ async function run(spec, js, mode) {
     : strictJS;
   const lines = source.split('\n');
   const ctx = vm.createContext({});
+  // V8 gives every context its own console; the guest has one only when
+  // the host asks for it.
+  vm.runInContext('delete globalThis.console', ctx);
   const guestJSON = vm.runInContext('JSON', ctx);
   const GuestError = vm.runInContext('Error', ctx);
   const GuestPromise = vm.runInContext('Promise', ctx);
