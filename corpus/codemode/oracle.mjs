@@ -28,6 +28,9 @@ import vm from 'node:vm';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
+// The sidecar's guests always run in UTC.
+process.env.TZ = 'UTC';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, 'oracle', 'package.json'));
 const esbuild = require('esbuild');
@@ -108,9 +111,11 @@ function plain(v, where) {
 // run executes one program in one host-call mode.
 async function run(spec, js, mode) {
   const tla = hasTopLevelAwait(js);
-  const strictJS = '"use strict";' + js; // guest code is strict-mode code
+  // Guest code is strict-mode code. "void 0;" keeps the directive from
+  // being the completion value of a program that has no other.
+  const strictJS = '"use strict"; void 0;' + js;
   const source = tla
-    ? '"use strict";' + processTopLevelAwait(js)
+    ? '"use strict"; void 0;' + processTopLevelAwait(js)
     : strictJS;
   const lines = source.split('\n');
   const ctx = vm.createContext({});

@@ -1,0 +1,13 @@
+console.log(/ab+c/gi, new RegExp("a/b"));
+console.log(new Uint8Array([1, 2, 3]), new Float64Array(2));
+console.log(new ArrayBuffer(4));
+console.log(new Number(3), new String("boxed"), new Boolean(false));
+console.log(new WeakMap(), new WeakSet());
+console.log(Promise.resolve(42), Promise.reject(new Error("r")).catch(() => {}) && "handled", new Promise(() => {}));
+console.log([1, 2, 3].values(), new Set([1]).values(), "abc"[Symbol.iterator]());
+console.log({ date: new Date(2020, 0, 1), re: /x/, big: 123n });
+console.log([new Map([["a", 1]]), new Set(["x"])]);
+console.log(Object(1n), Object(Symbol("boxed")));
+console.log(new Proxy({ a: 1 }, {}));
+console.log(globalThis === globalThis.globalThis);
+"ok";

@@ -1,0 +1,15 @@
+console.log("plain string");
+console.log(42, -7.25, 1e21, 1e-7, 0.1 + 0.2, 2 ** 53, -0, NaN, Infinity);
+console.log(true, false, null, undefined);
+console.log(10n, -3n);
+console.log(Symbol("tag"), Symbol(), Symbol.iterator);
+console.log(["str", 1, true, null, undefined, 5n, Symbol("s")]);
+console.log({ s: "str", n: 1, b: false, u: undefined, nil: null, big: 2n, sym: Symbol("x") });
+console.log({ "key with space": 1, "valid_id": 2, "3d": 3, "kebab-case": 4, [Symbol("k")]: 5 });
+console.log("tab\there", "new\nline", "quote'\"");
+console.log(["tab\there", "new\nline", "unicode é ✓ 😀"]);
+console.log("😀".length, "é", "\u00e9");
+console.log("%s|%s|%s", 1.5, -0, 10n);
+console.log("%d|%d|%d", "0x10", "", 10n);
+console.log("%i|%f", "12px", "1e3");
+"ok";

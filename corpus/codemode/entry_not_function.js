@@ -1,0 +1,3 @@
+const config = { retries: 3 };
+console.log("evaluating");
+config;
