@@ -274,7 +274,7 @@ func stepLogs(m map[string]any) []cmLog {
 }
 
 // comparable is what a hot and a cold resume must agree on: ok, the error,
-// the step (snapshot bytes aside) and its logs, the snapshot id.
+// the step (snapshot bytes aside) and its logs, the snapshot and policy ids.
 func comparable(r hosttest.Response) string {
 	step := map[string]any{}
 	for k, v := range r.Step() {
@@ -284,7 +284,7 @@ func comparable(r hosttest.Response) string {
 	}
 	return hosttest.JSON(map[string]any{
 		"ok": r.OK(), "error": r.Header["error"], "logs": r.Header["logs"],
-		"step": step, "snapshot_id": r.SnapshotID(),
+		"step": step, "snapshot_id": r.SnapshotID(), "policy_id": r.PolicyID(),
 	})
 }
 
@@ -494,5 +494,22 @@ func TestCodemodeCorpus(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+func TestCodemodeNormalizeLog(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"Error: x\n    at f (guest.js:1:2)\n    at guest.js:3:4", "Error: x"},
+		{"Error: x\n    at <script> (3:4) {\n  code: 'E'\n}", "Error: x {\n  code: 'E'\n}"},
+		{"{\n  err: RangeError: r\n      at a (1:1)\n      at b (2:2),\n  ok: false\n}", "{\n  err: RangeError: r,\n  ok: false\n}"},
+		{"[\n  Error: a\n      at x (1:1) [\n    1\n  ]\n]", "[\n  Error: a [\n    1\n  ]\n]"},
+		{"  at the start stays", "  at the start stays"},
+		{"line\n\tat tab", "line"},
+		{"meet at noon\nattic", "meet at noon\nattic"},
+	} {
+		if got := normalizeLog(c.in); got != c.want {
+			t.Errorf("normalizeLog(%q) = %q; want %q", c.in, got, c.want)
+		}
 	}
 }
