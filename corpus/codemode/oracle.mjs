@@ -179,8 +179,10 @@ async function run(spec, js, mode) {
     calls.push([cap, copied]);
     const answer = answerFor(cap);
     if (syncCall()) {
+      // A console method's answer, error or value, never reaches the guest.
+      if (isConsole) return undefined;
       if (answer.error) throw guestError(answer.error);
-      return isConsole ? undefined : inGuest(answer.value);
+      return inGuest(answer.value);
     }
     let settle;
     const p = new GuestPromise((resolve, reject) => { settle = { resolve, reject }; });
