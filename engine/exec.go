@@ -157,17 +157,22 @@ type Execution struct {
 	heap      heapState
 	workCarry uint64 // built-in work not yet a whole instruction (meter.go)
 
-	logs logState // the running segment's console lines (console.go)
+	logs    logState       // the running segment's console lines (console.go)
+	console policy.Console // the console mode the execution started with
 }
+
+// Console is the console mode the execution started with.
+func (x *Execution) Console() policy.Console { return x.console }
 
 // errAbandoned ends an evicted execution's goroutine.
 var errAbandoned = errors.New("execution abandoned")
 
 func start(rt *Runtime, cfg Config) (*Execution, Step) {
 	x := &Execution{
-		rt:     rt,
-		cfg:    cfg,
-		limits: cfg.Limits,
+		rt:      rt,
+		cfg:     cfg,
+		limits:  cfg.Limits,
+		console: cfg.Header.Console,
 	}
 	if j := cfg.Journal; j != nil {
 		// The journal's meter readings mean what its program's metering

@@ -43,7 +43,11 @@ func failure(id uint64, err error) Response {
 	b = appendString(b, text)
 	b = append(b, `,"error_code":"`...)
 	b = append(b, c...)
-	return Response{Header: append(b, `"}`...)}
+	b = append(b, '"')
+	if se, ok := err.(*stepError); ok {
+		b = appendLogs(b, se.logs)
+	}
+	return Response{Header: append(b, '}')}
 }
 
 // appendString writes a JSON string. Text from the guest is WTF-8: an
