@@ -19,10 +19,4 @@ console.log(String(new AppError("as string", 1)));
 console.log("%s", new Error("via %s"));
 const caused = new Error("outer", { cause: new Error("inner") });
 console.log(caused.message, caused.cause.message);
-try {
-  null.x;
-} catch (e) {
-  console.log(e.name + ": " + e.message);
-  console.log(e instanceof TypeError);
-}
 "logged";
