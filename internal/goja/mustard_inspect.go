@@ -162,8 +162,11 @@ func (o *Object) MustardKind() string {
 	if _, ok := o.self.assertCallable(); ok {
 		return "Function"
 	}
-	if o.self.className() == classString {
+	switch o.self.className() {
+	case classString:
 		return "String"
+	case classArray:
+		return "Array"
 	}
 	return "Object"
 }
@@ -285,23 +288,41 @@ func (o *Object) MustardEntries(fn func(k, v Value) bool) (n int, pairs bool) {
 	return n, pairs
 }
 
-// MustardTypedArray describes a typed array: its constructor's name, its
-// length and its element i. ok is false for any other object.
-func (o *Object) MustardTypedArray() (name string, length int, elem func(i int) Value, ok bool) {
+// MustardTypedArrayInfo describes a typed array.
+type MustardTypedArrayInfo struct {
+	Name       string // its constructor's name: Uint8Array, ...
+	Length     int    // 0 once its buffer is detached
+	ElemSize   int
+	ByteOffset int
+	Buffer     *Object
+	Elem       func(i int) Value // element i < Length
+}
+
+// MustardTypedArray describes a typed array; ok is false for any other
+// object.
+func (o *Object) MustardTypedArray() (info MustardTypedArrayInfo, ok bool) {
 	a, ok := o.self.(*typedArrayObject)
 	if !ok {
-		return "", 0, nil, false
+		return info, false
 	}
 	if ctor := a.defaultCtor; ctor != nil {
-		if n, isStr := nilSafe(ctor.self.getOwnPropStr("name")).(String); isStr {
-			name = n.String()
+		v := ctor.self.getOwnPropStr("name")
+		if vp, isProp := v.(*valueProperty); isProp && !vp.accessor {
+			v = vp.value
+		}
+		if n, isStr := v.(String); isStr {
+			info.Name = n.String()
 		}
 	}
-	length = a.length
+	info.Length = a.length
 	if !a.viewedArrayBuf.ensureNotDetached(false) {
-		length = 0
+		info.Length = 0
 	}
-	return name, length, func(i int) Value { return a.typedArray.get(a.offset + i) }, true
+	info.ElemSize = a.elemSize
+	info.ByteOffset = a.offset * a.elemSize
+	info.Buffer = a.viewedArrayBuf.val
+	info.Elem = func(i int) Value { return a.typedArray.get(a.offset + i) }
+	return info, true
 }
 
 // MustardDataView is a DataView's byte length, byte offset and buffer.

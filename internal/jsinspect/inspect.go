@@ -218,7 +218,7 @@ func (c *ctx) getConstructorName(obj *goja.Object, recurseTimes int, protoProps 
 			if obj == in.funcProto {
 				name = "Function"
 			}
-			if tmp == obj || in.hasInProtoChain(tmp, obj) {
+			if in.hasInProtoChain(tmp, obj) {
 				if protoProps != nil && firstProto != obj {
 					fp := firstProto
 					if !firstSet {
@@ -253,7 +253,7 @@ func (c *ctx) getConstructorName(obj *goja.Object, recurseTimes int, protoProps 
 	if firstProto == nil {
 		return "", false
 	}
-	res := internalConstructorName(tmp)
+	res := c.internalConstructorName(tmp)
 	if recurseTimes > c.depth {
 		return res + " <Complex prototype>", true
 	}
@@ -265,17 +265,32 @@ func (c *ctx) getConstructorName(obj *goja.Object, recurseTimes int, protoProps 
 	return res + " <" + protoConstr + ">", true
 }
 
-// internalConstructorName is V8's class name of an object.
-func internalConstructorName(o *goja.Object) string {
+// internalConstructorName is V8's JSReceiver::GetConstructorName: the
+// name of the constructor that made the object when it is not Object (here:
+// its internal kind), else its Symbol.toStringTag data property, else the
+// name of its constructor data property, else Object.
+func (c *ctx) internalConstructorName(o *goja.Object) string {
 	switch k := o.MustardKind(); k {
-	case "Map Iterator", "Set Iterator", "Proxy", "Arguments":
-		return "Object"
+	case "Object", "Map Iterator", "Set Iterator", "Proxy", "Arguments":
 	case "TypedArray":
-		name, _, _, _ := o.MustardTypedArray()
-		return name
+		info, _ := o.MustardTypedArray()
+		return info.Name
 	default:
 		return k
 	}
+	if v, ok := c.in.dataGet(o, symToStringTag); ok && v != nil {
+		if _, isObj := v.(*goja.Object); !isObj && goja.IsString(v) {
+			return jsString(v)
+		}
+	}
+	if v, ok := c.in.dataGet(o, c.key("constructor")); ok {
+		if f, isObj := v.(*goja.Object); isObj && isFunction(f) {
+			if name := c.in.funcName(f); name != "" {
+				return name
+			}
+		}
+	}
+	return "Object"
 }
 
 // addPrototypeProperties lists the non-function properties of up to three
@@ -434,7 +449,8 @@ func (c *ctx) formatRaw(value *goja.Object, recurseTimes int, typedArray bool) s
 
 	tag := ""
 	if kind == "TypedArray" {
-		tag, _, _, _ = value.MustardTypedArray()
+		info, _ := value.MustardTypedArray()
+		tag = info.Name
 	}
 	if tv, ok := in.dataGet(value, symToStringTag); ok && tv != nil {
 		if goja.IsString(tv) {
@@ -498,10 +514,11 @@ func (c *ctx) formatRaw(value *goja.Object, recurseTimes int, typedArray bool) s
 			braces = [2]string{prefix + "{", "}"}
 		case "TypedArray":
 			keys = c.getKeys(value, true)
-			name, size, elem, _ := value.MustardTypedArray()
+			info, _ := value.MustardTypedArray()
+			size := info.Length
 			fallback := ""
 			if isNull {
-				fallback = name
+				fallback = info.Name
 			}
 			prefix := getPrefix(constructor, isNull, tag, fallback, "("+strconv.Itoa(size)+")")
 			braces = [2]string{prefix + "[", "]"}
@@ -509,7 +526,7 @@ func (c *ctx) formatRaw(value *goja.Object, recurseTimes int, typedArray bool) s
 				in.emit(len(braces[0]) + 1)
 				return braces[0] + "]"
 			}
-			formatter = func(rt int) []string { return c.formatTypedArray(value, size, elem, rt) }
+			formatter = func(rt int) []string { return c.formatTypedArray(info, rt) }
 			extrasType = kArrayExtrasType
 		case "Map Iterator", "Set Iterator":
 			keys = c.getKeys(value, false)
@@ -678,7 +695,7 @@ func (c *ctx) arrayLength(o *goja.Object) int64 {
 func (c *ctx) getCtxStyle(value *goja.Object, constructor string, isNull bool, tag string) string {
 	fallback := ""
 	if isNull {
-		fallback = internalConstructorName(value)
+		fallback = c.internalConstructorName(value)
 		if fallback == tag {
 			fallback = "Object"
 		}
@@ -1057,13 +1074,14 @@ func (c *ctx) formatSpecialArray(value *goja.Object, valLen int64, recurseTimes,
 
 var numberRe = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 
-func (c *ctx) formatTypedArray(value *goja.Object, length int, elem func(int) goja.Value, recurseTimes int) []string {
+func (c *ctx) formatTypedArray(info goja.MustardTypedArrayInfo, recurseTimes int) []string {
 	in := c.in
+	length := info.Length
 	maxLength := min(maxArrayLength, length)
 	output := make([]string, 0, maxLength+1)
 	for i := 0; i < maxLength; i++ {
 		in.step()
-		v := elem(i)
+		v := info.Elem(i)
 		var s string
 		if goja.IsBigInt(v) {
 			s = v.String() + "n"
@@ -1078,48 +1096,21 @@ func (c *ctx) formatTypedArray(value *goja.Object, length int, elem func(int) go
 	}
 	if c.showHidden {
 		c.indentationLvl += 2
-		name, _, _, _ := value.MustardTypedArray()
-		_ = name
-		bpe := 1
-		if len(output) > 0 || length == 0 {
-			bpe = bytesPerElement(name)
-		}
-		byteLength := length * bpe
-		byteOffset := 0
-		var buffer goja.Value = goja.Undefined()
-		if bv, ok := in.typedArrayBuffer(value); ok {
-			buffer = bv
-		}
-		if off, ok := in.typedArrayOffset(value); ok {
-			byteOffset = off
-		}
 		for _, kv := range []struct {
 			k string
 			v goja.Value
 		}{
-			{"BYTES_PER_ELEMENT", in.rt.ToValue(bpe)},
+			{"BYTES_PER_ELEMENT", in.rt.ToValue(info.ElemSize)},
 			{"length", in.rt.ToValue(length)},
-			{"byteLength", in.rt.ToValue(byteLength)},
-			{"byteOffset", in.rt.ToValue(byteOffset)},
-			{"buffer", buffer},
+			{"byteLength", in.rt.ToValue(length * info.ElemSize)},
+			{"byteOffset", in.rt.ToValue(info.ByteOffset)},
+			{"buffer", info.Buffer},
 		} {
 			output = append(output, "["+kv.k+"]: "+c.formatValue(kv.v, recurseTimes, true))
 		}
 		c.indentationLvl -= 2
 	}
 	return output
-}
-
-func bytesPerElement(name string) int {
-	switch name {
-	case "Int8Array", "Uint8Array", "Uint8ClampedArray":
-		return 1
-	case "Int16Array", "Uint16Array":
-		return 2
-	case "Int32Array", "Uint32Array", "Float32Array":
-		return 4
-	}
-	return 8
 }
 
 func (c *ctx) formatCollection(value *goja.Object, size int, isMap bool, recurseTimes int) []string {
@@ -1288,18 +1279,6 @@ func (c *ctx) virtualProp(value *goja.Object, key goja.Value) goja.Value {
 	return v
 }
 
-func (in *inspector) typedArrayBuffer(value *goja.Object) (goja.Value, bool) {
-	v, ok := in.dataGet(value, in.rt.ToValue("buffer"))
-	if ok {
-		return v, true
-	}
-	return nil, false
-}
-
-func (in *inspector) typedArrayOffset(value *goja.Object) (int, bool) {
-	return 0, false
-}
-
 // isBelowBreakLength: output fits on one line of breakLength.
 func (c *ctx) isBelowBreakLength(output []string, start int, base string) bool {
 	total := len(output) + start
@@ -1416,8 +1395,8 @@ func (c *ctx) groupArrayElements(output []string, value *goja.Object) []string {
 // allNumbers: value[i] is a number or bigint for every i < n (Node reads
 // value[i] here; holes and accessors count as not numbers).
 func (c *ctx) allNumbers(value *goja.Object, n int) bool {
-	if _, length, _, ok := value.MustardTypedArray(); ok {
-		return n <= length
+	if info, ok := value.MustardTypedArray(); ok {
+		return n <= info.Length
 	}
 	for i := 0; i < n; i++ {
 		c.in.step()
