@@ -11,6 +11,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
 )
 
 // MustardProp is one own property as MustardOwnProp reads it.
@@ -26,6 +28,14 @@ type MustardProp struct {
 // value) without running a getter or consulting a prototype. The caller
 // excludes proxies.
 func (o *Object) MustardOwnProp(key Value) MustardProp {
+	if e, ok := o.self.(*errorObject); ok && !e.stackPropAdded {
+		// An error's stack is made on its first read from its name and
+		// message, read with getters and converted with toString: taken
+		// as absent while that would run guest code.
+		if k, isStr := key.(String); isStr && k.String() == "stack" && !e.mustardPlainNaming() {
+			return MustardProp{}
+		}
+	}
 	p := o.getOwnProp(key)
 	if p == nil {
 		return MustardProp{}
@@ -40,14 +50,23 @@ func (o *Object) MustardOwnProp(key Value) MustardProp {
 }
 
 // MustardEachOwnKey calls fn with o's own string keys (in the order
-// Object.getOwnPropertyNames gives them) and then its own symbol keys, one
-// at a time, until fn returns false; enumerable only unless all, and
+// Object.getOwnPropertyNames gives them) and then its own symbol keys, and
+// whether each is enumerable, one at a time until fn returns false;
 // without the array index keys of an array, a typed array or a String
 // object when nonIndex (found without walking the elements). Nothing is
 // collected first, so a caller that stops early does not pay for the rest.
 // The caller excludes proxies.
-func (o *Object) MustardEachOwnKey(all, nonIndex bool, fn func(key Value) bool) {
+func (o *Object) MustardEachOwnKey(nonIndex bool, fn func(key Value, enumerable bool) bool) {
 	strKeys := o.self.iterateStringKeys
+	if e, ok := o.self.(*errorObject); ok && !e.stackPropAdded {
+		// listing an error's keys makes its stack: only when that runs
+		// no guest code, else the keys are listed without it
+		if e.mustardPlainNaming() {
+			e.addStackProp()
+		} else {
+			strKeys = e.baseObject.iterateStringKeys
+		}
+	}
 	if nonIndex {
 		switch s := o.self.(type) {
 		case *arrayObject:
@@ -67,16 +86,15 @@ func (o *Object) MustardEachOwnKey(all, nonIndex bool, fn func(key Value) bool) 
 					continue
 				}
 			}
-			if !all {
-				v := item.value
-				if v == nil {
-					v = o.getOwnProp(item.name)
-				}
-				if vp, ok := v.(*valueProperty); ok && !vp.enumerable {
-					continue
-				}
+			v := item.value
+			if v == nil {
+				v = o.getOwnProp(item.name)
 			}
-			if !fn(item.name) {
+			enumerable := true
+			if vp, ok := v.(*valueProperty); ok && !vp.enumerable {
+				enumerable = false
+			}
+			if !fn(item.name, enumerable) {
 				return
 			}
 		}
@@ -414,4 +432,33 @@ func v8EscapedSource(src String) string {
 		out = append(out, c)
 	}
 	return string(utf16.Decode(out))
+}
+
+// mustardPlainNaming: the error's name and message, found along its
+// prototype chain, are data properties holding no object or symbol, so
+// making its stack runs no guest code.
+func (e *errorObject) mustardPlainNaming() bool {
+	for _, name := range [...]unistring.String{"name", "message"} {
+		for o, i := e.val, 0; o != nil; o, i = o.self.proto(), i+1 {
+			if _, isProxy := o.self.(*proxyObject); isProxy || i > 10000 {
+				return false
+			}
+			p := o.self.getOwnPropStr(name)
+			if p == nil {
+				continue
+			}
+			if vp, ok := p.(*valueProperty); ok {
+				if vp.accessor {
+					return false
+				}
+				p = vp.value
+			}
+			switch p.(type) {
+			case *Object, *Symbol:
+				return false
+			}
+			break
+		}
+	}
+	return true
 }

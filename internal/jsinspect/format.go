@@ -123,10 +123,11 @@ func (in *inspector) step() {
 // emit counts n bytes of a leaf the text will contain.
 func (in *inspector) emit(n int) {
 	in.emitted += n
-	in.work += n
 	if in.maxBytes > 0 && in.emitted+in.out.Len() > in.maxBytes {
+		in.work += in.maxBytes - min(in.maxBytes, in.out.Len())
 		panic(stop{})
 	}
+	in.work += n
 	if in.maxWork > 0 && in.work > in.maxWork {
 		panic(stop{})
 	}
@@ -134,11 +135,13 @@ func (in *inspector) emit(n int) {
 
 // write appends a finished piece of the line.
 func (in *inspector) write(s string) {
-	in.out.WriteString(s)
-	in.emitted = 0
-	if in.maxBytes > 0 && in.out.Len() > in.maxBytes {
+	if in.maxBytes > 0 && in.out.Len()+len(s) > in.maxBytes {
+		// one byte past the cap is enough to say the line crossed it
+		in.out.WriteString(s[:in.maxBytes-in.out.Len()+1])
 		panic(stop{})
 	}
+	in.out.WriteString(s)
+	in.emitted = 0
 }
 
 // guest runs a conversion that may run guest code.

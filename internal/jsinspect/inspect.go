@@ -319,7 +319,7 @@ func (c *ctx) addPrototypeProperties(main, obj *goja.Object, recurseTimes int, o
 			}
 		}
 		keys = keys[:0]
-		obj.MustardEachOwnKey(true, false, func(k goja.Value) bool {
+		obj.MustardEachOwnKey(false, func(k goja.Value, _ bool) bool {
 			in.step()
 			keys = append(keys, k)
 			return true
@@ -383,9 +383,9 @@ func (k *keyList) each(in *inspector, fn func(goja.Value)) {
 	for _, key := range k.pre {
 		fn(key)
 	}
-	k.o.MustardEachOwnKey(k.all, k.nonIndex, func(key goja.Value) bool {
+	k.o.MustardEachOwnKey(k.nonIndex, func(key goja.Value, enumerable bool) bool {
 		in.step()
-		if k.skip != nil && k.skip(key) {
+		if (!enumerable && !k.all) || (k.skip != nil && k.skip(key)) {
 			return true
 		}
 		fn(key)
@@ -401,9 +401,9 @@ func (k *keyList) empty(in *inspector) bool {
 		return false
 	}
 	empty := true
-	k.o.MustardEachOwnKey(k.all, k.nonIndex, func(key goja.Value) bool {
+	k.o.MustardEachOwnKey(k.nonIndex, func(key goja.Value, enumerable bool) bool {
 		in.step()
-		if k.skip != nil && k.skip(key) {
+		if (!enumerable && !k.all) || (k.skip != nil && k.skip(key)) {
 			return true
 		}
 		empty = false
@@ -1024,8 +1024,11 @@ func (c *ctx) formatSpecialArray(value *goja.Object, valLen int64, recurseTimes,
 	// ascending order) past i are the ones that matter.
 	pos := int64(0)
 	done := false
-	value.MustardEachOwnKey(false, false, func(key goja.Value) bool {
+	value.MustardEachOwnKey(false, func(key goja.Value, enumerable bool) bool {
 		in.step()
+		if !enumerable {
+			return true
+		}
 		if pos < i {
 			pos++
 			return true
