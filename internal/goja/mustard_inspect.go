@@ -10,6 +10,7 @@ package goja
 import (
 	"math"
 	"strings"
+	"sync/atomic"
 	"unicode/utf16"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
@@ -371,6 +372,27 @@ func (r *Runtime) MustardIntrinsic(name string) *Object {
 // guest exception f raises (a conversion calling guest code) comes back
 // as a *Exception, an interrupt as an *InterruptedError.
 func (r *Runtime) MustardTry(f func()) error { return r.runWrapped(f) }
+
+// MustardPoll returns the pending interrupt (another goroutine called
+// Interrupt) as the *InterruptedError a built-in would end with, nil when
+// there is none: a long native walk calls it now and then, as built-ins
+// poll.
+func (r *Runtime) MustardPoll() (err error) {
+	if atomic.LoadUint32(&r.vm.interrupted) == 0 {
+		return nil
+	}
+	defer func() {
+		if x := recover(); x != nil {
+			ie, ok := x.(*InterruptedError)
+			if !ok {
+				panic(x)
+			}
+			err = ie
+		}
+	}()
+	r.vm.checkInterrupt()
+	return nil
+}
 
 // MustardParseInt and MustardParseFloat are the realm's own parseInt(v)
 // and parseFloat(v) (v is converted to a string first, which may run

@@ -213,3 +213,20 @@ func TestGojaStack(t *testing.T) {
 		t.Fatalf("%q", res.Text)
 	}
 }
+
+// An interrupt from another goroutine (a wall-time limit) stops a long
+// walk of a value with no cap.
+func TestInterruptDuringWalk(t *testing.T) {
+	rt := goja.New()
+	v := run(t, rt, `const o = {}; for (let i = 0; i < 1e5; i++) o['k' + i] = i; o`)
+	rt.Interrupt("deadline")
+	_, err := Format(rt, []goja.Value{v}, Options{})
+	var ie *goja.InterruptedError
+	if !errors.As(err, &ie) {
+		t.Fatalf("%v (%T)", err, err)
+	}
+	rt.ClearInterrupt()
+	if res, err := Format(rt, []goja.Value{v}, Options{MaxBytes: 100}); err != nil || !res.Truncated {
+		t.Fatalf("%v %v", res.Truncated, err)
+	}
+}

@@ -70,6 +70,13 @@ func Format(rt *goja.Runtime, args []goja.Value, o Options) (res Result, err err
 				err = nil
 			case *goja.InterruptedError:
 				res, err = Result{Work: in.work}, x
+			case error:
+				var ie *goja.InterruptedError
+				if errors.As(x, &ie) {
+					res, err = Result{Work: in.work}, ie
+				} else {
+					res, err = Result{Work: in.work}, errFormat
+				}
 			case *goja.Exception:
 				res, err = Result{Work: in.work}, x
 			default:
@@ -117,6 +124,11 @@ func (in *inspector) step() {
 	in.work++
 	if in.maxWork > 0 && in.work > in.maxWork {
 		panic(stop{})
+	}
+	if in.work&1023 == 0 {
+		if err := in.rt.MustardPoll(); err != nil {
+			panic(err)
+		}
 	}
 }
 

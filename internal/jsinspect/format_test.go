@@ -50,15 +50,19 @@ func itoa(i int64) string { return goja.New().ToValue(i).String() }
 
 var frameLine = regexp.MustCompile(`^\s+at `)
 
-// stripFrames drops stack frame lines, which differ between engines (gen.mjs
-// drops them from Node's output the same way).
+// stripFrames drops stack frame lines, which differ between engines,
+// keeping the brace a value's properties open with at the end of the line
+// before (gen.mjs treats Node's output the same way).
 func stripFrames(s string) string {
-	lines := strings.Split(s, "\n")
-	out := lines[:0]
-	for _, l := range lines {
-		if !frameLine.MatchString(l) {
-			out = append(out, l)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if frameLine.MatchString(l) {
+			if (strings.HasSuffix(l, " {") || strings.HasSuffix(l, " [")) && len(out) > 0 {
+				out[len(out)-1] += l[len(l)-2:]
+			}
+			continue
 		}
+		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
 }

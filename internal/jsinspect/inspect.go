@@ -929,6 +929,9 @@ func (c *ctx) formatError(err *goja.Object, constructor string, isNull bool, tag
 	}
 	if stackStart == -1 {
 		stack = "[" + stack + "]"
+	} else {
+		frames := c.getStackFrames(err, strings.Split(stack[stackStart+1:], "\n"))
+		stack = stack[:stackStart] + "\n" + strings.Join(frames, "\n")
 	}
 	if c.indentationLvl != 0 {
 		stack = strings.ReplaceAll(stack, "\n", "\n"+strings.Repeat(" ", c.indentationLvl))
@@ -946,6 +949,73 @@ func v8Frames(stack string) string {
 	}
 	stack = strings.TrimSuffix(stack, "\n")
 	return strings.ReplaceAll(stack, "\n\tat ", "\n    at ")
+}
+
+// getStackFrames replaces the frames an error shares with its cause's
+// stack by one line saying how many were left out.
+func (c *ctx) getStackFrames(err *goja.Object, frames []string) []string {
+	cv, ok := c.in.dataGet(err, c.key("cause"))
+	cause, isObj := cv.(*goja.Object)
+	if !ok || !isObj || !c.isError(cause) {
+		return frames
+	}
+	causeStack := c.errorStack(cause)
+	start := strings.Index(causeStack, "\n    at")
+	if start == -1 {
+		return frames
+	}
+	causeFrames := strings.Split(causeStack[start+1:], "\n")
+	n, offset := identicalSequenceRange(frames, causeFrames)
+	if n > 0 {
+		skipped := n - 2
+		msg := "    ... " + strconv.Itoa(skipped) + " lines matching cause stack trace ..."
+		out := append([]string{}, frames[:offset+1]...)
+		out = append(out, msg)
+		frames = append(out, frames[offset+1+skipped:]...)
+	}
+	return frames
+}
+
+func identicalSequenceRange(a, b []string) (int, int) {
+	for i := 0; i < len(a)-3; i++ {
+		pos := -1
+		for j, s := range b {
+			if s == a[i] {
+				pos = j
+				break
+			}
+		}
+		if pos != -1 {
+			rest := len(b) - pos
+			if rest > 3 {
+				n := 1
+				maxLen := min(len(a)-i, rest)
+				for maxLen > n && a[i+n] == b[pos+n] {
+					n++
+				}
+				if n > 3 {
+					return n, i
+				}
+			}
+		}
+	}
+	return 0, 0
+}
+
+// isError is Node's isError: an object an Error constructor made, or one
+// that inherits from Error.prototype.
+func (c *ctx) isError(o *goja.Object) bool {
+	for {
+		t, _, p := o.MustardProxy()
+		if !p {
+			break
+		}
+		if t == nil {
+			return false
+		}
+		o = t
+	}
+	return o.MustardKind() == "Error" || c.in.hasInProtoChain(o, c.in.errProto)
 }
 
 // primString is String(v) for a primitive.

@@ -14,7 +14,20 @@ for (const line of text.split('\n')) {
     cur.body.push(line);
   }
 }
-const stripFrames = (s) => s.split('\n').filter((l) => !/^\s+at /.test(l)).join('\n');
+// Drops stack frame lines ("    at ..."), keeping the brace a value's
+// properties open with at the end of the line before.
+const stripFrames = (s) => {
+  const out = [];
+  for (const l of s.split('\n')) {
+    if (/^\s+at /.test(l)) {
+      const m = / ([{[])$/.exec(l);
+      if (m && out.length > 0) out[out.length - 1] += m[0];
+    } else {
+      out.push(l);
+    }
+  }
+  return out.join('\n');
+};
 const out = {};
 for (const c of cases) {
   const args = new Function(c.body.join('\n'))();
