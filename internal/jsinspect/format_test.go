@@ -20,11 +20,16 @@ func loadCases(t testing.TB) []goldenCase {
 	if err != nil {
 		t.Fatal(err)
 	}
+	random, err := os.ReadFile("testdata/random.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, random...)
 	var cases []goldenCase
 	for _, line := range strings.Split(string(data), "\n") {
 		if name, ok := strings.CutPrefix(line, "=== "); ok {
 			cases = append(cases, goldenCase{name: strings.TrimSpace(name)})
-		} else if len(cases) > 0 {
+		} else if len(cases) > 0 && !strings.HasPrefix(line, "# ") {
 			cases[len(cases)-1].body += line + "\n"
 		}
 	}

@@ -547,7 +547,7 @@ func (c *ctx) formatRaw(value *goja.Object, recurseTimes int, typedArray bool) s
 				in.emit(len(base))
 				return base
 			}
-		case constructor == "Object" && !isNull && kind != "Error" && kind != "RegExp" && kind != "Date" && !isBoxed(kind):
+		case constructor == "Object" && !isNull:
 			if kind == "Arguments" {
 				braces[0] = "[Arguments] {"
 			} else if tag != "" {
