@@ -230,3 +230,20 @@ func TestInterruptDuringWalk(t *testing.T) {
 		t.Fatalf("%v %v", res.Truncated, err)
 	}
 }
+
+// Long prototype chains are walked for every value; the walk is metered.
+func TestLongPrototypeChains(t *testing.T) {
+	rt := goja.New()
+	v := run(t, rt, `let p = {}; for (let i = 0; i < 5000; i++) p = Object.create(p); Array.from({ length: 100 }, () => Object.create(p))`)
+	res, err := Format(rt, []goja.Value{v}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Work < 100*5000 {
+		t.Fatalf("work %d", res.Work)
+	}
+	res, err = Format(rt, []goja.Value{v}, Options{MaxWork: 100000})
+	if err != nil || !res.Truncated {
+		t.Fatalf("%v %v", res.Truncated, err)
+	}
+}

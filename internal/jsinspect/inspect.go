@@ -123,6 +123,7 @@ func (c *ctx) formatProxy(target, handler *goja.Object, recurseTimes int) string
 // accessor or a proxy on the way ends the walk (ok false).
 func (in *inspector) dataGet(o *goja.Object, key goja.Value) (goja.Value, bool) {
 	for i := 0; o != nil && i < 10000; i++ {
+		in.step()
 		if _, _, p := o.MustardProxy(); p {
 			return nil, false
 		}
@@ -155,6 +156,7 @@ func (in *inspector) instanceOf(o, f *goja.Object) bool {
 		return false
 	}
 	for x, i := proto(o), 0; x != nil && i < 10000; x, i = proto(x), i+1 {
+		in.step()
 		if x == p {
 			return true
 		}
@@ -164,6 +166,7 @@ func (in *inspector) instanceOf(o, f *goja.Object) bool {
 
 func (in *inspector) hasInProtoChain(o, p *goja.Object) bool {
 	for x, i := proto(o), 0; x != nil && i < 10000; x, i = proto(x), i+1 {
+		in.step()
 		if x == p {
 			return true
 		}
@@ -673,6 +676,7 @@ func isBoxed(kind string) bool {
 // hasProperty is `key in o` for a non-proxy chain.
 func (in *inspector) hasProperty(o *goja.Object, key goja.Value) (goja.Value, bool) {
 	for i := 0; o != nil && i < 10000; i++ {
+		in.step()
 		if _, _, p := o.MustardProxy(); p {
 			return nil, false
 		}
