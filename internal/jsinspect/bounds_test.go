@@ -247,3 +247,35 @@ func TestLongPrototypeChains(t *testing.T) {
 		t.Fatalf("%v %v", res.Truncated, err)
 	}
 }
+
+// The engine calls Format from a native console.log inside running guest
+// code and rethrows what it returns: the guest catches its own exception
+// and goes on.
+func TestFromNativeFunction(t *testing.T) {
+	rt := goja.New()
+	var lines []string
+	rt.Set("log", func(call goja.FunctionCall) goja.Value {
+		res, err := Format(rt, call.Arguments, Options{MaxBytes: 64})
+		if err != nil {
+			panic(err)
+		}
+		if !res.Truncated {
+			lines = append(lines, res.Text)
+		}
+		return goja.Undefined()
+	})
+	run(t, rt, `
+log('%s and %o', { toString() { log('nested'); return 'x'; } }, [1]);
+try {
+  log('%s', { toString() { throw new Error('thrown'); } });
+} catch (e) {
+  log('caught', e.message);
+}
+log('y'.repeat(100));
+log({ done: true });
+`)
+	want := []string{"nested", "x and [ 1, [length]: 1 ]", "caught thrown", "{ done: true }"}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Fatalf("%q", lines)
+	}
+}
