@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 )
@@ -48,7 +49,7 @@ func (in *inspector) inspect(v goja.Value, c *ctx) string {
 
 func (c *ctx) key(s string) goja.Value { return c.in.rt.ToValue(s) }
 
-// kind is a value's typeof, for the primitive types.
+// isObject tells an object from a primitive.
 func isObject(v goja.Value) (*goja.Object, bool) {
 	o, ok := v.(*goja.Object)
 	return o, ok
@@ -1097,7 +1098,6 @@ func (c *ctx) formatSpecialArray(value *goja.Object, valLen int64, recurseTimes,
 	// Node walks Object.keys from position i; the own index keys (in
 	// ascending order) past i are the ones that matter.
 	pos := int64(0)
-	done := false
 	value.MustardEachOwnKey(false, func(key goja.Value, enumerable bool) bool {
 		in.step()
 		if !enumerable {
@@ -1114,11 +1114,9 @@ func (c *ctx) formatSpecialArray(value *goja.Object, valLen int64, recurseTimes,
 		ks := jsString(key)
 		tmp, err := strconv.ParseInt(ks, 10, 64)
 		if _, isSym := key.(*goja.Symbol); isSym || err != nil || !numberRe.MatchString(ks) {
-			done = true
 			return false
 		}
 		if tmp > 1<<32-2 {
-			done = true
 			return false
 		}
 		if strconv.FormatInt(index, 10) != ks {
@@ -1135,7 +1133,6 @@ func (c *ctx) formatSpecialArray(value *goja.Object, valLen int64, recurseTimes,
 		index++
 		return true
 	})
-	_ = done
 	remaining := valLen - index
 	if len(output) != maxLength {
 		if remaining > 0 {
@@ -1191,7 +1188,6 @@ func (c *ctx) formatTypedArray(info goja.MustardTypedArrayInfo, recurseTimes int
 }
 
 func (c *ctx) formatCollection(value *goja.Object, size int, isMap bool, recurseTimes int) []string {
-	in := c.in
 	maxLength := min(maxArrayLength, size)
 	var output []string
 	c.indentationLvl += 2
@@ -1205,7 +1201,6 @@ func (c *ctx) formatCollection(value *goja.Object, size int, isMap bool, recurse
 		} else {
 			output = append(output, c.formatValue(v, recurseTimes, false))
 		}
-		in.emit(0)
 		i++
 		return true
 	})
@@ -1309,7 +1304,7 @@ func (c *ctx) formatProperty(value *goja.Object, recurseTimes int, key goja.Valu
 	}
 	var name string
 	if sym, ok := key.(*goja.Symbol); ok {
-		name = "[" + escapeAll(utf16Of(symbolString(sym), sym)) + "]"
+		name = "[" + escapeAll(utf16.Encode([]rune(symbolString(sym)))) + "]"
 	} else {
 		ks := keyUnits(key)
 		kstr := utf16ToString(ks)

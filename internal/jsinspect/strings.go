@@ -66,11 +66,6 @@ func keyUnits(k goja.Value) []uint16 {
 	return utf16.Encode([]rune(k.String()))
 }
 
-// utf16Of is the code units of text made from a symbol's description.
-func utf16Of(s string, _ *goja.Symbol) []uint16 {
-	return utf16.Encode([]rune(s))
-}
-
 // symbolString is Symbol.prototype.toString: Symbol(description).
 func symbolString(s *goja.Symbol) string {
 	d := s.String()
