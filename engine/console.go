@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsinspect"
@@ -64,6 +66,7 @@ func (x *Execution) consoleMethod(level string) func(goja.FunctionCall) goja.Val
 		res, err := jsinspect.Format(r.rt, call.Arguments, jsinspect.Options{
 			MaxBytes: int(min(x.limits.HeapLimitBytes, 1<<40)),
 			MaxWork:  int(maxWork),
+			Stack:    x.consoleStack,
 		})
 		if err != nil {
 			panic(err) // the guest's own exception, or an interrupt
@@ -108,4 +111,32 @@ func (x *Execution) takeLogs() []Log {
 		l.lines = append(l.lines, Log{Level: "warn", Text: "... " + strconv.Itoa(l.dropped) + " more log lines dropped"})
 	}
 	return l.lines
+}
+
+// goFrame is a frame of the stack text goja gives an Error:
+// "\tat f (<eval>:1:23(4))", or without a name "\tat <eval>:2:12(3)".
+var goFrame = regexp.MustCompile(`^\tat (?:(.*) \()?<eval>:(\d+):(\d+)\(\d+\)\)?$`)
+
+// consoleStack writes an error's stack text as tracebacks show frames:
+// "\tat f (2:9)" in the guest's own positions, with the sidecar's own
+// frames (the lockdown's, native functions) left out. Lines before the
+// first frame (the error's name and message) are kept as they are.
+func (x *Execution) consoleStack(stack string) string {
+	lines := strings.Split(stack, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "\tat ") {
+			out = append(out, l)
+			continue
+		}
+		m := goFrame.FindStringSubmatch(l)
+		if m == nil {
+			continue // not the guest's
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		fn, line, col := x.frame(m[1], line, col)
+		out = append(out, "\tat "+fn+" ("+strconv.Itoa(line)+":"+strconv.Itoa(col)+")")
+	}
+	return strings.Join(out, "\n")
 }

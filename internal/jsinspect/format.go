@@ -29,6 +29,10 @@ type Options struct {
 	// MaxWork stops the formatting once Work passes this many units, as
 	// MaxBytes does. 0 means no cap.
 	MaxWork int
+	// Stack, if set, rewrites an error's stack text (goja's, with its
+	// "\tat f (file:1:2(3))" frames) before Node's rules lay it out: an
+	// embedder shows frames in its own terms, and leaves out its own.
+	Stack func(stack string) string
 }
 
 // Result is a formatted line.
@@ -58,6 +62,7 @@ func Format(rt *goja.Runtime, args []goja.Value, o Options) (res Result, err err
 		rt:        rt,
 		maxBytes:  o.MaxBytes,
 		maxWork:   o.MaxWork,
+		stack:     o.Stack,
 		objProto:  rt.MustardIntrinsic("Object.prototype"),
 		funcProto: rt.MustardIntrinsic("Function.prototype"),
 		errProto:  rt.MustardIntrinsic("Error.prototype"),
@@ -100,6 +105,7 @@ type inspector struct {
 	rt                            *goja.Runtime
 	objProto, funcProto, errProto *goja.Object
 	maxBytes, maxWork             int
+	stack                         func(string) string
 	emitted                       int // bytes of leaves produced: a lower bound of the text's size
 	work                          int
 	out                           strings.Builder

@@ -846,7 +846,11 @@ func (c *ctx) errorStack(err *goja.Object) string {
 			if sym, isSym := v.(*goja.Symbol); isSym {
 				return symbolString(sym)
 			}
-			return v8Frames(primString(v))
+			stack := primString(v)
+			if in.stack != nil {
+				stack = in.stack(stack)
+			}
+			return v8Frames(stack)
 		}
 	}
 	name := "Error"
