@@ -178,16 +178,17 @@ async function run(spec, js, mode) {
     const copied = plain(args, `${cap} arguments`);
     calls.push([cap, copied]);
     const answer = answerFor(cap);
+    // A granted console method's value answer never reaches the guest (it
+    // sees undefined, or a promise of undefined); an error answer throws or
+    // rejects as any capability's does, as in the reference.
     if (syncCall()) {
-      // A console method's answer, error or value, never reaches the guest.
-      if (isConsole) return undefined;
       if (answer.error) throw guestError(answer.error);
-      return inGuest(answer.value);
+      return isConsole ? undefined : inGuest(answer.value);
     }
     let settle;
     const p = new GuestPromise((resolve, reject) => { settle = { resolve, reject }; });
-    queue.push({ answer, settle });
-    return isConsole ? undefined : p;
+    queue.push({ answer: isConsole && !answer.error ? { value: null, undefined: true } : answer, settle });
+    return p;
   };
 
   // Globals: inputs, capabilities under their namespaces, console.
@@ -254,7 +255,7 @@ async function run(spec, js, mode) {
     const batch = mode === 'batch' ? queue.splice(0) : queue.splice(0, 1);
     for (const { answer, settle } of batch) {
       if (answer.error) settle.reject(guestError(answer.error));
-      else settle.resolve(inGuest(answer.value));
+      else settle.resolve(answer.undefined ? undefined : inGuest(answer.value));
     }
     await drain();
   }
