@@ -219,7 +219,7 @@ async function run(spec, js, mode) {
   if (spec.console === 'collect' || consoleCaps.size > 0) {
     const c = nullObject();
     for (const level of consoleLevels) {
-      if (consoleCaps.has(level)) c[level] = (...args) => { call(`console.${level}`, args, true); };
+      if (consoleCaps.has(level)) c[level] = (...args) => call(`console.${level}`, args, true);
       else if (spec.console === 'collect') c[level] = (...args) => { logs.push({ level, text: normalizeLog(util.format(...args)) }); };
     }
     ctx.console = freeze(c);
