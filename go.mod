@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/evanw/esbuild v0.28.2 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.50.0 // indirect

@@ -889,6 +889,7 @@ func (x *Execution) renderThrown(v goja.Value, stack []goja.StackFrame) error {
 				fn = "<script>"
 			}
 		}
+		line, col = x.cfg.Program.lines.guest(line, col)
 		fmt.Fprintf(&b, "\n  at %s (%d:%d)", fn, line, col)
 	}
 	return &Error{Kind: KindRuntime, Message: b.String()}
