@@ -32,6 +32,7 @@ const (
 	codeInvalidCapability  code = "invalid_capability"
 	codeUnknownHostCalls   code = "unknown_host_calls"
 	codeUnknownDelivery    code = "unknown_snapshot_delivery"
+	codeUnknownLanguage    code = "unknown_language"
 
 	// start.
 	codeMissingProgram    code = "missing_program"
@@ -169,7 +170,7 @@ func ErrorCodes() []string {
 var allCodes = []code{
 	codeUnsupportedVersion, codeUnknownMethod, codeInvalidField, codeInvalidBase64,
 	codeUnknownField, codeMissingField, codeUnexpectedPayload, codeBinaryField,
-	codeInvalidValue, codeInvalidCapability, codeUnknownHostCalls, codeUnknownDelivery,
+	codeInvalidValue, codeInvalidCapability, codeUnknownHostCalls, codeUnknownDelivery, codeUnknownLanguage,
 	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID,
 	codeMissingSnapshot, codeSnapshotAndStage, codeSnapshotIDMismatch, codeUnknownSnapshotID,
 	codeMissingPolicy, codeMissingLimits, codePolicyIDMismatch, codeUnknownPolicyID,

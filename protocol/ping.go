@@ -21,6 +21,7 @@ var Features = []string{
 	"batch_calls",       // options.host_calls "batch": every outstanding call in one step
 	"error_codes",       // error_code on every ok:false response
 	"stage_values",      // source, program, inputs and answers from a stage
+	"typescript",        // compile's language "typescript"
 }
 
 // ping serves {"method":"ping"}: what a host needs to know before it sends
