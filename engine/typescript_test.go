@@ -297,3 +297,22 @@ func TestTypeScriptNestingBound(t *testing.T) {
 		assert.NoError(t, err, "%.20s", src)
 	}
 }
+
+func TestTypeScriptErasedDeclarations(t *testing.T) {
+	src := "declare global { interface Window { x: number } }\n" +
+		"declare namespace NS { const a: number }\n" +
+		"declare class DC { m(): void }\n" +
+		"declare function df(): void;\n" +
+		"class Base { m(this: Base, n: number): number { return n } }\n" +
+		"class D extends Base implements Iterable<number> { x!: number; readonly y: number = 1; protected z?: string; override m(this: D, n: number) { return n + this.y }\n  *[Symbol.iterator]() { yield 1 } }\n" +
+		"typeof NS === 'undefined' && typeof DC === 'undefined' && typeof df === 'undefined' ? new D().m(1) : 'declared'"
+	assert.True(t, value.Equal(num(2), tsValue(t, src)))
+	for _, bad := range []string{"import fs = require('fs');\nfs", "const a = 1;\nexport = a;"} {
+		_, err := CompileLanguage(bad, TypeScript, CompileOptions{})
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "import and export declarations are not supported", bad)
+	}
+	// A namespace alias is an import declaration too.
+	_, err := CompileLanguage("namespace A { export const b = 1 }\nimport B = A.b;\nB", TypeScript, CompileOptions{})
+	require.Error(t, err)
+}
