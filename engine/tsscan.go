@@ -27,6 +27,7 @@ type tsScan struct {
 	// Nesting estimate: the sum of every open level's weight (see level).
 	nest      int
 	scopes    int // open braces and arrows in open segments
+	scopeWork int // the sum, over every scope opened, of its depth past scopeFree
 	nestAt    int // where the estimate first crossed its bound, or -1
 	nestLimit int // the bound crossed: maxTSNesting or maxTSScopes
 
@@ -40,11 +41,19 @@ type tsScan struct {
 // maxTSNesting bounds the nesting estimate of TypeScript source: a little
 // above what the JavaScript parser accepts (MaxSourceNesting), which the
 // erased program must pass anyway. maxTSScopes bounds nested blocks and
-// functions, which cost esbuild time that grows with their cube: the
-// JavaScript parser accepts about 500 nested functions with block bodies.
+// functions (the JavaScript parser accepts about 500 nested functions
+// with block bodies). Nested scopes cost esbuild time that grows faster
+// than the square of their depth (a nest 100 deep about 15 ms, 400 deep
+// about 450 ms), so the depths past scopeFree of every scope opened add
+// up, within maxTSScopeWork: the nests of a source then cost esbuild a
+// second or two (less than its own time on code nested scopeFree deep,
+// which only the source's size bounds), while ordinary programs, whose
+// scopes nest a few levels deep, never come near it.
 const (
-	maxTSNesting = MaxSourceNesting + MaxSourceNesting/5
-	maxTSScopes  = 600
+	maxTSNesting   = MaxSourceNesting + MaxSourceNesting/5
+	maxTSScopes    = 600
+	scopeFree      = 10
+	maxTSScopeWork = 150_000
 )
 
 type tsClass uint8
@@ -96,7 +105,7 @@ func (s *tsScan) reweigh(at int) {
 		switch {
 		case s.nest > maxTSNesting:
 			s.nestAt, s.nestLimit = at, MaxSourceNesting
-		case s.scopes > maxTSScopes:
+		case s.scopes > maxTSScopes || s.scopeWork > maxTSScopeWork:
 			s.nestAt, s.nestLimit = at, maxTSScopes
 		}
 	}
@@ -113,9 +122,16 @@ func (s *tsScan) resetSegment(at int) {
 func (s *tsScan) push(open byte, at int, header bool) {
 	s.levels = append(s.levels, tsLevel{open: open, header: header})
 	if open == '{' {
-		s.scopes++
+		s.openScope()
 	}
 	s.reweigh(at)
+}
+
+// openScope counts a scope opened: a brace, or an arrow function's
+// expression body.
+func (s *tsScan) openScope() {
+	s.scopes++
+	s.scopeWork += max(0, s.scopes-scopeFree)
 }
 
 // pop closes the top level, if it is not the outermost.
@@ -313,7 +329,7 @@ func (s *tsScan) run() {
 				// A block body counts as the block it is.
 				if next := skipBlank(src, i); next >= len(src) || src[next] != '{' {
 					s.top().arrows++
-					s.scopes++
+					s.openScope()
 				}
 				s.token(start, tsPunct, op, true)
 			case "-", "+", "<":

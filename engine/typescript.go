@@ -107,11 +107,14 @@ func keepCompletion(source string, scan *tsScan, code, smap string) (string, *ts
 		if p <= m.lastSource {
 			break // the output holds this statement or a later one
 		}
-		tries++
 		e := len(source)
 		if j := sort.SearchInts(scan.semis, p); j < len(scan.semis) {
 			e = scan.semis[j]
 		}
+		if e == p || startsDeclaration(source[p:e]) {
+			continue // an empty statement, or a declaration
+		}
+		tries++
 		ed := &tsEdit{at: p, end: e}
 		wrapped := source[:p] + tsWrapOpen + source[p:e] + tsWrapClose + source[e:]
 		r := api.Transform(wrapped, eraseOptions)
@@ -125,6 +128,14 @@ func keepCompletion(source string, scan *tsScan, code, smap string) (string, *ts
 		return string(r.Code), m2, nil
 	}
 	return code, m, nil
+}
+
+// startsDeclaration reports whether a statement is a declaration that
+// erases to nothing (interface, type alias, declare), never an
+// expression.
+func startsDeclaration(stmt string) bool {
+	w := wordAt(stmt, 0)
+	return (w == "interface" || w == "declare" || w == "type") && wordAt(stmt, skipBlank(stmt, len(w))) != ""
 }
 
 const (

@@ -280,6 +280,8 @@ func TestTypeScriptNestingBound(t *testing.T) {
 		strings.Repeat("if(a)\n", 5000) + ";",
 		"let x: " + strings.Repeat("A<", 50_000) + "1" + strings.Repeat(">", 50_000),
 		"x = `" + strings.Repeat("${`", 5000) + strings.Repeat("`}", 5000) + "`",
+		// Many nests, each within the bounds: their scopes add up.
+		strings.Repeat("x = "+strings.Repeat("a=>{return ", 40)+"1"+strings.Repeat("}", 40)+";\n", 1000),
 	} {
 		_, err := CompileLanguage(src, TypeScript, CompileOptions{})
 		require.Error(t, err, "%.20s", src)
