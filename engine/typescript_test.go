@@ -318,3 +318,53 @@ func TestTypeScriptErasedDeclarations(t *testing.T) {
 	_, err := CompileLanguage("namespace A { export const b = 1 }\nimport B = A.b;\nB", TypeScript, CompileOptions{})
 	require.Error(t, err)
 }
+
+// Whatever the source, erasing it fails cleanly or compiles: no panic
+// (which build would turn into "could not be prepared"), no hang.
+func TestTypeScriptScannerOnArbitrarySource(t *testing.T) {
+	pieces := []string{"a", "1", " ", "\n", "\r", "(", ")", "{", "}", "[", "]", "`", "${", "'", "\"", "/", "/*", "*/", "//", "\\",
+		"=>", "?", ":", ";", ",", ".", "?.", "<", ">", "@", "import", "export", "if", "else", "return", "type", "interface",
+		"declare", "enum", "x: number", "as", "!", "-", "+", "é", "\u2028", "#p", "class", "=", "async", "await"}
+	seed := uint32(1)
+	next := func() int {
+		seed = seed*1664525 + 1013904223
+		return int(seed >> 8)
+	}
+	for range 3000 {
+		var b strings.Builder
+		for n := next() % 40; n >= 0; n-- {
+			b.WriteString(pieces[next()%len(pieces)])
+		}
+		src := b.String()
+		_, err := CompileLanguage(src, TypeScript, CompileOptions{})
+		if err != nil {
+			require.NotEqual(t, errNotPrepared.Error(), err.Error(), "%q", src)
+			require.Regexp(t, `^(Parse|Validation): `, err.Error(), "%q", src)
+		}
+	}
+}
+
+func TestTypeScriptTopLevelAwaitPositions(t *testing.T) {
+	// esbuild's own error (it takes a program with top-level await for a
+	// module), at the TypeScript position.
+	_, err := CompileLanguage("const x: number = await Promise.resolve(1);\nwith (x) {}", TypeScript, CompileOptions{})
+	require.Error(t, err)
+	assert.Equal(t, "Parse: With statements cannot be used in an ECMAScript module (2:1)", err.Error())
+	// The engine's (esbuild keeps what it has no reason to change): as
+	// for the same JavaScript, the error of the unwrapped parse, at the
+	// TypeScript position.
+	_, jerr := Compile("const x = await Promise.resolve(1);\nclass A {\n  accessor y = 1;\n}")
+	require.Error(t, jerr)
+	assert.Equal(t, "Parse: Unexpected identifier (1:17)", jerr.Error())
+	_, err = CompileLanguage("const x: number = await Promise.resolve(1);\nclass A {\n  accessor y: number = 1;\n}", TypeScript, CompileOptions{})
+	require.Error(t, err)
+	assert.Equal(t, "Parse: Unexpected identifier (1:25)", err.Error())
+	_, err = CompileLanguage("const x: number = 1;\nclass A {\n  accessor y: number = 1;\n}", TypeScript, CompileOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(3:")
+
+	src := "type N = number;\nconst x: N = await Promise.resolve(1);\nfunction f(n: N): N {\n  throw new RangeError('n=' + n);\n}\nf(x)"
+	step := runTS(t, compileTS(t, src), nil, echo)
+	require.Error(t, step.Err)
+	assert.Equal(t, "Runtime: RangeError: n=1\n  at f (4:9)\n  at <script> (6:2)", step.Err.Error())
+}
