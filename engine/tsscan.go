@@ -281,7 +281,7 @@ func (s *tsScan) run() {
 			if i = s.template(i + 1); i < 0 {
 				return
 			}
-		case c == '/' && s.prev != tsOperand:
+		case c == '/' && (s.prev != tsOperand || s.prevHeader):
 			i = skipRegexp(src, i)
 			s.token(start, tsOperand, "", false)
 		case c == '@':

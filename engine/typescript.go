@@ -69,6 +69,11 @@ func eraseTypes(source string, bound *compileMemory) (*erased, error) {
 	}
 	r := api.Transform(source, eraseOptions)
 	if len(r.Errors) > 0 {
+		// esbuild refuses some decorators (on parameters, say) itself,
+		// speaking of its options.
+		if scan.decorator >= 0 && strings.Contains(strings.ToLower(r.Errors[0].Text), "decorator") {
+			return nil, tsParseError(source, scan.decorator, "decorators are not supported")
+		}
 		return nil, esbuildError(source, r.Errors[0])
 	}
 	// What esbuild accepts but a program may not hold: it is a script,

@@ -107,6 +107,7 @@ func TestTypeScriptRefusals(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"@sealed\nclass A {}", "Parse: decorators are not supported (1:1)"},
 		{"class A {\n  @log m() {}\n}", "Parse: decorators are not supported (2:3)"},
+		{"class A {\n  constructor(@inject x: number) {}\n}", "Parse: decorators are not supported (2:15)"},
 		{"import { x } from 'y';\nx", "Parse: import and export declarations are not supported: a program is a script (1:1)"},
 		{"import type { T } from './types';\nlet a: T;", "Parse: import and export declarations are not supported: a program is a script (1:1)"},
 		{"const a = 1;\nexport { a }", "Parse: import and export declarations are not supported: a program is a script (2:1)"},
@@ -127,6 +128,7 @@ func TestTypeScriptRefusals(t *testing.T) {
 		"const o = { import: 1, export: 2 };\no.import + o.export",
 		"namespace N { export const a = 1 }\nN.a",
 		"/** @param x */\nconst s = '@a' + `@b` + /@c/.source;\ns",
+		"let s = 'x';\nif (s) /@d/.test(s);\ns",
 	} {
 		_, err := CompileLanguage(src, TypeScript, CompileOptions{})
 		assert.NoError(t, err, src)
