@@ -16,15 +16,21 @@ import (
 // id. A done ctx abandons the wait (compiling is bounded; nothing is
 // cancelled in the sidecar).
 func (c *Client) Compile(ctx context.Context, source string) (Program, error) {
+	return c.compile(ctx, source, "")
+}
+
+// compile compiles source written in language ("" is JavaScript, the
+// request then naming none).
+func (c *Client) compile(ctx context.Context, source, language string) (Program, error) {
 	parts := []stagePart{{inline: len(source) + len(source)/8 + 64, bytes: []byte(source)}}
 	if len(source) <= maxRequestBytes/2 {
 		parts = nil // fits for sure, whatever it escapes: no copy
 	}
 	build := func(ids []string) (*request, []byte, rawField) {
 		if len(ids) > 0 && ids[0] != "" {
-			return &request{Method: "compile", SourceStageID: ids[0]}, nil, rawNone
+			return &request{Method: "compile", SourceStageID: ids[0], Language: language}, nil, rawNone
 		}
-		return &request{Method: "compile", Source: &source}, nil, rawNone
+		return &request{Method: "compile", Source: &source, Language: language}, nil, rawNone
 	}
 	resp, m, err := c.send(ctx, parts, build, false)
 	if err != nil {

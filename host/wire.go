@@ -26,6 +26,7 @@ type request struct {
 	Method           string          `json:"method"`
 	Source           *string         `json:"source,omitempty"`
 	SourceStageID    string          `json:"source_stage_id,omitempty"`
+	Language         string          `json:"language,omitempty"`
 	ProgramID        string          `json:"program_id,omitempty"`
 	ProgramStageID   string          `json:"program_stage_id,omitempty"`
 	Options          *wireOptions    `json:"options,omitempty"`
