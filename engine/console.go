@@ -120,9 +120,12 @@ var goFrame = regexp.MustCompile(`^\tat (?:(.*) \()?<eval>:(\d+):(\d+)\(\d+\)\)?
 // consoleStack writes an error's stack text as tracebacks show frames:
 // "\tat f (2:9)" in the guest's own positions, with the sidecar's own
 // frames (the lockdown's, native functions) left out. Lines before the
-// first frame (the error's name and message) are kept as they are.
+// first frame (the error's name and message) are kept as they are; a
+// stack with no frame left is that text alone, as V8 writes one.
 func (x *Execution) consoleStack(stack string) string {
-	lines := strings.Split(stack, "\n")
+	// goja ends every frame with a newline, and an error made outside any
+	// guest frame (a host's error answer) is its first line and one.
+	lines := strings.Split(strings.TrimSuffix(stack, "\n"), "\n")
 	out := lines[:0]
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "\tat ") {

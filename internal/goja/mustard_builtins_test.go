@@ -83,3 +83,22 @@ func TestJSONParseNumbersPastFloatRange(t *testing.T) {
 		t.Fatal(v, err)
 	}
 }
+
+func TestMustardToPrimitiveMessageAndToLocaleString(t *testing.T) {
+	vm := New()
+	for src, want := range map[string]string{
+		`try { String(Object.create(null)) } catch (e) { e.message }`:        "Cannot convert object to primitive value",
+		`try { +Object.create(null) } catch (e) { e.message }`:               "Cannot convert object to primitive value",
+		`try { ` + "`${Object.create(null)}`" + ` } catch (e) { e.message }`: "Cannot convert object to primitive value",
+		`(1234.5).toLocaleString("en-US")`:                                   "1234.5",
+		`(255).toLocaleString(16)`:                                           "255",
+	} {
+		v, err := vm.RunString(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if v.String() != want {
+			t.Errorf("%s = %q, want %q", src, v.String(), want)
+		}
+	}
+}

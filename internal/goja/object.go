@@ -879,7 +879,7 @@ func (o *Object) ordinaryToPrimitiveNumber() Value {
 		return v
 	}
 
-	panic(o.runtime.NewTypeError("Could not convert %v to primitive", o.self))
+	panic(o.runtime.NewTypeError("Cannot convert object to primitive value")) // mustard: no Go value in the message
 }
 
 func (o *Object) ordinaryToPrimitiveString() Value {
@@ -891,7 +891,7 @@ func (o *Object) ordinaryToPrimitiveString() Value {
 		return v
 	}
 
-	panic(o.runtime.NewTypeError("Could not convert %v (%T) to primitive", o.self, o.self))
+	panic(o.runtime.NewTypeError("Cannot convert object to primitive value")) // mustard: no Go value in the message
 }
 
 func (o *Object) tryExoticToPrimitive(hint Value) Value {
