@@ -16,15 +16,31 @@ import (
 // id. A done ctx abandons the wait (compiling is bounded; nothing is
 // cancelled in the sidecar).
 func (c *Client) Compile(ctx context.Context, source string) (Program, error) {
+	return c.CompileWith(ctx, source, CompileOptions{})
+}
+
+// CompileOptions are the options of a compile.
+type CompileOptions struct {
+	// Language is the source's language: empty or JavaScript, or
+	// TypeScript (the typescript extension). The program id covers it.
+	Language Language
+}
+
+// CompileWith is Compile with options: CompileWith(ctx, src,
+// CompileOptions{Language: TypeScript}) compiles a TypeScript program. A
+// sidecar without the typescript extension refuses a TypeScript compile
+// with an *Error.
+func (c *Client) CompileWith(ctx context.Context, source string, opts CompileOptions) (Program, error) {
+	lang := opts.Language.wire()
 	parts := []stagePart{{inline: len(source) + len(source)/8 + 64, bytes: []byte(source)}}
 	if len(source) <= maxRequestBytes/2 {
 		parts = nil // fits for sure, whatever it escapes: no copy
 	}
 	build := func(ids []string) (*request, []byte, rawField) {
 		if len(ids) > 0 && ids[0] != "" {
-			return &request{Method: "compile", SourceStageID: ids[0]}, nil, rawNone
+			return &request{Method: "compile", SourceStageID: ids[0], Language: lang}, nil, rawNone
 		}
-		return &request{Method: "compile", Source: &source}, nil, rawNone
+		return &request{Method: "compile", Source: &source, Language: lang}, nil, rawNone
 	}
 	resp, m, err := c.send(ctx, parts, build, false)
 	if err != nil {
@@ -84,7 +100,8 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 		build := func(ids []string) (*request, []byte, rawField) {
 			r := &request{Method: "start", ProgramID: p.ID, SnapshotDelivery: req.Delivery, Profile: req.Profile,
 				Options: &wireOptions{Inputs: inputJSON, Capabilities: nonNil(req.Capabilities), Limits: req.Limits,
-					SealKey: req.SealKey.wire(), HostCalls: req.HostCalls.wire()}}
+					SealKey: req.SealKey.wire(), HostCalls: req.HostCalls.wire(), Console: req.Console.wire(),
+					Entry: req.Entry.wire()}}
 			if ids[0] != "" {
 				r.Options.Inputs, r.Options.InputsStageID = nil, ids[0]
 			}
@@ -181,7 +198,8 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 		}
 		if req.Policy != nil {
 			r.Policy = &wirePolicy{Capabilities: nonNil(req.Policy.Capabilities), Limits: req.Policy.Limits,
-				HostCalls: req.Policy.HostCalls.wire(), SnapshotID: id, wireAuth: authFor(req.Key, req.SealKey, id)}
+				HostCalls: req.Policy.HostCalls.wire(), Console: req.Policy.Console.wire(), SnapshotID: id,
+				wireAuth: authFor(req.Key, req.SealKey, id)}
 		} else {
 			auth := authFor(req.Key, req.SealKey, id)
 			r.Auth = &auth
@@ -314,7 +332,8 @@ func (c *Client) step(resp *response, m message, err error) (*Step, error) {
 				Capability string        `json:"capability"`
 				Args       []value.Value `json:"args"`
 			} `json:"calls"`
-			SnapshotBase64 string `json:"snapshot_base64"`
+			SnapshotBase64 string    `json:"snapshot_base64"`
+			Logs           []LogLine `json:"logs"`
 		} `json:"step"`
 		SnapshotID     string `json:"snapshot_id"`
 		PolicyID       string `json:"policy_id"`
@@ -323,7 +342,7 @@ func (c *Client) step(resp *response, m message, err error) (*Step, error) {
 	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "step" {
 		return nil, c.broken(fmt.Errorf("%w: undecodable step: %v", ErrProtocol, err))
 	}
-	st := &Step{Profile: resp.Profile}
+	st := &Step{Profile: resp.Profile, Logs: res.Step.Logs}
 	switch res.Step.Type {
 	case "completed":
 		v, err := value.ParseJSON(res.Step.Value)
