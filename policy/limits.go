@@ -22,6 +22,10 @@ const (
 // NoWallTime is the default wall_time_ms: no wall-time limit.
 const NoWallTime uint64 = 0
 
+// DefaultMaxLogBytes is the default max_log_bytes: the UTF-8 bytes of
+// console text one step may carry.
+const DefaultMaxLogBytes uint64 = 256 << 10
+
 // Limits are fully resolved execution limits. Zero is a real value meaning
 // "none allowed", never "use the default".
 type Limits struct {
@@ -35,6 +39,11 @@ type Limits struct {
 	// time; 0 means no bound. Unlike the others it is not deterministic,
 	// so it is never recorded in a snapshot's journal.
 	WallTimeMS uint64 `json:"wall_time_ms"`
+
+	// MaxLogBytes bounds the console text one step carries (the console
+	// extension). Lines past it are dropped, which the guest cannot see,
+	// so like WallTimeMS it is never recorded in a snapshot's journal.
+	MaxLogBytes uint64 `json:"max_log_bytes"`
 }
 
 // DefaultLimits returns the limits used when a host specifies none.
@@ -45,7 +54,15 @@ func DefaultLimits() Limits {
 		AllocationBudget:        DefaultAllocationBudget,
 		CallDepthLimit:          DefaultCallDepthLimit,
 		MaxOutstandingHostCalls: DefaultMaxOutstandingHostCalls,
+		MaxLogBytes:             DefaultMaxLogBytes,
 	}
+}
+
+// Journaled returns the limits a snapshot's journal records: the
+// deterministic ones, without the wall time and the log bound.
+func (l Limits) Journaled() Limits {
+	l.WallTimeMS, l.MaxLogBytes = 0, 0
+	return l
 }
 
 // LimitsSpec is the wire form of Limits: a nil field means "default", which
@@ -57,6 +74,7 @@ type LimitsSpec struct {
 	CallDepthLimit          *uint64 `json:"call_depth_limit,omitempty"`
 	MaxOutstandingHostCalls *uint64 `json:"max_outstanding_host_calls,omitempty"`
 	WallTimeMS              *uint64 `json:"wall_time_ms,omitempty"`
+	MaxLogBytes             *uint64 `json:"max_log_bytes,omitempty"`
 }
 
 // Resolve fills every unset field with its default.
@@ -68,6 +86,7 @@ func (s LimitsSpec) Resolve() Limits {
 		CallDepthLimit:          orDefault(s.CallDepthLimit, DefaultCallDepthLimit),
 		MaxOutstandingHostCalls: orDefault(s.MaxOutstandingHostCalls, DefaultMaxOutstandingHostCalls),
 		WallTimeMS:              orDefault(s.WallTimeMS, NoWallTime),
+		MaxLogBytes:             orDefault(s.MaxLogBytes, DefaultMaxLogBytes),
 	}
 }
 
@@ -80,13 +99,14 @@ func orDefault(p *uint64, def uint64) uint64 {
 
 // limitKeys are the wire names, in the order used by slot and by the
 // policy_id encoding.
-var limitKeys = [6]string{
+var limitKeys = [7]string{
 	"instruction_budget",
 	"heap_limit_bytes",
 	"allocation_budget",
 	"call_depth_limit",
 	"max_outstanding_host_calls",
 	"wall_time_ms",
+	"max_log_bytes",
 }
 
 // LimitNames are the wire names of every limit, in policy_id order.
@@ -104,8 +124,10 @@ func (s *LimitsSpec) slot(i int) **uint64 {
 		return &s.CallDepthLimit
 	case 4:
 		return &s.MaxOutstandingHostCalls
-	default:
+	case 5:
 		return &s.WallTimeMS
+	default:
+		return &s.MaxLogBytes
 	}
 }
 

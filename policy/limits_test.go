@@ -13,6 +13,7 @@ func TestDefaultLimits(t *testing.T) {
 		AllocationBudget:        250_000,
 		CallDepthLimit:          256,
 		MaxOutstandingHostCalls: 128,
+		MaxLogBytes:             262_144,
 	}
 	if got := DefaultLimits(); got != want {
 		t.Fatalf("DefaultLimits() = %+v, want %+v", got, want)
@@ -39,13 +40,16 @@ func TestLimitsDecodeDefaultsAndZero(t *testing.T) {
 		{`{}`, def},
 		{` { } `, def},
 		{`{"instruction_budget":null,"heap_limit_bytes":null,"allocation_budget":null,"call_depth_limit":null,"max_outstanding_host_calls":null}`, def},
-		{`{"instruction_budget":0,"heap_limit_bytes":0,"allocation_budget":0,"call_depth_limit":0,"max_outstanding_host_calls":0}`, Limits{}},
+		{`{"instruction_budget":0,"heap_limit_bytes":0,"allocation_budget":0,"call_depth_limit":0,"max_outstanding_host_calls":0}`, Limits{MaxLogBytes: DefaultMaxLogBytes}},
 		{`{"call_depth_limit":0}`, func() Limits { l := def; l.CallDepthLimit = 0; return l }()},
 		{`{"instruction_budget":5,"allocation_budget":null}`, func() Limits { l := def; l.InstructionBudget = 5; return l }()},
 		{`{"heap_limit_bytes":18446744073709551615}`, func() Limits { l := def; l.HeapLimitBytes = 1<<64 - 1; return l }()},
 		{`{"wall_time_ms":null}`, def},
 		{`{"wall_time_ms":0}`, def},
 		{`{"wall_time_ms":1500}`, func() Limits { l := def; l.WallTimeMS = 1500; return l }()},
+		{`{"max_log_bytes":null}`, def},
+		{`{"max_log_bytes":0}`, func() Limits { l := def; l.MaxLogBytes = 0; return l }()},
+		{`{"max_log_bytes":100}`, func() Limits { l := def; l.MaxLogBytes = 100; return l }()},
 	}
 	for _, c := range cases {
 		got, err := decodeLimits(t, c.in)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 )
@@ -35,7 +36,45 @@ type Policy struct {
 	Capabilities []string
 	Limits       Limits
 	HostCalls    HostCalls
+	Console      Console
 }
+
+// Console is whether the guest's console methods that no capability
+// serves collect their lines into each step's logs.
+type Console uint8
+
+const (
+	// ConsoleOff: no collected console; a console object exists only
+	// when console.* capabilities are granted.
+	ConsoleOff Console = iota
+	// ConsoleCollect: console.log, info, warn, error and debug exist;
+	// those not granted as capabilities format their arguments as Node
+	// does and append a line to the step's logs.
+	ConsoleCollect
+)
+
+// String is the mode's wire name.
+func (c Console) String() string {
+	if c == ConsoleCollect {
+		return "collect"
+	}
+	return "off"
+}
+
+// ParseConsole reads a console mode's wire name.
+func ParseConsole(s string) (Console, error) {
+	switch s {
+	case "off":
+		return ConsoleOff, nil
+	case "collect":
+		return ConsoleCollect, nil
+	}
+	return 0, fmt.Errorf("unknown console `%s`", s)
+}
+
+// ConsoleMethods are the console methods a guest may have, and so the
+// only capabilities under the name console.
+var ConsoleMethods = []string{"debug", "error", "info", "log", "warn"}
 
 // HostCalls is how a suspended step presents the outstanding host calls
 // and how a resume answers them.
@@ -88,21 +127,37 @@ func New(capabilities []string, limits Limits) (Policy, error) {
 	if len(caps) > MaxCapabilities {
 		return Policy{}, fmt.Errorf("too many capabilities: %d (maximum %d)", len(caps), MaxCapabilities)
 	}
+	if err := CheckNamespaces(caps); err != nil {
+		return Policy{}, err
+	}
 	return Policy{Capabilities: caps, Limits: limits}, nil
 }
 
-// ValidateCapabilityName reports whether name can be used as a capability:
-// it must be usable as a plain JavaScript identifier binding (ASCII only,
-// so there are no Unicode confusables or normalization questions), must not
-// be a reserved word or a well-known global the guest relies on, and must
-// not use the implementation's reserved prefix.
+// MaxCapabilitySegments is the most dot-separated segments a capability
+// name may have (a namespace path of three, then the function).
+const MaxCapabilitySegments = 4
+
+// ValidateCapabilityName reports whether name can be used as a capability.
+// A plain name must be usable as a JavaScript identifier binding (ASCII
+// only, so there are no Unicode confusables or normalization questions),
+// must not be a reserved word or a well-known global the guest relies on,
+// and must not use the implementation's reserved prefix. A dotted name
+// (`github.create_issue`) is a path of 2 to MaxCapabilitySegments segments
+// of ASCII letters, digits, _, $ and - (MCP tool names often hold a -);
+// its first segment, a global the guest sees, follows the plain name's
+// rules on reserved words and prefix, and under console only the console
+// methods may appear.
 func ValidateCapabilityName(name string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("invalid capability name %q: must not be empty", name)
 	case len(name) > MaxCapabilityNameLen:
 		return fmt.Errorf("invalid capability name %s: longer than %d bytes", quoteTruncated(name), MaxCapabilityNameLen)
-	case name[0] >= '0' && name[0] <= '9':
+	}
+	if strings.IndexByte(name, '.') >= 0 {
+		return validateDotted(name)
+	}
+	if name[0] >= '0' && name[0] <= '9' {
 		return fmt.Errorf("invalid capability name %q: must not start with a digit", name)
 	}
 	for i := 0; i < len(name); i++ {
@@ -110,11 +165,63 @@ func ValidateCapabilityName(name string) error {
 			return fmt.Errorf("invalid capability name %q: only ASCII letters, digits, _ and $ are allowed", name)
 		}
 	}
-	if reservedWords[name] {
+	if name == "console" {
+		return fmt.Errorf("invalid capability name %q: console is the console object; grant console.log, console.info, console.warn, console.error or console.debug", name)
+	}
+	return checkGlobalSegment(name, name)
+}
+
+func validateDotted(name string) error {
+	segs := strings.Split(name, ".")
+	if len(segs) > MaxCapabilitySegments {
+		return fmt.Errorf("invalid capability name %q: more than %d dot-separated segments", name, MaxCapabilitySegments)
+	}
+	for _, seg := range segs {
+		if seg == "" {
+			return fmt.Errorf("invalid capability name %q: empty segment", name)
+		}
+		for i := 0; i < len(seg); i++ {
+			if !isIdentByte(seg[i]) && seg[i] != '-' {
+				return fmt.Errorf("invalid capability name %q: only ASCII letters, digits, _, $ and - are allowed in a segment", name)
+			}
+		}
+	}
+	if segs[0] == "console" && (len(segs) != 2 || !slices.Contains(ConsoleMethods, segs[1])) {
+		return fmt.Errorf("invalid capability name %q: under console only console.log, console.info, console.warn, console.error and console.debug are capabilities", name)
+	}
+	return checkGlobalSegment(name, segs[0])
+}
+
+// checkGlobalSegment checks the global name a capability defines.
+func checkGlobalSegment(name, global string) error {
+	if reservedWords[global] {
 		return fmt.Errorf("invalid capability name %q: reserved word", name)
 	}
-	if len(name) >= len(ReservedPrefix) && name[:len(ReservedPrefix)] == ReservedPrefix {
+	if strings.HasPrefix(global, ReservedPrefix) {
 		return fmt.Errorf("invalid capability name %q: the prefix %s is reserved", name, ReservedPrefix)
+	}
+	return nil
+}
+
+// CheckNamespaces refuses a set of capability names in which one name is
+// both a function and a namespace: `a` and `a.b`, or `a.b` and `a.b.c`.
+// names must be sorted, as a Policy's are.
+func CheckNamespaces(names []string) error {
+	for i, n := range names {
+		// A name's extensions sort after it, and the first of them
+		// directly after its duplicates: n + "." sorts before any other
+		// extension of n that is not a namespace path.
+		for _, m := range names[i+1:] {
+			if m == n {
+				continue
+			}
+			if strings.HasPrefix(m, n+".") {
+				return fmt.Errorf("invalid capability name %q: %q is both a function and a namespace", m, n)
+			}
+			if !strings.HasPrefix(m, n) {
+				break
+			}
+		}
 	}
 	return nil
 }
@@ -190,14 +297,17 @@ func (p Policy) Reassert(capability string) error {
 //	  [ capability, ... ],          // text strings, sorted bytewise, no duplicates
 //	  [ instruction_budget, heap_limit_bytes, allocation_budget,
 //	    call_depth_limit, max_outstanding_host_calls
-//	    (, wall_time_ms) ]          // unsigned integers
-//	  (, "batch") ]                 // the host_calls mode, when not "one"
+//	    (, wall_time_ms (, max_log_bytes)) ] // unsigned integers
+//	  (, "batch")                   // the host_calls mode, when not "one"
+//	  (, "console:collect") ]       // the console mode, when not "off"
 //
 // with the limits fully resolved (defaults applied). wall_time_ms is there
-// only when it is not 0, and the mode only when it is batch, so a policy
-// without them keeps the id it had before they existed, and one with them
-// can never share an id with one without. For example the default
-// policy with no capabilities encodes as
+// only when it is not 0 or max_log_bytes follows it, max_log_bytes only
+// when it is not its default, the mode only when it is batch and the
+// console only when it collects, so a policy without them keeps the id it
+// had before they existed, and one with them can never share an id with
+// one without. For example the default policy with no capabilities
+// encodes as
 //
 //	83 70 "mustard-policy/1" 80 85 1a000f4240 1a00800000 1a0003d090 190100 1880
 //
@@ -210,34 +320,50 @@ func (p Policy) ID() string {
 	return string(out[:])
 }
 
+// consoleTag is the console mode's member of the canonical encoding.
+const consoleTag = "console:collect"
+
 // AppendCanonical appends the canonical encoding hashed by ID to b.
 func (p Policy) AppendCanonical(b []byte) []byte {
-	if p.HostCalls == HostCallsOne {
-		b = append(b, 0x83) // array(3)
-	} else {
-		b = append(b, 0x84) // array(4)
+	n := uint64(3)
+	if p.HostCalls != HostCallsOne {
+		n++
 	}
+	if p.Console != ConsoleOff {
+		n++
+	}
+	b = detcbor.AppendHead(b, detcbor.MajorArray, n)
 	b = detcbor.AppendText(b, IDVersion)
 	b = detcbor.AppendHead(b, detcbor.MajorArray, uint64(len(p.Capabilities)))
 	for _, c := range p.Capabilities {
 		b = detcbor.AppendText(b, c)
 	}
 	l := p.Limits
-	if l.WallTimeMS == 0 {
-		b = append(b, 0x85) // array(5)
-	} else {
+	logs := l.MaxLogBytes != DefaultMaxLogBytes
+	switch {
+	case logs:
+		b = append(b, 0x87) // array(7)
+	case l.WallTimeMS != 0:
 		b = append(b, 0x86) // array(6)
+	default:
+		b = append(b, 0x85) // array(5)
 	}
 	b = detcbor.AppendUint(b, l.InstructionBudget)
 	b = detcbor.AppendUint(b, l.HeapLimitBytes)
 	b = detcbor.AppendUint(b, l.AllocationBudget)
 	b = detcbor.AppendUint(b, l.CallDepthLimit)
 	b = detcbor.AppendUint(b, l.MaxOutstandingHostCalls)
-	if l.WallTimeMS != 0 {
+	if l.WallTimeMS != 0 || logs {
 		b = detcbor.AppendUint(b, l.WallTimeMS)
+	}
+	if logs {
+		b = detcbor.AppendUint(b, l.MaxLogBytes)
 	}
 	if p.HostCalls != HostCallsOne {
 		b = detcbor.AppendText(b, p.HostCalls.String())
+	}
+	if p.Console != ConsoleOff {
+		b = detcbor.AppendText(b, consoleTag)
 	}
 	return b
 }

@@ -102,17 +102,27 @@ func TestCanonicalEncodingMatchesCBOR(t *testing.T) {
 	values := []uint64{0, 1, 23, 24, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, 1<<64 - 1}
 	names := []string{"a", strings.Repeat("b", 23), strings.Repeat("c", 24), strings.Repeat("d", 128)}
 	for i, v := range values {
-		l := Limits{v, values[(i+1)%len(values)], values[(i+2)%len(values)], values[(i+3)%len(values)], values[(i+4)%len(values)], values[(i+5)%len(values)]}
+		l := Limits{v, values[(i+1)%len(values)], values[(i+2)%len(values)], values[(i+3)%len(values)], values[(i+4)%len(values)], values[(i+5)%len(values)], DefaultMaxLogBytes}
+		if i%3 == 1 {
+			l.MaxLogBytes = values[(i+6)%len(values)]
+		}
 		caps := names[:i%(len(names)+1)]
 		p := mustNew(t, caps, l)
 		p.HostCalls = HostCalls(i % 2)
+		p.Console = Console(i / 2 % 2)
 		limits := []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls}
-		if l.WallTimeMS != 0 {
+		if l.WallTimeMS != 0 || l.MaxLogBytes != DefaultMaxLogBytes {
 			limits = append(limits, l.WallTimeMS)
+		}
+		if l.MaxLogBytes != DefaultMaxLogBytes {
+			limits = append(limits, l.MaxLogBytes)
 		}
 		items := []any{IDVersion, p.Capabilities, limits}
 		if p.HostCalls == HostCallsBatch {
 			items = append(items, "batch")
+		}
+		if p.Console == ConsoleCollect {
+			items = append(items, "console:collect")
 		}
 		want, err := em.Marshal(items)
 		if err != nil {
@@ -160,7 +170,7 @@ func TestIDEqualForPermutationsAndDuplicates(t *testing.T) {
 		}
 	}
 	// Limits given via defaults or spelled out are the same policy.
-	spelled := Limits{1_000_000, 8 << 20, 250_000, 256, 128, 0}
+	spelled := Limits{1_000_000, 8 << 20, 250_000, 256, 128, 0, 256 << 10}
 	if got := mustNew(t, []string{"beta", "alpha", "gamma"}, spelled).ID(); got != base {
 		t.Errorf("explicit default limits changed id")
 	}
@@ -267,6 +277,9 @@ func TestCapabilityNameValidation(t *testing.T) {
 		"Eval", "Undefined", "nan", "infinity", "asyncTool", "async", "get", "set", "of", "from",
 		"__mustar", "_mustard", "__Mustard", "mustard__", "x__mustard",
 		strings.Repeat("a", 128),
+		// Dotted names (namespaced capabilities).
+		"github.create_issue", "fs.read-file", "a.b.c.d", "ns.1x", "my-server.tool", "x.delete", "$.$",
+		"console.log", "console.info", "console.warn", "console.error", "console.debug",
 	}
 	for _, name := range valid {
 		if _, err := New([]string{name}, DefaultLimits()); err != nil {
@@ -275,7 +288,11 @@ func TestCapabilityNameValidation(t *testing.T) {
 	}
 
 	invalid := []string{
-		"", "x y", " x", "x ", "1abc", "9", "a-b", "a.b", "a/b", "a\x00", "tab\t", "ünïcode", "café",
+		"", "x y", " x", "x ", "1abc", "9", "a-b", "a/b",
+		// Dotted names: empty segments, too deep, bad bytes, reserved
+		// first segments, console members that are not console methods.
+		"a.", ".a", "a..b", "a.b.c.d.e", "a.b c", "a.b/c", "a.é", "class.x", "globalThis.x", "__mustard.x",
+		"console", "console.table", "console.log.x", "console.dir", "a\x00", "tab\t", "ünïcode", "café",
 		"\u0430", // Cyrillic a
 		"a\u200b", strings.Repeat("a", 129),
 		"__mustard", "__mustardFoo", "__mustard_internal",
@@ -290,7 +307,7 @@ func TestCapabilityNameValidation(t *testing.T) {
 		"eval", "arguments", "undefined", "NaN", "Infinity", "globalThis",
 	}
 	for _, name := range invalid {
-		_, err := New([]string{"ok", name}, DefaultLimits())
+		_, err := New([]string{"okay", name}, DefaultLimits())
 		if err == nil {
 			t.Errorf("%q accepted", name)
 			continue
@@ -359,5 +376,47 @@ func BenchmarkID(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = p.ID()
+	}
+}
+
+func TestNamespaceConflicts(t *testing.T) {
+	for _, caps := range [][]string{
+		{"a", "a.b"},
+		{"a.b", "a.b.c"},
+		{"gh.x", "gh", "gh$"},
+		{"a.b.c", "a.b", "a$"},
+	} {
+		_, err := New(caps, DefaultLimits())
+		if err == nil || !strings.Contains(err.Error(), "both a function and a namespace") {
+			t.Errorf("%q: err = %v, want a function/namespace conflict", caps, err)
+		}
+	}
+	for _, caps := range [][]string{
+		{"a", "ab.c", "a$.b", "a-b.c"},
+		{"gh.x", "gh.y.z", "gh.xy"},
+		{"console.log", "console.warn", "log"},
+		{"a.b", "a.b"},
+	} {
+		if _, err := New(caps, DefaultLimits()); err != nil {
+			t.Errorf("%q refused: %v", caps, err)
+		}
+	}
+}
+
+func TestConsoleModeChangesPolicyID(t *testing.T) {
+	p := mustNew(t, []string{"x"}, DefaultLimits())
+	off := p.ID()
+	p.Console = ConsoleCollect
+	if p.ID() == off {
+		t.Fatal("console collect kept the policy_id of console off")
+	}
+	for _, s := range []string{"off", "collect"} {
+		c, err := ParseConsole(s)
+		if err != nil || c.String() != s {
+			t.Errorf("ParseConsole(%q) = %v, %v", s, c, err)
+		}
+	}
+	if _, err := ParseConsole("on"); err == nil || err.Error() != "unknown console `on`" {
+		t.Errorf("ParseConsole(on) err = %v", err)
 	}
 }

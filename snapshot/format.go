@@ -84,8 +84,17 @@ func ID(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// appendHeader writes the header: an array of 7, or of 8 when the realm
+// has a shape beyond the default (entry call, a collecting console), whose
+// last item is [entry, console]. A default header is written as it was
+// before either existed.
 func appendHeader(b []byte, h Header, version uint64) []byte {
-	b = detcbor.AppendHead(b, detcbor.MajorArray, 7)
+	shaped := h.Entry != EntryScript || h.Console != policy.ConsoleOff
+	if shaped {
+		b = detcbor.AppendHead(b, detcbor.MajorArray, 8)
+	} else {
+		b = detcbor.AppendHead(b, detcbor.MajorArray, 7)
+	}
 	b = detcbor.AppendText(b, Magic)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, version)
 	b = detcbor.AppendBytes(b, h.Program)
@@ -95,7 +104,13 @@ func appendHeader(b []byte, h Header, version uint64) []byte {
 		b = detcbor.AppendText(b, c)
 	}
 	b = detcbor.AppendHead(b, detcbor.MajorUint, h.Seed)
-	return detcbor.AppendInt(b, h.ClockMillis)
+	b = detcbor.AppendInt(b, h.ClockMillis)
+	if shaped {
+		b = detcbor.AppendHead(b, detcbor.MajorArray, 2)
+		b = detcbor.AppendHead(b, detcbor.MajorUint, uint64(h.Entry))
+		b = detcbor.AppendHead(b, detcbor.MajorUint, uint64(h.Console))
+	}
+	return b
 }
 
 // appendPending writes a version 1 pending item.
@@ -314,8 +329,12 @@ func (b *Builder) Suspend(focus uint64, m Meter, l *policy.Limits) ([]byte, stri
 		b.v1Call = nil
 		b.add(func(buf []byte) []byte { return appendPending(buf, c, l) })
 	} else {
-		same := b.hasLimits && b.limits == *l
-		b.limits, b.hasLimits = *l, true
+		// Only the limits a journal records are compared: the wall time
+		// and the log bound are never recorded, so a continued journal
+		// (which cannot know them) and a live one write the same bytes.
+		k := l.Journaled()
+		same := b.hasLimits && b.limits == k
+		b.limits, b.hasLimits = k, true
 		if same {
 			l = nil
 		}
@@ -407,7 +426,8 @@ func (d *decoder) value() (value.Value, []byte, error) {
 func Decode(b []byte) (*Snapshot, error) {
 	d := &decoder{Reader: detcbor.NewReader(b)}
 	s := &Snapshot{}
-	if err := d.Array(7); err != nil {
+	items, err := d.Expect(detcbor.MajorArray)
+	if err != nil || items != 7 && items != 8 {
 		return nil, d.fail(ErrNotSnapshot)
 	}
 	d.mark()
@@ -453,6 +473,11 @@ func Decode(b []byte) (*Snapshot, error) {
 	if s.Header.ClockMillis, err = d.Int(); err != nil {
 		return nil, d.fail(ErrHeader)
 	}
+	if items == 8 {
+		if err := d.shape(s); err != nil {
+			return nil, err
+		}
+	}
 	if s.Version == 1 {
 		err = d.journalV1(s)
 	} else {
@@ -463,6 +488,28 @@ func Decode(b []byte) (*Snapshot, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// shape reads a header's [entry, console], which only executions of
+// current programs have, each a known value other than both defaults.
+func (d *decoder) shape(s *Snapshot) error {
+	d.mark()
+	if s.Version != Version {
+		return d.fail(ErrHeader)
+	}
+	if err := d.Array(2); err != nil {
+		return d.fail(ErrHeader)
+	}
+	entry, err := d.Uint()
+	if err != nil || entry > uint64(EntryCall) {
+		return d.fail(ErrHeader)
+	}
+	console, err := d.Uint()
+	if err != nil || console > uint64(policy.ConsoleCollect) || entry == 0 && console == 0 {
+		return d.fail(ErrHeader)
+	}
+	s.Header.Entry, s.Header.Console = Entry(entry), policy.Console(console)
+	return nil
 }
 
 // journalV1 reads a version 1 journal into calls and suspensions: each

@@ -265,7 +265,7 @@ func TestSuspensionLimitsNullOnlyWhenRepeated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *s.Suspensions[1].Limits != l || !bytes.Equal(Encode(s), good) {
+	if *s.Suspensions[1].Limits != l.Journaled() || !bytes.Equal(Encode(s), good) {
 		t.Fatal("a null limits item does not stand for the previous limits")
 	}
 	for name, b := range map[string][]byte{
@@ -274,6 +274,49 @@ func TestSuspensionLimitsNullOnlyWhenRepeated(t *testing.T) {
 	} {
 		if _, err := Decode(b); !errors.Is(err, ErrSuspend) {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// A header with an entry or a console round-trips as an array of 8; the
+// default header keeps its 7 items, and shapes that cannot be written
+// (an unknown value, both defaults spelled out, an older version) fail.
+func TestHeaderShape(t *testing.T) {
+	for _, h := range []Header{
+		{Program: []byte("p"), Entry: EntryCall},
+		{Program: []byte("p"), Console: policy.ConsoleCollect},
+		{Program: []byte("p"), Entry: EntryCall, Console: policy.ConsoleCollect},
+	} {
+		b := appendHeader(nil, h, Version)
+		if b[0] != 0x88 {
+			t.Fatalf("%+v: header head %x, want an array of 8", h, b[0])
+		}
+		s, err := Decode(cat(b, appendCall(nil, &HostCall{ID: 1, Capability: "c", Sync: true}), appendSuspend(nil, 1, Meter{}, &policy.Limits{})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Header.Entry != h.Entry || s.Header.Console != h.Console {
+			t.Fatalf("decoded %+v, want %+v", s.Header, h)
+		}
+	}
+	if b := appendHeader(nil, Header{Program: []byte("p")}, Version); b[0] != 0x87 {
+		t.Fatalf("default header head %x, want an array of 7", b[0])
+	}
+	tail := cat(appendCall(nil, &HostCall{ID: 1, Capability: "c", Sync: true}), appendSuspend(nil, 1, Meter{}, &policy.Limits{}))
+	shaped := func(version uint64, entry, console uint64) []byte {
+		b := appendHeader(nil, Header{Program: []byte("p")}, version)
+		b[0] = 0x88
+		b = append(b, 0x82, byte(entry), byte(console))
+		return cat(b, tail)
+	}
+	for name, b := range map[string][]byte{
+		"both defaults":   shaped(Version, 0, 0),
+		"unknown entry":   shaped(Version, 2, 0),
+		"unknown console": shaped(Version, 0, 2),
+		"older version":   shaped(VersionInserted, 1, 0),
+	} {
+		if _, err := Decode(b); err == nil {
+			t.Errorf("%s: decoded", name)
 		}
 	}
 }

@@ -3,6 +3,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -15,6 +16,41 @@ type Header struct {
 	Capabilities []string       // the realm's capability globals, sorted
 	Seed         uint64         // Math.random seed
 	ClockMillis  int64          // Date.now() for the whole execution
+
+	// The realm's shape beyond its capabilities, fixed at start: how the
+	// program is entered and whether it has a collecting console.
+	Entry   Entry
+	Console policy.Console
+}
+
+// Entry is how an execution enters its program.
+type Entry uint8
+
+const (
+	// EntryScript: the program's completion value is the result.
+	EntryScript Entry = iota
+	// EntryCall: the completion value is a function, called with the
+	// inputs object; what it returns (awaited) is the result.
+	EntryCall
+)
+
+// String is the entry's wire name.
+func (e Entry) String() string {
+	if e == EntryCall {
+		return "call"
+	}
+	return "script"
+}
+
+// ParseEntry reads an entry's wire name.
+func ParseEntry(s string) (Entry, error) {
+	switch s {
+	case "script":
+		return EntryScript, nil
+	case "call":
+		return EntryCall, nil
+	}
+	return 0, fmt.Errorf("unknown entry `%s`", s)
 }
 
 // HostError is an error payload a host answered a capability call with.
