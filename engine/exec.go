@@ -67,6 +67,9 @@ type Step struct {
 	NewFrom uint64 // calls from this id on were made since the last suspension
 	Meter   snapshot.Meter
 	Limits  policy.Limits // what the segment that suspended ran under
+
+	// Logs are the console lines the segment wrote (a failed one too).
+	Logs []Log
 }
 
 // Suspended reports whether the step is a suspension.
@@ -153,16 +156,23 @@ type Execution struct {
 	rt        *Runtime
 	heap      heapState
 	workCarry uint64 // built-in work not yet a whole instruction (meter.go)
+
+	logs    logState       // the running segment's console lines (console.go)
+	console policy.Console // the console mode the execution started with
 }
+
+// Console is the console mode the execution started with.
+func (x *Execution) Console() policy.Console { return x.console }
 
 // errAbandoned ends an evicted execution's goroutine.
 var errAbandoned = errors.New("execution abandoned")
 
 func start(rt *Runtime, cfg Config) (*Execution, Step) {
 	x := &Execution{
-		rt:     rt,
-		cfg:    cfg,
-		limits: cfg.Limits,
+		rt:      rt,
+		cfg:     cfg,
+		limits:  cfg.Limits,
+		console: cfg.Header.Console,
 	}
 	if j := cfg.Journal; j != nil {
 		// The journal's meter readings mean what its program's metering
@@ -339,6 +349,7 @@ func (x *Execution) run(yield func(Step) bool) {
 			x.realm = nil
 			debug.FreeOSMemory()
 		}
+		final.Logs = x.takeLogs()
 		x.final = final
 	}()
 	final = x.execute()
@@ -361,18 +372,37 @@ func (x *Execution) execute() Step {
 	x.attach(x.cfg.Stop, x.cfg.Limits)
 	rt.SetMaxCallStackSize(x.maxCallStack(x.limits))
 	global := rt.GlobalObject()
+	ns := newNamespaces(r)
 	for _, name := range h.Capabilities {
+		if strings.IndexByte(name, '.') >= 0 {
+			ns.add(name, r.newFunction(lastSegment(name), 0, x.capability(name)))
+			continue
+		}
 		if err := checkGlobalName(global, name); err != nil {
 			return Step{Err: err}
 		}
 		fn := r.newFunction(name, 0, x.capability(name))
 		_ = global.DefineDataProperty(name, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	}
+	if h.Console == policy.ConsoleCollect {
+		x.installConsole(ns, h.Capabilities)
+	}
+	if err := ns.install(global); err != nil {
+		return Step{Err: err}
+	}
+	var args *goja.Object // entry call: the inputs object
+	if h.Entry == snapshot.EntryCall {
+		args = rt.NewObject()
+	}
 	for _, in := range h.Inputs {
 		if err := checkGlobalName(global, in.Key); err != nil {
 			return Step{Err: err}
 		}
-		_ = global.DefineDataProperty(in.Key, r.importValue(in.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		v := r.importValue(in.Value)
+		_ = global.DefineDataProperty(in.Key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		if args != nil {
+			_ = args.DefineDataProperty(in.Key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		}
 	}
 	// The realm holds the inputs now: the execution, which may stay parked
 	// for long, keeps no second copy (nor the header's program bytes).
@@ -382,28 +412,26 @@ func (x *Execution) execute() Step {
 	if err != nil {
 		return Step{Err: x.failure(err)}
 	}
-	// The guest has nothing left to run: answer what it is waiting for
-	// and let it run again, until nothing is outstanding.
-	for len(x.outstanding) > 0 {
-		if err := x.suspend(); err != nil {
+	if args != nil {
+		// The program evaluated to the function to call (awaited, for a
+		// program with top-level await): its result is the execution's.
+		if result, err = x.settled(result); err != nil {
 			return Step{Err: err}
 		}
-		if err := rt.MustardRunJobs(); err != nil {
+		fn, ok := goja.AssertFunction(result)
+		if !ok {
+			return Step{Err: &Error{Kind: KindRuntime, Message: "TypeError: program did not evaluate to a function (got " + typeOf(result) + ")"}}
+		}
+		if result, err = fn(goja.Undefined(), args); err != nil {
 			return Step{Err: x.failure(err)}
 		}
+		args = nil
+	}
+	if result, err = x.settled(result); err != nil {
+		return Step{Err: err}
 	}
 	if x.replay != nil {
 		return Step{Err: divergence("the program completed before reaching the suspended call")}
-	}
-	if p, ok := asPromise(result); ok {
-		switch p.State() {
-		case goja.PromiseStateFulfilled:
-			result = p.Result()
-		case goja.PromiseStateRejected:
-			return Step{Err: x.renderThrown(p.Result(), x.errorStack(p.Result()))}
-		default:
-			return Step{Err: &Error{Kind: KindRuntime, Message: "the program's result is a promise that never settled"}}
-		}
 	}
 	v, err := r.export(result)
 	var refused *boundaryError
@@ -419,6 +447,64 @@ func (x *Execution) execute() Step {
 		return Step{Err: err}
 	}
 	return Step{Done: true, Value: v}
+}
+
+// settled runs the guest until nothing is outstanding, answering what it
+// waits for, and returns what result settled to when it is a promise.
+func (x *Execution) settled(result goja.Value) (goja.Value, error) {
+	// The guest has nothing left to run: answer what it is waiting for
+	// and let it run again, until nothing is outstanding.
+	for len(x.outstanding) > 0 {
+		if err := x.suspend(); err != nil {
+			return nil, err
+		}
+		if err := x.realm.rt.MustardRunJobs(); err != nil {
+			return nil, x.failure(err)
+		}
+	}
+	p, ok := asPromise(result)
+	if !ok {
+		return result, nil
+	}
+	switch p.State() {
+	case goja.PromiseStateFulfilled:
+		return p.Result(), nil
+	case goja.PromiseStateRejected:
+		return nil, x.renderThrown(p.Result(), x.errorStack(p.Result()))
+	}
+	if x.replay != nil {
+		return nil, divergence("the program completed before reaching the suspended call")
+	}
+	return nil, &Error{Kind: KindRuntime, Message: "the program's result is a promise that never settled"}
+}
+
+// typeOf is the guest's typeof of a value, read without running guest
+// code.
+func typeOf(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "object"
+	}
+	switch v.(type) {
+	case goja.String:
+		return "string"
+	case *goja.Symbol:
+		return "symbol"
+	case *goja.Object:
+		if _, ok := goja.AssertFunction(v); ok {
+			return "function"
+		}
+		return "object"
+	}
+	switch v.ExportType().Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int64, reflect.Float64:
+		return "number"
+	}
+	return "bigint"
 }
 
 var promiseType = reflect.TypeOf((*goja.Promise)(nil))
@@ -611,6 +697,9 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		x.syncAnswered = false
 		o := x.syncOutcome
 		x.syncOutcome = snapshot.Outcome{}
+		if isConsoleCapability(name) {
+			return goja.Undefined()
+		}
 		return x.answer(o)
 	}
 }
@@ -674,7 +763,7 @@ func (x *Execution) suspend() error {
 		x.listed = append(x.listed, x.outstanding[i].HostCall)
 	}
 	step := Step{Capability: focus.Capability, Args: focus.Args, ArgsDigest: focus.ArgsDigest, Focus: focus.ID,
-		Calls: x.listed, NewFrom: x.journaled + 1, Meter: x.meter, Limits: x.limits}
+		Calls: x.listed, NewFrom: x.journaled + 1, Meter: x.meter, Limits: x.limits, Logs: x.takeLogs()}
 	x.journaled = x.made
 	if !x.yield(step) {
 		return errAbandoned // halted
@@ -723,7 +812,11 @@ func (x *Execution) deliver(id uint64, o snapshot.Outcome) error {
 		return nil
 	}
 	x.async--
-	v, rejected := x.settlement(o)
+	var v goja.Value = goja.Undefined()
+	rejected := false
+	if !isConsoleCapability(c.Capability) {
+		v, rejected = x.settlement(o)
+	}
 	if err := x.realm.rt.MustardSettle(c.promise, v, rejected); err != nil {
 		return x.failure(err)
 	}

@@ -13,8 +13,8 @@ import (
 // the default budget). Top-level keys stay open: hosts may add their own.
 // limits is closed by policy.LimitsSpec.
 var (
-	optionsKeys      = []string{"inputs", inputsStageField, "capabilities", "limits", "host_calls", sealKeyField}
-	policyKeys       = []string{"capabilities", "limits", "host_calls", "snapshot_id", "snapshot_key_base64", "snapshot_key_digest", "snapshot_token", sealKeyField}
+	optionsKeys      = []string{"inputs", inputsStageField, "capabilities", "limits", "host_calls", "console", "entry", sealKeyField}
+	policyKeys       = []string{"capabilities", "limits", "host_calls", "console", "snapshot_id", "snapshot_key_base64", "snapshot_key_digest", "snapshot_token", sealKeyField}
 	answerKeys       = []string{"call_id", "payload", payloadStageField}
 	authKeys         = []string{"snapshot_key_base64", "snapshot_key_digest", "snapshot_token", sealKeyField}
 	payloadKeys      = []string{"type", "value", "error"}

@@ -32,6 +32,8 @@ const (
 	codeInvalidCapability  code = "invalid_capability"
 	codeUnknownHostCalls   code = "unknown_host_calls"
 	codeUnknownDelivery    code = "unknown_snapshot_delivery"
+	codeUnknownConsole     code = "unknown_console"
+	codeUnknownEntry       code = "unknown_entry"
 
 	// start.
 	codeMissingProgram    code = "missing_program"
@@ -52,6 +54,7 @@ const (
 	codeTamperedSnapshot       code = "tampered_snapshot"
 	codeUnauthorizedCapability code = "unauthorized_capability"
 	codeHostCallsMismatch      code = "host_calls_mismatch"
+	codeConsoleMismatch        code = "console_mismatch"
 	codeUnknownCallID          code = "unknown_call_id"
 	codeCallAnsweredTwice      code = "call_answered_twice"
 	codeNoAnswers              code = "no_answers"
@@ -141,6 +144,10 @@ func answerCode(r engine.AnswerReason) code {
 
 // describe is a failure as the host sees it: its code and its text.
 func describe(err error) (code, string) {
+	var se *stepError
+	if errors.As(err, &se) {
+		err = se.err
+	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
 		return engineCode(ee), ee.Error()
@@ -170,11 +177,12 @@ var allCodes = []code{
 	codeUnsupportedVersion, codeUnknownMethod, codeInvalidField, codeInvalidBase64,
 	codeUnknownField, codeMissingField, codeUnexpectedPayload, codeBinaryField,
 	codeInvalidValue, codeInvalidCapability, codeUnknownHostCalls, codeUnknownDelivery,
+	codeUnknownConsole, codeUnknownEntry,
 	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID,
 	codeMissingSnapshot, codeSnapshotAndStage, codeSnapshotIDMismatch, codeUnknownSnapshotID,
 	codeMissingPolicy, codeMissingLimits, codePolicyIDMismatch, codeUnknownPolicyID,
 	codeMissingAuth, codeKeyDigestMismatch, codeTamperedSnapshot, codeUnauthorizedCapability,
-	codeHostCallsMismatch, codeUnknownCallID, codeCallAnsweredTwice, codeNoAnswers,
+	codeHostCallsMismatch, codeConsoleMismatch, codeUnknownCallID, codeCallAnsweredTwice, codeNoAnswers,
 	codeInvalidSealKey, codeSealKeyRequired, codeSnapshotNotSealed, codeWrongSealKey,
 	codeOffsetPastEnd, codeUnknownStageID, codeTooManyStages, codeStageOffsetMismatch, codeStageTooLarge,
 	codeValueAndStage, codeInvalidStaged,

@@ -230,6 +230,10 @@ func codeCases() []codeCase {
 		both("invalid_capability", `invalid capability name "1a": must not start with a digit`, start(map[string]any{"capabilities": []string{"1a"}})),
 		both("unknown_host_calls", "unknown host_calls `many`", start(map[string]any{"host_calls": "many"})),
 		both("unknown_snapshot_delivery", "unknown snapshot_delivery `some`", start(map[string]any{}, "snapshot_delivery", "some")),
+		both("unknown_console", "unknown console `on`", start(map[string]any{"console": "on"})),
+		both("unknown_entry", "unknown entry `main`", start(map[string]any{"entry": "main"})),
+		both("invalid_capability", `invalid capability name "Math.max": Math is a built-in global`, start(map[string]any{"capabilities": []string{"Math.max"}})),
+		both("invalid_capability", `invalid capability name "a.b": "a" is both a function and a namespace`, start(map[string]any{"capabilities": []string{"a", "a.b"}})),
 
 		// start.
 		both("missing_program", "start requires program bytes or program_id", func(c *sess, fx *fixture) reply {
@@ -300,6 +304,9 @@ func codeCases() []codeCase {
 		}),
 		both("host_calls_mismatch", "resume payload does not match host_calls one", func(c *sess, fx *fixture) reply {
 			return fx.cached(c, "payload", nil, "answers", []any{answer(1)})
+		}),
+		both("console_mismatch", "snapshot policy rejected console `collect`; the execution started with console `off`", func(c *sess, fx *fixture) reply {
+			return fx.raw(c, with(rawPolicy(fx.id, "fetch_data"), "console", "collect"))
 		}),
 		both("unknown_call_id", "unknown call_id 9", batch(answer(9))),
 		both("call_answered_twice", "call_id 1 answered twice", batch(answer(1), answer(1))),

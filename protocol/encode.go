@@ -35,10 +35,16 @@ func okHeader(id uint64, jsonl bool, rawLen int) []byte {
 }
 
 // failure is the ok:false response to a request that failed: its phrase,
-// then its code (codes.go). A failure never carries a profile.
+// then its code (codes.go), after the console lines of a run that failed.
+// A failure never carries a profile.
 func failure(id uint64, err error) Response {
 	c, text := describe(err)
 	b := appendEnvelope(make([]byte, 0, 128), id, false)
+	if se, ok := err.(*stepError); ok {
+		// A failed run's console lines, before the error: error_code
+		// stays the last member, as on every failure.
+		b = appendLogs(b, se.logs)
+	}
 	b = append(b, `,"error":`...)
 	b = appendString(b, text)
 	b = append(b, `,"error_code":"`...)

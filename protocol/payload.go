@@ -56,6 +56,34 @@ func (f fields) hostCalls(key string) (policy.HostCalls, error) {
 	return m, nil
 }
 
+// console reads a console mode: "off" (also when absent or null) or
+// "collect".
+func (f fields) console(key string) (policy.Console, error) {
+	v, ok, err := f.string(key)
+	if err != nil || !ok {
+		return policy.ConsoleOff, err
+	}
+	c, err := policy.ParseConsole(v)
+	if err != nil {
+		return 0, wrapError(codeUnknownConsole, err)
+	}
+	return c, nil
+}
+
+// entry reads how a start enters its program: "script" (also when absent
+// or null) or "call".
+func (f fields) entry(key string) (snapshot.Entry, error) {
+	v, ok, err := f.string(key)
+	if err != nil || !ok {
+		return snapshot.EntryScript, err
+	}
+	e, err := snapshot.ParseEntry(v)
+	if err != nil {
+		return 0, wrapError(codeUnknownEntry, err)
+	}
+	return e, nil
+}
+
 // answers reads a batch resume's answers: [{"call_id": N, "payload":
 // ResumePayload}, ...], at least one. Which ids are outstanding is checked
 // once the snapshot is known.

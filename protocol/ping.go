@@ -21,6 +21,9 @@ var Features = []string{
 	"batch_calls",       // options.host_calls "batch": every outstanding call in one step
 	"error_codes",       // error_code on every ok:false response
 	"stage_values",      // source, program, inputs and answers from a stage
+	"console",           // options.console, console.* capabilities, logs on every step
+	"namespaces",        // dotted capability names: namespace objects
+	"entry_call",        // options.entry "call": the program evaluates to the function to call
 }
 
 // ping serves {"method":"ping"}: what a host needs to know before it sends

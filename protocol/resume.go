@@ -207,6 +207,9 @@ func (s *Session) rawPolicy(r *resumeReq, pf fields, policyID string, hasPolicyI
 	if r.pol.HostCalls, err = pf.hostCalls("host_calls"); err != nil {
 		return err
 	}
+	if r.pol.Console, err = pf.console("console"); err != nil {
+		return err
+	}
 	r.polID = r.pol.ID()
 	if hasPolicyID && policyID != r.polID {
 		return errorf(codePolicyIDMismatch, "policy_id did not match policy")
@@ -254,6 +257,9 @@ func (s *Session) reassert(r *resumeReq) error {
 	}
 	if r.entry != nil {
 		if c, ok := s.conts.Peek(r.snapID); ok {
+			if err := checkConsole(r.pol, c.exec.Console()); err != nil {
+				return err
+			}
 			return c.exec.EachOutstanding(granted)
 		}
 	}
@@ -265,11 +271,24 @@ func (s *Session) reassert(r *resumeReq) error {
 	if r.snap, err = loadSnapshot(raw, r.seal); err != nil {
 		return err
 	}
+	if err := checkConsole(r.pol, r.snap.Header.Console); err != nil {
+		return err
+	}
 	r.outstanding = r.snap.Outstanding()
 	for i := range r.outstanding {
 		if err := granted(&r.outstanding[i]); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkConsole refuses a resume whose policy's console mode is not the
+// one the execution started with: the console is part of the realm the
+// journal replays in.
+func checkConsole(p policy.Policy, started policy.Console) error {
+	if p.Console != started {
+		return errorf(codeConsoleMismatch, "snapshot policy rejected console `%s`; the execution started with console `%s`", p.Console, started)
 	}
 	return nil
 }
@@ -301,7 +320,7 @@ func (s *Session) resumeHot(r *resumeReq, c *continuation, out *stepResult, fl *
 			// or already over the new limits): the execution stays parked.
 			s.conts.Add(r.snapID, c, c.weight)
 		}
-		return nil, step.Err
+		return nil, failedStep(step)
 	}
 	if exec != nil {
 		engine.RecordAnswers(c.builder, answers)
@@ -345,7 +364,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 		return nil, err
 	}
 	if step.Err != nil {
-		return nil, step.Err
+		return nil, failedStep(step)
 	}
 	if exec != nil {
 		b := snapshot.ContinueBuilder(raw, snap, r.seal)

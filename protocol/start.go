@@ -47,6 +47,14 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	if err != nil {
 		return nil, err
 	}
+	console, err := opts.console("console")
+	if err != nil {
+		return nil, err
+	}
+	entry, err := opts.entry("entry")
+	if err != nil {
+		return nil, err
+	}
 	seal, err := s.seals.read(opts, "options")
 	if err != nil {
 		return nil, err
@@ -55,7 +63,10 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	if err != nil {
 		return nil, wrapError(codeInvalidCapability, err)
 	}
-	pol.HostCalls = mode
+	pol.HostCalls, pol.Console = mode, console
+	if err := engine.CheckCapabilities(pol.Capabilities, inputs); err != nil {
+		return nil, wrapError(codeInvalidCapability, err)
+	}
 	prog, err := s.program(f, payload, set)
 	if err != nil {
 		return nil, err
@@ -69,6 +80,8 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 		Capabilities: pol.Capabilities,
 		Seed:         seed,
 		ClockMillis:  clock,
+		Entry:        entry,
+		Console:      console,
 	}
 	s.roomToRun(pol.Limits)
 	began := time.Now()
@@ -79,7 +92,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 		return nil, err
 	}
 	if step.Err != nil {
-		return nil, step.Err
+		return nil, failedStep(step)
 	}
 	if exec != nil {
 		if err := s.park(out, exec, snapshot.NewBuilder(header, seal, prog.SnapshotVersion()), prog); err != nil {

@@ -85,6 +85,7 @@ func (o *stepResult) encode(id uint64, jsonl bool) Response {
 	if o.step.Done {
 		b = append(b, `"completed","value":`...)
 		b = o.step.Value.AppendJSON(b)
+		b = appendLogs(b, o.step.Logs)
 		b = append(b, "}}"...)
 	} else {
 		b = append(b, `"suspended",`...)
@@ -110,6 +111,7 @@ func (o *stepResult) encode(id uint64, jsonl bool) Response {
 		b = append(b, `"capability":`...)
 		b = appendString(b, capability)
 		b = appendArgs(b, args)
+		b = appendLogs(b, o.step.Logs)
 		if o.delivery != deliverNone { // none: the session keeps them for a snapshot fetch
 			b, payload = appendRaw(b, jsonl, "snapshot_base64", snap)
 		}
@@ -134,6 +136,43 @@ func (o *stepResult) encode(id uint64, jsonl bool) Response {
 		b = append(b, '}')
 	}
 	return Response{Header: append(b, '}'), Payload: payload}
+}
+
+// appendLogs writes a step's "logs" member, when it has lines.
+func appendLogs(b []byte, logs []engine.Log) []byte {
+	if len(logs) == 0 {
+		return b
+	}
+	b = append(b, `,"logs":[`...)
+	for i, l := range logs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"level":`...)
+		b = appendString(b, l.Level)
+		b = append(b, `,"text":`...)
+		b = appendString(b, l.Text)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// stepError is a start or resume whose execution failed, with the console
+// lines its last segment wrote: the failure response carries them.
+type stepError struct {
+	err  error
+	logs []engine.Log
+}
+
+func (e *stepError) Error() string { return e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// failedStep is the error a failed step answers with.
+func failedStep(s engine.Step) error {
+	if len(s.Logs) == 0 {
+		return s.Err
+	}
+	return &stepError{err: s.Err, logs: s.Logs}
 }
 
 // appendArgs writes a call's "args" member.

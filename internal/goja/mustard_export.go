@@ -87,3 +87,10 @@ func (r *Runtime) MustardString(s string) Value {
 	}
 	return &importedString{s: s}
 }
+
+// MustardPreventExtensions makes an object the embedder built
+// non-extensible, as Object.preventExtensions does, without a call into
+// guest-visible built-ins (which the guest could have replaced).
+func (o *Object) MustardPreventExtensions() {
+	o.self.preventExtensions(false)
+}
