@@ -112,7 +112,7 @@ func TestClientConsoleCapabilitiesAreHostCalls(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, st.Suspended)
 	require.Equal(t, "console.log", st.Suspended.Capability)
-	require.Equal(t, `{"Array":[{"String":"hi"},{"Number":{"Finite":2}}]}`, wireText(t, value.Array(st.Suspended.Args...)))
+	require.Equal(t, `{"Array":[{"String":"hi"},{"Number":{"Finite":2.0}}]}`, wireText(t, value.Array(st.Suspended.Args...)))
 	st, err = c.Resume(ctx, ResumeRequest{SnapshotID: st.Suspended.SnapshotID, PolicyID: st.Suspended.PolicyID, Key: testKey,
 		Payload: Return(value.String("ignored"))})
 	require.NoError(t, err)
