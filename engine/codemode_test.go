@@ -312,3 +312,17 @@ func plain(v value.Value) string {
 	walk(v)
 	return b.String()
 }
+
+// An error's stack in a console line shows frames as tracebacks do: the
+// guest's own positions, no sidecar frame.
+func TestConsoleErrorStacks(t *testing.T) {
+	h := snapshot.Header{Console: policy.ConsoleCollect, Capabilities: []string{"get"}}
+	steps := shapedRun(t, "function f() { return new TypeError('boom') }\nconsole.log(f()); [1].map(() => console.error({ e: f() }));",
+		h, policy.DefaultLimits(), echoArgs)
+	assert.Equal(t, []string{"log:TypeError: boom\n    at f (1:23)\n    at <script> (2:14)",
+		"error:{\n  e: TypeError: boom\n      at f (1:23)\n      at <anonymous> (2:53)\n      at <script> (2:26)\n}"}, allLogs(steps))
+	// With top-level await the program runs wrapped; positions are still
+	// the guest's own.
+	steps = shapedRun(t, "await get(1);\nconsole.log(new Error('x'));", h, policy.DefaultLimits(), echoArgs)
+	assert.Equal(t, []string{"log:Error: x\n    at <script> (2:13)"}, allLogs(steps))
+}

@@ -974,17 +974,24 @@ func (x *Execution) renderThrown(v goja.Value, stack []goja.StackFrame) error {
 		if pos.Line == 0 {
 			continue
 		}
-		line, col := x.cfg.Program.lines.original(pos.Line, pos.Column)
-		fn := f.FuncName()
-		if fn == "" || fn == "<anonymous>" {
-			fn = "<anonymous>"
-			if !x.cfg.Program.lines.inFunction(line, col) {
-				fn = "<script>"
-			}
-		}
+		fn, line, col := x.frame(f.FuncName(), pos.Line, pos.Column)
 		fmt.Fprintf(&b, "\n  at %s (%d:%d)", fn, line, col)
 	}
 	return &Error{Kind: KindRuntime, Message: b.String()}
+}
+
+// frame is a guest frame as tracebacks show it: the function's name
+// (<anonymous>, or <script> outside any function) and the position in the
+// guest's own text.
+func (x *Execution) frame(fn string, line, col int) (string, int, int) {
+	line, col = x.cfg.Program.lines.original(line, col)
+	if fn == "" || fn == "<anonymous>" {
+		fn = "<anonymous>"
+		if !x.cfg.Program.lines.inFunction(line, col) {
+			fn = "<script>"
+		}
+	}
+	return fn, line, col
 }
 
 func (x *Execution) isError(o *goja.Object) bool {
