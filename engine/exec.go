@@ -697,7 +697,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		x.syncAnswered = false
 		o := x.syncOutcome
 		x.syncOutcome = snapshot.Outcome{}
-		if isConsoleCapability(name) {
+		if o.Error == nil && isConsoleCapability(name) {
 			return goja.Undefined()
 		}
 		return x.answer(o)
@@ -814,7 +814,7 @@ func (x *Execution) deliver(id uint64, o snapshot.Outcome) error {
 	x.async--
 	var v goja.Value = goja.Undefined()
 	rejected := false
-	if !isConsoleCapability(c.Capability) {
+	if o.Error != nil || !isConsoleCapability(c.Capability) {
 		v, rejected = x.settlement(o)
 	}
 	if err := x.realm.rt.MustardSettle(c.promise, v, rejected); err != nil {

@@ -115,8 +115,9 @@ func CheckCapabilities(capabilities []string, inputs []value.Member) error {
 }
 
 // isConsoleCapability reports whether a capability is one of the console
-// methods, whose calls the guest sees return undefined whatever the host
-// answers (as in the reference).
+// methods, whose calls the guest sees return undefined whatever value the
+// host answers; an error answer throws, as any capability's does (both as
+// in the reference).
 func isConsoleCapability(name string) bool {
 	m, ok := strings.CutPrefix(name, "console.")
 	return ok && slices.Contains(policy.ConsoleMethods, m)
