@@ -1,5 +1,7 @@
 package host
 
+import "context"
+
 // LogLine is one line a guest wrote with console (the console
 // extension). Level is the method that wrote it: "log", "info", "warn",
 // "error" or "debug". Text is the line as Node's console.log formats its
@@ -78,4 +80,20 @@ func (l Language) wire() string {
 		return ""
 	}
 	return string(l)
+}
+
+// CompileOptions are the options of a compile.
+type CompileOptions struct {
+	// Language is the source's language: empty or JavaScript, or
+	// TypeScript (the typescript extension). The program id covers it.
+	Language Language
+}
+
+// CompileWith is Compile with options: CompileWith(ctx, src,
+// CompileOptions{Language: TypeScript}) compiles a TypeScript program,
+// for a host that picks the language at run time (from a file name, say).
+// A sidecar without the typescript extension refuses a TypeScript
+// compile with an *Error.
+func (c *Client) CompileWith(ctx context.Context, source string, opts CompileOptions) (Program, error) {
+	return c.compile(ctx, source, opts.Language.wire())
 }

@@ -16,31 +16,21 @@ import (
 // id. A done ctx abandons the wait (compiling is bounded; nothing is
 // cancelled in the sidecar).
 func (c *Client) Compile(ctx context.Context, source string) (Program, error) {
-	return c.CompileWith(ctx, source, CompileOptions{})
+	return c.compile(ctx, source, "")
 }
 
-// CompileOptions are the options of a compile.
-type CompileOptions struct {
-	// Language is the source's language: empty or JavaScript, or
-	// TypeScript (the typescript extension). The program id covers it.
-	Language Language
-}
-
-// CompileWith is Compile with options: CompileWith(ctx, src,
-// CompileOptions{Language: TypeScript}) compiles a TypeScript program. A
-// sidecar without the typescript extension refuses a TypeScript compile
-// with an *Error.
-func (c *Client) CompileWith(ctx context.Context, source string, opts CompileOptions) (Program, error) {
-	lang := opts.Language.wire()
+// compile compiles source written in language ("" is JavaScript, the
+// request then naming none).
+func (c *Client) compile(ctx context.Context, source, language string) (Program, error) {
 	parts := []stagePart{{inline: len(source) + len(source)/8 + 64, bytes: []byte(source)}}
 	if len(source) <= maxRequestBytes/2 {
 		parts = nil // fits for sure, whatever it escapes: no copy
 	}
 	build := func(ids []string) (*request, []byte, rawField) {
 		if len(ids) > 0 && ids[0] != "" {
-			return &request{Method: "compile", SourceStageID: ids[0], Language: lang}, nil, rawNone
+			return &request{Method: "compile", SourceStageID: ids[0], Language: language}, nil, rawNone
 		}
-		return &request{Method: "compile", Source: &source, Language: lang}, nil, rawNone
+		return &request{Method: "compile", Source: &source, Language: language}, nil, rawNone
 	}
 	resp, m, err := c.send(ctx, parts, build, false)
 	if err != nil {

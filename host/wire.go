@@ -25,8 +25,8 @@ type request struct {
 	ID               uint64          `json:"id"`
 	Method           string          `json:"method"`
 	Source           *string         `json:"source,omitempty"`
-	Language         string          `json:"language,omitempty"`
 	SourceStageID    string          `json:"source_stage_id,omitempty"`
+	Language         string          `json:"language,omitempty"`
 	ProgramID        string          `json:"program_id,omitempty"`
 	ProgramStageID   string          `json:"program_stage_id,omitempty"`
 	Options          *wireOptions    `json:"options,omitempty"`
