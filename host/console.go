@@ -20,8 +20,8 @@ const (
 	// ConsoleOff, the default (as is ""), gives the guest a console only
 	// when it is granted capabilities named console.log, console.info,
 	// console.warn, console.error or console.debug: each is then a host
-	// call like any capability, whose answer the guest never sees (its
-	// call returns undefined).
+	// call like any capability: the guest's call returns undefined
+	// whatever value the host answers, and throws an error answer.
 	ConsoleOff Console = "off"
 	// ConsoleCollect gives the guest all five methods: those not granted
 	// as capabilities format their arguments and append a LogLine to the

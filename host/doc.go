@@ -98,10 +98,11 @@
 // Execution.Capabilities keys). Capabilities named console.log,
 // console.warn, console.error, console.info or console.debug give the
 // guest a console whose calls are host calls, answered like any other
-// (the guest's call returns undefined). With ConsoleCollect the methods
-// not granted write lines instead: each Step carries the lines of its
-// own segment in Logs (hot or cold, a resume never repeats earlier
-// segments' lines), a failed start or resume's *Error in its Logs, and
+// (the guest's call returns undefined, or throws an error answer). With
+// ConsoleCollect the methods not granted write lines instead: each Step
+// carries the lines of its own segment in Logs (hot or cold, a resume
+// never repeats earlier segments' lines), a failed start or resume's
+// *Error in its Logs, and
 // Limits.MaxLogBytes bounds them per step. A Runner hands them to
 // Execution.OnLog once each step is stored (see Execution.OnLog for what
 // once means across crashes) and shows each segment's in SegmentInfo.Logs.

@@ -69,7 +69,8 @@ type Execution struct {
 	// re-asserted on every resume from the stored bytes: it must stay the
 	// same for as long as the execution runs. Capabilities named
 	// console.log, console.warn, ... are answered like any other (the
-	// guest's call returns undefined whatever they return).
+	// guest's call returns undefined whatever value they return; a
+	// CallError throws in the guest).
 	Console Console
 	// Entry is how the program runs (see StartRequest.Entry); it matters
 	// only for the start, and the execution keeps it.

@@ -25,7 +25,8 @@ export type SnapshotKey = string | Buffer | Uint8Array;
  * Callbacks for the guest's console, as in the reference: each one given
  * becomes the capability `console.<method>`, a host call that gets the
  * guest's arguments; the guest's call returns undefined whatever the
- * callback returns. `info` and `debug` are this package's additions.
+ * callback returns, and throws what it throws. `info` and `debug` are this
+ * package's additions.
  */
 export interface ConsoleCallbacks {
   log?: Capability;

@@ -200,11 +200,8 @@ test('a callback whose value cannot cross still returns undefined to the guest',
   assert.deepEqual(result, [undefined]);
 });
 
-// The reference throws a console callback's error in the guest, where
-// it can be caught; the sidecar's console (docs/protocol.md, "Console")
-// gives the guest undefined for an error answer too. Kept as the
-// reference's behaviour, marked todo while the two differ.
-test('a throwing console callback throws in the guest', { todo: 'the sidecar answers a console call with undefined even when the host answers an error' }, async (t) => {
+// As in the reference, a console callback's error throws in the guest.
+test('a throwing console callback throws in the guest', async (t) => {
   if (!(await needs(t, 'console'))) return;
   const result = await runtime(`let m; try { console.log('x'); } catch (e) { m = e.message; } m;`).run({
     console: { log() { throw new Error('boom'); } },
