@@ -102,10 +102,10 @@
 // ConsoleCollect the methods not granted write lines instead: each Step
 // carries the lines of its own segment in Logs (hot or cold, a resume
 // never repeats earlier segments' lines), a failed start or resume's
-// *Error in its Logs, and
-// Limits.MaxLogBytes bounds them per step. A Runner hands them to
-// Execution.OnLog once each step is stored (see Execution.OnLog for what
-// once means across crashes) and shows each segment's in SegmentInfo.Logs.
+// *Error in its Logs, and Limits.MaxLogBytes bounds them per step. A
+// Runner hands them to Execution.OnLog once each step is stored (see
+// Execution.OnLog for what once means across crashes) and shows each
+// segment's in SegmentInfo.Logs.
 // EntryCall runs a program that evaluates to a function, `async ({ repo })
 // => { ... }`, calling it with the inputs object.
 //
