@@ -3,6 +3,7 @@ module github.com/mustard-sidecar/mustard-sidecar
 go 1.26.8
 
 require (
+	github.com/evanw/esbuild v0.28.2
 	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904

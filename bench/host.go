@@ -196,6 +196,12 @@ func compileRequest(id uint64, source string) []byte {
 	return b
 }
 
+// compileRequestIn compiles source written in language.
+func compileRequestIn(id uint64, source, language string) []byte {
+	b, _ := json.Marshal(map[string]any{"protocol_version": wire.ProtocolVersion, "id": id, "method": wire.MethodCompile, "source": source, wire.FieldLanguage: language})
+	return b
+}
+
 // startRequest starts a cached program; inputs is a JSON object of
 // StructuredValues, capsJSON a JSON array of names.
 func startRequest(id uint64, programID string, inputs, capsJSON []byte) []byte {

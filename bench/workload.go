@@ -42,6 +42,9 @@ type Workload struct {
 	// programs recorded from the reference's gallery; the driver
 	// summarises each group on its own.
 	Group string `json:"-"`
+	// Language is compile's language for Source: "" (JavaScript) or
+	// "typescript".
+	Language string `json:"-"`
 	// Checked is set by RecordGallery: the round trips the program took
 	// in each mode, and whether its calls came in the recorded order.
 	Checked *Crossing `json:"-"`
@@ -354,7 +357,11 @@ func (w *Workload) RunInSession(s *protocol.Session, ordered bool) error {
 		}
 		return parseResponse(resp.Header)
 	}
-	r, err := call(compileRequest(1, w.Source))
+	req := compileRequest(1, w.Source)
+	if w.Language != "" {
+		req = compileRequestIn(1, w.Source, w.Language)
+	}
+	r, err := call(req)
 	if err != nil {
 		return fmt.Errorf("%s: compile: %w", w.Name, err)
 	}

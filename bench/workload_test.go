@@ -105,3 +105,29 @@ func requirePeer(t *testing.T) {
 		t.Skip("peer not installed: run the driver once, or npm install in bench/peer")
 	}
 }
+
+// The expenses workload typed as TypeScript makes the same calls, in the
+// same order, and completes with the same result.
+func TestWorkloadInTypeScript(t *testing.T) {
+	ws, err := LoadWorkloads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../engine/testdata/typescript/expenses.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Name != "expenses" {
+			continue
+		}
+		w.Source, w.Language = string(src), "typescript"
+		s := protocol.NewSession(protocol.Options{})
+		defer s.Close()
+		if err := w.RunInSession(s, true); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatal("no expenses workload")
+}

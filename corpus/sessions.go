@@ -688,6 +688,13 @@ func extensions(r *Rec) {
 	s2 := r.Suspended(r.Req("resume", "snapshot_id", sid, "policy_id", pid, "auth", Auth(sid), "payload", ValuePayload(Num(1))), "fetch_data")
 	r.Completed(r.Req("resume", "snapshot_id", s2.SnapshotID(), "policy_id", pid, "auth", Auth(s2.SnapshotID()),
 		"payload", Obj{{"type", "error"}, {"error", Obj{{"name", "ToolError"}, {"message", "down"}}}}), "{\"Number\":{\"Finite\":101.0}}")
+	r.Note("TypeScript programs (typescript): compile's language; the types are erased, errors point into the TypeScript source.")
+	tp := r.OK(r.Req("compile", "language", "typescript", "source", "declare function fetch_data(n: number): number;\nenum Step { First = 1 }\nconst n: number = fetch_data(Step.First) as number;\nn! + 1"))
+	ts := r.Suspended(r.Req("start", "program_id", tp.Result()["program_id"], "options", Options(nil, cap1, nil)), "fetch_data")
+	r.Completed(r.Req("resume", "snapshot_id", ts.SnapshotID(), "policy_id", ts.PolicyID(), "auth", Auth(ts.SnapshotID()), "payload", ValuePayload(Num(41))), "{\"Number\":{\"Finite\":42.0}}")
+	r.Fail(r.Req("compile", "language", "typescript", "source", "const a = 1;\nlet b: = a;"), "Parse: Unexpected \"=\" (2:8)")
+	r.Fail(r.Req("compile", "language", "typescript", "source", "export const a = 1;"), "Parse: import and export declarations are not supported: a program is a script (1:1)")
+	r.Fail(r.Req("compile", "language", "coffeescript", "source", "1"), "unknown language `coffeescript`")
 	r.Exit(0)
 }
 

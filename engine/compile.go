@@ -17,7 +17,10 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
-// The program artifact format: ["mustard-program", version, source].
+// The program artifact format: ["mustard-program", version, source], or
+// for a TypeScript program ["mustard-program", 3, source, "typescript"]
+// (its types erased at every load, then run as version 3; a JavaScript
+// program's artifact never has the fourth element).
 // The version says how the source runs, so a program runs the same way in
 // every sidecar that accepts it (its snapshots replay it from the source):
 //
@@ -78,10 +81,11 @@ func parseBounds(depth int) []parser.Option {
 // Program is a validated guest program ready to run in any number of
 // executions at once.
 type Program struct {
-	ID       string // lowercase hex SHA-256 of Bytes
-	Bytes    []byte // the program artifact
-	Source   string // the guest's own text
-	Version  uint64 // the artifact's format version
+	ID       string   // lowercase hex SHA-256 of Bytes
+	Bytes    []byte   // the program artifact
+	Source   string   // the guest's own text
+	Language Language // what Source is written in
+	Version  uint64   // the artifact's format version
 	compiled *goja.Program
 	lines    lineMap
 
@@ -94,6 +98,15 @@ type programArtifact struct {
 	Magic   string
 	Version uint64
 	Source  string
+}
+
+// languageArtifact is the artifact of a program not in JavaScript.
+type languageArtifact struct {
+	_        struct{} `cbor:",toarray"`
+	Magic    string
+	Version  uint64
+	Source   string
+	Language string
 }
 
 var (
@@ -120,6 +133,28 @@ func Compile(source string) (*Program, error) {
 // CompileWith is Compile under o's bounds.
 func CompileWith(source string, o CompileOptions) (*Program, error) {
 	return compileVersionWith(source, programVersion, o)
+}
+
+// CompileLanguage compiles source written in lang under o's bounds. A
+// TypeScript program has its type syntax erased, then compiles as the
+// JavaScript that leaves; its errors point into the TypeScript source.
+func CompileLanguage(source string, lang Language, o CompileOptions) (*Program, error) {
+	switch lang {
+	case JavaScript, "":
+		return CompileWith(source, o)
+	case TypeScript:
+	default:
+		return nil, &Error{Kind: KindParse, Message: fmt.Sprintf("unknown language %q", string(lang))}
+	}
+	bound := newCompileMemory(o, len(source))
+	if !bound.begin() {
+		return nil, ErrCompileMemory
+	}
+	b, err := artifactEnc.Marshal(languageArtifact{Magic: programMagic, Version: programVersion, Source: source, Language: string(lang)})
+	if err != nil {
+		return nil, &Error{Kind: KindSerialization, Message: "program could not be encoded"}
+	}
+	return buildLanguage(source, lang, b, programVersion, bound)
 }
 
 // compileVersion compiles source into an artifact of the given format
@@ -171,21 +206,38 @@ func LoadProgramWith(b []byte, o CompileOptions) (*Program, error) {
 		return nil, ErrCompileMemory
 	}
 	var a programArtifact
-	if err := artifactDec.Unmarshal(b, &a); err != nil || a.Magic != programMagic {
+	var la languageArtifact
+	lang := JavaScript
+	var canonical any = &a
+	if err := artifactDec.Unmarshal(b, &a); err != nil {
+		if err := artifactDec.Unmarshal(b, &la); err != nil || la.Language != string(TypeScript) {
+			return nil, &Error{Kind: KindSerialization, Message: "program bytes are not a mustard-sidecar program"}
+		}
+		a = programArtifact{Magic: la.Magic, Version: la.Version, Source: la.Source}
+		lang, canonical = TypeScript, &la
+	}
+	if a.Magic != programMagic {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not a mustard-sidecar program"}
 	}
 	if a.Version < programVersionSloppy || a.Version > programVersion {
 		return nil, &Error{Kind: KindSerialization, Message: fmt.Sprintf("unsupported program format version %d; expected %d to %d", a.Version, programVersionSloppy, programVersion)}
 	}
+	if lang != JavaScript && a.Version != programVersion {
+		return nil, &Error{Kind: KindSerialization, Message: fmt.Sprintf("unsupported program format version %d for %s; expected %d", a.Version, lang, programVersion)}
+	}
 	// Re-encoding must give the same bytes, so one program has one id.
-	canon, err := artifactEnc.Marshal(a)
+	canon, err := artifactEnc.Marshal(canonical)
 	if err != nil || string(canon) != string(b) {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not in canonical form"}
 	}
-	return build(a.Source, b, a.Version, bound)
+	return buildLanguage(a.Source, lang, b, a.Version, bound)
 }
 
 func build(source string, artifact []byte, version uint64, bound *compileMemory) (p *Program, err error) {
+	return buildLanguage(source, JavaScript, artifact, version, bound)
+}
+
+func buildLanguage(source string, lang Language, artifact []byte, version uint64, bound *compileMemory) (p *Program, err error) {
 	defer func() {
 		// Parser and compiler defects on hostile source must not take the
 		// process down.
@@ -201,9 +253,12 @@ func build(source string, artifact []byte, version uint64, bound *compileMemory)
 	}
 	var compiled *goja.Program
 	var lines lineMap
-	if version == programVersion {
+	switch {
+	case lang == TypeScript:
+		compiled, lines, err = prepareTypeScript(source, bound)
+	case version == programVersion:
 		compiled, lines, err = prepare(source, bound)
-	} else {
+	default:
 		compiled, lines, err = prepareInstrumented(source, version == programVersionStrict, instrument, bound)
 	}
 	if bound.failed() {
@@ -217,6 +272,7 @@ func build(source string, artifact []byte, version uint64, bound *compileMemory)
 		ID:       hex.EncodeToString(sum[:]),
 		Bytes:    artifact,
 		Source:   source,
+		Language: lang,
 		Version:  version,
 		compiled: compiled,
 		lines:    lines,

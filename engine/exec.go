@@ -991,6 +991,7 @@ func (x *Execution) frame(fn string, line, col int) (string, int, int) {
 			fn = "<script>"
 		}
 	}
+	line, col = x.cfg.Program.lines.guest(line, col)
 	return fn, line, col
 }
 

@@ -45,6 +45,7 @@ func programSize(p *Program) uint64 {
 		n += 64 + uint64(cap(ins))*24
 	}
 	n += 16 * uint64(len(p.lines.starts))
+	n += p.lines.ts.size()
 	return n
 }
 
@@ -132,6 +133,16 @@ func (b *compileMemory) parseOptions(opts []parser.Option) []parser.Option {
 		b.last = tokens
 		return b.ask(tokens)
 	}))
+}
+
+// charge counts tokens scanned outside the JavaScript parser (esbuild's,
+// erasing TypeScript) and asks for them.
+func (b *compileMemory) charge(tokens int) bool {
+	if b == nil {
+		return true
+	}
+	b.done += tokens
+	return b.ask(0)
 }
 
 // failed reports whether the compile stopped because Reserve said no.

@@ -10,6 +10,10 @@ type lineMap struct {
 	byLine    map[int][]lineInsertion // instrumented line -> insertions on it
 	lastLine  int
 	lastWidth int
+
+	// ts, for a TypeScript program, maps positions in the JavaScript its
+	// types were erased into (the "original" source above) to its own.
+	ts *tsMap
 }
 
 type lineInsertion struct {
@@ -56,6 +60,11 @@ func (m lineMap) original(line, col int) (int, int) {
 	}
 	return line, col - shift
 }
+
+// guest maps a position in the source the program ran as (what original
+// returns) to the guest's own: the TypeScript source of a TypeScript
+// program.
+func (m lineMap) guest(line, col int) (int, int) { return m.ts.source(line, col) }
 
 // inFunction reports whether an original position lies inside a function,
 // which tells an anonymous function's frame from the script's own.

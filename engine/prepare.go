@@ -69,6 +69,22 @@ func prepare(source string, bound *compileMemory) (*goja.Program, lineMap, error
 	return compiled, lines, nil
 }
 
+// prepareTypeScript erases a TypeScript program's types and prepares the
+// JavaScript that leaves as any version 3 program; positions in its
+// errors and tracebacks are the TypeScript source's.
+func prepareTypeScript(source string, bound *compileMemory) (*goja.Program, lineMap, error) {
+	e, err := eraseTypes(source, bound)
+	if err != nil {
+		return nil, lineMap{}, err
+	}
+	compiled, lines, err := prepare(e.js, bound)
+	if err != nil {
+		return nil, lineMap{}, remapError(err, e.where)
+	}
+	lines.ts = e.where
+	return compiled, lines, nil
+}
+
 // The top-level-await wrapper of a version 3 program.
 const (
 	tlaOpen  = "(async()=>{"

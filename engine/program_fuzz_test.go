@@ -57,7 +57,12 @@ func FuzzLoadProgram(f *testing.F) {
 		// as older sidecars compiled it), which loads as such.
 		// Older formats load as they were written: version 1 as sloppy-mode
 		// code, version 2 metered by inserted calls.
+		// A TypeScript program's artifact is an array of four: the
+		// language follows the source.
 		prefix := []byte("\x83\x6fmustard-program")
+		if p.Language == engine.TypeScript {
+			prefix[0] = 0x84
+		}
 		version := p.Version
 		if !bytes.HasPrefix(b, prefix) || len(b) <= len(prefix) || uint64(b[len(prefix)]) != version {
 			t.Fatalf("program bytes %x load as format version %d", b[:min(len(b), 24)], version)
@@ -68,7 +73,7 @@ func FuzzLoadProgram(f *testing.F) {
 		if version != 3 {
 			return
 		}
-		c, err := engine.Compile(p.Source)
+		c, err := engine.CompileLanguage(p.Source, p.Language, engine.CompileOptions{})
 		if err != nil {
 			t.Fatalf("loaded program's source does not compile: %v", err)
 		}

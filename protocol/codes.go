@@ -32,6 +32,7 @@ const (
 	codeInvalidCapability  code = "invalid_capability"
 	codeUnknownHostCalls   code = "unknown_host_calls"
 	codeUnknownDelivery    code = "unknown_snapshot_delivery"
+	codeUnknownLanguage    code = "unknown_language"
 	codeUnknownConsole     code = "unknown_console"
 	codeUnknownEntry       code = "unknown_entry"
 
@@ -177,7 +178,7 @@ var allCodes = []code{
 	codeUnsupportedVersion, codeUnknownMethod, codeInvalidField, codeInvalidBase64,
 	codeUnknownField, codeMissingField, codeUnexpectedPayload, codeBinaryField,
 	codeInvalidValue, codeInvalidCapability, codeUnknownHostCalls, codeUnknownDelivery,
-	codeUnknownConsole, codeUnknownEntry,
+	codeUnknownLanguage, codeUnknownConsole, codeUnknownEntry,
 	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID,
 	codeMissingSnapshot, codeSnapshotAndStage, codeSnapshotIDMismatch, codeUnknownSnapshotID,
 	codeMissingPolicy, codeMissingLimits, codePolicyIDMismatch, codeUnknownPolicyID,

@@ -230,6 +230,7 @@ func codeCases() []codeCase {
 		both("invalid_capability", `invalid capability name "1a": must not start with a digit`, start(map[string]any{"capabilities": []string{"1a"}})),
 		both("unknown_host_calls", "unknown host_calls `many`", start(map[string]any{"host_calls": "many"})),
 		both("unknown_snapshot_delivery", "unknown snapshot_delivery `some`", start(map[string]any{}, "snapshot_delivery", "some")),
+		both("unknown_language", "unknown language `coffeescript`", hdr(`{"protocol_version":2,"id":1,"method":"compile","source":"1","language":"coffeescript"}`)),
 		both("unknown_console", "unknown console `on`", start(map[string]any{"console": "on"})),
 		both("unknown_entry", "unknown entry `main`", start(map[string]any{"entry": "main"})),
 		both("invalid_capability", `invalid capability name "Math.max": Math is a built-in global`, start(map[string]any{"capabilities": []string{"Math.max"}})),

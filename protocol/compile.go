@@ -4,12 +4,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
-// compile serves {"method":"compile","source"}.
+// compile serves {"method":"compile","source","language"}.
 func (s *Session) compile(f fields, payload []byte) (programResult, error) {
 	if s.opts.Transport == Binary && len(payload) > 0 {
 		return programResult{}, errorf(codeUnexpectedPayload, "compile requests must not include a binary payload")
+	}
+	lang, err := f.language()
+	if err != nil {
+		return programResult{}, err
 	}
 	set := s.takeNamed(nil, f, sourceStageField)
 	src, ok, err := f.string("source")
@@ -35,14 +40,15 @@ func (s *Session) compile(f fields, payload []byte) (programResult, error) {
 	// A compile usually comes before the first start: have a realm ready
 	// by then.
 	s.Warm()
-	if id, ok := s.compiled.Get(src); ok {
+	key := compileKey(lang, src)
+	if id, ok := s.compiled.Get(key); ok {
 		if p, ok := s.programs.Get(id); ok {
 			return programResult{p}, nil
 		}
 	}
 	s.stats.Compiles++
 	o, release := s.compileBound()
-	p, err := engine.CompileWith(src, o)
+	p, err := engine.CompileLanguage(src, lang, o)
 	release()
 	if err != nil {
 		return programResult{}, err
@@ -51,10 +57,41 @@ func (s *Session) compile(f fields, payload []byte) (programResult, error) {
 	if cur, ok := s.programs.Peek(p.ID); ok && cur == p {
 		// Only beside its program: the entry keeps the source, which
 		// the program's weight counts.
-		s.compiled.Add(p.Source, p.ID, int64(len(p.Source)))
+		s.compiled.Add(programKey(p), p.ID, int64(len(p.Source)))
 	}
 	return programResult{p}, nil
 }
+
+// language reads compile's language: "javascript" (also when absent or
+// null) or "typescript".
+func (f fields) language() (engine.Language, error) {
+	if !f.present(wire.FieldLanguage) {
+		return engine.JavaScript, nil
+	}
+	v, _, err := f.string(wire.FieldLanguage)
+	if err != nil {
+		return "", err
+	}
+	lang, ok := engine.ParseLanguage(v)
+	if !ok {
+		return "", errorf(codeUnknownLanguage, "unknown language `%s`", v)
+	}
+	return lang, nil
+}
+
+// compileKey is the compile cache's key of a source in a language: the
+// source itself for JavaScript, as before languages, and the source after
+// a prefix no JavaScript program can start with (a NUL byte cannot begin
+// one that compiles) for any other.
+func compileKey(lang engine.Language, src string) string {
+	if lang == engine.JavaScript {
+		return src
+	}
+	return "\x00" + string(lang) + "\x00" + src
+}
+
+// programKey is compileKey of the program's own source.
+func programKey(p *engine.Program) string { return compileKey(p.Language, p.Source) }
 
 // programResult is a compile's program ({"kind":"program"}).
 type programResult struct{ p *engine.Program }

@@ -89,8 +89,8 @@ func (s *Session) roomToRun(l policy.Limits) {
 // bytes) may still evict it first.
 func (s *Session) programEvicted(p *engine.Program) {
 	if _, ok := s.programs.Peek(p.ID); !ok {
-		if id, ok := s.compiled.Peek(p.Source); ok && id == p.ID {
-			s.compiled.Remove(p.Source)
+		if id, ok := s.compiled.Peek(programKey(p)); ok && id == p.ID {
+			s.compiled.Remove(programKey(p))
 		}
 	}
 	s.conts.RemoveIf(func(_ string, c *continuation) bool { return c.prog == p })

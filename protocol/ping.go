@@ -23,6 +23,7 @@ var Features = []string{
 	"stage_values",      // source, program, inputs and answers from a stage
 	"console",           // options.console, console.* capabilities, logs on every step
 	"namespaces",        // dotted capability names: namespace objects
+	"typescript",        // compile's language "typescript"
 	"entry_call",        // options.entry "call": the program evaluates to the function to call
 }
 

@@ -42,6 +42,14 @@ const (
 	MethodStage    = "stage"
 )
 
+// FieldLanguage is compile's language (the TypeScript programs
+// extension): LanguageJavaScript, the default, or LanguageTypeScript.
+const (
+	FieldLanguage      = "language"
+	LanguageJavaScript = "javascript"
+	LanguageTypeScript = "typescript"
+)
+
 // Fields that carry raw bytes in JSONL, as standard base64.
 const (
 	FieldProgramBase64  = "program_base64"

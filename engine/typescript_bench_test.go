@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The compile cost of a TypeScript program against the same program in
+// JavaScript: a one-line program, a gallery-sized one (the expenses
+// workload, typed), and about 100 KB (that one 31 times over, each copy
+// its own function).
+func BenchmarkCompileLanguage(b *testing.B) {
+	read := func(name string) string {
+		s, err := os.ReadFile("testdata/typescript/" + name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return string(s)
+	}
+	large := func(src string) string {
+		var sb strings.Builder
+		for i := range 31 {
+			// Each copy declares its own main, and its declarations are
+			// in a block of their own.
+			body := strings.Replace(src, "main", fmt.Sprintf("main%d", i), -1)
+			sb.WriteString("{\n" + body + "\n}\n")
+		}
+		return sb.String()
+	}
+	jsGallery, tsGallery := read("expenses.js"), read("expenses.ts")
+	// A TypeScript program's declarations of its globals stay at top level.
+	tsDecls, tsBody, _ := strings.Cut(tsGallery, "async function main")
+	cases := []struct {
+		name, js, ts string
+	}{
+		{"small", "const n = 3; n + 1", "const n: number = 3; n + 1"},
+		{"gallery", jsGallery, tsGallery},
+		{"100KB", large(jsGallery), tsDecls + large("async function main"+tsBody)},
+	}
+	for _, c := range cases {
+		for _, lang := range []Language{JavaScript, TypeScript} {
+			src := c.js
+			if lang == TypeScript {
+				src = c.ts
+			}
+			b.Run(fmt.Sprintf("%s/%s", c.name, lang), func(b *testing.B) {
+				b.SetBytes(int64(len(src)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := CompileLanguage(src, lang, CompileOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
