@@ -83,6 +83,32 @@
 // ResumeRequest.Answers answers any of them; the zero value keeps one
 // call per step (Suspension.Capability and Args, ResumeRequest.Payload).
 //
+// # Console, namespaces, TypeScript and function-shaped programs
+//
+// Programs as models write them (the console, namespaces, typescript and
+// entry_call extensions):
+//
+//	prog, err := c.CompileWith(ctx, src, host.CompileOptions{Language: host.TypeScript})
+//	st, err := c.Start(ctx, host.StartRequest{Program: prog, Inputs: inputs,
+//		Capabilities: []string{"github.create_issue"}, Console: host.ConsoleCollect, Entry: host.EntryCall})
+//
+// A capability name may be a dotted path: "github.create_issue" gives the
+// guest a namespace object github with a function create_issue, and the
+// host sees the full name (Suspension.Capability, Call.Name,
+// Execution.Capabilities keys). Capabilities named console.log,
+// console.warn, console.error, console.info or console.debug give the
+// guest a console whose calls are host calls, answered like any other
+// (the guest's call returns undefined, or throws an error answer). With
+// ConsoleCollect the methods not granted write lines instead: each Step
+// carries the lines of its own segment in Logs (hot or cold, a resume
+// never repeats earlier segments' lines), a failed start or resume's
+// *Error in its Logs, and Limits.MaxLogBytes bounds them per step. A
+// Runner hands them to Execution.OnLog once each step is stored (see
+// Execution.OnLog for what once means across crashes) and shows each
+// segment's in SegmentInfo.Logs.
+// EntryCall runs a program that evaluates to a function, `async ({ repo })
+// => { ... }`, calling it with the inputs object.
+//
 // # Sealing
 //
 // A snapshot holds the program, its inputs and every answer the host gave.

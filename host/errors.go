@@ -48,6 +48,10 @@ type Error struct {
 	Method  string // the request's method
 	Message string
 	Code    string
+	// Logs are the lines the guest wrote with console in the failed
+	// start or resume before it failed (the console extension), as
+	// Step.Logs; nil when there were none.
+	Logs []LogLine
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -111,7 +115,7 @@ func newError(method string, resp *response) *Error {
 	if code == "" {
 		code = legacyCode(resp.Error)
 	}
-	return &Error{Method: method, Message: resp.Error, Code: code}
+	return &Error{Method: method, Message: resp.Error, Code: code, Logs: resp.Logs}
 }
 
 // legacyCode derives the code of a failure from its text, for a sidecar

@@ -73,6 +73,8 @@ func fakeSidecar(mode string) int {
 		out.Write(append(p[:], body...))
 	}
 	switch mode {
+	case "echo": // answers every request with what it was sent (console_test.go)
+		return echoSidecar(readFrameBytes(in), frame)
 	case "silent": // reads requests and never answers
 		for readFrame() {
 		}

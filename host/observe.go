@@ -66,6 +66,12 @@ type SegmentInfo struct {
 	// the execution completed (its result) or failed (next's error is an
 	// *Error with a Kind).
 	Suspended, Done bool
+	// Logs are the lines the guest wrote with console in this try of
+	// the segment (Step.Logs, or a failed segment's Error.Logs). A try
+	// whose process died has none; a segment whose Run ended before it
+	// was stored is run again by a later Run, and shows its lines again
+	// there. Execution.OnLog is the place that sees each line once.
+	Logs []LogLine
 }
 
 // discardLogger is the logger of a Pool or Runner given none.

@@ -322,6 +322,11 @@ func (p *Pool) notify() {
 // Compile compiles source on one of the pool's processes. Programs are
 // deterministic, so the result starts on any of them.
 func (p *Pool) Compile(ctx context.Context, source string) (Program, error) {
+	return p.CompileWith(ctx, source, CompileOptions{})
+}
+
+// CompileWith is Compile with options (see Client.CompileWith).
+func (p *Pool) CompileWith(ctx context.Context, source string, opts CompileOptions) (Program, error) {
 	var err error
 	for range maxAttempts {
 		var l lease
@@ -329,7 +334,7 @@ func (p *Pool) Compile(ctx context.Context, source string) (Program, error) {
 			return Program{}, err
 		}
 		var prog Program
-		prog, err = l.c.Compile(ctx, source)
+		prog, err = l.c.CompileWith(ctx, source, opts)
 		p.release(l)
 		if !errors.Is(err, ErrProcessExited) || ctx.Err() != nil {
 			return prog, err

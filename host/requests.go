@@ -90,7 +90,8 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 		build := func(ids []string) (*request, []byte, rawField) {
 			r := &request{Method: "start", ProgramID: p.ID, SnapshotDelivery: req.Delivery, Profile: req.Profile,
 				Options: &wireOptions{Inputs: inputJSON, Capabilities: nonNil(req.Capabilities), Limits: req.Limits,
-					SealKey: req.SealKey.wire(), HostCalls: req.HostCalls.wire()}}
+					SealKey: req.SealKey.wire(), HostCalls: req.HostCalls.wire(), Console: req.Console.wire(),
+					Entry: req.Entry.wire()}}
 			if ids[0] != "" {
 				r.Options.Inputs, r.Options.InputsStageID = nil, ids[0]
 			}
@@ -187,7 +188,8 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 		}
 		if req.Policy != nil {
 			r.Policy = &wirePolicy{Capabilities: nonNil(req.Policy.Capabilities), Limits: req.Policy.Limits,
-				HostCalls: req.Policy.HostCalls.wire(), SnapshotID: id, wireAuth: authFor(req.Key, req.SealKey, id)}
+				HostCalls: req.Policy.HostCalls.wire(), Console: req.Policy.Console.wire(), SnapshotID: id,
+				wireAuth: authFor(req.Key, req.SealKey, id)}
 		} else {
 			auth := authFor(req.Key, req.SealKey, id)
 			r.Auth = &auth
@@ -320,7 +322,8 @@ func (c *Client) step(resp *response, m message, err error) (*Step, error) {
 				Capability string        `json:"capability"`
 				Args       []value.Value `json:"args"`
 			} `json:"calls"`
-			SnapshotBase64 string `json:"snapshot_base64"`
+			SnapshotBase64 string    `json:"snapshot_base64"`
+			Logs           []LogLine `json:"logs"`
 		} `json:"step"`
 		SnapshotID     string `json:"snapshot_id"`
 		PolicyID       string `json:"policy_id"`
@@ -329,7 +332,7 @@ func (c *Client) step(resp *response, m message, err error) (*Step, error) {
 	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "step" {
 		return nil, c.broken(fmt.Errorf("%w: undecodable step: %v", ErrProtocol, err))
 	}
-	st := &Step{Profile: resp.Profile}
+	st := &Step{Profile: resp.Profile, Logs: res.Step.Logs}
 	switch res.Step.Type {
 	case "completed":
 		v, err := value.ParseJSON(res.Step.Value)

@@ -65,6 +65,33 @@ type Execution struct {
 	// Capabilities are granted to the guest by name.
 	Capabilities map[string]Capability
 	Limits       Limits
+	// Console is the execution's console mode (see StartRequest.Console),
+	// re-asserted on every resume from the stored bytes: it must stay the
+	// same for as long as the execution runs. Capabilities named
+	// console.log, console.warn, ... are answered like any other (the
+	// guest's call returns undefined whatever value they return; a
+	// CallError throws in the guest).
+	Console Console
+	// Entry is how the program runs (see StartRequest.Entry); it matters
+	// only for the start, and the execution keeps it.
+	Entry Entry
+	// OnLog, if set, receives each line the guest wrote with console
+	// (ConsoleCollect), in order, from Run's goroutine.
+	//
+	// A segment's lines are delivered once its step is stored: after the
+	// Store saved the checkpoint of the step they came with (its
+	// suspension, result or guest failure), before the next segment
+	// starts. So each segment's lines are delivered exactly once across
+	// sidecar crashes: a process that died during a segment returned no
+	// lines, and the segment run again on a new process returns them;
+	// a stored step is never run again, and a resume returns only its own
+	// segment's lines. Lines of a segment that does not get stored are
+	// not delivered: one whose Run ended first (its ctx done, or Cancel),
+	// which a later Run runs again. If the host process itself dies
+	// between the save and the delivery, that segment's lines are lost
+	// (the checkpoint does not keep them): at most once across host
+	// crashes.
+	OnLog func(LogLine)
 }
 
 // Runner runs executions to completion on a Pool, answering capability
@@ -351,6 +378,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 			if err := x.advance(ctx, st, snap, answers); err != nil {
 				return value.Value{}, err
 			}
+			x.deliver(st.Logs)
 		case ctx.Err() != nil:
 			return value.Value{}, err
 		case errors.Is(err, ErrProcessExited):
@@ -403,6 +431,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 					return value.Value{}, serr
 				}
 				x.cp = done
+				x.deliver(se.Logs)
 				return value.Value{}, se
 			}
 			if errors.Is(err, ErrSealKey) {
@@ -410,6 +439,16 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 			}
 			return value.Value{}, err
 		}
+	}
+}
+
+// deliver hands a stored segment's log lines to Execution.OnLog.
+func (x *execution) deliver(lines []LogLine) {
+	if x.e.OnLog == nil {
+		return
+	}
+	for _, l := range lines {
+		x.e.OnLog(l)
 	}
 }
 
@@ -734,10 +773,12 @@ func (x *execution) step(ctx context.Context, answers []Answer, info *SegmentInf
 			mode = HostCallsBatch
 		}
 		st, err = l.c.Start(ctx, StartRequest{Program: x.e.Program, Inputs: x.e.Inputs, Capabilities: x.caps,
-			Limits: x.e.Limits, Delivery: DeliverDelta, SealKey: x.r.SealKey, HostCalls: mode})
+			Limits: x.e.Limits, Delivery: DeliverDelta, SealKey: x.r.SealKey, HostCalls: mode, Console: x.e.Console,
+			Entry: x.e.Entry})
 	} else {
 		base, baseID = cp.Snapshot, cp.SnapshotID
-		cold := ResumeRequest{Snapshot: cp.Snapshot, Policy: &Policy{Capabilities: x.caps, Limits: x.e.Limits, HostCalls: x.mode()},
+		cold := ResumeRequest{Snapshot: cp.Snapshot, Policy: &Policy{Capabilities: x.caps, Limits: x.e.Limits, HostCalls: x.mode(),
+			Console: x.e.Console},
 			Key: x.r.Key, SealKey: x.r.SealKey, Delivery: DeliverDelta}
 		hot := ResumeRequest{SnapshotID: cp.SnapshotID, PolicyID: x.policyID, Key: x.r.Key, SealKey: x.r.SealKey,
 			Delivery: DeliverDelta}
@@ -768,12 +809,18 @@ func (x *execution) step(ctx context.Context, answers []Answer, info *SegmentInf
 			x.r.observe(l.c, isHot)
 		}
 	}
-	if err == nil && st.Suspended == nil {
-		info.Done = true
+	if err == nil {
+		info.Logs = st.Logs
+		if st.Suspended == nil {
+			info.Done = true
+		}
 	}
 	var se *Error
-	if errors.As(err, &se) && se.Kind() != "" {
-		info.Done = true
+	if errors.As(err, &se) {
+		info.Logs = se.Logs
+		if se.Kind() != "" {
+			info.Done = true
+		}
 	}
 	if err != nil || st.Suspended == nil {
 		return st, nil, err

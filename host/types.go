@@ -29,6 +29,10 @@ type Limits struct {
 	AllocationBudget        *uint64 `json:"allocation_budget,omitempty"`
 	CallDepthLimit          *uint64 `json:"call_depth_limit,omitempty"`
 	MaxOutstandingHostCalls *uint64 `json:"max_outstanding_host_calls,omitempty"`
+	// MaxLogBytes bounds the UTF-8 bytes of the log lines one step
+	// carries (the console extension; the sidecar's default is 262144).
+	// Lines past it are dropped and counted in a last "warn" line.
+	MaxLogBytes *uint64 `json:"max_log_bytes,omitempty"`
 	// WallTime bounds each start or resume segment (the wall_time_ms
 	// extension, rounded up to a millisecond); 0 means no wall-time
 	// limit. It is the only limit that is not deterministic.
@@ -64,6 +68,10 @@ type Policy struct {
 	// (ResumeRequest.Answers); empty or HostCallsOne for one call per
 	// step. A snapshot resumes in either mode.
 	HostCalls HostCalls
+	// Console is the console mode of the resumed execution, as for
+	// StartRequest.Console; it is part of the policy, so a raw resume
+	// re-asserts the mode the execution was started with.
+	Console Console
 }
 
 // HostCalls selects how a suspended execution presents its capability
@@ -133,6 +141,20 @@ type StartRequest struct {
 	// resume re-asserts it in Policy.HostCalls; a cached resume keeps
 	// the mode of its PolicyID.
 	HostCalls HostCalls
+	// Console is the execution's console mode (the console extension):
+	// empty or ConsoleOff gives the guest a console only for the
+	// console.* capabilities it is granted; ConsoleCollect gives it every
+	// console method, and each Step (or a failed start or resume's
+	// *Error) carries the lines the guest wrote in Logs. A raw resume
+	// re-asserts it in Policy.Console; a cached resume keeps the mode of
+	// its PolicyID.
+	Console Console
+	// Entry is how the program runs (the entry_call extension): empty or
+	// EntryScript runs it as a script whose completion value is the
+	// result; EntryCall calls the function the program evaluates to with
+	// the inputs object, and its (awaited) return value is the result.
+	// It is fixed at the start and kept in the snapshot.
+	Entry Entry
 }
 
 // ResumeRequest answers a suspended capability call.
@@ -188,6 +210,11 @@ type Step struct {
 	Value value.Value
 	// Profile is set when the request asked for it.
 	Profile *Profile
+	// Logs are the lines the guest wrote with console during this step
+	// (the console extension; ConsoleCollect), in order, and nothing
+	// earlier: a resume, hot or cold, returns only the lines of its own
+	// segment. Nil when there were none.
+	Logs []LogLine
 }
 
 // Suspension is an execution parked on capability calls.

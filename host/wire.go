@@ -58,6 +58,8 @@ type wireOptions struct {
 	Limits        Limits          `json:"limits"`
 	SealKey       string          `json:"seal_key_base64,omitempty"`
 	HostCalls     string          `json:"host_calls,omitempty"`
+	Console       string          `json:"console,omitempty"`
+	Entry         string          `json:"entry,omitempty"`
 }
 
 type wireAnswer struct {
@@ -79,6 +81,7 @@ type wirePolicy struct {
 	Capabilities []string `json:"capabilities"`
 	Limits       Limits   `json:"limits"`
 	HostCalls    string   `json:"host_calls,omitempty"`
+	Console      string   `json:"console,omitempty"`
 	SnapshotID   string   `json:"snapshot_id"`
 	wireAuth
 }
@@ -163,6 +166,7 @@ type response struct {
 	Result          json.RawMessage `json:"result"`
 	Error           string          `json:"error"`
 	ErrorCode       string          `json:"error_code"` // absent from a sidecar without error_codes
+	Logs            []LogLine       `json:"logs"`       // a failed start or resume's (the console extension)
 	Profile         *Profile        `json:"profile"`
 }
 

@@ -21,6 +21,38 @@ export type Capability = (...args: StructuredValue[]) => StructuredValue | Promi
 
 export type SnapshotKey = string | Buffer | Uint8Array;
 
+/**
+ * Callbacks for the guest's console, as in the reference: each one given
+ * becomes the capability `console.<method>`, a host call that gets the
+ * guest's arguments; the guest's call returns undefined whatever the
+ * callback returns, and throws what it throws. `info` and `debug` are this
+ * package's additions.
+ */
+export interface ConsoleCallbacks {
+  log?: Capability;
+  warn?: Capability;
+  error?: Capability;
+  info?: Capability;
+  debug?: Capability;
+}
+
+/**
+ * "collect": the guest's console methods without a callback format their
+ * arguments as Node's console.log does, and the lines come back with each
+ * step (`Progress.logs`, `MustardError.logs`, `onLog`). "off" (the
+ * default): the guest has a console only for the callbacks given.
+ */
+export type ConsoleMode = 'off' | 'collect';
+
+/** One line the guest wrote with console (consoleMode "collect"). */
+export interface LogLine {
+  readonly level: 'log' | 'info' | 'warn' | 'error' | 'debug';
+  readonly text: string;
+}
+
+/** "call": the program evaluates to a function, called with the inputs object. */
+export type Entry = 'script' | 'call';
+
 export type HostCalls = 'one' | 'batch';
 
 export type SnapshotDelivery = 'delta' | 'full' | 'none';
@@ -33,10 +65,18 @@ export interface RuntimeLimits {
   maxOutstandingHostCalls?: number;
   /** Wall time of each start/resume segment in ms; 0 or absent: none. Not deterministic. */
   wallTimeMs?: number;
+  /** UTF-8 bytes of log lines one step may carry (262144); later lines are dropped and counted. */
+  maxLogBytes?: number;
 }
 
 export interface PolicyOptions {
+  /** Names may be dotted paths ("github.search"): the guest calls github.search(...). */
   capabilities?: Record<string, Capability>;
+  console?: ConsoleCallbacks;
+  /** Collect the guest's console lines (this package's; the reference has callbacks only). */
+  consoleMode?: ConsoleMode;
+  /** Receives each collected line, in order, as each step comes in. */
+  onLog?: (line: LogLine) => void;
   limits?: RuntimeLimits;
   snapshotKey?: SnapshotKey;
   /** Seals every snapshot of the execution (at least 32 bytes). */
@@ -55,6 +95,8 @@ export interface ExecutionOptions extends PolicyOptions {
   pool?: SidecarPool;
   /** How snapshot bytes travel; "delta" (the default) keeps full bytes at the host. */
   snapshotDelivery?: SnapshotDelivery;
+  /** "call": the program's value is a function, called with the inputs object. */
+  entry?: Entry;
 }
 
 export interface RunOptions extends ExecutionOptions {
@@ -73,10 +115,13 @@ export interface AsyncResumeOptions extends ResumeOptions {
 export interface CompileOptions {
   inputs?: string[];
   lenientMode?: false;
+  /** "typescript": type syntax is erased; errors point into the TypeScript source. */
+  language?: 'javascript' | 'typescript';
 }
 
 export type ProgressLoadOptions =
   | (PolicyOptions & { capabilities: Record<string, Capability>; limits: RuntimeLimits; snapshotKey: SnapshotKey })
+  | (PolicyOptions & { console: ConsoleCallbacks; limits: RuntimeLimits; snapshotKey: SnapshotKey })
   | { context: ExecutionContext };
 
 export interface SerializedProgress {
@@ -115,6 +160,8 @@ export class MustardError extends Error {
   readonly kind: MustardErrorKind;
   /** The protocol's error_code, e.g. "runtime", "limit_instruction_budget", "unknown_snapshot_id". */
   readonly code?: string;
+  /** The lines the guest wrote with console in the step that failed (consoleMode "collect"). */
+  readonly logs?: readonly LogLine[];
 }
 export class MustardParseError extends MustardError {}
 export class MustardValidationError extends MustardError {}
@@ -137,6 +184,8 @@ export class Progress {
   readonly args: StructuredValue[];
   /** Batch mode: every outstanding call, in call order. */
   readonly calls?: readonly ProgressCall[];
+  /** The lines the guest wrote with console in the step that suspended here. */
+  readonly logs: readonly LogLine[];
   readonly snapshot: Buffer;
   readonly sealed: boolean;
 

@@ -1,10 +1,19 @@
 // Command host is a small embedding host built on the public host
 // package: it spawns mustard-sidecar, runs a guest program, answers each
-// capability call from a fixture file and prints every step. With -cold
-// it kills the sidecar at every suspension and resumes from the raw
-// snapshot bytes in a brand-new process.
+// capability call from a fixture file and prints every step, with the
+// lines the guest wrote with console. With -cold it kills the sidecar at
+// every suspension and resumes from the raw snapshot bytes in a
+// brand-new process.
 //
 //	go run ./examples/host examples/trip/trip.js examples/trip/fixture.json
+//	go run ./examples/host examples/codemode/triage.ts examples/codemode/fixture.json
+//
+// A program whose name ends in .ts is compiled as TypeScript. The fixture
+// names the capabilities to grant (dotted names such as
+// "github.create_issue" give the guest namespaces), the inputs, the
+// answers in call order, and optionally "console": "collect" (collect
+// the guest's console lines) and "entry": "call" (the program is a
+// function of its inputs).
 //
 // The sidecar is the binary named by -sidecar or $MUSTARD_SIDECAR_BIN;
 // without either, this program runs itself as the sidecar (it links the
@@ -16,11 +25,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
@@ -34,6 +45,8 @@ type fixture struct {
 	Inputs       map[string]value.Value `json:"inputs"`
 	Capabilities []string               `json:"capabilities"`
 	Answers      []host.Payload         `json:"answers"`
+	Console      host.Console           `json:"console"`
+	Entry        host.Entry             `json:"entry"`
 }
 
 func main() {
@@ -44,7 +57,7 @@ func main() {
 	jsonl := flag.Bool("jsonl", false, "use the --jsonl transport")
 	sidecar := flag.String("sidecar", os.Getenv("MUSTARD_SIDECAR_BIN"), "path of a mustard-sidecar binary (default $MUSTARD_SIDECAR_BIN, else this program)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: host [-cold] [-jsonl] [-sidecar PATH] program.js fixture.json")
+		fmt.Fprintln(os.Stderr, "usage: host [-cold] [-jsonl] [-sidecar PATH] program.js|program.ts fixture.json")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -104,17 +117,27 @@ func run(out io.Writer, programPath, fixturePath string, cold, jsonl bool, sidec
 	if err != nil {
 		return err
 	}
-	prog, err := c.Compile(ctx, string(src))
+	lang := host.JavaScript
+	if strings.HasSuffix(programPath, ".ts") {
+		lang = host.TypeScript
+	}
+	prog, err := c.CompileWith(ctx, string(src), host.CompileOptions{Language: lang})
 	if err != nil {
 		return fmt.Errorf("compile failed: %w", err)
 	}
-	fmt.Fprintf(out, "compile   program_id=%.16s… (%d bytes)\n", prog.ID, len(prog.Bytes))
+	fmt.Fprintf(out, "compile   program_id=%.16s… (%d bytes, %s)\n", prog.ID, len(prog.Bytes), lang)
 
-	step, err := c.Start(ctx, host.StartRequest{Program: prog, Inputs: fx.Inputs, Capabilities: fx.Capabilities})
+	step, err := c.Start(ctx, host.StartRequest{Program: prog, Inputs: fx.Inputs, Capabilities: fx.Capabilities,
+		Console: fx.Console, Entry: fx.Entry})
 	for n := 0; ; n++ {
 		if err != nil {
+			var se *host.Error
+			if errors.As(err, &se) {
+				printLogs(out, se.Logs)
+			}
 			return fmt.Errorf("step failed: %w", err)
 		}
+		printLogs(out, step.Logs)
 		s := step.Suspended
 		if s == nil {
 			fmt.Fprintf(out, "completed %s\n", step.Value.AppendJSON(nil))
@@ -138,11 +161,18 @@ func run(out io.Writer, programPath, fixturePath string, cold, jsonl bool, sidec
 				return err
 			}
 			req.Snapshot = s.Snapshot
-			req.Policy = &host.Policy{Capabilities: fx.Capabilities}
+			req.Policy = &host.Policy{Capabilities: fx.Capabilities, Console: fx.Console}
 			fmt.Fprintln(out, "  (restarted the sidecar; resuming from raw snapshot bytes)")
 		} else {
 			req.SnapshotID, req.PolicyID = s.SnapshotID, s.PolicyID
 		}
 		step, err = c.Resume(ctx, req)
+	}
+}
+
+// printLogs prints the lines the guest wrote with console during a step.
+func printLogs(out io.Writer, lines []host.LogLine) {
+	for _, l := range lines {
+		fmt.Fprintf(out, "  %-7s %s\n", l.Level, l.Text)
 	}
 }

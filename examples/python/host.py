@@ -61,6 +61,7 @@ class Sidecar:
         if resp.get("id") != self.next_id:
             raise RuntimeError(f"response id {resp.get('id')} does not answer request {self.next_id}")
         if not resp["ok"]:
+            print_logs(resp.get("logs"))
             raise SidecarError(resp["error"])
         return resp["result"], body
 
@@ -97,6 +98,12 @@ def auth(key, snapshot_id):
     }
 
 
+def print_logs(lines):
+    """The lines the guest wrote with console during a step."""
+    for line in lines or []:
+        print(f"  {line['level']:<7} {line['text']}")
+
+
 def compact(v):
     return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
 
@@ -119,15 +126,26 @@ def main():
 
     sc = Sidecar([args.sidecar])
     try:
-        result, program = sc.call("compile", source=source)
+        # A .ts program is TypeScript; the fixture may ask for the guest's
+        # console lines ("console": "collect") and a function-shaped
+        # program ("entry": "call"). Capability names may be dotted.
+        language = "typescript" if args.program.endswith(".ts") else "javascript"
+        compile_fields = {"language": language} if language != "javascript" else {}
+        result, program = sc.call("compile", source=source, **compile_fields)
         if hashlib.sha256(program).hexdigest() != result["program_id"]:
             raise RuntimeError("program bytes do not match program_id")
-        print(f"compile   program_id={result['program_id'][:16]}… ({len(program)} bytes)")
+        print(f"compile   program_id={result['program_id'][:16]}… ({len(program)} bytes, {language})")
 
         options = {"inputs": fx["inputs"], "capabilities": fx["capabilities"], "limits": {}}
+        policy_extra = {}
+        if fx.get("console", "off") != "off":
+            options["console"] = policy_extra["console"] = fx["console"]
+        if fx.get("entry", "script") != "script":
+            options["entry"] = fx["entry"]
         result, snapshot = sc.call("start", program_id=result["program_id"], options=options)
         for n, answer in enumerate([*fx["answers"], None]):
             step = result["step"]
+            print_logs(step.get("logs"))
             if step["type"] == "completed":
                 print("completed " + compact(step["value"]))
                 return
@@ -143,7 +161,8 @@ def main():
                 sc.kill()
                 sc = Sidecar([args.sidecar])
                 print("  (restarted the sidecar; resuming from raw snapshot bytes)")
-                policy = {"capabilities": fx["capabilities"], "limits": {}, "snapshot_id": snapshot_id, **auth(key, snapshot_id)}
+                policy = {"capabilities": fx["capabilities"], "limits": {}, "snapshot_id": snapshot_id,
+                          **policy_extra, **auth(key, snapshot_id)}
                 result, snapshot = sc.call("resume", snapshot, policy=policy, payload=answer)
             else:
                 result, snapshot = sc.call("resume", snapshot_id=snapshot_id, policy_id=result["policy_id"],

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mustard-sidecar/mustard-sidecar/host"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 )
@@ -43,6 +44,42 @@ func TestPythonHostRunsTheTrip(t *testing.T) {
 			require.Equal(t, want, lines[len(lines)-1])
 			require.Equal(t, 5, strings.Count(string(out), "\nsuspended "))
 			require.Equal(t, 5*len(args), strings.Count(string(out), "(restarted the sidecar"))
+		})
+	}
+}
+
+// It runs the code-mode program too (TypeScript, dotted capability names,
+// console lines, a call entry), hot and cold, once the sidecar announces
+// those features.
+func TestPythonHostRunsTheCodeModeProgram(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH, so the Python example was not run")
+	}
+	c, err := host.NewClient(host.Config{Cmd: exec.Command("mustard-sidecar")})
+	require.NoError(t, err)
+	pong, err := c.Ping(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	for _, f := range []string{"typescript", "console", "namespaces", "entry_call"} {
+		if !pong.Has(f) {
+			t.Skipf("the sidecar does not announce the %q feature", f)
+		}
+	}
+	const want = `completed {"Object":{"triaged":{"Array":[{"Number":{"Finite":12.0}},{"Number":{"Finite":19.0}}]},"summary":{"Number":{"Finite":23.0}}}}`
+	for _, args := range [][]string{nil, {"--cold"}} {
+		t.Run(fmt.Sprint("host.py", args), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // catches a hang only
+			defer cancel()
+			cmd := exec.CommandContext(ctx, python, append([]string{"host.py"}, append(args, "../codemode/triage.ts", "../codemode/fixture.json")...)...)
+			cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			require.Equal(t, want, lines[len(lines)-1])
+			require.Equal(t, 5, strings.Count(string(out), "\nsuspended "))
+			require.Contains(t, string(out), "\n  log     found 3 open, 2 untriaged\n")
+			require.Equal(t, 1, strings.Count(string(out), "  warn    slack is down (UNAVAILABLE); the summary is #23\n"))
 		})
 	}
 }

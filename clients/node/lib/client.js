@@ -280,7 +280,7 @@ class SidecarClient {
       if (header.ok === true) {
         entry.resolve({ result: header.result, payload: frame.payload, profile: header.profile });
       } else {
-        const error = fromResponse(typeof header.error === 'string' ? header.error : 'request failed', header.error_code);
+        const error = fromResponse(typeof header.error === 'string' ? header.error : 'request failed', header.error_code, header.logs);
         answers.add(error);
         entry.reject(error);
       }

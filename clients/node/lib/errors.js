@@ -15,6 +15,11 @@ class MustardError extends Error {
     if (options && typeof options.code === 'string') {
       this.code = options.code;
     }
+    if (options && Array.isArray(options.logs) && options.logs.length > 0) {
+      // The lines the guest wrote with console before it failed
+      // (consoleMode "collect").
+      this.logs = options.logs;
+    }
   }
 }
 
@@ -80,8 +85,8 @@ const SERIALIZATION_CODES = new Set([
 ]);
 
 // fromResponse turns an ok:false response into a typed error.
-function fromResponse(text, code) {
-  const options = { code: typeof code === 'string' ? code : undefined };
+function fromResponse(text, code, logs) {
+  const options = { code: typeof code === 'string' ? code : undefined, logs: toLogLines(logs) };
   const m = /^([A-Za-z]+): ([\s\S]*)$/.exec(text);
   if (m && KINDS.includes(m[1])) {
     return new KIND_CLASSES[m[1]](m[2], options);
@@ -90,6 +95,17 @@ function fromResponse(text, code) {
     return new MustardSerializationError(text, options);
   }
   return new MustardSidecarError(text, options);
+}
+
+// toLogLines checks a response's log lines ([{ level, text }]) and
+// freezes them; anything else is no lines.
+function toLogLines(logs) {
+  if (!Array.isArray(logs)) return [];
+  return Object.freeze(
+    logs
+      .filter((l) => l !== null && typeof l === 'object' && typeof l.level === 'string' && typeof l.text === 'string')
+      .map((l) => Object.freeze({ level: l.level, text: l.text })),
+  );
 }
 
 function cancelledError() {
@@ -108,5 +124,6 @@ module.exports = {
   MustardProcessError,
   KIND_CLASSES,
   fromResponse,
+  toLogLines,
   cancelledError,
 };

@@ -318,7 +318,7 @@ class MustardExecutor {
         return undefined;
       }
       try {
-        payload = toPayload(await settle(handler, progress.args, undefined));
+        payload = toPayload(await settle(handler, progress.args, undefined), progress.capability);
       } catch (error) {
         await this._finish(jobId, 'failed', error);
         return undefined;

@@ -15,6 +15,7 @@ const {
   MustardProcessError,
   MustardRequestTooLargeError,
   cancelledError,
+  toLogLines,
 } = require('./errors.js');
 const { encode, decode, encodeInputs, encodeError, hasOwn, isAccessor } = require('./structured.js');
 
@@ -92,6 +93,7 @@ const LIMIT_NAMES = {
   callDepthLimit: 'call_depth_limit',
   maxOutstandingHostCalls: 'max_outstanding_host_calls',
   wallTimeMs: 'wall_time_ms',
+  maxLogBytes: 'max_log_bytes',
 };
 
 function assertPlainObject(value, label) {
@@ -144,17 +146,62 @@ function normalizeHostCalls(mode, label) {
   throw new TypeError(`${label} must be "one" or "batch"`);
 }
 
-function collectHandlers(capabilities, label) {
-  const handlers = Object.create(null);
-  if (capabilities === undefined) return handlers;
-  assertPlainObject(capabilities, label);
-  for (const [name, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(capabilities))) {
-    if (!descriptor.enumerable) continue;
+// The console methods a guest may have, each a capability named
+// console.<method> when the host gives a callback for it (the reference
+// has log, warn and error; info and debug are this package's).
+const CONSOLE_METHODS = ['log', 'warn', 'error', 'info', 'debug'];
+const CONSOLE_CAPABILITIES = new Set(CONSOLE_METHODS.map((m) => `console.${m}`));
+
+function handlerEntries(container, label) {
+  if (container === undefined) return [];
+  assertPlainObject(container, label);
+  return Object.entries(Object.getOwnPropertyDescriptors(container)).filter(([, descriptor]) => {
+    if (!descriptor.enumerable) return false;
     if (isAccessor(descriptor)) throw new TypeError(`${label} cannot define accessor properties`);
-    if (typeof descriptor.value !== 'function') throw new TypeError(`${label}.${name} must be a function`);
+    return true;
+  });
+}
+
+// collectHandlers gathers the capabilities (names may be dotted paths,
+// "github.search") and the console callbacks, each of which becomes the
+// capability console.<method>, as in the reference.
+function collectHandlers(capabilities, consoleCallbacks, label) {
+  const handlers = Object.create(null);
+  for (const [name, descriptor] of handlerEntries(capabilities, `${label}.capabilities`)) {
+    if (typeof descriptor.value !== 'function') throw new TypeError(`${label}.capabilities.${name} must be a function`);
+    handlers[name] = descriptor.value;
+  }
+  const callbacks = new Map(handlerEntries(consoleCallbacks, `${label}.console`));
+  for (const method of CONSOLE_METHODS) {
+    const descriptor = callbacks.get(method);
+    if (descriptor === undefined) continue;
+    if (typeof descriptor.value !== 'function') throw new TypeError(`console.${method} must be a function`);
+    const name = `console.${method}`;
+    if (handlers[name] !== undefined) {
+      throw new TypeError(`Duplicate handler for ${name}; use either options.console or options.capabilities`);
+    }
     handlers[name] = descriptor.value;
   }
   return handlers;
+}
+
+function normalizeConsoleMode(mode, label) {
+  if (mode === undefined || mode === 'off') return 'off';
+  if (mode === 'collect') return 'collect';
+  throw new TypeError(`${label} must be "off" or "collect"`);
+}
+
+function normalizeOnLog(onLog, label) {
+  if (onLog === undefined) return null;
+  if (typeof onLog !== 'function') throw new TypeError(`${label} must be a function`);
+  return onLog;
+}
+
+function getEntry(options, label) {
+  const e = options.entry;
+  if (e === undefined || e === 'script') return 'script';
+  if (e === 'call') return 'call';
+  throw new TypeError(`${label}.entry must be "script" or "call"`);
 }
 
 function sha256Hex(bytes) {
@@ -169,16 +216,15 @@ function hmacHex(key, ...parts) {
 
 // createContext turns the policy options into what a step needs.
 function createContext(options, label) {
-  if (options.console !== undefined) {
-    throw new TypeError(`${label}.console is not supported: guest code has no console; grant a capability instead`);
-  }
-  const handlers = collectHandlers(options.capabilities, `${label}.capabilities`);
+  const handlers = collectHandlers(options.capabilities, options.console, label);
   const key = normalizeSnapshotKey(options.snapshotKey, `${label}.snapshotKey`);
   return Object.freeze({
     handlers,
     capabilities: Object.keys(handlers),
     limits: encodeLimits(options.limits, `${label}.limits`),
     hostCalls: normalizeHostCalls(options.hostCalls, `${label}.hostCalls`),
+    consoleMode: normalizeConsoleMode(options.consoleMode, `${label}.consoleMode`),
+    onLog: normalizeOnLog(options.onLog, `${label}.onLog`),
     key,
     keyBase64: key.toString('base64'),
     digest: sha256Hex(key),
@@ -186,11 +232,11 @@ function createContext(options, label) {
   });
 }
 
-const CONTEXT_KEYS = ['capabilities', 'console', 'limits', 'snapshotKey', 'sealKey', 'hostCalls'];
+const CONTEXT_KEYS = ['capabilities', 'console', 'consoleMode', 'onLog', 'limits', 'snapshotKey', 'sealKey', 'hostCalls'];
 
-// ExecutionContext caches the policy options (capabilities, limits, the
-// snapshot key, and this package's sealKey and hostCalls) for many
-// executions.
+// ExecutionContext caches the policy options (capabilities, console
+// callbacks, limits, the snapshot key, and this package's sealKey,
+// hostCalls, consoleMode and onLog) for many executions.
 class ExecutionContext {
   #ctx;
 
@@ -207,8 +253,10 @@ class ExecutionContext {
 function resolveContext(options, label) {
   if (options.context === undefined) return createContext(options, label);
   if (!(options.context instanceof ExecutionContext)) throw new TypeError(`${label}.context must be an ExecutionContext`);
-  if (['capabilities', 'console', 'limits', 'snapshotKey', 'sealKey', 'hostCalls'].some((k) => hasOwn(options, k))) {
-    throw new TypeError(`${label}.context cannot be combined with capabilities, console, limits, snapshotKey, sealKey or hostCalls`);
+  if (CONTEXT_KEYS.some((k) => hasOwn(options, k))) {
+    throw new TypeError(
+      `${label}.context cannot be combined with capabilities, console, limits, or snapshotKey (nor sealKey, hostCalls, consoleMode or onLog)`,
+    );
   }
   return ExecutionContext._get(options.context);
 }
@@ -281,10 +329,60 @@ async function settle(capability, args, signal) {
   }
 }
 
-function toPayload(outcome) {
+// toPayload turns a capability's outcome into its answer. A console
+// method's value is not sent: the guest's call returns undefined whatever
+// the callback returned, so it need not be a value that can cross.
+function toPayload(outcome, capability = undefined) {
   if (outcome.type === 'cancelled') return { type: 'cancelled' };
+  if (outcome.type === 'value' && CONSOLE_CAPABILITIES.has(capability)) return { type: 'value', value: encode(undefined) };
   if (outcome.type === 'value') return { type: 'value', value: encode(outcome.value) };
   return encodeError(outcome.error);
+}
+
+// ---- log lines ----
+
+// emitLogs hands a step's (or a failure's) log lines to the context's
+// onLog, in order. A throwing onLog does not stop the execution's
+// bookkeeping: its error is rethrown once every line was handed over.
+function emitLogs(ctx, lines) {
+  if (ctx.onLog === null || !Array.isArray(lines)) return;
+  let failure = null;
+  for (const line of lines) {
+    try {
+      ctx.onLog(line);
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure !== null) throw failure.error;
+}
+
+// logged runs a step and hands its log lines, or those of the error it
+// failed with, to onLog.
+function loggedSync(ctx, f) {
+  let step;
+  try {
+    step = f();
+  } catch (error) {
+    if (error && Array.isArray(error.logs)) emitLogs(ctx, error.logs);
+    throw error;
+  }
+  step.logs = toLogLines(step.logs);
+  emitLogs(ctx, step.logs);
+  return step;
+}
+
+async function loggedAsync(ctx, f) {
+  let step;
+  try {
+    step = await f();
+  } catch (error) {
+    if (error && Array.isArray(error.logs)) emitLogs(ctx, error.logs);
+    throw error;
+  }
+  step.logs = toLogLines(step.logs);
+  emitLogs(ctx, step.logs);
+  return step;
 }
 
 // ---- steps ----
@@ -308,7 +406,7 @@ function resumeRequest(st, body, home) {
     snapshotId: st.snapshotId,
     policyId: st.policyId,
     snapshot: st.snapshot,
-    policy: { capabilities: st.ctx.capabilities, limits: st.ctx.limits, hostCalls: st.ctx.hostCalls },
+    policy: { capabilities: st.ctx.capabilities, limits: st.ctx.limits, hostCalls: st.ctx.hostCalls, console: st.ctx.consoleMode },
     auth: { key: st.ctx.keyBase64, digest: st.ctx.digest, token: hmacHex(st.ctx.key, st.snapshotId), sealKey: st.ctx.sealKey },
     delivery: st.delivery,
     ...body,
@@ -329,6 +427,7 @@ function stepState(step, ctx, program, where, delivery) {
     program,
     where, // { sync: true } or { pool }
     delivery,
+    logs: step.logs ?? [],
   };
 }
 
@@ -336,6 +435,10 @@ function stepState(step, ctx, program, where, delivery) {
 // synchronous side or on a pool; a step the process died during is tried
 // again from the snapshot bytes on another process.
 function advanceSync(st, body) {
+  return loggedSync(st.ctx, () => advanceSyncUnlogged(st, body));
+}
+
+function advanceSyncUnlogged(st, body) {
   let home = st.where.sync ? st.home : null;
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -347,7 +450,11 @@ function advanceSync(st, body) {
   }
 }
 
-async function advanceAsync(st, body, pool, signal) {
+function advanceAsync(st, body, pool, signal) {
+  return loggedAsync(st.ctx, () => advanceAsyncUnlogged(st, body, pool, signal));
+}
+
+async function advanceAsyncUnlogged(st, body, pool, signal) {
   let home = st.where.pool === pool ? st.home : null;
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -360,6 +467,7 @@ async function advanceAsync(st, body, pool, signal) {
 }
 
 function startRequest(program, ctx, options, label, delivery) {
+  const entry = getEntry(options, label);
   return {
     programId: program.id,
     program: program.bytes,
@@ -367,12 +475,18 @@ function startRequest(program, ctx, options, label, delivery) {
     capabilities: ctx.capabilities,
     limits: ctx.limits,
     hostCalls: ctx.hostCalls,
+    console: ctx.consoleMode,
+    entry,
     sealKey: ctx.sealKey,
     delivery,
   };
 }
 
-async function startAsync(pool, request, signal) {
+function startAsync(pool, request, signal, ctx) {
+  return loggedAsync(ctx, () => startAsyncUnlogged(pool, request, signal));
+}
+
+async function startAsyncUnlogged(pool, request, signal) {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await ops.start(pool, request, signal);
@@ -406,6 +520,9 @@ class Progress {
     this.capability = st.capability;
     this.args = st.args.map((a) => decode(a));
     if (st.calls) this.calls = decodeCalls(st.calls);
+    // The lines the guest wrote with console in the step that suspended
+    // here (consoleMode "collect").
+    this.logs = toLogLines(st.logs);
   }
 
   get snapshot() {
@@ -431,6 +548,7 @@ class Progress {
       args: st.args,
       calls: st.calls ?? undefined,
       host_calls: st.ctx.hostCalls,
+      console: st.ctx.consoleMode === 'collect' ? 'collect' : undefined,
       sealed: st.ctx.sealKey !== null,
     });
     return {
@@ -588,7 +706,9 @@ class Progress {
     if (hasOwn(options, 'context')) {
       ctx = resolveContext(options, 'Progress.load() options');
     } else {
-      if (!hasOwn(options, 'capabilities')) throw new TypeError('Progress.load() requires explicit capabilities when restoring progress');
+      if (!hasOwn(options, 'capabilities') && !hasOwn(options, 'console')) {
+        throw new TypeError('Progress.load() requires explicit capabilities when restoring progress');
+      }
       if (!hasOwn(options, 'limits')) throw new TypeError('Progress.load() requires explicit limits when restoring progress');
       if (options.snapshotKey === undefined) throw new TypeError('Progress.load() requires explicit snapshotKey when restoring progress');
       ctx = createContext(options, 'Progress.load() options');
@@ -612,6 +732,12 @@ class Progress {
     if (manifest.host_calls !== ctx.hostCalls) {
       ctx = Object.freeze({ ...ctx, hostCalls: manifest.host_calls === 'batch' ? 'batch' : 'one' });
     }
+    // The console mode is part of the policy the execution started with:
+    // it goes on in it unless the caller said otherwise.
+    const consoleMode = manifest.console === 'collect' ? 'collect' : 'off';
+    if (consoleMode !== ctx.consoleMode && !hasOwn(options, 'consoleMode') && !hasOwn(options, 'context')) {
+      ctx = Object.freeze({ ...ctx, consoleMode });
+    }
     const wanted = manifest.calls ? manifest.calls.map((c) => c.capability) : [manifest.capability];
     for (const name of wanted) {
       if (!ctx.capabilities.includes(name)) {
@@ -626,6 +752,7 @@ class Progress {
       policyId: null,
       snapshot,
       home: null,
+      logs: [],
     };
     return new Progress(PRIVATE, stepState(step, ctx, { id: state.program_id, bytes: program }, { sync: false, pool: null }, 'delta'));
   }
@@ -651,8 +778,12 @@ class Mustard {
     if (options.lenientMode !== undefined && options.lenientMode !== false) {
       throw new TypeError('options.lenientMode is not supported by mustard-sidecar');
     }
+    const language = options.language ?? 'javascript';
+    if (language !== 'javascript' && language !== 'typescript') {
+      throw new TypeError('compile options.language must be "javascript" or "typescript"');
+    }
     if (typeof code !== 'string') throw new TypeError('program source must be a string');
-    const compiled = syncBridge().call('compile', { source: code });
+    const compiled = syncBridge().call('compile', { source: code, language });
     this.#program = { id: compiled.programId, bytes: Buffer.from(compiled.program) };
   }
 
@@ -686,7 +817,8 @@ class Mustard {
     if (signal?.aborted) throw cancelledError();
     const ctx = resolveContext(options, 'start options');
     const delivery = getDelivery(options, 'start options');
-    const step = syncBridge().call('start', startRequest(this.#program, ctx, options, 'start options', delivery));
+    const request = startRequest(this.#program, ctx, options, 'start options', delivery);
+    const step = loggedSync(ctx, () => syncBridge().call('start', request));
     return materialize(step, ctx, this.#program, { sync: true }, delivery);
   }
 
@@ -698,7 +830,7 @@ class Mustard {
     const ctx = resolveContext(options, 'start options');
     const pool = getPool(options, 'start options') || defaultPool();
     const delivery = getDelivery(options, 'start options');
-    const step = await startAsync(pool, startRequest(this.#program, ctx, options, 'start options', delivery), signal);
+    const step = await startAsync(pool, startRequest(this.#program, ctx, options, 'start options', delivery), signal, ctx);
     return materialize(step, ctx, this.#program, { pool }, delivery);
   }
 
@@ -717,7 +849,7 @@ class Mustard {
     if (!Number.isInteger(maxConcurrent) || maxConcurrent <= 0) {
       throw new TypeError('run options.maxConcurrentCalls must be a positive integer');
     }
-    let step = await startAsync(pool, startRequest(this.#program, ctx, options, 'run options', delivery), signal);
+    let step = await startAsync(pool, startRequest(this.#program, ctx, options, 'run options', delivery), signal, ctx);
     const where = { pool };
     if (ctx.hostCalls === 'batch') return runBatch(step, ctx, this.#program, pool, signal, delivery, maxConcurrent);
     while (step.type === 'suspended') {
@@ -725,7 +857,7 @@ class Mustard {
       if (typeof handler !== 'function') throw new Error(`Missing capability: ${step.capability}`);
       const outcome = await settle(handler, step.args.map((a) => decode(a)), signal);
       const st = stepState(step, ctx, this.#program, where, delivery);
-      step = await advanceAsync(st, { payload: toPayload(outcome) }, pool, signal);
+      step = await advanceAsync(st, { payload: toPayload(outcome, step.capability) }, pool, signal);
     }
     return decode(step.value);
   }
@@ -756,7 +888,7 @@ async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurren
           : Promise.reject(new Error(`Missing capability: ${call.capability}`));
       outcome
         .then((o) => {
-          ready.push({ call_id: call.call_id, payload: toPayload(o) });
+          ready.push({ call_id: call.call_id, payload: toPayload(o, call.capability) });
         })
         .catch((error) => {
           fatal ??= error;

@@ -11,7 +11,7 @@
 
 const crypto = require('node:crypto');
 
-const { MustardProcessError, MustardRequestTooLargeError } = require('./errors.js');
+const { MustardProcessError, MustardRequestTooLargeError, toLogLines } = require('./errors.js');
 const { isAnswer } = require('./client.js');
 const { PROTOCOL_VERSION, MAX_REQUEST_BYTES, encodeFrame } = require('./wire.js');
 
@@ -135,8 +135,9 @@ async function send(client, method, parts, build, opts = {}) {
 
 // ---- requests ----
 
-async function compile(pool, source) {
+async function compile(pool, source, language = undefined) {
   if (typeof source !== 'string') throw new TypeError('program source must be a string');
+  const lang = language === 'typescript' ? { language } : {};
   // A source of up to half the limit fits whatever it escapes: it goes
   // inline, uncopied. A larger one is staged if it does not fit, unless it
   // has lone surrogates, which UTF-8 (what a stage holds) cannot carry.
@@ -146,7 +147,8 @@ async function compile(pool, source) {
     const bytes = Buffer.from(source, 'utf8');
     if (bytes.length > MAX_REQUEST_BYTES / 2) parts.push({ inline: bytes.length + (bytes.length >> 3) + 64, bytes });
   }
-  const build = (ids) => (ids.length > 0 && ids[0] !== null ? { fields: { source_stage_id: ids[0] }, raw: null } : { fields: { source }, raw: null });
+  const build = (ids) =>
+    ids.length > 0 && ids[0] !== null ? { fields: { source_stage_id: ids[0], ...lang }, raw: null } : { fields: { source, ...lang }, raw: null };
   const client = await pool.acquire();
   try {
     let answer;
@@ -176,7 +178,8 @@ function toStep(client, result, payload, base) {
     throw new MustardProcessError('the sidecar answered a step request with something other than a step');
   }
   const step = result.step;
-  if (step.type === 'completed') return { type: 'completed', value: step.value };
+  const logs = toLogLines(step.logs);
+  if (step.type === 'completed') return { type: 'completed', value: step.value, logs };
   if (step.type !== 'suspended') throw new MustardProcessError(`the sidecar sent an unknown step type ${JSON.stringify(step.type)}`);
   let snapshot = payload && payload.length > 0 ? Buffer.from(payload) : null;
   if (typeof result.snapshot_base_id === 'string') {
@@ -197,11 +200,13 @@ function toStep(client, result, payload, base) {
     policyId: result.policy_id,
     snapshot,
     home: client.id,
+    logs,
   };
 }
 
 // start runs a program's first segment. s: { programId, program, inputs,
-// capabilities, limits, hostCalls, sealKey, delivery }, all wire forms.
+// capabilities, limits, hostCalls, console, entry, sealKey, delivery },
+// all wire forms.
 // Inputs and program bytes too large for a request are staged.
 async function start(pool, s, signal) {
   const inputs = s.inputs ?? {};
@@ -214,6 +219,8 @@ async function start(pool, s, signal) {
       options.capabilities = s.capabilities;
       options.limits = s.limits;
       if (s.hostCalls === 'batch') options.host_calls = 'batch';
+      if (s.console === 'collect') options.console = 'collect';
+      if (s.entry === 'call') options.entry = 'call';
       if (s.sealKey) options.seal_key_base64 = s.sealKey;
       const fields = { program_id: s.programId, options };
       if (s.delivery === 'none') fields.snapshot_delivery = 'none';
@@ -244,7 +251,7 @@ async function start(pool, s, signal) {
 }
 
 // resume answers a suspended step. r: { home, snapshotId, policyId,
-// snapshot, policy: { capabilities, limits, hostCalls }, auth: { key,
+// snapshot, policy: { capabilities, limits, hostCalls, console }, auth: { key,
 // digest, token, sealKey }, payload | answers, delivery }. Answers and
 // snapshot bytes too large for a request are staged.
 async function resume(pool, r, signal) {
@@ -308,6 +315,7 @@ async function resume(pool, r, signal) {
       snapshot_token: r.auth.token,
     };
     if (r.policy.hostCalls === 'batch') policy.host_calls = 'batch';
+    if (r.policy.console === 'collect') policy.console = 'collect';
     if (r.auth.sealKey) policy.seal_key_base64 = r.auth.sealKey;
     const answer = await resumeOn(client, { policy, ...common }, r.snapshot);
     return toStep(client, answer.result, answer.payload, base);

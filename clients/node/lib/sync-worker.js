@@ -21,6 +21,7 @@ function serializeError(error) {
       kind: error.kind,
       message: error.message,
       code: typeof error.code === 'string' ? error.code : undefined,
+      logs: Array.isArray(error.logs) ? error.logs : undefined,
       type: error instanceof TypeError ? 'TypeError' : error instanceof RangeError ? 'RangeError' : 'Error',
     };
   }
@@ -28,7 +29,7 @@ function serializeError(error) {
 }
 
 const handlers = {
-  compile: (args) => ops.compile(pool, args.source),
+  compile: (args) => ops.compile(pool, args.source, args.language),
   start: (args) => ops.start(pool, args),
   resume: (args) => ops.resume(pool, args),
   processes: () => pool.processes(),

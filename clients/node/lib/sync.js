@@ -11,14 +11,22 @@
 const path = require('node:path');
 const { Worker, MessageChannel, receiveMessageOnPort } = require('node:worker_threads');
 
-const { KIND_CLASSES, MustardError, MustardSidecarError, MustardRequestTooLargeError, MustardProcessError } = require('./errors.js');
+const {
+  KIND_CLASSES,
+  MustardError,
+  MustardSidecarError,
+  MustardRequestTooLargeError,
+  MustardProcessError,
+  toLogLines,
+} = require('./errors.js');
 
 function rebuildError(e) {
-  if (e.name === 'MustardRequestTooLargeError') return new MustardRequestTooLargeError(e.message, { code: e.code });
-  if (e.kind && KIND_CLASSES[e.kind]) return new KIND_CLASSES[e.kind](e.message, { code: e.code });
-  if (e.kind === 'Sidecar') return new MustardSidecarError(e.message, { code: e.code });
-  if (e.kind === 'Process') return new MustardProcessError(e.message, { code: e.code });
-  if (e.kind) return new MustardError(e.kind, e.message, { code: e.code });
+  const options = { code: e.code, logs: e.logs === undefined ? undefined : toLogLines(e.logs) };
+  if (e.name === 'MustardRequestTooLargeError') return new MustardRequestTooLargeError(e.message, options);
+  if (e.kind && KIND_CLASSES[e.kind]) return new KIND_CLASSES[e.kind](e.message, options);
+  if (e.kind === 'Sidecar') return new MustardSidecarError(e.message, options);
+  if (e.kind === 'Process') return new MustardProcessError(e.message, options);
+  if (e.kind) return new MustardError(e.kind, e.message, options);
   if (e.type === 'TypeError') return new TypeError(e.message);
   if (e.type === 'RangeError') return new RangeError(e.message);
   return new Error(e.message);

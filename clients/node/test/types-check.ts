@@ -12,6 +12,7 @@ import {
   SidecarPool,
   configure,
   type StructuredValue,
+  type LogLine,
 } from '..';
 
 async function main(): Promise<void> {
@@ -58,3 +59,31 @@ async function main(): Promise<void> {
 }
 
 void main;
+
+async function codeMode(): Promise<void> {
+  const program = new Mustard('github.search(q)', { language: 'typescript' });
+  const lines: LogLine[] = [];
+  const value: StructuredValue = await program.run({
+    inputs: { q: 'x' },
+    capabilities: { 'github.search': async (q) => [q] },
+    console: { log: (...args) => void args, info: () => undefined },
+    consoleMode: 'collect',
+    onLog: (line) => lines.push(line),
+    limits: { maxLogBytes: 1024 },
+    entry: 'call',
+  });
+  void value;
+  const step = program.start({ consoleMode: 'collect' });
+  if (step instanceof Progress) {
+    const first: readonly LogLine[] = step.logs;
+    void first;
+    Progress.load(step.dump(), { console: { warn: () => null }, limits: {}, snapshotKey: 'k' });
+  }
+  try {
+    await program.run();
+  } catch (error) {
+    if (error instanceof MustardError && error.logs) console.log(error.logs.map((l) => `${l.level}: ${l.text}`));
+  }
+}
+
+void codeMode;
