@@ -13,8 +13,9 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-// needFeatures skips a test against a sidecar that does not announce
-// every feature named.
+// needFeatures fails a test against a sidecar that does not announce
+// every feature named: the tests run this repository's own sidecar, which
+// must have them.
 func needFeatures(t *testing.T, features ...string) {
 	t.Helper()
 	c := newClient(t, Config{Cmd: sidecarCmd(t)})
@@ -22,7 +23,7 @@ func needFeatures(t *testing.T, features ...string) {
 	require.NoError(t, err)
 	for _, f := range features {
 		if !pong.Has(f) {
-			t.Skipf("the sidecar does not announce the %q feature", f)
+			t.Fatalf("the sidecar does not announce the %q feature", f)
 		}
 	}
 	require.NoError(t, c.Close())

@@ -41,8 +41,8 @@ func TestTheTripExampleRuns(t *testing.T) {
 	}
 }
 
-// needFeatures skips a test when the sidecar does not announce every
-// feature named.
+// needFeatures fails a test when the sidecar does not announce every
+// feature named (this repository's sidecar must have them).
 func needFeatures(t *testing.T, features ...string) {
 	t.Helper()
 	cmd, err := command("")
@@ -54,7 +54,7 @@ func needFeatures(t *testing.T, features ...string) {
 	require.NoError(t, err)
 	for _, f := range features {
 		if !pong.Has(f) {
-			t.Skipf("the sidecar does not announce the %q feature", f)
+			t.Fatalf("the sidecar does not announce the %q feature", f)
 		}
 	}
 }

@@ -5,7 +5,7 @@
 // tests/node/host-boundary.test.js, execution-context.test.js and the
 // console cases of property-generators.js), run through this package; the
 // others are this package's options (consoleMode, onLog, entry,
-// language). Each runs when the sidecar announces the feature it needs.
+// language). They run against this repository's sidecar.
 
 const { assert, isMustardError, Progress, ExecutionContext, runtime, test, needs } = require('./support/reference-helpers.js');
 const { MustardRuntimeError } = require('..');
