@@ -157,7 +157,9 @@ func (s *tsScan) token(at int, c tsClass, word string, prone bool) {
 	switch {
 	case prone:
 		l.chain++
-	case c == tsPunct || c == tsDot:
+	case c == tsPunct || c == tsDot || word == "`":
+		// Operators, and template literals: a`..``..` is a chain of
+		// tagged templates.
 		l.links++
 	}
 	s.reweigh(at)
