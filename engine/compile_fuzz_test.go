@@ -67,3 +67,25 @@ func trunc(s string) string {
 	}
 	return s
 }
+
+// FuzzCompileTypeScript is FuzzCompile for TypeScript programs: esbuild's
+// parser recurses without a bound of its own, so the same hostile
+// nestings must fail before they reach it, never take the process down.
+// Long runs: go test ./engine -run '^$' -fuzz FuzzCompileTypeScript -fuzztime 5m
+func FuzzCompileTypeScript(f *testing.F) {
+	f.Add([]byte{0, 200, 7, 255, 30, 3})
+	f.Add([]byte("let x: Array<number> = [[[1]]] as any; f(`${a!}`)"))
+	f.Add([]byte{byte(len(nestings)), 250, 3, 40, 3, 40, 12, 255})
+	f.Fuzz(func(t *testing.T, recipe []byte) {
+		for _, src := range []string{cook(recipe), string(recipe)} {
+			began := time.Now()
+			_, err := CompileLanguage(src, TypeScript, CompileOptions{})
+			if d := time.Since(began); d > compileBound {
+				t.Fatalf("%d bytes took %v", len(src), d)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "Parse: ") && !strings.HasPrefix(err.Error(), "Validation: ") {
+				t.Fatalf("%q: %v", trunc(src), err)
+			}
+		}
+	})
+}

@@ -249,3 +249,31 @@ func TestNestingAtTheLimit(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("Parse: source nesting exceeds %d levels", MaxSourceNesting))
 }
+
+// The same hostile sources as TypeScript: each is erased and compiles, or
+// fails with Parse: (most before esbuild sees them), and none takes the
+// process down or grinds. At a sixteenth of the size: esbuild's time on
+// some flat sources grows with the square of their length (350,000
+// redeclarations of one var take it minutes), which the memory budget,
+// not this bound, keeps in check.
+func TestHostileTypeScriptSource(t *testing.T) {
+	size := MaxSourceBytes / 16
+	if raceEnabled {
+		size /= 4
+	}
+	var worst time.Duration
+	for _, c := range hostileSources(size) {
+		t.Run(c.name, func(t *testing.T) {
+			began := time.Now()
+			_, err := CompileLanguage(c.src, TypeScript, CompileOptions{})
+			d := time.Since(began)
+			worst = max(worst, d)
+			t.Logf("%d bytes in %v: %v", len(c.src), d.Round(time.Millisecond), err)
+			if err != nil {
+				assert.True(t, strings.HasPrefix(err.Error(), "Parse: "), err.Error())
+			}
+			assert.Less(t, d, compileBound)
+		})
+	}
+	t.Logf("slowest compile: %v", worst.Round(time.Millisecond))
+}

@@ -77,6 +77,8 @@ type tsLevel struct {
 	chain  int
 	links  int
 	arrows int
+	commas int // commas since the bracket opened or the last ";"
+
 	weight int // as counted in tsScan.nest
 }
 
@@ -98,7 +100,7 @@ func (s *tsScan) depth() int { return len(s.levels) - 1 }
 // reweigh updates the estimate after the top level changed.
 func (s *tsScan) reweigh(at int) {
 	l := s.top()
-	w := 1 + l.chain + l.links/20
+	w := 1 + l.chain + l.links/20 + l.commas/50
 	s.nest += w - l.weight
 	l.weight = w
 	if s.nestAt < 0 {
@@ -111,11 +113,15 @@ func (s *tsScan) reweigh(at int) {
 	}
 }
 
-// resetSegment starts a new segment in the top level.
-func (s *tsScan) resetSegment(at int) {
+// resetSegment starts a new segment in the top level; a statement's end
+// also forgets its commas.
+func (s *tsScan) resetSegment(at int, statement bool) {
 	l := s.top()
 	s.scopes -= l.arrows
 	l.chain, l.links, l.arrows = 0, 0, 0
+	if statement {
+		l.commas = 0
+	}
 	s.reweigh(at)
 }
 
@@ -157,7 +163,9 @@ func (s *tsScan) token(at int, c tsClass, word string, prone bool) {
 	switch {
 	case prone:
 		l.chain++
-	case c == tsPunct || c == tsDot:
+	case c == tsPunct || c == tsDot || word == "`":
+		// Operators, and template literals: a`..``..` is a chain of
+		// tagged templates.
 		l.links++
 	}
 	s.reweigh(at)
@@ -244,7 +252,7 @@ func (s *tsScan) run() {
 		// words that continue one aside): a new segment.
 		if newline && s.prev == tsOperand && !s.prevHeader && (isWordStart(c) || isDigit(c) || c == '"' || c == '\'' || c == '`') {
 			if w := wordAt(src, i); !tsContinueWords[w] {
-				s.resetSegment(start)
+				s.resetSegment(start, true)
 			}
 		}
 		newline = false
@@ -314,8 +322,14 @@ func (s *tsScan) run() {
 			s.token(start, tsPunct, string(c), false)
 			// "else" continues the statement a ";" ends: an else-if chain
 			// nests.
-			if c == ',' || wordAt(src, skipBlank(src, i)) != "else" {
-				s.resetSegment(start)
+			// A comma expression is a chain to esbuild (a, b, c nests as
+			// ((a, b), c)), a list of elements or arguments is not: commas
+			// weigh a fiftieth of a level, whatever they separate.
+			if c == ',' {
+				s.top().commas++
+				s.resetSegment(start, false)
+			} else if wordAt(src, skipBlank(src, i)) != "else" {
+				s.resetSegment(start, true)
 			}
 		default:
 			op := punctAt(src, i)

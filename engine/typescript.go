@@ -240,17 +240,15 @@ func decodeTSMap(code, smap, source string, ed *tsEdit) (*tsMap, error) {
 		orig = source[:ed.at] + source[ed.at+len(tsWrapOpen):ed.end+len(tsWrapOpen)] + source[ed.end+len(tsWrapOpen)+len(tsWrapClose):]
 	}
 	m := &tsMap{starts: newlineStarts(orig), srcLen: len(orig), lastSource: -1}
-	srcStarts := lineStarts(source)
-	codeStarts := lineStarts(code)
-	m.lines = make([][]tsSegment, len(codeStarts))
+	src := newUnitCursor(source)
+	gen := newUnitCursor(code)
+	m.lines = make([][]tsSegment, len(gen.starts))
 	var genLine, genCol, srcLine, srcCol int
 	field := 0
 	flush := func() {
-		if field >= 4 && genLine < len(codeStarts) && srcLine < len(srcStarts) {
-			line := lineText(code, codeStarts, genLine)
-			sline := lineText(source, srcStarts, srcLine)
-			off := ed.original(srcStarts[srcLine] + utf16ToBytes(sline, srcCol))
-			m.lines[genLine] = append(m.lines[genLine], tsSegment{col: int32(utf16ToBytes(line, genCol)), src: int32(off)})
+		if field >= 4 && genLine < len(gen.starts) && srcLine < len(src.starts) {
+			off := ed.original(src.starts[srcLine] + src.bytes(srcLine, srcCol))
+			m.lines[genLine] = append(m.lines[genLine], tsSegment{col: int32(gen.bytes(genLine, genCol)), src: int32(off)})
 			m.lastSource = max(m.lastSource, off)
 		}
 		field = 0
@@ -290,23 +288,46 @@ func decodeTSMap(code, smap, source string, ed *tsEdit) (*tsMap, error) {
 	return m, nil
 }
 
-func lineText(s string, starts []int, line int) string {
-	end := len(s)
-	if line+1 < len(starts) {
-		end = starts[line+1]
-	}
-	return s[starts[line]:end]
+// unitCursor converts source map columns (UTF-16 units from a line's
+// start) into byte columns of a text, going on from the last conversion
+// when it is on the same line and no further left, so that the many
+// columns of one long line cost one pass over it.
+type unitCursor struct {
+	text   string
+	starts []int
+	ascii  bool
+	line   int // the line of the last conversion
+	units  int // its column in UTF-16 units
+	off    int // its byte offset in text
 }
 
-// utf16ToBytes converts a column in UTF-16 units into bytes of line.
-func utf16ToBytes(line string, units int) int {
-	b := 0
-	for units > 0 && b < len(line) {
-		r, n := utf8.DecodeRuneInString(line[b:])
-		units -= max(utf16.RuneLen(r), 1)
-		b += n
+func newUnitCursor(text string) *unitCursor {
+	ascii := true
+	for i := 0; i < len(text) && ascii; i++ {
+		ascii = text[i] < utf8.RuneSelf
 	}
-	return b
+	return &unitCursor{text: text, starts: lineStarts(text), ascii: ascii, line: -1}
+}
+
+// bytes is the byte column of UTF-16 column units on line (0-based).
+func (c *unitCursor) bytes(line, units int) int {
+	end := len(c.text)
+	if line+1 < len(c.starts) {
+		end = c.starts[line+1]
+	}
+	start := c.starts[line]
+	if c.ascii {
+		return min(units, end-start)
+	}
+	if line != c.line || units < c.units {
+		c.line, c.units, c.off = line, 0, start
+	}
+	for c.units < units && c.off < end {
+		r, n := utf8.DecodeRuneInString(c.text[c.off:])
+		c.units += max(utf16.RuneLen(r), 1)
+		c.off += n
+	}
+	return c.off - start
 }
 
 const vlqChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
