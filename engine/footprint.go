@@ -145,5 +145,19 @@ func (b *compileMemory) charge(tokens int) bool {
 	return b.ask(0)
 }
 
+// save and restore undo the charges of a parse whose result is dropped.
+func (b *compileMemory) save() [2]int {
+	if b == nil {
+		return [2]int{}
+	}
+	return [2]int{b.done, b.last}
+}
+
+func (b *compileMemory) restore(s [2]int) {
+	if b != nil {
+		b.done, b.last = s[0], s[1]
+	}
+}
+
 // failed reports whether the compile stopped because Reserve said no.
 func (b *compileMemory) failed() bool { return b != nil && b.refused }

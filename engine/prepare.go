@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -17,20 +18,41 @@ import (
 // and new expression). Nothing is inserted into the text, so every
 // function's source, name and position is the guest's own.
 func prepare(source string, bound *compileMemory) (*goja.Program, lineMap, error) {
+	return prepareWith(source, bound, currentParseOptions)
+}
+
+// errNeedsTransform: the parser's TypeScript reading did not accept the
+// source, which goes through the erasing transform instead.
+var errNeedsTransform = errors.New("TypeScript source needs the erasing transform")
+
+// prepareWith is prepare with the given parse options. With the
+// parser's TypeScript reading, a source it does not parse fails with
+// errNeedsTransform.
+func prepareWith(source string, bound *compileMemory, opts []parser.Option) (*goja.Program, lineMap, error) {
+	typeScript := len(opts) > len(currentParseOptions)
 	text := source
-	prg, err := parser.ParseFile(nil, "", text, 0, bound.parseOptions(currentParseOptions)...)
+	prg, err := parser.ParseFile(nil, "", text, 0, bound.parseOptions(opts)...)
 	var completion *ast.ArrowFunctionLiteral
 	if err != nil {
 		// A script cannot await; a program that does runs as the body of
 		// an async arrow function (which, like a script, has no arguments
 		// object and sees the global this) returning the completion value
 		// of its statements, as the script's would be.
-		if !strings.Contains(source, "await") || bound.failed() {
+		if bound.failed() {
+			return nil, lineMap{}, parseError(err)
+		}
+		if !strings.Contains(source, "await") {
+			if typeScript {
+				return nil, lineMap{}, errNeedsTransform
+			}
 			return nil, lineMap{}, parseError(err)
 		}
 		text = tlaOpen + source + tlaClose
-		wrapped, werr := parser.ParseFile(nil, "", text, 0, bound.parseOptions(currentParseOptions)...)
+		wrapped, werr := parser.ParseFile(nil, "", text, 0, bound.parseOptions(opts)...)
 		if werr != nil {
+			if typeScript && !bound.failed() {
+				return nil, lineMap{}, errNeedsTransform
+			}
 			return nil, lineMap{}, parseError(err)
 		}
 		prg = wrapped
@@ -73,6 +95,18 @@ func prepare(source string, bound *compileMemory) (*goja.Program, lineMap, error
 // JavaScript that leaves as any version 3 program; positions in its
 // errors and tracebacks are the TypeScript source's.
 func prepareTypeScript(source string, bound *compileMemory) (*goja.Program, lineMap, error) {
+	// Most TypeScript is JavaScript with types added: the parser reads
+	// the types and drops them, and the program is the source itself.
+	// The rest (enum, namespace, parameter properties, decorators,
+	// angle-bracket assertions, errors) is erased by esbuild.
+	if !alwaysTransformTypeScript {
+		before := bound.save()
+		compiled, lines, err := prepareWith(source, bound, typeScriptParseOptions)
+		if err != errNeedsTransform {
+			return compiled, lines, err
+		}
+		bound.restore(before)
+	}
 	e, err := eraseTypes(source, bound)
 	if err != nil {
 		return nil, lineMap{}, err
@@ -84,6 +118,13 @@ func prepareTypeScript(source string, bound *compileMemory) (*goja.Program, line
 	lines.ts = e.where
 	return compiled, lines, nil
 }
+
+// typeScriptParseOptions read TypeScript's types (see prepareTypeScript).
+var typeScriptParseOptions = append(currentParseOptions[:len(currentParseOptions):len(currentParseOptions)], parser.WithTypeScript)
+
+// alwaysTransformTypeScript sends every TypeScript source through the
+// erasing transform; tests set it to compare the two ways.
+var alwaysTransformTypeScript = false
 
 // The top-level-await wrapper of a version 3 program.
 const (

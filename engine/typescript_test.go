@@ -269,8 +269,9 @@ func TestTypeScriptColdResume(t *testing.T) {
 
 // Deep nesting is refused before esbuild sees it: its parser would
 // exhaust the stack, and nested functions cost it more than linear time.
+// Read by the parser itself, TypeScript nests as deep as JavaScript.
 func TestTypeScriptNestingBound(t *testing.T) {
-	for _, src := range []string{
+	deep := []string{
 		"x = " + strings.Repeat("!", 1_000_000) + "1",
 		"x = " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000),
 		"x = " + strings.Repeat("a=>", 2000) + "1",
@@ -284,7 +285,19 @@ func TestTypeScriptNestingBound(t *testing.T) {
 		"x = `" + strings.Repeat("${`", 5000) + strings.Repeat("`}", 5000) + "`",
 		// Many nests, each within the bounds: their scopes add up.
 		strings.Repeat("x = "+strings.Repeat("a=>{return ", 40)+"1"+strings.Repeat("}", 40)+";\n", 1000),
-	} {
+	}
+	for _, src := range deep {
+		_, err := CompileLanguage(src, TypeScript, CompileOptions{})
+		_, jerr := Compile(src)
+		if jerr == nil {
+			assert.NoError(t, err, "%.20s", src)
+			continue
+		}
+		require.Error(t, err, "%.20s", src)
+		assert.Contains(t, err.Error(), "Parse: source nesting exceeds", "%.20s", src)
+	}
+	transformAlways(t)
+	for _, src := range deep {
 		_, err := CompileLanguage(src, TypeScript, CompileOptions{})
 		require.Error(t, err, "%.20s", src)
 		assert.Contains(t, err.Error(), "Parse: source nesting exceeds", "%.20s", src)
@@ -347,9 +360,13 @@ func TestTypeScriptScannerOnArbitrarySource(t *testing.T) {
 }
 
 func TestTypeScriptTopLevelAwaitPositions(t *testing.T) {
-	// esbuild's own error (it takes a program with top-level await for a
-	// module), at the TypeScript position.
+	// The engine's error, as for the same JavaScript.
 	_, err := CompileLanguage("const x: number = await Promise.resolve(1);\nwith (x) {}", TypeScript, CompileOptions{})
+	require.Error(t, err)
+	assert.Equal(t, "Parse: Strict mode code may not include a with statement (2:1)", err.Error())
+	// Through esbuild, its own error (it takes a program with top-level
+	// await for a module), at the TypeScript position.
+	_, err = CompileLanguage("const x: number = await Promise.resolve(1);\nwith (x) {}\nenum E { A }", TypeScript, CompileOptions{})
 	require.Error(t, err)
 	assert.Equal(t, "Parse: With statements cannot be used in an ECMAScript module (2:1)", err.Error())
 	// The engine's (esbuild keeps what it has no reason to change): as
@@ -369,4 +386,11 @@ func TestTypeScriptTopLevelAwaitPositions(t *testing.T) {
 	step := runTS(t, compileTS(t, src), nil, echo)
 	require.Error(t, step.Err)
 	assert.Equal(t, "Runtime: RangeError: n=1\n  at f (4:9)\n  at <script> (6:2)", step.Err.Error())
+}
+
+// transformAlways sends TypeScript through the erasing transform for the
+// rest of the test.
+func transformAlways(t *testing.T) {
+	alwaysTransformTypeScript = true
+	t.Cleanup(func() { alwaysTransformTypeScript = false })
 }

@@ -315,6 +315,10 @@ func (self *_parser) parseVariableDeclaration(declarationList *[]*ast.Binding) *
 		*declarationList = append(*declarationList, node)
 	}
 
+	if self.ts() { // mustard
+		self.tsBindingAnnotation()
+	}
+
 	if self.token == token.ASSIGN {
 		self.next()
 		node.Initializer = self.parseAssignmentExpression()
@@ -422,7 +426,7 @@ func (self *_parser) parseObjectProperty() ast.Property {
 			}
 		}
 		switch {
-		case self.token == token.LEFT_PARENTHESIS:
+		case self.token == token.LEFT_PARENTHESIS || self.ts() && self.token == token.LESS: // mustard: a generic method
 			return &ast.PropertyKeyed{
 				Key:      value,
 				Kind:     ast.PropertyKindMethod,
@@ -485,6 +489,11 @@ func (self *_parser) parseObjectProperty() ast.Property {
 }
 
 func (self *_parser) parseMethodDefinition(keyStartIdx file.Idx, kind ast.PropertyKind, generator, async bool) *ast.FunctionLiteral {
+	signatureOK := self.tsSignatureOK // mustard
+	self.tsSignatureOK = false
+	if self.ts() && self.token == token.LESS {
+		self.tsTypeParameters()
+	}
 	idx1 := self.idx
 	if generator != self.scope.allowYield {
 		self.scope.allowYield = generator
@@ -507,6 +516,20 @@ func (self *_parser) parseMethodDefinition(keyStartIdx file.Idx, kind ast.Proper
 	case ast.PropertyKindSet:
 		if len(parameterList.List) != 1 || parameterList.Rest != nil {
 			self.error(idx1, "Setter must have exactly one formal parameter.")
+		}
+	}
+	if self.ts() { // mustard: a return type; an overload's or abstract method's signature
+		if self.token == token.COLON {
+			self.tsNext()
+			self.tsReturnType()
+		}
+		if signatureOK && self.token != token.LEFT_BRACE {
+			if self.token == token.SEMICOLON {
+				self.next()
+			} else if !self.implicitSemicolon && self.token != token.RIGHT_BRACE {
+				self.errorUnexpectedToken(self.token)
+			}
+			return nil
 		}
 	}
 	node := &ast.FunctionLiteral{
@@ -719,6 +742,9 @@ func (self *_parser) parseNewExpression() ast.Expression {
 		bad.From = idx
 		return bad
 	}
+	if self.ts() && self.token == token.LESS { // mustard
+		self.tsTypeArgumentsInExpression()
+	}
 	node := &ast.NewExpression{
 		New:    idx,
 		Callee: callee,
@@ -803,6 +829,15 @@ L:
 				self.next()
 			default:
 				left = self.parseDotMember(left)
+			}
+		case token.NOT: // mustard: TypeScript's non-null assertion
+			if !self.ts() || self.newlineBefore() {
+				break L
+			}
+			self.tsNext()
+		case token.LESS: // mustard: TypeScript's type arguments
+			if !self.ts() || !self.tsTypeArgumentsInExpression() {
+				break L
 			}
 		default:
 			break L
@@ -1010,6 +1045,9 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 		return left
 	}
 	left := self.parseShiftExpression()
+	if self.ts() { // mustard
+		self.tsAssertions()
+	}
 
 	allowIn := self.scope.allowIn
 	self.scope.allowIn = true
@@ -1214,7 +1252,9 @@ func (self *_parser) parseConditionalExpression() ast.Expression {
 		self.next()
 		allowIn := self.scope.allowIn
 		self.scope.allowIn = true
+		self.tsConsequent++ // mustard
 		consequent := self.parseAssignmentExpression()
+		self.tsConsequent--
 		self.scope.allowIn = allowIn
 		self.expect(token.COLON)
 		return &ast.ConditionalExpression{
@@ -1278,6 +1318,11 @@ func (self *_parser) parseAssignmentExpression() ast.Expression {
 	var state parserState
 	switch self.token {
 	case token.LEFT_PARENTHESIS:
+		if self.ts() { // mustard: typed parameters, a return type
+			if fn := self.tsArrow(start, false); fn != nil {
+				return fn
+			}
+		}
 		self.mark(&state)
 		parenthesis = true
 	case token.ASYNC:
@@ -1287,6 +1332,11 @@ func (self *_parser) parseAssignmentExpression() ast.Expression {
 			self.next()
 			return self.parseSingleArgArrowFunction(start, true)
 		} else if tok == token.LEFT_PARENTHESIS {
+			if self.ts() { // mustard
+				if fn := self.tsArrow(start, true); fn != nil {
+					return fn
+				}
+			}
 			self.mark(&state)
 			async = true
 		}

@@ -195,6 +195,7 @@ type parserState struct {
 	chr                                rune
 	chrOffset, offset                  int
 	errorCount                         int
+	prevEnd                            file.Idx // mustard
 }
 
 func (self *_parser) mark(state *parserState) *parserState {
@@ -205,6 +206,7 @@ func (self *_parser) mark(state *parserState) *parserState {
 		self.idx, self.token, self.literal, self.parsedLiteral, self.implicitSemicolon, self.insertSemicolon, self.chr, self.chrOffset, self.offset
 
 	state.errorCount = len(self.errors)
+	state.prevEnd = self.prevEnd
 	return state
 }
 
@@ -212,6 +214,7 @@ func (self *_parser) restore(state *parserState) {
 	self.idx, self.token, self.literal, self.parsedLiteral, self.implicitSemicolon, self.insertSemicolon, self.chr, self.chrOffset, self.offset =
 		state.idx, state.tok, state.literal, state.parsedLiteral, state.implicitSemicolon, state.insertSemicolon, state.chr, state.chrOffset, state.offset
 	self.errors = self.errors[:state.errorCount]
+	self.prevEnd = state.prevEnd
 }
 
 func (self *_parser) peek() token.Token {

@@ -61,6 +61,8 @@ type options struct {
 	// mustard: WithTokenCheck, mustard_limits.go
 	tokenEvery int
 	tokenCheck func(tokens int) bool
+
+	typeScript bool // mustard: WithTypeScript, mustard_typescript.go
 }
 
 // Option represents one of the options for the parser to use in the Parse methods. Currently supported are:
@@ -116,6 +118,11 @@ type _parser struct {
 
 	depth  int // nesting levels entered (mustard_limits.go)
 	tokens int // tokens scanned, re-scans included
+
+	// mustard: TypeScript (mustard_typescript.go)
+	tsConsequent    int  // conditional expressions whose true branch is being read
+	tsNoConditional bool // reading a conditional type's extends clause
+	tsSignatureOK   bool // the method being read may be a signature (no body)
 
 	file *file.File
 }

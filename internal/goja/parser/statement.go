@@ -44,6 +44,12 @@ func (self *_parser) parseStatement() ast.Statement {
 		return &ast.BadStatement{From: self.idx, To: self.idx + 1}
 	}
 
+	if self.ts() && self.token == token.IDENTIFIER { // mustard
+		if s := self.tsStatement(); s != nil {
+			return s
+		}
+	}
+
 	switch self.token {
 	case token.SEMICOLON:
 		return self.parseEmptyStatement()
@@ -77,13 +83,20 @@ func (self *_parser) parseStatement() ast.Statement {
 		return self.parseLexicalDeclaration(self.token)
 	case token.ASYNC:
 		if f := self.parseMaybeAsyncFunction(true); f != nil {
+			if f.Body == nil { // mustard: a TypeScript overload signature
+				return &ast.EmptyStatement{Semicolon: f.Function}
+			}
 			return &ast.FunctionDeclaration{
 				Function: f,
 			}
 		}
 	case token.FUNCTION:
+		f := self.parseFunction(true, false, self.idx)
+		if f.Body == nil { // mustard: a TypeScript overload signature
+			return &ast.EmptyStatement{Semicolon: f.Function}
+		}
 		return &ast.FunctionDeclaration{
-			Function: self.parseFunction(true, false, self.idx),
+			Function: f,
 		}
 	case token.CLASS:
 		return &ast.ClassDeclaration{
@@ -143,6 +156,10 @@ func (self *_parser) parseTryStatement() ast.Statement {
 		if self.token == token.LEFT_PARENTHESIS {
 			self.next()
 			parameter = self.parseBindingTarget()
+			if self.ts() && self.token == token.COLON { // mustard
+				self.tsNext()
+				self.tsType()
+			}
 			self.expect(token.RIGHT_PARENTHESIS)
 		}
 		node.Catch = &ast.CatchStatement{
@@ -166,6 +183,9 @@ func (self *_parser) parseTryStatement() ast.Statement {
 }
 
 func (self *_parser) parseFunctionParameterList() *ast.ParameterList {
+	if self.ts() { // mustard
+		return self.tsParameterList()
+	}
 	opening := self.expect(token.LEFT_PARENTHESIS)
 	var list []*ast.Binding
 	var rest ast.Expression
@@ -243,6 +263,10 @@ func (self *_parser) parseFunction(declaration, async bool, start file.Idx) *ast
 	}
 	node.Name = name
 
+	if self.ts() && self.token == token.LESS { // mustard
+		self.tsTypeParameters()
+	}
+
 	if declaration {
 		if async != self.scope.allowAwait {
 			self.scope.allowAwait = async
@@ -259,6 +283,17 @@ func (self *_parser) parseFunction(declaration, async bool, start file.Idx) *ast
 	}
 
 	node.ParameterList = self.parseFunctionParameterList()
+	if self.ts() { // mustard
+		if self.token == token.COLON {
+			self.tsNext()
+			self.tsReturnType()
+		}
+		if declaration && self.token != token.LEFT_BRACE {
+			// An overload's signature, or a declared function: no body.
+			self.semicolon()
+			return node
+		}
+	}
 	node.Body, node.DeclarationList = self.parseFunctionBlock(async, async, self.scope.allowYield)
 	node.Source = self.slice(node.Idx0(), node.Idx1())
 
@@ -322,7 +357,9 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 
 	node.Name = name
 
-	if self.token != token.LEFT_BRACE {
+	if self.ts() { // mustard
+		self.tsClassHeritage(node)
+	} else if self.token != token.LEFT_BRACE {
 		self.expect(token.EXTENDS)
 		node.SuperClass = self.parseLeftHandSideExpressionAllowCall()
 	}
@@ -335,8 +372,18 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 			continue
 		}
 		start := self.idx
-		static := false
-		if self.token == token.STATIC {
+		static, dropped := false, false
+		if self.ts() { // mustard: modifiers, index signatures
+			static, dropped = self.tsClassModifiers()
+			if self.token == token.LEFT_BRACKET && self.tsIndexSignatureAhead() {
+				self.tsIndexSignature()
+				if self.token == token.SEMICOLON {
+					self.next()
+				}
+				continue
+			}
+		}
+		if !static && self.token == token.STATIC {
 			switch self.peek() {
 			case token.ASSIGN, token.SEMICOLON, token.RIGHT_BRACE, token.LEFT_PARENTHESIS:
 				// treat as identifier
@@ -359,7 +406,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 		var async bool
 		methodBodyStart := self.idx
 		if self.literal == "get" || self.literal == "set" {
-			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS {
+			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && !(self.ts() && tsNotAccessor(tok)) {
 				if self.literal == "get" {
 					kind = ast.PropertyKindGet
 				} else {
@@ -368,7 +415,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 				self.next()
 			}
 		} else if self.token == token.ASYNC {
-			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS {
+			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && !(self.ts() && tsNotAccessor(tok)) {
 				async = true
 				kind = ast.PropertyKindMethod
 				self.next()
@@ -392,7 +439,10 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 			self.error(value.Idx0(), "Classes may not have a static property named 'prototype'")
 		}
 
-		if kind == "" && self.token == token.LEFT_PARENTHESIS {
+		if self.ts() && (self.token == token.QUESTION_MARK || self.token == token.NOT) { // mustard: optional, definite
+			self.next()
+		}
+		if kind == "" && (self.token == token.LEFT_PARENTHESIS || self.ts() && self.token == token.LESS) {
 			kind = ast.PropertyKindMethod
 		}
 
@@ -411,11 +461,16 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 					self.error(value.Idx0(), "Class constructor may not be a private method")
 				}
 			}
+			self.tsSignatureOK = self.ts() // mustard
+			body := self.parseMethodDefinition(methodBodyStart, kind, generator, async)
+			if body == nil || dropped {
+				continue // mustard: a signature, or an abstract or declared method
+			}
 			md := &ast.MethodDefinition{
 				Idx:      start,
 				Key:      value,
 				Kind:     kind,
-				Body:     self.parseMethodDefinition(methodBodyStart, kind, generator, async),
+				Body:     body,
 				Static:   static,
 				Computed: computed,
 			}
@@ -431,6 +486,10 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 			if isCtor {
 				self.error(value.Idx0(), "Classes may not have a field named 'constructor'")
 			}
+			if self.ts() && self.token == token.COLON { // mustard
+				self.tsNext()
+				self.tsType()
+			}
 			var initializer ast.Expression
 			if self.token == token.ASSIGN {
 				self.next()
@@ -440,6 +499,9 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 			if !self.implicitSemicolon && self.token != token.SEMICOLON && self.token != token.RIGHT_BRACE {
 				self.errorUnexpectedToken(self.token)
 				break
+			}
+			if dropped {
+				continue // mustard: a declared or abstract field
 			}
 			node.Body = append(node.Body, &ast.FieldDefinition{
 				Idx:         start,
