@@ -192,7 +192,12 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 	runCtx := ctx
 	if s.Bounds.WallTime > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(ctx, s.Bounds.WallTime, errWallTime)
+		// The sidecar ends guest code that runs past the wall time by
+		// itself (Limits.WallTime, per segment), with the segment's
+		// console lines; the deadline, a little later, ends runs that
+		// wait in tool calls.
+		grace := max(time.Second, s.Bounds.WallTime/10)
+		runCtx, cancel = context.WithTimeoutCause(ctx, s.Bounds.WallTime+grace, errWallTime)
 		defer cancel()
 	}
 	v, err := s.Runner.Run(runCtx, exec)
