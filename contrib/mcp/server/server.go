@@ -159,6 +159,8 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 	id := "run-" + in.RunID
 	if in.RunID == "" {
 		id = "anon-" + randomHex()
+	} else if cp, ok, err := s.Store.Load(ctx, id); err == nil && ok && cp.ProgramID != prog.ID {
+		return failed(Failure{Kind: "Input", Message: fmt.Sprintf("run_id %q names a run of other code: give the same code to continue it, or a new run_id", in.RunID)}, nil)
 	}
 	var (
 		logMu sync.Mutex

@@ -387,6 +387,16 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("run_id of other code", func(t *testing.T) {
+		if res, out := runCode(t, cs, map[string]any{"code": "1", "run_id": "taken"}); res.IsError || string(out.Result) != "1" {
+			t.Fatal(text(res))
+		}
+		res, out := runCode(t, cs, map[string]any{"code": "2", "run_id": "taken"})
+		if !res.IsError || out.Error == nil || out.Error.Kind != "Input" || !strings.Contains(out.Error.Message, "other code") {
+			t.Fatalf("%+v %s", out.Error, text(res))
+		}
+	})
+
 	t.Run("runtime error", func(t *testing.T) {
 		res, out := runCode(t, cs, map[string]any{"code": "console.log('before');\nconst o: any = null;\no.x\n"})
 		if !res.IsError || out.Error == nil || out.Error.Kind != "Runtime" || out.Error.Line != 3 ||
