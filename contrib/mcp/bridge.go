@@ -127,7 +127,11 @@ func (b *Bridge) ToolListChanged(ctx context.Context, req *mcp.ToolListChangedRe
 	if ns != "" {
 		// The notification handler runs on the session's reader: list
 		// from another goroutine, whose answers that reader delivers.
-		go b.Refresh(context.WithoutCancel(ctx), ns)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			_ = b.Refresh(ctx, ns)
+		}()
 	}
 }
 
