@@ -185,7 +185,13 @@ func startWeb(t testing.TB) *web {
 			time.Sleep(time.Duration(in.MS) * time.Millisecond)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slept"}}}, nil, nil
 		})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Test") != "1" {
+			w.count("request without the configured header")
+		}
+		h.ServeHTTP(rw, r)
+	}))
 	t.Cleanup(hs.Close)
 	w.url = hs.URL
 	return w
@@ -362,6 +368,9 @@ func TestEndToEnd(t *testing.T) {
 		first, _, _ := strings.Cut(tx, "\n")
 		if !sameJSON(first, string(out.Result)) || !strings.Contains(tx, "\n[log] read 21 characters\n") {
 			t.Errorf("text:\n%s", tx)
+		}
+		if w.calledTimes("request without the configured header") != 0 {
+			t.Error("mustard-mcp did not send the configured headers")
 		}
 		if w.calledTimes("meet a") != 1 || w.calledTimes("meet b") != 1 {
 			t.Errorf("calls: %v", w.calls)
