@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -59,7 +60,7 @@ func ParseConfig(b []byte) (*Config, error) {
 	var c Config
 	d := json.NewDecoder(bytes.NewReader(b))
 	if err := d.Decode(&c); err != nil {
-		return nil, fmt.Errorf("the config is not valid JSON of the form {\"mcpServers\": {...}}: %v", err)
+		return nil, fmt.Errorf("the config is not JSON of the form {\"mcpServers\": {...}}: %s", jsonError(err))
 	}
 	if c.MCPServers == nil {
 		return nil, errors.New("the config has no \"mcpServers\" object")
@@ -136,4 +137,22 @@ func connect(ctx context.Context, c *Config, b *mustardmcp.Bridge, version strin
 		sessions = append(sessions, cs)
 	}
 	return sessions, nil
+}
+
+// jsonError describes a JSON decoding error without Go type names.
+func jsonError(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("invalid JSON at byte %d", se.Offset)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("%s cannot be a JSON %s", te.Field, te.Value)
+		}
+		return fmt.Sprintf("the value cannot be a JSON %s", te.Value)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends early"
+	}
+	return "invalid JSON"
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
@@ -27,5 +28,24 @@ func TestEntryOf(t *testing.T) {
 		if got := entryOf(c.code, c.lang); got != c.want {
 			t.Errorf("entryOf(%q) = %q, want %q", c.code, got, c.want)
 		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct{ config, want string }{
+		{`{"mcpServers": {"a": {"command": 1}}}`, "mcpServers.command cannot be a JSON number"},
+		{`{"mcpServers": `, "the JSON ends early"},
+		{`{"mcpServers": {"a-b": {"command": "x"}}}`, `server name "a-b"`},
+		{`{"mcpServers": {"a": {"command": "x", "url": "http://y"}}}`, "not both"},
+		{`{"mcpServers": {"a": {}}}`, `give "command" (stdio) or "url"`},
+		{`{}`, `no "mcpServers"`},
+	} {
+		_, err := ParseConfig([]byte(c.config))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Go ") {
+			t.Errorf("%s: %v, want %q", c.config, err, c.want)
+		}
+	}
+	if _, err := ParseConfig([]byte(`{"mcpServers": {"gh": {"command": "x", "args": ["a"], "env": {"K": "v"}}, "docs": {"url": "http://x", "headers": {"A": "b"}}}}`)); err != nil {
+		t.Error(err)
 	}
 }

@@ -126,7 +126,7 @@ var runIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,100}$`)
 func (s *Server) runCode(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in Input
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-		return failed(Failure{Kind: "Input", Message: "the arguments are not {code, language?, inputs?, run_id?}: " + err.Error()}, nil), nil
+		return failed(Failure{Kind: "Input", Message: "the arguments are not {code, language?, inputs?, run_id?}: " + jsonError(err)}, nil), nil
 	}
 	return s.Run(ctx, in), nil
 }

@@ -466,6 +466,13 @@ func TestEndToEndLimits(t *testing.T) {
 	}
 	t.Logf("endless loop ended after %v: %s", time.Since(start), text(res))
 
+	// A run waiting in a tool call past the wall time ends too.
+	res, out = runCode(t, cs, map[string]any{"code": "console.log('waiting'); await web.gate({ n: 9 })"})
+	if !res.IsError || out.Error == nil || out.Error.Kind != "Limit" || !strings.Contains(out.Error.Message, "wall time") {
+		t.Fatalf("%+v %s", out.Error, text(res))
+	}
+	t.Logf("a run waiting in a tool: %s", text(res))
+
 	res, out = runCode(t, cs, map[string]any{"code": "for (let i = 0; i < 5; i++) await web.step({ n: i }); 'done'"})
 	if !res.IsError || out.Error == nil || out.Error.Kind != "Limit" || !strings.Contains(out.Error.Message, "more than 3 tool calls") {
 		t.Fatalf("%+v %s", out.Error, text(res))
