@@ -216,6 +216,9 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 	}
 	logMu.Lock()
 	defer logMu.Unlock()
+	if err != nil && in.RunID != "" && strings.HasSuffix(err.Error(), "is already running") {
+		return failed(Failure{Kind: "Input", Message: fmt.Sprintf("run_id %q is running in another call", in.RunID)}, nil)
+	}
 	if err != nil {
 		return failed(failureOf(err, s.Bounds), logs)
 	}
