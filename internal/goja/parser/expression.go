@@ -175,6 +175,7 @@ func (self *_parser) reinterpretSequenceAsArrowFuncParams(list []ast.Expression)
 }
 
 func (self *_parser) parseParenthesisedExpression() ast.Expression {
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
 	opening := self.idx
 	self.expect(token.LEFT_PARENTHESIS)
 	var list []ast.Expression
@@ -544,6 +545,7 @@ func (self *_parser) parseMethodDefinition(keyStartIdx file.Idx, kind ast.Proper
 }
 
 func (self *_parser) parseObjectLiteral() *ast.ObjectLiteral {
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
 	var value []ast.Property
 	idx0 := self.expect(token.LEFT_BRACE)
 	for self.token != token.RIGHT_BRACE && self.token != token.EOF {
@@ -567,6 +569,7 @@ func (self *_parser) parseObjectLiteral() *ast.ObjectLiteral {
 }
 
 func (self *_parser) parseArrayLiteral() *ast.ArrayLiteral {
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
 
 	idx0 := self.expect(token.LEFT_BRACKET)
 	var value []ast.Expression
@@ -598,6 +601,7 @@ func (self *_parser) parseArrayLiteral() *ast.ArrayLiteral {
 }
 
 func (self *_parser) parseTemplateLiteral(tagged bool) *ast.TemplateLiteral {
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
 	res := &ast.TemplateLiteral{
 		OpenQuote: self.idx,
 	}
@@ -638,6 +642,7 @@ func (self *_parser) parseTaggedTemplateLiteral(tag ast.Expression) *ast.Templat
 }
 
 func (self *_parser) parseArgumentList() (argumentList []ast.Expression, idx0, idx1 file.Idx) {
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
 	idx0 = self.expect(token.LEFT_PARENTHESIS)
 	for self.token != token.RIGHT_PARENTHESIS {
 		var item ast.Expression
@@ -944,6 +949,9 @@ func (self *_parser) parseExponentiationExpression() ast.Expression {
 	parenthesis := self.token == token.LEFT_PARENTHESIS
 
 	left := self.parseUnaryExpression()
+	if self.ts() { // mustard: "as" and "satisfies" bind their operand, whatever operator follows
+		self.tsAssertions()
+	}
 
 	if self.token == token.EXPONENT {
 		if !parenthesis {
@@ -1045,9 +1053,6 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 		return left
 	}
 	left := self.parseShiftExpression()
-	if self.ts() { // mustard
-		self.tsAssertions()
-	}
 
 	allowIn := self.scope.allowIn
 	self.scope.allowIn = true

@@ -1028,3 +1028,14 @@ func tsNotAccessor(tok token.Token) bool {
 	}
 	return false
 }
+
+// tsEnterNested starts a bracketed part of an expression or a function
+// body, where an enclosing conditional's true branch no longer decides
+// what an arrow function's return type means; tsLeaveNested ends it.
+func (self *_parser) tsEnterNested() int {
+	c := self.tsConsequent
+	self.tsConsequent = 0
+	return c
+}
+
+func (self *_parser) tsLeaveNested(c int) { self.tsConsequent = c }

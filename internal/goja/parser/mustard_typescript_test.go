@@ -69,3 +69,15 @@ func TestTypeScriptReading(t *testing.T) {
 		}
 	}
 }
+
+// Class fields named get, set and async are fields, in JavaScript too.
+func TestClassFieldsNamedLikeAccessors(t *testing.T) {
+	for _, src := range []string{
+		"class K { get = 1; set = 2; async = 3 }",
+		"class K { static get = 1 }",
+	} {
+		if _, err := ParseFile(nil, "", src, 0); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+}

@@ -301,6 +301,7 @@ func (self *_parser) parseFunction(declaration, async bool, start file.Idx) *ast
 }
 
 func (self *_parser) parseFunctionBlock(async, allowAwait, allowYield bool) (body *ast.BlockStatement, declarationList []*ast.VariableDeclaration) {
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
 	self.openScope()
 	self.scope.inFunction = true
 	self.scope.inAsync = async
@@ -406,7 +407,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 		var async bool
 		methodBodyStart := self.idx
 		if self.literal == "get" || self.literal == "set" {
-			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && !(self.ts() && tsNotAccessor(tok)) {
+			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && tok != token.ASSIGN && tok != token.RIGHT_BRACE && !(self.ts() && tsNotAccessor(tok)) { // mustard: fields named get and set
 				if self.literal == "get" {
 					kind = ast.PropertyKindGet
 				} else {
@@ -415,7 +416,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 				self.next()
 			}
 		} else if self.token == token.ASYNC {
-			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && !(self.ts() && tsNotAccessor(tok)) {
+			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && tok != token.ASSIGN && tok != token.RIGHT_BRACE && !(self.ts() && tsNotAccessor(tok)) { // mustard: a field named async
 				async = true
 				kind = ast.PropertyKindMethod
 				self.next()
