@@ -310,6 +310,11 @@ async function settle(capability, args, signal, thisArg = undefined) {
     return { type: 'error', error };
   }
   if (!types.isPromise(pending)) return { type: 'value', value: pending };
+  if (signal?.aborted) {
+    // Aborted while the capability ran its synchronous part.
+    pending.catch(() => {});
+    return { type: 'cancelled' };
+  }
   if (signal === undefined) {
     try {
       return { type: 'value', value: await pending };
