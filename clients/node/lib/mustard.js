@@ -210,20 +210,48 @@ function getEntry(options, label) {
   throw new TypeError(`${label}.entry must be "script" or "call"`);
 }
 
-function sha256Hex(bytes) {
-  return crypto.createHash('sha256').update(bytes).digest('hex');
-}
+// crypto.hash (Node 20.12 and later) hashes in one call, without a Hash
+// object.
+const sha256Hex =
+  typeof crypto.hash === 'function'
+    ? (bytes) => crypto.hash('sha256', bytes)
+    : (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
+
+// A key's KeyObject, made once per key Buffer: an HMAC under it skips
+// importing the key each time.
+const keyObjects = new WeakMap();
 
 function hmacHex(key, ...parts) {
-  const h = crypto.createHmac('sha256', key);
+  let keyObject = keyObjects.get(key);
+  if (keyObject === undefined) {
+    keyObject = crypto.createSecretKey(key);
+    keyObjects.set(key, keyObject);
+  }
+  const h = crypto.createHmac('sha256', keyObject);
   for (const p of parts) h.update(p, 'utf8');
   return h.digest('hex');
+}
+
+// keyDerived returns what a step needs of a snapshot key (its base64 and
+// digest), and one Buffer per key content, remembered for the last few
+// keys: run() without a context needs them on every call.
+const derivedKeys = new Map();
+function keyDerived(key) {
+  const id = key.toString('latin1');
+  let d = derivedKeys.get(id);
+  if (d === undefined) {
+    if (derivedKeys.size >= 64) derivedKeys.delete(derivedKeys.keys().next().value);
+    d = { key, base64: key.toString('base64'), digest: sha256Hex(key) };
+    derivedKeys.set(id, d);
+  }
+  return d;
 }
 
 // createContext turns the policy options into what a step needs.
 function createContext(options, label) {
   const handlers = collectHandlers(options.capabilities, options.console, label);
   const key = normalizeSnapshotKey(options.snapshotKey, `${label}.snapshotKey`);
+  const derived = keyDerived(key);
   return Object.freeze({
     handlers,
     capabilities: Object.keys(handlers),
@@ -231,9 +259,9 @@ function createContext(options, label) {
     hostCalls: normalizeHostCalls(options.hostCalls, `${label}.hostCalls`),
     consoleMode: normalizeConsoleMode(options.consoleMode, `${label}.consoleMode`),
     onLog: normalizeOnLog(options.onLog, `${label}.onLog`),
-    key,
-    keyBase64: key.toString('base64'),
-    digest: sha256Hex(key),
+    key: derived.key,
+    keyBase64: derived.base64,
+    digest: derived.digest,
     sealKey: normalizeSealKey(options.sealKey, `${label}.sealKey`),
   });
 }

@@ -22,9 +22,10 @@ const LONGEST_ID = 2 ** 64 - 1;
 // The codes of a stage the sidecar's stage bound refused.
 const STAGE_BOUND_CODES = new Set(['stage_too_large', 'too_many_stages']);
 
-function sha256Hex(bytes) {
-  return crypto.createHash('sha256').update(bytes).digest('hex');
-}
+const sha256Hex =
+  typeof crypto.hash === 'function'
+    ? (bytes) => crypto.hash('sha256', bytes)
+    : (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 // ---- values past 1 MiB ----
 //
@@ -34,9 +35,14 @@ function sha256Hex(bytes) {
 // answers. A part is such a value: `inline` bounds the bytes it takes in
 // the request, `bytes` is what its stage holds instead.
 
+// jsonPart's bytes are made only if the part is staged.
 function jsonPart(json) {
-  const bytes = Buffer.from(json, 'utf8');
-  return { inline: bytes.length + 64, bytes };
+  return {
+    inline: Buffer.byteLength(json, 'utf8') + 64,
+    get bytes() {
+      return Buffer.from(json, 'utf8');
+    },
+  };
 }
 
 function rawPart(bytes) {
