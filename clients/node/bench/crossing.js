@@ -9,6 +9,8 @@
 // - start() + 5 synchronous resume()s of a program making 5 calls;
 // - hot resume: one resumeAsync() (main thread) and one resume() (the
 //   helper thread's hop included) of a parked execution;
+// - a ping through the package's SidecarClient (the sidecar's cheapest
+//   request);
 // - the bare-pipe floor: a round trip of a 200-byte message between this
 //   process and `cat` over the same kind of pipes (spawned with stdio
 //   pipes, as the sidecar is).
@@ -119,6 +121,9 @@ async function time(f) {
   const floor = makeFloor();
 
   variants.push(['floor: node ↔ cat', () => floor.once()]);
+  // The sidecar's cheapest request, through the package's client.
+  const pinger = await ours.SidecarClient.start({});
+  variants.push(['sidecar ping (SidecarClient)', () => pinger.request('ping', {})]);
   if (ref) {
     const refRun = new ref.Mustard(RUN_SOURCE);
     const refSync = new ref.Mustard(SYNC_SOURCE);
@@ -166,6 +171,7 @@ async function time(f) {
     }
   }
   floor.close();
+  await pinger.close();
 
   const m = new Map([...times].map(([name, xs]) => [name, median(xs)]));
   const f = m.get('floor: node ↔ cat');
