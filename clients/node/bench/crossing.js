@@ -139,6 +139,14 @@ async function time(f) {
   }
   variants.push(['ours run()', () => oursRun.run({ capabilities: { tool } })]);
   variants.push([
+    'ours start()/resume() loop, async tool',
+    async () => {
+      let step = oursRun.start({ capabilities: { tool } });
+      while (step instanceof ours.Progress) step = step.resume(await tool(...step.args));
+      if (step !== 15) throw new Error(`ours loop: ${step}`);
+    },
+  ]);
+  variants.push([
     'ours start() + 5 resume()',
     () => {
       let step = oursSync.start({ capabilities: { tool: syncTool } });
