@@ -205,3 +205,16 @@ test('configure({ hostCalls: "batch" }) makes batch the default of the process',
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, '[1,2]');
 });
+
+test('on Linux the synchronous API talks to its own process directly; a killed one is replaced, the step continued from its bytes', { skip: process.platform !== 'linux' && 'Linux only' }, () => {
+  const { processes } = require('..');
+  const program = new Mustard('const a = f(1); const b = f(2); a + b;');
+  const first = program.start({ capabilities: { f() {} } });
+  const [direct] = processes().sync;
+  assert.match(String(direct.id), /^direct-/);
+  process.kill(direct.pid, 'SIGKILL');
+  const second = first.resume(10);
+  assert.equal(second.capability, 'f');
+  assert.notEqual(processes().sync[0].pid, direct.pid, 'a new process took over');
+  assert.equal(second.resume(20), 30);
+});
