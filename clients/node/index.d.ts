@@ -17,7 +17,19 @@ export interface CapabilityError extends Error {
   details?: StructuredValue;
 }
 
-export type Capability = (...args: StructuredValue[]) => StructuredValue | Promise<StructuredValue>;
+/**
+ * The context a capability is called with, as `this` (an arrow function
+ * ignores it): the call's id within its execution (the same on every
+ * attempt), a signal that aborts when the run ends, and in the executor
+ * the job's id.
+ */
+export interface CallContext {
+  readonly callId: number;
+  readonly signal: AbortSignal;
+  readonly jobId?: string;
+}
+
+export type Capability = (this: CallContext, ...args: StructuredValue[]) => StructuredValue | Promise<StructuredValue>;
 
 export type SnapshotKey = string | Buffer | Uint8Array;
 
@@ -275,6 +287,8 @@ export interface ConfigureOptions extends SidecarOptions {
   poolSize?: number;
   /** Processes behind new Mustard(), start() and resume() (1). */
   syncPoolSize?: number;
+  /** The host-call mode of executions that do not say ("one"). */
+  hostCalls?: 'one' | 'batch';
 }
 
 export function configure(options: ConfigureOptions): void;
@@ -300,6 +314,8 @@ export interface MustardJobRecord<
   input: TInput;
   capability?: string;
   args?: StructuredValue[];
+  /** Batch mode: every call a waiting job is suspended on. */
+  calls?: { callId: number; capability: string; args: StructuredValue[] }[];
   result?: TResult;
   error?: MustardJobError;
   attempts: number;
@@ -351,6 +367,30 @@ export interface MustardExecutorOptions<
   store: MustardExecutorStore<TInput, TResult>;
   limits?: RuntimeLimits;
   pool?: SidecarPool;
+  /** "batch": every outstanding call of a step at once. */
+  hostCalls?: 'one' | 'batch';
+  /** Batch mode: at most this many calls of a job at once (16). */
+  maxConcurrentCalls?: number;
+}
+
+/** Jobs in a directory, written atomically; they survive the host process. */
+export class FileMustardExecutorStore<
+  TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
+  TResult extends StructuredValue = StructuredValue,
+> implements MustardExecutorStore<TInput, TResult> {
+  constructor(dir: string, options?: { leaseMs?: number });
+  readonly dir: string;
+  list(): Promise<MustardJobId[]>;
+  enqueue(record: MustardJobRecord<TInput, TResult>): Promise<{ jobId: MustardJobId; inserted: boolean }>;
+  get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
+  claimRunnable(limit: number, workerId: string, now?: number): Promise<MustardJobId[]>;
+  releaseClaim(jobId: MustardJobId, workerId: string): Promise<void>;
+  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>): Promise<void>;
+  saveProgress(jobId: MustardJobId, progress: PersistedProgress): Promise<void>;
+  loadProgress(jobId: MustardJobId): Promise<PersistedProgress | null>;
+  deleteProgress(jobId: MustardJobId): Promise<void>;
+  requestCancel(jobId: MustardJobId): Promise<'cancelled' | 'requested' | 'ignored'>;
+  consumeCancel(jobId: MustardJobId): Promise<boolean>;
 }
 
 export interface MustardExecutorRunWorkerOptions {

@@ -3,7 +3,7 @@
 const errors = require('./lib/errors.js');
 const { Mustard, Progress, ExecutionContext, SidecarPool, configure, processes, shutdown } = require('./lib/mustard.js');
 const { SidecarClient } = require('./lib/client.js');
-const { MustardExecutor, InMemoryMustardExecutorStore } = require('./lib/executor.js');
+const { MustardExecutor, InMemoryMustardExecutorStore, FileMustardExecutorStore } = require('./lib/executor.js');
 
 module.exports = {
   Mustard,
@@ -11,6 +11,7 @@ module.exports = {
   ExecutionContext,
   MustardExecutor,
   InMemoryMustardExecutorStore,
+  FileMustardExecutorStore,
   SidecarPool,
   SidecarClient,
   configure,

@@ -37,6 +37,12 @@ function isAnswer(error) {
   return answers.has(error);
 }
 
+// markAnswer records error as the sidecar's answer to a request.
+function markAnswer(error) {
+  answers.add(error);
+  return error;
+}
+
 // resolveCommand says which binary to run: the option, else
 // $MUSTARD_SIDECAR_BIN, else mustard-sidecar from PATH.
 function resolveCommand(command) {
@@ -374,6 +380,7 @@ class SidecarClient {
 module.exports = {
   SidecarClient,
   isAnswer,
+  markAnswer,
   resolveCommand,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_CANCEL_GRACE_MS,

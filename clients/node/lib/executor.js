@@ -14,7 +14,8 @@ const { types } = require('node:util');
 const { MustardError, MustardSerializationError, MustardRuntimeError } = require('./errors.js');
 const { Mustard, Progress, _internal } = require('./mustard.js');
 
-const { normalizeSnapshotKey, normalizeSealKey, getPool, toPayload, settle, RESUME_WIRE } = _internal;
+const { normalizeSnapshotKey, normalizeSealKey, normalizeHostCalls, getPool, toPayload, settle, RESUME_WIRE } = _internal;
+const { CallScope } = require('./callcontext.js');
 
 const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
 const RUNNABLE_STATES = new Set(['queued', 'waiting']);
@@ -170,11 +171,17 @@ class MustardExecutor {
     for (const method of ['enqueue', 'get', 'claimRunnable', 'releaseClaim', 'update', 'saveProgress', 'loadProgress', 'deleteProgress', 'requestCancel', 'consumeCancel']) {
       if (typeof store[method] !== 'function') throw new TypeError(`MustardExecutor options.store is missing ${method}()`);
     }
+    const maxConcurrentCalls = options.maxConcurrentCalls ?? 16;
+    if (!Number.isInteger(maxConcurrentCalls) || maxConcurrentCalls <= 0) {
+      throw new TypeError('MustardExecutor options.maxConcurrentCalls must be a positive integer');
+    }
     this._program = program;
     this._capabilities = capabilities;
     this._snapshotKey = normalizeSnapshotKey(snapshotKey, 'MustardExecutor options.snapshotKey');
     this._sealKey = sealKey;
     normalizeSealKey(sealKey, 'MustardExecutor options.sealKey');
+    this._hostCalls = normalizeHostCalls(options.hostCalls, 'MustardExecutor options.hostCalls');
+    this._maxConcurrentCalls = maxConcurrentCalls;
     this._store = store;
     this._limits = { ...limits };
     this._pool = getPool(options, 'MustardExecutor options') || undefined;
@@ -204,6 +211,10 @@ class MustardExecutor {
     await this._store.requestCancel(jobId);
   }
 
+  // runWorker claims and runs jobs until its signal aborts (or, with
+  // drain, until none is left). An abort also aborts the signal of the
+  // capability calls running: an answer that comes in after it is not
+  // stored, and the job is left for the next worker, which calls again.
   async runWorker(options = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('MustardExecutor.runWorker() options must be an object');
     const workerId = randomUUID();
@@ -220,7 +231,7 @@ class MustardExecutor {
       if (available > 0) {
         claimed = await this._store.claimRunnable(available, workerId, Date.now());
         for (const jobId of claimed) {
-          const task = this._processClaimedJob(jobId, workerId).finally(() => inFlight.delete(task));
+          const task = this._processClaimedJob(jobId, workerId, signal).finally(() => inFlight.delete(task));
           inFlight.add(task);
         }
       }
@@ -240,63 +251,93 @@ class MustardExecutor {
 
   _policy(jobId) {
     const snapshotKey = createHmac('sha256', this._snapshotKey).update(JOB_KEY_LABEL, 'utf8').update('\0', 'utf8').update(String(jobId), 'utf8').digest();
-    const policy = { capabilities: this._capabilities, limits: this._limits, snapshotKey };
+    const policy = { capabilities: this._capabilities, limits: this._limits, snapshotKey, hostCalls: this._hostCalls };
     if (this._sealKey !== undefined) policy.sealKey = this._sealKey;
     return policy;
   }
 
-  async _processClaimedJob(jobId, workerId) {
+  async _processClaimedJob(jobId, workerId, stop) {
+    const scope = new CallScope(stop);
     try {
       const record = await this._store.get(jobId);
       if (record === null || TERMINAL_STATES.has(record.state)) return;
       if (record.state === 'queued') {
-        await this._store.update(jobId, {
-          state: 'running',
-          attempts: record.attempts + 1,
-          capability: undefined,
-          args: undefined,
-          result: undefined,
-          error: undefined,
-        });
-        let step;
-        try {
-          step = await this._program.startAsync({ inputs: record.input, ...this._policy(jobId), pool: this._pool });
-        } catch (error) {
-          await this._finish(jobId, 'failed', error);
-          return;
-        }
-        await this._drive(jobId, step);
+        await this._start(jobId, record, scope);
       } else if (record.state === 'waiting') {
-        await this._drive(jobId, null);
+        await this._drive(jobId, null, 0, scope);
+      } else if (record.state === 'running') {
+        // Claimed while running: the worker that ran it died (a store
+        // that outlives the host gives such jobs again once their claim
+        // is stale). It continues from its saved progress, with the
+        // answer saved there if there is one; with none saved it had
+        // not reached its first capability call, and starts again.
+        const dumped = await this._store.loadProgress(jobId);
+        if (dumped === null) {
+          await this._start(jobId, record, scope);
+        } else {
+          await this._store.update(jobId, { attempts: record.attempts + 1 });
+          await this._drive(jobId, null, 0, scope);
+        }
       }
     } finally {
+      scope.end();
       await this._store.releaseClaim(jobId, workerId);
     }
   }
 
+  async _start(jobId, record, scope) {
+    await this._store.update(jobId, {
+      state: 'running',
+      attempts: record.attempts + 1,
+      capability: undefined,
+      args: undefined,
+      calls: undefined,
+      result: undefined,
+      error: undefined,
+    });
+    let step;
+    try {
+      step = await this._program.startAsync({ inputs: record.input, ...this._policy(jobId), pool: this._pool });
+    } catch (error) {
+      await this._finish(jobId, 'failed', error);
+      return;
+    }
+    await this._drive(jobId, step, 1, scope);
+  }
+
   // _drive saves each suspension and answers it, until the job ends. With
-  // step null the job is waiting: its stored progress is resumed.
-  async _drive(jobId, step) {
+  // step null the job is waiting: its stored progress is resumed. callId
+  // is the id of step's call in one-call mode (the count of calls the
+  // execution made so far, plus one).
+  async _drive(jobId, step, callId, scope) {
     for (;;) {
       if (step !== null && !(step instanceof Progress)) {
-        await this._store.update(jobId, { state: 'completed', capability: undefined, args: undefined, result: step, error: undefined });
+        await this._store.update(jobId, { state: 'completed', capability: undefined, args: undefined, calls: undefined, result: step, error: undefined });
         await this._store.deleteProgress(jobId);
         return;
       }
       if (step !== null) {
-        await this._store.saveProgress(jobId, step.dump());
-        await this._store.update(jobId, { state: 'waiting', capability: step.capability, args: structuredClone(step.args) });
+        const dumped = step.dump();
+        const patch = { state: 'waiting', capability: step.capability, args: structuredClone(step.args) };
+        if (step.calls) {
+          patch.calls = step.calls.map((c) => ({ callId: c.callId, capability: c.capability, args: structuredClone(c.args) }));
+        } else {
+          dumped.callId = callId;
+        }
+        await this._store.saveProgress(jobId, dumped);
+        await this._store.update(jobId, patch);
       }
-      step = await this._answer(jobId);
-      if (step === undefined) return;
+      const next = await this._answer(jobId, scope);
+      if (next === undefined) return;
+      [step, callId] = next;
     }
   }
 
   // _answer resumes a waiting job from its stored progress: with the
-  // stored answer if there is one, else the capability's (stored before
-  // it is sent). It returns the next step, or undefined once the job
-  // ended here.
-  async _answer(jobId) {
+  // stored answers if there are, else the capabilities' (each stored
+  // before it is sent). It returns [the next step, its call id], or
+  // undefined once the job ended here or was left for another worker.
+  async _answer(jobId, scope) {
     const dumped = await this._store.loadProgress(jobId);
     if (dumped === null) {
       await this._finish(jobId, 'failed', new MustardSerializationError(`missing stored progress for job ${jobId}`));
@@ -309,36 +350,82 @@ class MustardExecutor {
       await this._finish(jobId, 'failed', error);
       return undefined;
     }
-    let payload = dumped.answer;
-    if (await this._store.consumeCancel(jobId)) payload = { type: 'cancelled' };
-    if (payload === undefined) {
-      const handler = this._capabilities[progress.capability];
-      if (typeof handler !== 'function') {
-        await this._finish(jobId, 'failed', new MustardRuntimeError(`Missing capability: ${progress.capability}`));
-        return undefined;
-      }
-      try {
-        payload = toPayload(await settle(handler, progress.args, undefined), progress.capability);
-      } catch (error) {
-        await this._finish(jobId, 'failed', error);
-        return undefined;
-      }
-      if (await this._store.consumeCancel(jobId)) payload = { type: 'cancelled' };
-      await this._store.saveProgress(jobId, { ...dumped, answer: payload });
-    }
-    await this._store.update(jobId, { state: 'running', capability: undefined, args: undefined });
+    const callId = Number.isInteger(dumped.callId) ? dumped.callId : 1;
+    let payload;
     try {
-      return await progress[RESUME_WIRE](payload, { pool: this._pool });
+      payload = progress.calls ? await this._callAll(jobId, dumped, progress, scope) : await this._callOne(jobId, dumped, progress, callId, scope);
+    } catch (error) {
+      await this._finish(jobId, 'failed', error);
+      return undefined;
+    }
+    if (payload === undefined) return undefined; // stopped: left for another worker
+    await this._store.update(jobId, { state: 'running', capability: undefined, args: undefined, calls: undefined });
+    try {
+      return [await progress[RESUME_WIRE](payload, { pool: this._pool }), callId + 1];
     } catch (error) {
       await this._finish(jobId, isCancellation(error) ? 'cancelled' : 'failed', error);
       return undefined;
     }
   }
 
+  // _callOne answers a one-call suspension: the stored answer, else the
+  // capability's, stored before it is sent.
+  async _callOne(jobId, dumped, progress, callId, scope) {
+    if (await this._store.consumeCancel(jobId)) return { type: 'cancelled' };
+    if (dumped.answer !== undefined) return dumped.answer;
+    const handler = this._capabilities[progress.capability];
+    if (typeof handler !== 'function') throw new MustardRuntimeError(`Missing capability: ${progress.capability}`);
+    const outcome = await settle(handler, progress.args, undefined, scope.context(callId, { jobId }));
+    if (scope.parent?.aborted) return undefined;
+    let payload = toPayload(outcome, progress.capability);
+    if (await this._store.consumeCancel(jobId)) payload = { type: 'cancelled' };
+    await this._store.saveProgress(jobId, { ...dumped, answer: payload });
+    return payload;
+  }
+
+  // _callAll answers a batch-mode suspension: every outstanding call
+  // without a stored answer runs at once (at most maxConcurrentCalls),
+  // each answer stored as it comes in; once all are in, the execution is
+  // resumed with all of them.
+  async _callAll(jobId, dumped, progress, scope) {
+    const cancelled = () => [{ call_id: progress.calls[0].callId, payload: { type: 'cancelled' } }];
+    if (await this._store.consumeCancel(jobId)) return cancelled();
+    const answers = { ...(dumped.answers ?? {}) };
+    const pending = progress.calls.filter((c) => answers[c.callId] === undefined);
+    for (const c of pending) {
+      if (typeof this._capabilities[c.capability] !== 'function') throw new MustardRuntimeError(`Missing capability: ${c.capability}`);
+    }
+    let saving = Promise.resolve();
+    let next = 0;
+    const lane = async () => {
+      while (next < pending.length) {
+        const c = pending[next];
+        next += 1;
+        const outcome = await settle(this._capabilities[c.capability], c.args, undefined, scope.context(c.callId, { jobId }));
+        if (scope.parent?.aborted) return;
+        answers[c.callId] = toPayload(outcome, c.capability);
+        const snapshot = { ...dumped, answers: { ...answers } };
+        saving = saving.then(() => this._store.saveProgress(jobId, snapshot));
+        await saving;
+      }
+    };
+    const lanes = [];
+    for (let i = 0; i < Math.min(this._maxConcurrentCalls, pending.length); i += 1) lanes.push(lane());
+    await Promise.all(lanes);
+    await saving;
+    if (scope.parent?.aborted) return undefined;
+    if (await this._store.consumeCancel(jobId)) return cancelled();
+    return progress.calls.map((c) => ({ call_id: c.callId, payload: answers[c.callId] }));
+  }
+
   async _finish(jobId, state, error) {
-    await this._store.update(jobId, { state, capability: undefined, args: undefined, result: undefined, error: sanitizeFailure(error) });
+    await this._store.update(jobId, { state, capability: undefined, args: undefined, calls: undefined, result: undefined, error: sanitizeFailure(error) });
     await this._store.deleteProgress(jobId);
   }
 }
 
 module.exports = { MustardExecutor, InMemoryMustardExecutorStore };
+
+const { FileMustardExecutorStore } = require('./filestore.js');
+
+module.exports.FileMustardExecutorStore = FileMustardExecutorStore;

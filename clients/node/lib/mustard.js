@@ -18,6 +18,7 @@ const {
   toLogLines,
 } = require('./errors.js');
 const { encode, decode, encodeInputs, encodeError, hasOwn, isAccessor } = require('./structured.js');
+const { CallScope } = require('./callcontext.js');
 
 // ---- configuration and the shared pools ----
 
@@ -25,7 +26,7 @@ const settings = {};
 let sharedPool = null;
 let bridge = null;
 
-const CONFIG_KEYS = ['sidecar', 'args', 'env', 'poolSize', 'syncPoolSize', 'maxResponseBytes', 'closeGraceMs', 'cancelGraceMs'];
+const CONFIG_KEYS = ['sidecar', 'args', 'env', 'poolSize', 'syncPoolSize', 'maxResponseBytes', 'closeGraceMs', 'cancelGraceMs', 'hostCalls'];
 
 // configure sets how the shared processes are started: the sidecar binary
 // (else $MUSTARD_SIDECAR_BIN, else mustard-sidecar from PATH), its
@@ -40,6 +41,7 @@ function configure(options = {}) {
   if (sharedPool !== null || bridge !== null) {
     throw new TypeError('configure() must be called before the first program is compiled or run');
   }
+  if (options.hostCalls !== undefined) normalizeHostCalls(options.hostCalls, 'configure() options.hostCalls');
   Object.assign(settings, options);
 }
 
@@ -140,8 +142,12 @@ function normalizeSealKey(key, label) {
   return Buffer.from(key).toString('base64');
 }
 
+// The host-call mode of executions that do not say: "one" (the
+// reference's: one capability call outstanding at a time) unless
+// configure({ hostCalls: 'batch' }) made batch the process's default.
 function normalizeHostCalls(mode, label) {
-  if (mode === undefined || mode === 'one') return 'one';
+  if (mode === undefined) return settings.hostCalls === 'batch' ? 'batch' : 'one';
+  if (mode === 'one') return 'one';
   if (mode === 'batch') return 'batch';
   throw new TypeError(`${label} must be "one" or "batch"`);
 }
@@ -204,20 +210,48 @@ function getEntry(options, label) {
   throw new TypeError(`${label}.entry must be "script" or "call"`);
 }
 
-function sha256Hex(bytes) {
-  return crypto.createHash('sha256').update(bytes).digest('hex');
-}
+// crypto.hash (Node 20.12 and later) hashes in one call, without a Hash
+// object.
+const sha256Hex =
+  typeof crypto.hash === 'function'
+    ? (bytes) => crypto.hash('sha256', bytes)
+    : (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
+
+// A key's KeyObject, made once per key Buffer: an HMAC under it skips
+// importing the key each time.
+const keyObjects = new WeakMap();
 
 function hmacHex(key, ...parts) {
-  const h = crypto.createHmac('sha256', key);
+  let keyObject = keyObjects.get(key);
+  if (keyObject === undefined) {
+    keyObject = crypto.createSecretKey(key);
+    keyObjects.set(key, keyObject);
+  }
+  const h = crypto.createHmac('sha256', keyObject);
   for (const p of parts) h.update(p, 'utf8');
   return h.digest('hex');
+}
+
+// keyDerived returns what a step needs of a snapshot key (its base64 and
+// digest), and one Buffer per key content, remembered for the last few
+// keys: run() without a context needs them on every call.
+const derivedKeys = new Map();
+function keyDerived(key) {
+  const id = key.toString('latin1');
+  let d = derivedKeys.get(id);
+  if (d === undefined) {
+    if (derivedKeys.size >= 64) derivedKeys.delete(derivedKeys.keys().next().value);
+    d = { key, base64: key.toString('base64'), digest: sha256Hex(key) };
+    derivedKeys.set(id, d);
+  }
+  return d;
 }
 
 // createContext turns the policy options into what a step needs.
 function createContext(options, label) {
   const handlers = collectHandlers(options.capabilities, options.console, label);
   const key = normalizeSnapshotKey(options.snapshotKey, `${label}.snapshotKey`);
+  const derived = keyDerived(key);
   return Object.freeze({
     handlers,
     capabilities: Object.keys(handlers),
@@ -225,9 +259,9 @@ function createContext(options, label) {
     hostCalls: normalizeHostCalls(options.hostCalls, `${label}.hostCalls`),
     consoleMode: normalizeConsoleMode(options.consoleMode, `${label}.consoleMode`),
     onLog: normalizeOnLog(options.onLog, `${label}.onLog`),
-    key,
-    keyBase64: key.toString('base64'),
-    digest: sha256Hex(key),
+    key: derived.key,
+    keyBase64: derived.base64,
+    digest: derived.digest,
     sealKey: normalizeSealKey(options.sealKey, `${label}.sealKey`),
   });
 }
@@ -293,15 +327,22 @@ function getDelivery(options, label) {
 
 // ---- capability calls ----
 
-async function settle(capability, args, signal) {
+// settle calls a capability with `this` the call's context (see
+// callcontext.js) and waits for its outcome.
+async function settle(capability, args, signal, thisArg = undefined) {
   if (signal?.aborted) return { type: 'cancelled' };
   let pending;
   try {
-    pending = capability(...args);
+    pending = Reflect.apply(capability, thisArg, args);
   } catch (error) {
     return { type: 'error', error };
   }
   if (!types.isPromise(pending)) return { type: 'value', value: pending };
+  if (signal?.aborted) {
+    // Aborted while the capability ran its synchronous part.
+    pending.catch(() => {});
+    return { type: 'cancelled' };
+  }
   if (signal === undefined) {
     try {
       return { type: 'value', value: await pending };
@@ -630,9 +671,13 @@ class Progress {
   }
 
   // [RESUME_WIRE] resumes with a payload already in wire form (the
-  // executor's stored answers).
+  // executor's stored answers), or in batch mode with answers, an array
+  // of { call_id, payload } in wire form.
   [RESUME_WIRE](payload, options) {
-    const body = this.#st.ctx.hostCalls === 'batch' ? { answers: [{ call_id: this.#st.calls[0].call_id, payload }] } : { payload };
+    let body;
+    if (Array.isArray(payload)) body = { answers: payload };
+    else if (this.#st.ctx.hostCalls === 'batch') body = { answers: [{ call_id: this.#st.calls[0].call_id, payload }] };
+    else body = { payload };
     return this.#runAsync(body, options, 'resume options');
   }
 
@@ -851,19 +896,26 @@ class Mustard {
     }
     let step = await startAsync(pool, startRequest(this.#program, ctx, options, 'run options', delivery), signal, ctx);
     const where = { pool };
-    if (ctx.hostCalls === 'batch') return runBatch(step, ctx, this.#program, pool, signal, delivery, maxConcurrent);
-    while (step.type === 'suspended') {
-      const handler = ctx.handlers[step.capability];
-      if (typeof handler !== 'function') throw new Error(`Missing capability: ${step.capability}`);
-      const outcome = await settle(handler, step.args.map((a) => decode(a)), signal);
-      const st = stepState(step, ctx, this.#program, where, delivery);
-      step = await advanceAsync(st, { payload: toPayload(outcome, step.capability) }, pool, signal);
+    const scope = new CallScope(signal);
+    try {
+      if (ctx.hostCalls === 'batch') return await runBatch(step, ctx, this.#program, pool, signal, delivery, maxConcurrent, scope);
+      let callId = 0;
+      while (step.type === 'suspended') {
+        const handler = ctx.handlers[step.capability];
+        if (typeof handler !== 'function') throw new Error(`Missing capability: ${step.capability}`);
+        callId += 1;
+        const outcome = await settle(handler, step.args.map((a) => decode(a)), signal, scope.context(callId));
+        const st = stepState(step, ctx, this.#program, where, delivery);
+        step = await advanceAsync(st, { payload: toPayload(outcome, step.capability) }, pool, signal);
+      }
+      return decode(step.value);
+    } finally {
+      scope.end();
     }
-    return decode(step.value);
   }
 }
 
-async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurrent) {
+async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurrent, scope) {
   const started = new Set();
   const queue = [];
   const ready = [];
@@ -884,7 +936,7 @@ async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurren
       running += 1;
       const outcome =
         typeof handler === 'function'
-          ? settle(handler, call.args.map((a) => decode(a)), signal)
+          ? settle(handler, call.args.map((a) => decode(a)), signal, scope.context(call.call_id))
           : Promise.reject(new Error(`Missing capability: ${call.capability}`));
       outcome
         .then((o) => {
@@ -931,5 +983,5 @@ module.exports = {
   shutdown,
   defaultPool,
   // for the executor
-  _internal: { normalizeSnapshotKey, normalizeSealKey, getPool, toPayload, settle, RESUME_WIRE },
+  _internal: { normalizeSnapshotKey, normalizeSealKey, normalizeHostCalls, getPool, toPayload, settle, RESUME_WIRE },
 };

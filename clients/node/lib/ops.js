@@ -22,8 +22,53 @@ const LONGEST_ID = 2 ** 64 - 1;
 // The codes of a stage the sidecar's stage bound refused.
 const STAGE_BOUND_CODES = new Set(['stage_too_large', 'too_many_stages']);
 
-function sha256Hex(bytes) {
-  return crypto.createHash('sha256').update(bytes).digest('hex');
+const sha256Hex =
+  typeof crypto.hash === 'function'
+    ? (bytes) => crypto.hash('sha256', bytes)
+    : (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
+
+// ---- drivers ----
+//
+// The steps are generators that yield the requests they send (req(...))
+// and get each answer back (or its error thrown in): driveAsync runs one
+// on a SidecarClient, driveSync on a client whose request() blocks (the
+// synchronous API's direct path, lib/sync-direct.js). The same code
+// stages large values for both.
+
+function req(client, method, fields, payload = null, opts = undefined) {
+  return { client, method, fields, payload, opts };
+}
+
+async function driveAsync(gen) {
+  let step = gen.next();
+  while (!step.done) {
+    const r = step.value;
+    let answer;
+    try {
+      answer = await r.client.request(r.method, r.fields, r.payload, r.opts);
+    } catch (error) {
+      step = gen.throw(error);
+      continue;
+    }
+    step = gen.next(answer);
+  }
+  return step.value;
+}
+
+function driveSync(gen) {
+  let step = gen.next();
+  while (!step.done) {
+    const r = step.value;
+    let answer;
+    try {
+      answer = r.client.request(r.method, r.fields, r.payload, r.opts);
+    } catch (error) {
+      step = gen.throw(error);
+      continue;
+    }
+    step = gen.next(answer);
+  }
+  return step.value;
 }
 
 // ---- values past 1 MiB ----
@@ -34,9 +79,14 @@ function sha256Hex(bytes) {
 // answers. A part is such a value: `inline` bounds the bytes it takes in
 // the request, `bytes` is what its stage holds instead.
 
+// jsonPart's bytes are made only if the part is staged.
 function jsonPart(json) {
-  const bytes = Buffer.from(json, 'utf8');
-  return { inline: bytes.length + 64, bytes };
+  return {
+    inline: Buffer.byteLength(json, 'utf8') + 64,
+    get bytes() {
+      return Buffer.from(json, 'utf8');
+    },
+  };
 }
 
 function rawPart(bytes) {
@@ -44,11 +94,11 @@ function rawPart(bytes) {
 }
 
 // stageBytes uploads bytes under stageId in chunks that each fit a request.
-async function stageBytes(client, stageId, bytes, signal) {
+function* stageBytes(client, stageId, bytes, signal) {
   let offset = 0;
   do {
     const chunk = bytes.subarray(offset, offset + STAGE_CHUNK);
-    const { result } = await client.request('stage', { stage_id: stageId, offset }, chunk, { signal });
+    const { result } = yield req(client, 'stage', { stage_id: stageId, offset }, chunk, { signal });
     offset += chunk.length;
     if (!result || result.kind !== 'staged' || result.total_bytes !== offset) {
       client.protocolError(`stage answered with ${result && result.total_bytes} bytes staged, expected ${offset}`);
@@ -61,10 +111,10 @@ async function stageBytes(client, stageId, bytes, signal) {
 // dropStages empties stages a request did not consume (it was not sent, or
 // not answered), so that they hold none of the sidecar's stage bound. Best
 // effort: a process that is gone took its stages with it.
-async function dropStages(client, ids) {
+function* dropStages(client, ids) {
   for (const id of ids) {
     try {
-      await client.request('stage', { stage_id: id, offset: 0 }, null);
+      yield req(client, 'stage', { stage_id: id, offset: 0 }, null);
     } catch {
       return;
     }
@@ -78,12 +128,12 @@ async function dropStages(client, ids) {
 // few as make it fit. A MustardRequestTooLargeError, with nothing run,
 // means it cannot fit even with every part staged, or the sidecar's stage
 // bound cannot hold a part.
-async function send(client, method, parts, build, opts = {}) {
+function* send(client, method, parts, build, opts = {}) {
   const total = parts.reduce((n, p) => n + p.inline, 0);
   if (total <= MAX_REQUEST_BYTES || parts.length === 0) {
     const { fields, raw } = build(parts.map(() => null));
     try {
-      return await client.request(method, fields, raw, opts);
+      return yield req(client, method, fields, raw, opts);
     } catch (error) {
       if (!(error instanceof MustardRequestTooLargeError) || parts.length === 0) throw error;
     }
@@ -108,9 +158,9 @@ async function send(client, method, parts, build, opts = {}) {
       if (staged[i] === null) continue;
       used.push(staged[i]);
       try {
-        await stageBytes(client, staged[i], parts[i].bytes, opts.signal);
+        yield* stageBytes(client, staged[i], parts[i].bytes, opts.signal);
       } catch (error) {
-        await dropStages(client, used);
+        yield* dropStages(client, used);
         if (isAnswer(error) && STAGE_BOUND_CODES.has(error.code)) {
           throw new MustardRequestTooLargeError(
             `${method} request: staging a value of ${parts[i].bytes.length} bytes failed: ${error.message} (the sidecar's stage bound, --max-stage-bytes)`,
@@ -122,10 +172,10 @@ async function send(client, method, parts, build, opts = {}) {
     }
     const { fields, raw } = build(staged);
     try {
-      return await client.request(method, fields, raw, opts);
+      return yield req(client, method, fields, raw, opts);
     } catch (error) {
       // Not answered: the stages may still hold their bytes.
-      if (!isAnswer(error)) await dropStages(client, used);
+      if (!isAnswer(error)) yield* dropStages(client, used);
       throw error;
     }
   } finally {
@@ -137,6 +187,20 @@ async function send(client, method, parts, build, opts = {}) {
 
 async function compile(pool, source, language = undefined) {
   if (typeof source !== 'string') throw new TypeError('program source must be a string');
+  const client = await pool.acquire();
+  try {
+    return await driveAsync(compileOn(client, source, language));
+  } finally {
+    pool.release(client);
+  }
+}
+
+function compileSync(client, source, language = undefined) {
+  if (typeof source !== 'string') throw new TypeError('program source must be a string');
+  return driveSync(compileOn(client, source, language));
+}
+
+function* compileOn(client, source, language) {
   const lang = language === 'typescript' ? { language } : {};
   // A source of up to half the limit fits whatever it escapes: it goes
   // inline, uncopied. A larger one is staged if it does not fit, unless it
@@ -149,26 +213,21 @@ async function compile(pool, source, language = undefined) {
   }
   const build = (ids) =>
     ids.length > 0 && ids[0] !== null ? { fields: { source_stage_id: ids[0], ...lang }, raw: null } : { fields: { source, ...lang }, raw: null };
-  const client = await pool.acquire();
+  let answer;
   try {
-    let answer;
-    try {
-      answer = await send(client, 'compile', parts, build);
-    } catch (error) {
-      if (error instanceof MustardRequestTooLargeError && !wellFormed) {
-        throw new MustardRequestTooLargeError(`${error.message}; a source with lone surrogates cannot be staged (a stage holds UTF-8)`);
-      }
-      throw error;
+    answer = yield* send(client, 'compile', parts, build);
+  } catch (error) {
+    if (error instanceof MustardRequestTooLargeError && !wellFormed) {
+      throw new MustardRequestTooLargeError(`${error.message}; a source with lone surrogates cannot be staged (a stage holds UTF-8)`);
     }
-    const { result, payload } = answer;
-    if (!result || result.kind !== 'program' || typeof result.program_id !== 'string') {
-      throw new MustardProcessError('the sidecar answered compile with something other than a program');
-    }
-    client.known.add(result.program_id);
-    return { programId: result.program_id, program: Buffer.from(payload) };
-  } finally {
-    pool.release(client);
+    throw error;
   }
+  const { result, payload } = answer;
+  if (!result || result.kind !== 'program' || typeof result.program_id !== 'string') {
+    throw new MustardProcessError('the sidecar answered compile with something other than a program');
+  }
+  client.known.add(result.program_id);
+  return { programId: result.program_id, program: Buffer.from(payload) };
 }
 
 // toStep turns a step result into plain data. base is the snapshot
@@ -209,9 +268,22 @@ function toStep(client, result, payload, base) {
 // all wire forms.
 // Inputs and program bytes too large for a request are staged.
 async function start(pool, s, signal) {
+  const client = await pool.acquire();
+  try {
+    return await driveAsync(startOn(client, s, signal));
+  } finally {
+    pool.release(client);
+  }
+}
+
+function startSync(client, s) {
+  return driveSync(startOn(client, s, undefined));
+}
+
+function* startOn(client, s, signal) {
   const inputs = s.inputs ?? {};
   const inputsPart = jsonPart(JSON.stringify(inputs));
-  const startOn = (client, program) => {
+  const startWith = (program) => {
     const parts = [inputsPart];
     if (program) parts.push(rawPart(program));
     const build = (ids) => {
@@ -229,25 +301,20 @@ async function start(pool, s, signal) {
     };
     return send(client, 'start', parts, build, { signal, cancellable: true });
   };
-  const client = await pool.acquire();
-  try {
-    let answer;
-    if (client.known.has(s.programId)) {
-      try {
-        answer = await startOn(client, null);
-      } catch (error) {
-        if (error.code !== 'unknown_program_id') throw error;
-        client.known.delete(s.programId);
-      }
+  let answer;
+  if (client.known.has(s.programId)) {
+    try {
+      answer = yield* startWith(null);
+    } catch (error) {
+      if (error.code !== 'unknown_program_id') throw error;
+      client.known.delete(s.programId);
     }
-    if (answer === undefined) {
-      answer = await startOn(client, s.program);
-      client.known.add(s.programId);
-    }
-    return toStep(client, answer.result, answer.payload, null);
-  } finally {
-    pool.release(client);
   }
+  if (answer === undefined) {
+    answer = yield* startWith(s.program);
+    client.known.add(s.programId);
+  }
+  return toStep(client, answer.result, answer.payload, null);
 }
 
 // resume answers a suspended step. r: { home, snapshotId, policyId,
@@ -255,11 +322,24 @@ async function start(pool, s, signal) {
 // digest, token, sealKey }, payload | answers, delivery }. Answers and
 // snapshot bytes too large for a request are staged.
 async function resume(pool, r, signal) {
+  const client = await pool.acquire(r.home ?? null);
+  try {
+    return await driveAsync(resumeOn(client, r, signal));
+  } finally {
+    pool.release(client);
+  }
+}
+
+function resumeSync(client, r) {
+  return driveSync(resumeOn(client, r, undefined));
+}
+
+function* resumeOn(client, r, signal) {
   const batch = r.answers !== undefined;
   const answerParts = batch ? r.answers.map((a) => jsonPart(JSON.stringify(a.payload))) : [jsonPart(JSON.stringify(r.payload))];
   // send sends the resume with fields, plus the answers (parts[0..n)) and
   // the snapshot bytes, if any (the last part), each inline or staged.
-  const resumeOn = (client, fields, snapshot) => {
+  const resumeWith = (fields, snapshot) => {
     const parts = snapshot ? [...answerParts, rawPart(snapshot)] : answerParts;
     const build = (ids) => {
       const out = { ...fields };
@@ -279,49 +359,44 @@ async function resume(pool, r, signal) {
     };
     return send(client, 'resume', parts, build, { signal, cancellable: true });
   };
-  const client = await pool.acquire(r.home ?? null);
-  try {
-    const haveBytes = r.snapshot !== null && r.snapshot !== undefined;
-    const delivery = r.delivery === 'none' ? 'none' : haveBytes ? 'delta' : 'full';
-    const common = {};
-    if (delivery !== 'full') common.snapshot_delivery = delivery;
-    const base = { id: r.snapshotId, bytes: haveBytes ? r.snapshot : null };
-    if (client.id === r.home && typeof r.policyId === 'string') {
-      const auth = {
-        snapshot_key_base64: r.auth.key,
-        snapshot_key_digest: r.auth.digest,
-        snapshot_token: r.auth.token,
-      };
-      if (r.auth.sealKey) auth.seal_key_base64 = r.auth.sealKey;
-      try {
-        const answer = await resumeOn(client, { snapshot_id: r.snapshotId, policy_id: r.policyId, auth, ...common }, null);
-        return toStep(client, answer.result, answer.payload, base);
-      } catch (error) {
-        const evicted = error.code === 'unknown_snapshot_id' || error.code === 'unknown_policy_id';
-        if (!evicted || !haveBytes) throw error;
-      }
-    }
-    if (!haveBytes) {
-      throw new MustardProcessError(
-        'the process that held this execution is gone and its snapshot bytes were not kept (snapshotDelivery "none")',
-      );
-    }
-    const policy = {
-      capabilities: r.policy.capabilities,
-      limits: r.policy.limits,
-      snapshot_id: r.snapshotId,
+  const haveBytes = r.snapshot !== null && r.snapshot !== undefined;
+  const delivery = r.delivery === 'none' ? 'none' : haveBytes ? 'delta' : 'full';
+  const common = {};
+  if (delivery !== 'full') common.snapshot_delivery = delivery;
+  const base = { id: r.snapshotId, bytes: haveBytes ? r.snapshot : null };
+  if (client.id === r.home && typeof r.policyId === 'string') {
+    const auth = {
       snapshot_key_base64: r.auth.key,
       snapshot_key_digest: r.auth.digest,
       snapshot_token: r.auth.token,
     };
-    if (r.policy.hostCalls === 'batch') policy.host_calls = 'batch';
-    if (r.policy.console === 'collect') policy.console = 'collect';
-    if (r.auth.sealKey) policy.seal_key_base64 = r.auth.sealKey;
-    const answer = await resumeOn(client, { policy, ...common }, r.snapshot);
-    return toStep(client, answer.result, answer.payload, base);
-  } finally {
-    pool.release(client);
+    if (r.auth.sealKey) auth.seal_key_base64 = r.auth.sealKey;
+    try {
+      const answer = yield* resumeWith({ snapshot_id: r.snapshotId, policy_id: r.policyId, auth, ...common }, null);
+      return toStep(client, answer.result, answer.payload, base);
+    } catch (error) {
+      const evicted = error.code === 'unknown_snapshot_id' || error.code === 'unknown_policy_id';
+      if (!evicted || !haveBytes) throw error;
+    }
   }
+  if (!haveBytes) {
+    throw new MustardProcessError(
+      'the process that held this execution is gone and its snapshot bytes were not kept (snapshotDelivery "none")',
+    );
+  }
+  const policy = {
+    capabilities: r.policy.capabilities,
+    limits: r.policy.limits,
+    snapshot_id: r.snapshotId,
+    snapshot_key_base64: r.auth.key,
+    snapshot_key_digest: r.auth.digest,
+    snapshot_token: r.auth.token,
+  };
+  if (r.policy.hostCalls === 'batch') policy.host_calls = 'batch';
+  if (r.policy.console === 'collect') policy.console = 'collect';
+  if (r.auth.sealKey) policy.seal_key_base64 = r.auth.sealKey;
+  const answer = yield* resumeWith({ policy, ...common }, r.snapshot);
+  return toStep(client, answer.result, answer.payload, base);
 }
 
-module.exports = { compile, start, resume, sha256Hex };
+module.exports = { compile, start, resume, compileSync, startSync, resumeSync, sha256Hex, toStep };

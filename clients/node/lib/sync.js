@@ -19,6 +19,7 @@ const {
   MustardProcessError,
   toLogLines,
 } = require('./errors.js');
+const { DirectPath, FALLBACK, supported } = require('./sync-direct.js');
 
 function rebuildError(e) {
   const options = { code: e.code, logs: e.logs === undefined ? undefined : toLogLines(e.logs) };
@@ -34,12 +35,21 @@ function rebuildError(e) {
 
 class SyncBridge {
   constructor(poolOptions) {
+    this.poolOptions = poolOptions;
     this.flag = new Int32Array(new SharedArrayBuffer(4));
+    this.worker = null;
+    this.broken = null;
+    // The direct path, where the platform has it: compile, start and
+    // resume without the helper thread (lib/sync-direct.js).
+    this.direct = supported() ? new DirectPath(poolOptions) : null;
+  }
+
+  // startWorker starts the helper thread, on the first call that needs it.
+  startWorker() {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.broken = null;
     this.worker = new Worker(path.join(__dirname, 'sync-worker.js'), {
-      workerData: { flag: this.flag.buffer, port: port2, pool: poolOptions },
+      workerData: { flag: this.flag.buffer, port: port2, pool: this.poolOptions },
       transferList: [port2],
     });
     this.worker.on('error', (error) => {
@@ -52,9 +62,22 @@ class SyncBridge {
     this.port.unref();
   }
 
-  // call runs op on the helper thread and blocks until it answers.
+  // call runs op (on the direct path if it can, else on the helper
+  // thread) and blocks until it answers.
   call(op, args) {
+    if (this.direct !== null && (op === 'compile' || op === 'start' || op === 'resume')) {
+      const out = this.direct.call(op, args);
+      if (out !== FALLBACK) return out;
+    }
+    if (op === 'processes' && this.worker === null) return this.direct === null ? [] : this.direct.processes();
+    const value = this.callWorker(op, args);
+    if (op === 'processes' && this.direct !== null) return [...this.direct.processes(), ...value];
+    return value;
+  }
+
+  callWorker(op, args) {
     if (this.broken) throw this.broken;
+    if (this.worker === null) this.startWorker();
     Atomics.store(this.flag, 0, 0);
     this.worker.postMessage({ op, args });
     for (;;) {
@@ -69,9 +92,10 @@ class SyncBridge {
   }
 
   async close() {
-    if (this.broken) return;
+    if (this.direct !== null) this.direct.close();
+    if (this.broken || this.worker === null) return;
     try {
-      this.call('close', {});
+      this.callWorker('close', {});
     } finally {
       await this.worker.terminate();
     }

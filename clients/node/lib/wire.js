@@ -15,18 +15,21 @@ const DEFAULT_MAX_RESPONSE_BYTES = 65 << 20;
 // encodeFrame returns the bytes of a request, or throws a
 // MustardRequestTooLargeError if it is over the sidecar's limit.
 function encodeFrame(header, payload) {
-  const head = Buffer.from(JSON.stringify(header), 'utf8');
-  const body = payload ? Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength) : null;
-  const bodyLength = body ? body.length : 0;
-  if (head.length + bodyLength > MAX_REQUEST_BYTES) {
+  const json = JSON.stringify(header);
+  const headLength = Buffer.byteLength(json, 'utf8');
+  const bodyLength = payload ? payload.byteLength : 0;
+  if (headLength + bodyLength > MAX_REQUEST_BYTES) {
     throw new MustardRequestTooLargeError(
-      `${header.method} request of ${head.length + bodyLength} bytes exceeds the sidecar's limit of ${MAX_REQUEST_BYTES} bytes`,
+      `${header.method} request of ${headLength + bodyLength} bytes exceeds the sidecar's limit of ${MAX_REQUEST_BYTES} bytes`,
     );
   }
-  const prefix = Buffer.allocUnsafe(8);
-  prefix.writeUInt32LE(head.length, 0);
-  prefix.writeUInt32LE(bodyLength, 4);
-  return body && bodyLength > 0 ? Buffer.concat([prefix, head, body]) : Buffer.concat([prefix, head]);
+  // One allocation: prefix, header and payload.
+  const frame = Buffer.allocUnsafe(8 + headLength + bodyLength);
+  frame.writeUInt32LE(headLength, 0);
+  frame.writeUInt32LE(bodyLength, 4);
+  frame.write(json, 8, headLength, 'utf8');
+  if (bodyLength > 0) frame.set(payload instanceof Uint8Array ? payload : new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength), 8 + headLength);
+  return frame;
 }
 
 // FrameReader assembles response frames from stdout chunks. It holds at

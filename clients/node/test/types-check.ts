@@ -6,6 +6,7 @@ import {
   ExecutionContext,
   MustardExecutor,
   InMemoryMustardExecutorStore,
+  FileMustardExecutorStore,
   MustardError,
   MustardLimitError,
   MustardRequestTooLargeError,
@@ -87,3 +88,26 @@ async function codeMode(): Promise<void> {
 }
 
 void codeMode;
+
+// The call context, the file store and batch mode.
+async function hostFeatures(program: Mustard): Promise<void> {
+  configure({ hostCalls: 'batch' });
+  await program.run({
+    capabilities: {
+      charge(cents) {
+        const key: string = `${this.jobId ?? 'run'}:${this.callId}`;
+        if (this.signal.aborted) return null;
+        return [key, cents];
+      },
+      lookup: async (id) => id,
+    },
+  });
+  const store = new FileMustardExecutorStore<{ n: number }, number>('/tmp/jobs', { leaseMs: 1000 });
+  const executor = new MustardExecutor({ program, store, capabilities: {}, hostCalls: 'batch', maxConcurrentCalls: 4 });
+  const record = await executor.get(await executor.enqueue({ n: 1 }));
+  const ids: number[] = (record?.calls ?? []).map((c) => c.callId);
+  void ids;
+  void (await store.list());
+}
+
+void hostFeatures;
