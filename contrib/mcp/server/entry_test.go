@@ -24,8 +24,10 @@ func TestEntryOf(t *testing.T) {
 		{"1 +", host.JavaScript, host.EntryScript},
 		{"type T = {a: number};\nconst t: T = {a: 1};\nt", host.TypeScript, host.EntryScript},
 		{"interface I { a: number }\nasync (i: I) => i.a", host.TypeScript, host.EntryCall},
+		{"enum E { A }\nasync (i: { e: E }) => i.e", host.TypeScript, host.EntryScript},
+		{"async (x: number) => x", host.TypeScript, host.EntryCall},
 	} {
-		if got := entryOf(c.code, c.lang); got != c.want {
+		if got, _ := entryOf(c.code, c.lang); got != c.want {
 			t.Errorf("entryOf(%q) = %q, want %q", c.code, got, c.want)
 		}
 	}
@@ -47,5 +49,15 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := ParseConfig([]byte(`{"mcpServers": {"gh": {"command": "x", "args": ["a"], "env": {"K": "v"}}, "docs": {"url": "http://x", "headers": {"A": "b"}}}}`)); err != nil {
 		t.Error(err)
+	}
+}
+
+// A lone function declaration is called: its name follows the code, which
+// keeps its positions.
+func TestEntryOfDeclaration(t *testing.T) {
+	code := "// the answer\nasync function main(inputs: { n: number }) { return inputs.n }\n"
+	entry, run := entryOf(code, host.TypeScript)
+	if entry != host.EntryCall || run != code+"\n;main" {
+		t.Fatalf("entryOf = %q, %q", entry, run)
 	}
 }

@@ -152,7 +152,8 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 		}
 		inputs[k] = v
 	}
-	prog, err := s.Runner.Pool.CompileWith(ctx, in.Code, host.CompileOptions{Language: lang})
+	entry, code := entryOf(in.Code, lang)
+	prog, err := s.Runner.Pool.CompileWith(ctx, code, host.CompileOptions{Language: lang})
 	if err != nil {
 		return failed(failureOf(err, s.Bounds), nil)
 	}
@@ -183,7 +184,7 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 		Inputs:       inputs,
 		Capabilities: caps,
 		Console:      host.ConsoleCollect,
-		Entry:        entryOf(in.Code, lang),
+		Entry:        entry,
 		Limits:       s.limits(),
 		OnLog: func(l host.LogLine) {
 			logMu.Lock()

@@ -384,6 +384,13 @@ func TestEndToEnd(t *testing.T) {
 		if res.IsError || string(out.Result) != "42" {
 			t.Fatalf("%v %s", res.IsError, text(res))
 		}
+		// A function declaration, as models often write it, in TypeScript.
+		res, out = runCode(t, cs, map[string]any{
+			"code":   "async function main({ n }: { n: number }): Promise<number> {\n  const s = await web.step({ n });\n  return Number(s) * 3;\n}\n",
+			"inputs": map[string]any{"n": 7}})
+		if res.IsError || string(out.Result) != "21" {
+			t.Fatalf("%v %s", res.IsError, text(res))
+		}
 	})
 
 	t.Run("syntax error", func(t *testing.T) {
