@@ -7,8 +7,21 @@
 
 const KINDS = ['Parse', 'Validation', 'Runtime', 'Limit', 'Serialization'];
 
+// The third argument is the reference's `cause`, or this package's
+// options ({ cause, code, logs }): a plain object whose own keys are all
+// among those.
+const OPTION_KEYS = ['cause', 'code', 'logs'];
+function isOptions(value) {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys.every((k) => OPTION_KEYS.includes(k));
+}
+
 class MustardError extends Error {
-  constructor(kind, message, options = undefined) {
+  constructor(kind, message, causeOrOptions = undefined) {
+    const options = isOptions(causeOrOptions) ? causeOrOptions : causeOrOptions === undefined ? undefined : { cause: causeOrOptions };
     super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
     this.kind = kind;
     this.name = `Mustard${kind}Error`;

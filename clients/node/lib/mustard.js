@@ -7,11 +7,15 @@ const crypto = require('node:crypto');
 const { types } = require('node:util');
 
 const ops = require('./ops.js');
+const consumed = require('./consumed.js');
+const { compileLenient } = require('./lenient.js');
 const { SidecarPool } = require('./pool.js');
 const { SyncBridge } = require('./sync.js');
 const {
+  MustardError,
   MustardRuntimeError,
   MustardSerializationError,
+  MustardValidationError,
   MustardProcessError,
   MustardRequestTooLargeError,
   cancelledError,
@@ -428,6 +432,12 @@ function stepState(step, ctx, program, where, delivery) {
     where, // { sync: true } or { pool }
     delivery,
     logs: step.logs ?? [],
+    // Single use (see consumed.js): exposed once the snapshot bytes left
+    // the package; claimed when Progress.load() recorded the snapshot as
+    // used; multiUse when the load asked for neither.
+    exposed: false,
+    claimed: false,
+    multiUse: false,
   };
 }
 
@@ -529,7 +539,17 @@ class Progress {
     if (this.#st.snapshot === null) {
       throw new MustardSerializationError('this step was started with snapshotDelivery "none": its snapshot bytes were not kept');
     }
+    this.#expose();
     return Buffer.from(this.#st.snapshot);
+  }
+
+  // #expose marks the snapshot as having left the package: from then on
+  // its use is recorded process-wide (already, if it was resumed).
+  #expose() {
+    const st = this.#st;
+    if (st.exposed) return;
+    st.exposed = true;
+    if (st.consumed && !st.multiUse) consumed.claim(st.snapshotId);
   }
 
   get sealed() {
@@ -551,27 +571,40 @@ class Progress {
       console: st.ctx.consoleMode === 'collect' ? 'collect' : undefined,
       sealed: st.ctx.sealKey !== null,
     });
-    return {
+    const dumped = {
       capability: st.capability,
-      args: structuredClone(this.args),
+      args: st.args.map((a) => decode(a)),
       snapshot,
       snapshot_id: st.snapshotId,
       snapshot_key_digest: st.ctx.digest,
       token: hmacHex(st.ctx.key, st.snapshotId),
-      program: Buffer.from(st.program.bytes),
-      program_id: st.program.id,
       suspended_manifest: manifest,
       suspended_manifest_token: hmacHex(st.ctx.key, st.snapshotId, '\0', manifest),
     };
+    if (st.program !== null) {
+      dumped.program = Buffer.from(st.program.bytes);
+      dumped.program_id = st.program.id;
+    }
+    return dumped;
   }
 
   #claim() {
-    if (this.#st.consumed) throw singleUseError();
-    this.#st.consumed = true;
+    const st = this.#st;
+    if (st.consumed) throw singleUseError();
+    if (st.exposed && !st.multiUse && !st.claimed) {
+      if (!consumed.claim(st.snapshotId)) throw singleUseError();
+      st.claimedHere = true;
+    }
+    st.consumed = true;
   }
 
   #unclaim() {
-    this.#st.consumed = false;
+    const st = this.#st;
+    st.consumed = false;
+    if (st.claimedHere) {
+      st.claimedHere = false;
+      consumed.release(st.snapshotId);
+    }
   }
 
   #body(kind, arg) {
@@ -693,12 +726,33 @@ class Progress {
     if (typeof state.token !== 'string' || state.token.length === 0) {
       throw new TypeError('Progress.load() requires a dumped progress token');
     }
-    if (!(Buffer.isBuffer(state.program) || state.program instanceof Uint8Array) || typeof state.program_id !== 'string') {
-      throw new TypeError('Progress.load() requires dumped program bytes and program_id');
+    const snapshot = Buffer.from(state.snapshot);
+    const tampered = () =>
+      new MustardSerializationError('Progress.load() rejected a tampered or unauthenticated snapshot', { code: 'tampered_snapshot' });
+    if (sha256Hex(snapshot) !== state.snapshot_id) throw tampered();
+    // The program bytes are optional, as in the reference (the snapshot
+    // holds its program); when present they must be the ones named.
+    let program = null;
+    if (state.program !== undefined) {
+      if (!(Buffer.isBuffer(state.program) || state.program instanceof Uint8Array)) {
+        throw new TypeError('Progress.load() requires dumped program bytes as Buffer or Uint8Array');
+      }
+      if (typeof state.program_id !== 'string' || state.program_id.length === 0) {
+        throw new TypeError('Progress.load() requires dumped program_id metadata when program bytes are present');
+      }
+      const bytes = Buffer.from(state.program);
+      if (sha256Hex(bytes) !== state.program_id) {
+        throw new MustardSerializationError('Progress.load() rejected a tampered or mismatched detached program');
+      }
+      program = { id: state.program_id, bytes };
     }
-    if (typeof state.suspended_manifest !== 'string' || typeof state.suspended_manifest_token !== 'string') {
-      throw new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
+    const multiUse = options !== null && typeof options === 'object' && options.multiUse === true;
+    if (options !== null && typeof options === 'object' && options.multiUse !== undefined && typeof options.multiUse !== 'boolean') {
+      throw new TypeError('Progress.load() options.multiUse must be a boolean');
     }
+    // Single use: a snapshot already resumed in this process is refused
+    // before anything else of the dump is looked at.
+    if (!multiUse && consumed.used(state.snapshot_id)) throw singleUseError();
     if (options === undefined || options === null || typeof options !== 'object') {
       throw new TypeError('Progress.load() requires an ExecutionContext or explicit capabilities, limits, and snapshotKey');
     }
@@ -710,25 +764,48 @@ class Progress {
         throw new TypeError('Progress.load() requires explicit capabilities when restoring progress');
       }
       if (!hasOwn(options, 'limits')) throw new TypeError('Progress.load() requires explicit limits when restoring progress');
+      assertPlainObject(options.limits, 'Progress.load() options.limits');
       if (options.snapshotKey === undefined) throw new TypeError('Progress.load() requires explicit snapshotKey when restoring progress');
       ctx = createContext(options, 'Progress.load() options');
-    }
-    const snapshot = Buffer.from(state.snapshot);
-    const tampered = () => new MustardSerializationError('Progress.load() rejected a tampered or unauthenticated snapshot', { code: 'tampered_snapshot' });
-    if (sha256Hex(snapshot) !== state.snapshot_id) throw tampered();
-    const program = Buffer.from(state.program);
-    if (sha256Hex(program) !== state.program_id) {
-      throw new MustardSerializationError('Progress.load() rejected a tampered or mismatched detached program');
     }
     if (ctx.digest !== state.snapshot_key_digest) {
       throw new MustardSerializationError('Progress.load() rejected a mismatched snapshot key digest', { code: 'key_digest_mismatch' });
     }
     if (!timingSafeEqualHex(state.token, hmacHex(ctx.key, state.snapshot_id))) throw tampered();
-    const manifestToken = hmacHex(ctx.key, state.snapshot_id, '\0', state.suspended_manifest);
-    if (!timingSafeEqualHex(state.suspended_manifest_token, manifestToken)) {
-      throw new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
+    const manifestError = () => new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
+    if (state.suspended_manifest === undefined && state.suspended_manifest_token === undefined) {
+      // The reference reads a dump without its manifest (a "legacy" dump)
+      // from the snapshot itself; this package's snapshot bytes are the
+      // sidecar's, and every dump it writes carries the manifest.
+      throw new MustardSerializationError(
+        'Progress.load() requires the dump\'s suspended_manifest: the suspended call is read from it, not from the snapshot bytes',
+      );
     }
-    const manifest = JSON.parse(state.suspended_manifest);
+    if (
+      typeof state.suspended_manifest !== 'string' ||
+      state.suspended_manifest.length === 0 ||
+      typeof state.suspended_manifest_token !== 'string' ||
+      state.suspended_manifest_token.length === 0
+    ) {
+      throw manifestError();
+    }
+    const manifestToken = hmacHex(ctx.key, state.snapshot_id, '\0', state.suspended_manifest);
+    if (!timingSafeEqualHex(state.suspended_manifest_token, manifestToken)) throw manifestError();
+    let manifest;
+    try {
+      manifest = JSON.parse(state.suspended_manifest);
+    } catch {
+      throw manifestError();
+    }
+    if (
+      manifest === null ||
+      typeof manifest !== 'object' ||
+      typeof manifest.capability !== 'string' ||
+      manifest.capability.length === 0 ||
+      !Array.isArray(manifest.args)
+    ) {
+      throw manifestError();
+    }
     if (manifest.host_calls !== ctx.hostCalls) {
       ctx = Object.freeze({ ...ctx, hostCalls: manifest.host_calls === 'batch' ? 'batch' : 'one' });
     }
@@ -744,6 +821,7 @@ class Progress {
         throw new MustardSerializationError(`snapshot policy rejected unauthorized capability \`${name}\``, { code: 'unauthorized_capability' });
       }
     }
+    if (!multiUse && !consumed.claim(state.snapshot_id)) throw singleUseError();
     const step = {
       capability: manifest.capability,
       args: manifest.args,
@@ -754,7 +832,11 @@ class Progress {
       home: null,
       logs: [],
     };
-    return new Progress(PRIVATE, stepState(step, ctx, { id: state.program_id, bytes: program }, { sync: false, pool: null }, 'delta'));
+    const st = stepState(step, ctx, program, { sync: false, pool: null }, 'delta');
+    st.exposed = true;
+    st.claimed = !multiUse;
+    st.multiUse = multiUse;
+    return new Progress(PRIVATE, st);
   }
 }
 
@@ -765,6 +847,30 @@ function timingSafeEqualHex(a, b) {
 
 // ---- Mustard ----
 
+// The sidecar's parse error for a `return` outside a function, and the
+// reference's wording of it.
+const ILLEGAL_RETURN = /^Illegal return statement \((\d+):(\d+)\)$/;
+
+function illegalReturnAt(error) {
+  if (!(error instanceof MustardError) || error.kind !== 'Parse') return null;
+  const m = ILLEGAL_RETURN.exec(error.message);
+  return m === null ? null : { line: Number(m[1]), column: Number(m[2]) };
+}
+
+function compileSource(source, language) {
+  try {
+    return syncBridge().call('compile', { source, language });
+  } catch (error) {
+    const at = illegalReturnAt(error);
+    if (at !== null) {
+      error.message = `A 'return' statement can only be used within a function body. (${at.line}:${at.column})`;
+    }
+    throw error;
+  }
+}
+
+const LOADED = Symbol('mustard-sidecar.loadedProgram');
+
 class Mustard {
   #program;
 
@@ -772,18 +878,33 @@ class Mustard {
   // MustardParseError / MustardValidationError for one that does not
   // compile.
   constructor(code, options = {}) {
+    if (code === LOADED) {
+      this.#program = options;
+      return;
+    }
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError('compile options must be a plain object');
     }
-    if (options.lenientMode !== undefined && options.lenientMode !== false) {
-      throw new TypeError('options.lenientMode is not supported by mustard-sidecar');
+    if (options.lenientMode !== undefined && typeof options.lenientMode !== 'boolean') {
+      throw new TypeError('options.lenientMode must be a boolean');
+    }
+    if (options.inputs !== undefined && (!Array.isArray(options.inputs) || options.inputs.some((n) => typeof n !== 'string'))) {
+      throw new TypeError('options.inputs must be an array of strings');
     }
     const language = options.language ?? 'javascript';
     if (language !== 'javascript' && language !== 'typescript') {
       throw new TypeError('compile options.language must be "javascript" or "typescript"');
     }
     if (typeof code !== 'string') throw new TypeError('program source must be a string');
-    const compiled = syncBridge().call('compile', { source: code, language });
+    const compiled =
+      options.lenientMode === true
+        ? compileLenient(
+            code,
+            (source) => syncBridge().call('compile', { source, language }),
+            illegalReturnAt,
+            (message) => new MustardValidationError(message),
+          )
+        : compileSource(code, language);
     this.#program = { id: compiled.programId, bytes: Buffer.from(compiled.program) };
   }
 
@@ -791,15 +912,14 @@ class Mustard {
     void new Mustard(code, options);
   }
 
-  // load makes a Mustard of program bytes from dump(), without compiling.
+  // load makes a Mustard of program bytes from dump(), without compiling;
+  // bytes that are not a program fail when it is started.
   static load(buffer) {
     if (!(Buffer.isBuffer(buffer) || buffer instanceof Uint8Array)) {
       throw new TypeError('Mustard.load() requires program bytes as Buffer or Uint8Array');
     }
-    const instance = Object.create(Mustard.prototype);
     const bytes = Buffer.from(buffer);
-    instance.#program = { id: sha256Hex(bytes), bytes };
-    return instance;
+    return new Mustard(LOADED, { id: sha256Hex(bytes), bytes });
   }
 
   dump() {
