@@ -16,6 +16,7 @@ const {
   MustardRuntimeError,
   MustardSerializationError,
   MustardValidationError,
+  MustardLimitError,
   MustardProcessError,
   MustardRequestTooLargeError,
   cancelledError,
@@ -110,10 +111,18 @@ function assertPlainObject(value, label) {
   }
 }
 
+// The reference counts its guest environment (its globals: 7,804 bytes of
+// heap, 27 allocations) against heapLimitBytes and allocationBudget; the
+// sidecar counts only what the program allocates. A limit given here is
+// the reference's: the sidecar gets it less that environment, and a limit
+// below it fails as the reference's does, before anything runs.
+const ENVIRONMENT = { heap_limit_bytes: 7804, allocation_budget: 27 };
+
 function encodeLimits(limits, label) {
   if (limits === undefined) return {};
   assertPlainObject(limits, label);
   const out = {};
+  let below = null;
   for (const [key, value] of Object.entries(limits)) {
     const wire = LIMIT_NAMES[key];
     if (wire === undefined) {
@@ -123,9 +132,34 @@ function encodeLimits(limits, label) {
     if (!Number.isSafeInteger(value) || value < 0) {
       throw new TypeError(`${label}.${key} must be a non-negative integer`);
     }
-    out[wire] = value;
+    if (ENVIRONMENT[wire] !== undefined) {
+      if (value < ENVIRONMENT[wire]) below ??= wire;
+      out[wire] = Math.max(0, value - ENVIRONMENT[wire]);
+    } else {
+      out[wire] = value;
+    }
   }
+  if (below !== null) Object.defineProperty(out, BELOW_ENVIRONMENT, { value: below });
   return out;
+}
+
+const BELOW_ENVIRONMENT = Symbol('mustard-sidecar.belowEnvironment');
+
+// belowEnvironment throws the reference's failure for limits too small
+// for its environment: at start (a Limit error) or when a dump is loaded.
+function belowEnvironment(ctx, loading = false) {
+  const which = ctx.limits[BELOW_ENVIRONMENT];
+  if (which === undefined) return;
+  if (loading) {
+    throw new MustardSerializationError(
+      which === 'heap_limit_bytes'
+        ? 'snapshot validation failed: heap usage exceeds configured heap limit'
+        : 'snapshot validation failed: allocation count exceeds configured allocation budget',
+    );
+  }
+  throw which === 'heap_limit_bytes'
+    ? new MustardLimitError('heap limit exceeded', { code: 'limit_heap' })
+    : new MustardLimitError('allocation budget exhausted', { code: 'limit_allocation_budget' });
 }
 
 function normalizeSnapshotKey(key, label) {
@@ -445,7 +479,44 @@ function stepState(step, ctx, program, where, delivery) {
 // synchronous side or on a pool; a step the process died during is tried
 // again from the snapshot bytes on another process.
 function advanceSync(st, body) {
-  return loggedSync(st.ctx, () => advanceSyncUnlogged(st, body));
+  try {
+    return loggedSync(st.ctx, () => advanceSyncUnlogged(st, body));
+  } catch (error) {
+    throw withHostErrorCode(error, body);
+  }
+}
+
+// referenceString renders a value as the reference's error summaries do
+// (JavaScript's String(), without running anything).
+function referenceString(v) {
+  if (v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return v.map((e) => (e === null || e === undefined ? '' : referenceString(e))).join(',');
+  if (typeof v === 'object') return '[object Object]';
+  return String(v);
+}
+
+// withHostErrorCode gives an uncaught host error the reference's summary:
+// when a step fails with the error a capability just threw (its name and
+// message), the reference appends " [code=<code>]" and
+// " [details=<details>]" for the error's own code and details.
+function withHostErrorCode(error, body) {
+  if (!(error instanceof MustardRuntimeError)) return error;
+  const payloads = body.payload ? [body.payload] : Array.isArray(body.answers) ? body.answers.map((a) => a.payload) : [];
+  for (const p of payloads) {
+    if (!p || p.type !== 'error' || !p.error) continue;
+    const { name = 'Error', message = '', code, details } = p.error;
+    if (typeof code !== 'string' && details === undefined) continue;
+    const head = message === '' ? name : `${name}: ${message}`;
+    const nl = error.message.indexOf('\n');
+    const first = nl < 0 ? error.message : error.message.slice(0, nl);
+    if (first !== head) continue;
+    let suffix = '';
+    if (typeof code === 'string') suffix += ` [code=${code}]`;
+    if (details !== undefined) suffix += ` [details=${referenceString(decode(details))}]`;
+    error.message = first + suffix + (nl < 0 ? '' : error.message.slice(nl));
+    return error;
+  }
+  return error;
 }
 
 function advanceSyncUnlogged(st, body) {
@@ -461,7 +532,9 @@ function advanceSyncUnlogged(st, body) {
 }
 
 function advanceAsync(st, body, pool, signal) {
-  return loggedAsync(st.ctx, () => advanceAsyncUnlogged(st, body, pool, signal));
+  return loggedAsync(st.ctx, () => advanceAsyncUnlogged(st, body, pool, signal)).catch((error) => {
+    throw withHostErrorCode(error, body);
+  });
 }
 
 async function advanceAsyncUnlogged(st, body, pool, signal) {
@@ -768,6 +841,7 @@ class Progress {
       if (options.snapshotKey === undefined) throw new TypeError('Progress.load() requires explicit snapshotKey when restoring progress');
       ctx = createContext(options, 'Progress.load() options');
     }
+    belowEnvironment(ctx, true);
     if (ctx.digest !== state.snapshot_key_digest) {
       throw new MustardSerializationError('Progress.load() rejected a mismatched snapshot key digest', { code: 'key_digest_mismatch' });
     }
@@ -857,15 +931,35 @@ function illegalReturnAt(error) {
   return m === null ? null : { line: Number(m[1]), column: Number(m[2]) };
 }
 
+// referenceCompileError gives a compile failure the reference's kind and
+// wording where they differ from the sidecar's parser: a `return` outside
+// a function, a duplicate lexical binding (a Validation failure there),
+// module syntax (Validation: "module syntax is not supported").
+function referenceCompileError(error, source) {
+  if (!(error instanceof MustardError) || error.kind !== 'Parse') return error;
+  const at = illegalReturnAt(error);
+  if (at !== null) {
+    error.message = `A 'return' statement can only be used within a function body. (${at.line}:${at.column})`;
+    return error;
+  }
+  if (/^Identifier '.*' has already been declared \(\d+:\d+\)$/s.test(error.message)) {
+    return new MustardValidationError(error.message, { code: 'validation', cause: error });
+  }
+  const m = /^Unexpected reserved word \((\d+):(\d+)\)$/.exec(error.message);
+  if (m !== null) {
+    const line = source.split('\n')[Number(m[1]) - 1] ?? '';
+    if (/^(?:import|export)\b/.test(line.slice(Number(m[2]) - 1))) {
+      return new MustardValidationError(`module syntax is not supported (${m[1]}:${m[2]})`, { code: 'validation', cause: error });
+    }
+  }
+  return error;
+}
+
 function compileSource(source, language) {
   try {
     return syncBridge().call('compile', { source, language });
   } catch (error) {
-    const at = illegalReturnAt(error);
-    if (at !== null) {
-      error.message = `A 'return' statement can only be used within a function body. (${at.line}:${at.column})`;
-    }
-    throw error;
+    throw referenceCompileError(error, source);
   }
 }
 
@@ -900,7 +994,16 @@ class Mustard {
       options.lenientMode === true
         ? compileLenient(
             code,
-            (source) => syncBridge().call('compile', { source, language }),
+            (source) => {
+              try {
+                return syncBridge().call('compile', { source, language });
+              } catch (error) {
+                // The lenient rewrite keeps lines and columns: the
+                // original source names the same places.
+                if (illegalReturnAt(error) !== null) throw error;
+                throw referenceCompileError(error, code);
+              }
+            },
             illegalReturnAt,
             (message) => new MustardValidationError(message),
           )
@@ -936,6 +1039,7 @@ class Mustard {
     const signal = getSignal(options, 'start options');
     if (signal?.aborted) throw cancelledError();
     const ctx = resolveContext(options, 'start options');
+    belowEnvironment(ctx);
     const delivery = getDelivery(options, 'start options');
     const request = startRequest(this.#program, ctx, options, 'start options', delivery);
     const step = loggedSync(ctx, () => syncBridge().call('start', request));
@@ -948,6 +1052,7 @@ class Mustard {
     const signal = getSignal(options, 'start options');
     if (signal?.aborted) throw cancelledError();
     const ctx = resolveContext(options, 'start options');
+    belowEnvironment(ctx);
     const pool = getPool(options, 'start options') || defaultPool();
     const delivery = getDelivery(options, 'start options');
     const step = await startAsync(pool, startRequest(this.#program, ctx, options, 'start options', delivery), signal, ctx);
@@ -963,6 +1068,7 @@ class Mustard {
     const signal = getSignal(options, 'run options');
     if (signal?.aborted) throw cancelledError();
     const ctx = resolveContext(options, 'run options');
+    belowEnvironment(ctx);
     const pool = getPool(options, 'run options') || defaultPool();
     const delivery = getDelivery(options, 'run options');
     const maxConcurrent = options.maxConcurrentCalls ?? 16;
