@@ -9,6 +9,7 @@ const { types } = require('node:util');
 const ops = require('./ops.js');
 const consumed = require('./consumed.js');
 const { compileLenient } = require('./lenient.js');
+const { inspectSnapshot } = require('./inspect.js');
 const { SidecarPool } = require('./pool.js');
 const { SyncBridge } = require('./sync.js');
 const {
@@ -847,38 +848,49 @@ class Progress {
     }
     if (!timingSafeEqualHex(state.token, hmacHex(ctx.key, state.snapshot_id))) throw tampered();
     const manifestError = () => new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
-    if (state.suspended_manifest === undefined && state.suspended_manifest_token === undefined) {
-      // The reference reads a dump without its manifest (a "legacy" dump)
-      // from the snapshot itself; this package's snapshot bytes are the
-      // sidecar's, and every dump it writes carries the manifest.
-      throw new MustardSerializationError(
-        'Progress.load() requires the dump\'s suspended_manifest: the suspended call is read from it, not from the snapshot bytes',
-      );
-    }
-    if (
-      typeof state.suspended_manifest !== 'string' ||
-      state.suspended_manifest.length === 0 ||
-      typeof state.suspended_manifest_token !== 'string' ||
-      state.suspended_manifest_token.length === 0
-    ) {
-      throw manifestError();
-    }
-    const manifestToken = hmacHex(ctx.key, state.snapshot_id, '\0', state.suspended_manifest);
-    if (!timingSafeEqualHex(state.suspended_manifest_token, manifestToken)) throw manifestError();
     let manifest;
-    try {
-      manifest = JSON.parse(state.suspended_manifest);
-    } catch {
-      throw manifestError();
-    }
-    if (
-      manifest === null ||
-      typeof manifest !== 'object' ||
-      typeof manifest.capability !== 'string' ||
-      manifest.capability.length === 0 ||
-      !Array.isArray(manifest.args)
-    ) {
-      throw manifestError();
+    if (state.suspended_manifest === undefined && state.suspended_manifest_token === undefined) {
+      // A dump without its manifest (the reference's "legacy" dump, or one
+      // stored with only the reference's required fields): the suspended
+      // call is read from the snapshot, now that its token checked out.
+      const found = inspectSnapshot(snapshot);
+      if (found === null) {
+        throw new MustardSerializationError(
+          "Progress.load() requires the dump's suspended_manifest for this snapshot (a sealed one, or of another format version)",
+        );
+      }
+      manifest = {
+        capability: found.capability,
+        args: found.args,
+        calls: ctx.hostCalls === 'batch' ? found.calls : undefined,
+        host_calls: ctx.hostCalls,
+        console: ctx.consoleMode,
+      };
+    } else {
+      if (
+        typeof state.suspended_manifest !== 'string' ||
+        state.suspended_manifest.length === 0 ||
+        typeof state.suspended_manifest_token !== 'string' ||
+        state.suspended_manifest_token.length === 0
+      ) {
+        throw manifestError();
+      }
+      const manifestToken = hmacHex(ctx.key, state.snapshot_id, '\0', state.suspended_manifest);
+      if (!timingSafeEqualHex(state.suspended_manifest_token, manifestToken)) throw manifestError();
+      try {
+        manifest = JSON.parse(state.suspended_manifest);
+      } catch {
+        throw manifestError();
+      }
+      if (
+        manifest === null ||
+        typeof manifest !== 'object' ||
+        typeof manifest.capability !== 'string' ||
+        manifest.capability.length === 0 ||
+        !Array.isArray(manifest.args)
+      ) {
+        throw manifestError();
+      }
     }
     if (manifest.host_calls !== ctx.hostCalls) {
       ctx = Object.freeze({ ...ctx, hostCalls: manifest.host_calls === 'batch' ? 'batch' : 'one' });
