@@ -17,6 +17,7 @@
 // list fails, or a listed test passes. Usage:
 //
 //   node test/reference-suite.js [--json FILE] [--only NAME.test.js ...]
+//   node test/reference-suite.js --types-only   (the type test alone; npm test)
 //
 // The sidecar binary: $MUSTARD_SIDECAR_BIN, or built here with `go build`.
 // $MUSTARDSCRIPT_REFERENCE=<dir of the installed mustardscript package> runs
@@ -36,10 +37,12 @@ const listFile = path.join(dataDir, 'expected-failures.json');
 
 const args = process.argv.slice(2);
 let jsonOut = null;
+let typesOnly = false;
 const only = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--json') jsonOut = args[++i];
   else if (args[i] === '--only') only.push(args[++i]);
+  else if (args[i] === '--types-only') typesOnly = true;
   else {
     console.error(`unknown argument ${args[i]}`);
     process.exit(2);
@@ -59,7 +62,7 @@ function fail(message) {
 }
 
 const env = { ...process.env };
-if (!referenceDir && !env.MUSTARD_SIDECAR_BIN) {
+if (!referenceDir && !typesOnly && !env.MUSTARD_SIDECAR_BIN) {
   env.MUSTARD_SIDECAR_BIN = path.join(tmp, 'mustard-sidecar');
   const built = spawnSync('go', ['build', '-o', env.MUSTARD_SIDECAR_BIN, './cmd/mustard-sidecar'], { cwd: repo, stdio: 'inherit' });
   if (built.status !== 0) fail('building the sidecar failed');
@@ -178,6 +181,13 @@ function typeTest() {
 }
 
 (async () => {
+  if (typesOnly) {
+    const types = typeTest();
+    cleanup();
+    console.log(`reference type test (tests/types/public-api.test.ts, tsc --strict): ${types.errors} errors`);
+    if (!types.ok) console.log(types.out);
+    process.exit(types.ok ? 0 : 1);
+  }
   const results = [];
   let next = 0;
   async function worker() {
