@@ -411,18 +411,6 @@ function loggedSync(ctx, f) {
   return step;
 }
 
-async function loggedAsync(ctx, f) {
-  let step;
-  try {
-    step = await f();
-  } catch (error) {
-    if (error && Array.isArray(error.logs)) emitLogs(ctx, error.logs);
-    throw error;
-  }
-  step.logs = toLogLines(step.logs);
-  emitLogs(ctx, step.logs);
-  return step;
-}
 
 // ---- steps ----
 
@@ -532,22 +520,37 @@ function advanceSyncUnlogged(st, body) {
   }
 }
 
-function advanceAsync(st, body, pool, signal) {
-  return loggedAsync(st.ctx, () => advanceAsyncUnlogged(st, body, pool, signal)).catch((error) => {
-    throw withHostErrorCode(error, body);
-  });
-}
-
-async function advanceAsyncUnlogged(st, body, pool, signal) {
+// The async steps await the sidecar's answer directly, with no wrapper
+// in between: the capability a step suspends at is called in the
+// microtask turn after the answer is read.
+async function advanceAsync(st, body, pool, signal) {
   let home = st.where.pool === pool ? st.home : null;
+  let step;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await ops.resume(pool, resumeRequest(st, body, home), signal);
+      step = await ops.resume(pool, resumeRequest(st, body, home), signal);
+      break;
     } catch (error) {
-      if (!(error instanceof MustardProcessError) || st.snapshot === null || attempt >= MAX_ATTEMPTS || signal?.aborted) throw error;
+      if (!(error instanceof MustardProcessError) || st.snapshot === null || attempt >= MAX_ATTEMPTS || signal?.aborted) {
+        throw failedStep(st.ctx, withHostErrorCode(error, body));
+      }
       home = null;
     }
   }
+  return loggedStep(st.ctx, step);
+}
+
+// loggedStep hands a step's log lines to onLog; failedStep those of the
+// error a step failed with, and returns the error.
+function loggedStep(ctx, step) {
+  step.logs = toLogLines(step.logs);
+  emitLogs(ctx, step.logs);
+  return step;
+}
+
+function failedStep(ctx, error) {
+  if (error && Array.isArray(error.logs)) emitLogs(ctx, error.logs);
+  return error;
 }
 
 function startRequest(program, ctx, options, label, delivery) {
@@ -566,18 +569,17 @@ function startRequest(program, ctx, options, label, delivery) {
   };
 }
 
-function startAsync(pool, request, signal, ctx) {
-  return loggedAsync(ctx, () => startAsyncUnlogged(pool, request, signal));
-}
-
-async function startAsyncUnlogged(pool, request, signal) {
+async function startAsync(pool, request, signal, ctx) {
+  let step;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await ops.start(pool, request, signal);
+      step = await ops.start(pool, request, signal);
+      break;
     } catch (error) {
-      if (!(error instanceof MustardProcessError) || attempt >= MAX_ATTEMPTS || signal?.aborted) throw error;
+      if (!(error instanceof MustardProcessError) || attempt >= MAX_ATTEMPTS || signal?.aborted) throw failedStep(ctx, error);
     }
   }
+  return loggedStep(ctx, step);
 }
 
 function materialize(step, ctx, program, where, delivery) {
