@@ -1094,7 +1094,7 @@ class Mustard {
     if (ctx.hostCalls === 'batch') return runBatch(step, ctx, this.#program, pool, signal, delivery, maxConcurrent);
     while (step.type === 'suspended') {
       const handler = ctx.handlers[step.capability];
-      if (typeof handler !== 'function') throw new Error(`Missing capability: ${step.capability}`);
+      if (typeof handler !== 'function') throw new MustardRuntimeError(`Missing capability: ${step.capability}`);
       const outcome = await settle(handler, step.args.map((a) => decode(a)), signal);
       const st = stepState(step, ctx, this.#program, where, delivery);
       step = await advanceAsync(st, { payload: toPayload(outcome, step.capability) }, pool, signal);
@@ -1125,7 +1125,7 @@ async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurren
       const outcome =
         typeof handler === 'function'
           ? settle(handler, call.args.map((a) => decode(a)), signal)
-          : Promise.reject(new Error(`Missing capability: ${call.capability}`));
+          : Promise.reject(new MustardRuntimeError(`Missing capability: ${call.capability}`));
       outcome
         .then((o) => {
           ready.push({ call_id: call.call_id, payload: toPayload(o, call.capability) });
