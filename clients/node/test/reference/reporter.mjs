@@ -1,3 +1,6 @@
+// A node --test reporter for ../reference-suite.js: one JSON line per test
+// (file, name with its parents' names joined by ' > ', pass or fail, the
+// first 600 characters of the error).
 export default async function* reporter(source) {
   const stack = [];
   for await (const ev of source) {
