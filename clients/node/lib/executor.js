@@ -345,7 +345,10 @@ class MustardExecutor {
     }
     let progress;
     try {
-      progress = Progress.load(dumped, this._policy(jobId));
+      // The store's claim, not the process, decides who resumes a job: a
+      // stored dump may be loaded again here after an earlier worker of
+      // this process stopped before resuming it.
+      progress = Progress.load(dumped, { ...this._policy(jobId), multiUse: true });
     } catch (error) {
       await this._finish(jobId, 'failed', error);
       return undefined;
