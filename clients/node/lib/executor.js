@@ -204,7 +204,11 @@ class MustardExecutor {
   }
 
   async get(jobId) {
-    return this._store.get(jobId);
+    const record = await this._store.get(jobId);
+    // A job's outstanding calls are listed in batch mode only: the record
+    // of a one-call job has the reference's keys and no others.
+    if (record !== null && record.calls === undefined) delete record.calls;
+    return record;
   }
 
   async cancel(jobId) {
