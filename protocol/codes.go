@@ -40,6 +40,7 @@ const (
 	codeMissingProgram    code = "missing_program"
 	codeProgramIDMismatch code = "program_id_mismatch"
 	codeUnknownProgramID  code = "unknown_program_id"
+	codeRetiredFormat     code = "retired_program_format" // program bytes of format 1 or 2
 
 	// resume, in the order of its checks.
 	codeMissingSnapshot        code = "missing_snapshot"
@@ -121,6 +122,9 @@ func engineCode(e *engine.Error) code {
 	case engine.KindRuntime:
 		return codeRuntime
 	case engine.KindSerialization:
+		if e.Message == engine.ErrRetiredProgramFormat.Message {
+			return codeRetiredFormat
+		}
 		return codeSerialization
 	case engine.KindLimit:
 		if c, ok := limitCodes[e.Message]; ok {
@@ -179,7 +183,7 @@ var allCodes = []code{
 	codeUnknownField, codeMissingField, codeUnexpectedPayload, codeBinaryField,
 	codeInvalidValue, codeInvalidCapability, codeUnknownHostCalls, codeUnknownDelivery,
 	codeUnknownLanguage, codeUnknownConsole, codeUnknownEntry,
-	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID,
+	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID, codeRetiredFormat,
 	codeMissingSnapshot, codeSnapshotAndStage, codeSnapshotIDMismatch, codeUnknownSnapshotID,
 	codeMissingPolicy, codeMissingLimits, codePolicyIDMismatch, codeUnknownPolicyID,
 	codeMissingAuth, codeKeyDigestMismatch, codeTamperedSnapshot, codeUnauthorizedCapability,

@@ -246,6 +246,9 @@ func codeCases() []codeCase {
 		both("unknown_program_id", "unknown program_id `"+unknownID+"`", func(c *sess, fx *fixture) reply {
 			return c.call("start", nil, "", "program_id", unknownID, "options", map[string]any{})
 		}),
+		both("retired_program_format", retiredPhrase, func(c *sess, fx *fixture) reply {
+			return c.call("start", retiredProgram(2, "1"), "program_base64", "options", map[string]any{})
+		}),
 
 		// resume.
 		both("missing_snapshot", "resume requires snapshot bytes or snapshot_id", func(c *sess, fx *fixture) reply {

@@ -344,7 +344,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 	if err := engine.CheckAnswers(r.outstanding, uint64(len(snap.Calls)), answers); err != nil {
 		return nil, err
 	}
-	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program)
+	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program, false)
 	if err != nil {
 		return nil, err
 	}

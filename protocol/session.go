@@ -293,12 +293,22 @@ func (s *Session) rawBytes(f fields, payload []byte, field string) ([]byte, bool
 }
 
 // loadProgram returns the cached program with this id or validates bytes.
-func (s *Session) loadProgram(id string, b []byte) (*engine.Program, error) {
+// A program a fresh execution is to begin from (fresh) must be of the
+// current format; one a replay runs may be of any format its snapshot
+// journals.
+func (s *Session) loadProgram(id string, b []byte, fresh bool) (*engine.Program, error) {
 	if p, ok := s.programs.Get(id); ok {
+		if fresh && !p.Startable() {
+			return nil, engine.ErrRetiredProgramFormat
+		}
 		return p, nil
 	}
+	load := engine.LoadProgramWith
+	if fresh {
+		load = engine.LoadProgramToStart
+	}
 	o, release := s.compileBound()
-	p, err := engine.LoadProgramWith(append([]byte(nil), b...), o)
+	p, err := load(append([]byte(nil), b...), o)
 	release()
 	if err != nil {
 		return nil, err

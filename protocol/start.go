@@ -129,9 +129,13 @@ func (s *Session) program(f fields, payload []byte, set stagedSet) (*engine.Prog
 		if hasID && id != got {
 			return nil, errorf(codeProgramIDMismatch, "program_id did not match program bytes")
 		}
-		return s.loadProgram(got, b)
+		return s.loadProgram(got, b, true)
 	case hasID:
 		if p, ok := s.programs.Get(id); ok {
+			if !p.Startable() {
+				// Cached by a replay of one of its snapshots.
+				return nil, engine.ErrRetiredProgramFormat
+			}
 			return p, nil
 		}
 		return nil, errorf(codeUnknownProgramID, "unknown program_id `%s`", id)
