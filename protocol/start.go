@@ -86,7 +86,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	s.roomToRun(pol.Limits)
 	began := time.Now()
 	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Stop: fl.stop})
-	out := &stepResult{step: step, policyID: policyID, batch: mode == policy.HostCallsBatch, profile: profile,
+	out := &stepResult{step: step, pol: pol, policyID: policyID, batch: mode == policy.HostCallsBatch, profile: profile,
 		execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
 	if err := s.settleRun(fl, exec); err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (s *Session) program(f fields, payload []byte, set stagedSet) (*engine.Prog
 			}
 			return p, nil
 		}
-		return nil, errorf(codeUnknownProgramID, "unknown program_id `%s`", id)
+		return nil, s.unknownProgram(id)
 	}
 	return nil, errorf(codeMissingProgram, "start requires program bytes or program_id")
 }

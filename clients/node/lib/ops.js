@@ -236,7 +236,7 @@ async function start(pool, s, signal) {
       try {
         answer = await startOn(client, null);
       } catch (error) {
-        if (error.code !== 'unknown_program_id') throw error;
+        if (error.code !== 'unknown_program_id' && error.code !== 'evicted_program_id') throw error;
         client.known.delete(s.programId);
       }
     }
@@ -297,7 +297,7 @@ async function resume(pool, r, signal) {
         const answer = await resumeOn(client, { snapshot_id: r.snapshotId, policy_id: r.policyId, auth, ...common }, null);
         return toStep(client, answer.result, answer.payload, base);
       } catch (error) {
-        const evicted = error.code === 'unknown_snapshot_id' || error.code === 'unknown_policy_id';
+        const evicted = ['unknown_snapshot_id', 'unknown_policy_id', 'evicted_snapshot_id', 'evicted_policy_id'].includes(error.code);
         if (!evicted || !haveBytes) throw error;
       }
     }
