@@ -176,7 +176,8 @@
 // error_code to branch on ("runtime", "unknown_snapshot_id"; the table in
 // docs/protocol.md lists them). errors.Is matches the failures a host acts
 // on: ErrUnknownSnapshotID, ErrUnknownPolicyID, ErrUnknownProgramID (the
-// process no longer holds what was named: send the bytes),
+// process does not hold what was named, never did or evicted it: send
+// the bytes),
 // ErrTamperedSnapshot, ErrSealKey and ErrLimit (any limit, a cancel
 // among them). From a sidecar too old to send codes, Code is derived from
 // the message for those failures and the guest kinds. A process that died fails

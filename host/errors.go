@@ -85,13 +85,15 @@ var (
 	// ErrUnknownSnapshotID: the process does not hold the snapshot id a
 	// resume or fetch named (its caches are bounded, or it restarted).
 	// Resume from the bytes instead.
-	ErrUnknownSnapshotID error = &codeSentinel{"unknown snapshot_id", []string{"unknown_snapshot_id"}}
+	// It matches an id the process evicted (evicted_snapshot_id) and one
+	// it never held (unknown_snapshot_id); the same holds for the next two.
+	ErrUnknownSnapshotID error = &codeSentinel{"unknown snapshot_id", []string{"unknown_snapshot_id", "evicted_snapshot_id"}}
 	// ErrUnknownPolicyID: the process does not hold the policy id; resume
 	// with the full policy.
-	ErrUnknownPolicyID error = &codeSentinel{"unknown policy_id", []string{"unknown_policy_id"}}
+	ErrUnknownPolicyID error = &codeSentinel{"unknown policy_id", []string{"unknown_policy_id", "evicted_policy_id"}}
 	// ErrUnknownProgramID: the process does not hold the program id; send
 	// the program bytes.
-	ErrUnknownProgramID error = &codeSentinel{"unknown program_id", []string{"unknown_program_id"}}
+	ErrUnknownProgramID error = &codeSentinel{"unknown program_id", []string{"unknown_program_id", "evicted_program_id"}}
 	// ErrTamperedSnapshot: the token does not authenticate the snapshot
 	// (other bytes, another key, or a forged token).
 	ErrTamperedSnapshot error = &codeSentinel{"tampered or unauthenticated snapshot", []string{"tampered_snapshot"}}

@@ -339,7 +339,7 @@ func (r *Runtime) object_isSealed(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
-		km := r.newKeysMeter(obj, 0) // mustard: the work
+		km := r.newIntegrityMeter(obj) // mustard: the work, per property visited
 		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
 			km.next() // mustard
@@ -369,7 +369,7 @@ func (r *Runtime) object_isFrozen(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
-		km := r.newKeysMeter(obj, 0) // mustard: the work
+		km := r.newIntegrityMeter(obj) // mustard: the work, per property visited
 		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
 			km.next() // mustard
