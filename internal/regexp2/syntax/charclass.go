@@ -18,6 +18,7 @@ type CharSet struct {
 	sub        *CharSet //optional subtractor
 	negate     bool
 	anything   bool
+	building   bool // mustard: being parsed (see canonicalize)
 
 	ascii *asciiBitmap
 }
@@ -863,7 +864,11 @@ func (c *CharSet) canonicalize() {
 	// If the class now represents a single negated range, but does so by including every
 	// other character, invert it to produce a normalized form with a single range.  This
 	// is valuable for subsequent optimizations in most of the engines.
-	if !c.negate && c.sub == nil && len(c.categories) == 0 {
+	//
+	// mustard: not while the class is still being parsed (c.building): a
+	// range added after the inversion (the \d of [\u{0}-\u{40}\u{60}-\u{10FFFF}\d])
+	// would be added to the negated set and so removed from the class.
+	if !c.building && !c.negate && c.sub == nil && len(c.categories) == 0 {
 		if len(c.ranges) == 2 {
 			// There are two ranges in the list.  See if there's one missing range between them.
 			// Such a range might be as small as a single character.

@@ -1687,7 +1687,7 @@ func (p *parser) scanCharSet(caseInsensitive, scanOnly bool) (*CharSet, error) {
 
 	var cc *CharSet
 	if !scanOnly {
-		cc = &CharSet{}
+		cc = &CharSet{building: true} // mustard: see canonicalize
 	}
 
 	if p.charsRight() > 0 && p.rightChar(0) == '^' {
@@ -1906,6 +1906,10 @@ func (p *parser) scanCharSet(caseInsensitive, scanOnly bool) (*CharSet, error) {
 
 	if !scanOnly && caseInsensitive {
 		cc.addLowercase()
+	}
+	if !scanOnly { // mustard: the class is whole; canonicalize may invert it now
+		cc.building = false
+		cc.canonicalize()
 	}
 
 	return cc, nil
