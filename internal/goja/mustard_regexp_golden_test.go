@@ -149,10 +149,17 @@ func TestRegExpPropertyEscapesMatchNode(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Every case with MUSTARD_REGEXP_ALLPROPS=1 (.ci/run sets it: about
+	// ten seconds), every fourth otherwise.
+	every := 4
+	if os.Getenv("MUSTARD_REGEXP_ALLPROPS") != "" {
+		every = 1
+	}
 	vm := New()
 	vm.Set("golden", string(b))
+	vm.Set("every", every)
 	v, err := vm.RunString(`
-	const props = JSON.parse(golden).props;
+	const props = JSON.parse(golden).props.filter((_, i) => i % every === 0);
 	const out = [];
 	for (const c of props) {
 		for (const [engine, src] of [['RE2', c.p], ['regexp2', '(?=)' + c.p]]) {
@@ -169,7 +176,7 @@ func TestRegExpPropertyEscapesMatchNode(t *testing.T) {
 	for _, s := range v.Export().([]any) {
 		t.Error(s)
 	}
-	t.Logf("%d property patterns, each on both engines", len(golden.Props))
+	t.Logf("%d property patterns of %d, each on both engines", (len(golden.Props)+every-1)/every, len(golden.Props))
 
 	for _, c := range golden.Refused {
 		if got := regexpErrorText(t, c); got != c.Msg {
@@ -178,8 +185,23 @@ func TestRegExpPropertyEscapesMatchNode(t *testing.T) {
 	}
 
 	for _, e := range golden.Exprs {
+		if why, ok := regexpDepartures[e.Src]; ok {
+			t.Logf("%s: a departure (%s)", e.Src, why)
+			continue
+		}
+		// A literal's error is an early error: the program's SyntaxError.
+		if _, err := Compile("", e.Src, false); err != nil {
+			got := "unexpected error: " + err.Error()
+			if se, ok := err.(*CompilerSyntaxError); ok {
+				got = "SyntaxError: " + se.Message
+			}
+			if got != e.Out {
+				t.Errorf("%s:\n got %s\nNode %s", e.Src, got, e.Out)
+			}
+			continue
+		}
 		vm := New()
-		v, err := vm.RunString(`(function () { try { const v = eval(` + jsQuote(e.Src) + `); return v === undefined ? 'undefined' : JSON.stringify(v) } catch (e) { return e.name + ': ' + e.message } })()`)
+		v, err := vm.RunString(`(function () { try { const v = (` + e.Src + `); return v === undefined ? 'undefined' : JSON.stringify(v) } catch (e) { return e.name + ': ' + e.message } })()`)
 		if err != nil {
 			t.Errorf("%s: %v", e.Src, err)
 			continue
@@ -190,7 +212,8 @@ func TestRegExpPropertyEscapesMatchNode(t *testing.T) {
 	}
 }
 
-func jsQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+// regexpDepartures are the golden expressions whose answer departs from
+// Node's, as docs/guest-language.md says.
+var regexpDepartures = map[string]string{
+	`/^\p{RGI_Emoji}$/v`: "the v flag is not supported",
 }
