@@ -812,6 +812,13 @@ func (p singleRangeSorter) Swap(i, j int)      { p[i], p[j] = p[j], p[i] }
 
 // Logic to reduce a character class to a unique, sorted form.
 func (c *CharSet) canonicalize() {
+	// mustard: a class being parsed is canonicalized once, when whole
+	// (scanCharSet): sorting its ranges at every one added took time
+	// quadratic in them, and inverting it before the last was added lost
+	// ranges (see below).
+	if c.building {
+		return
+	}
 	var i, j int
 	var last rune
 
@@ -865,10 +872,11 @@ func (c *CharSet) canonicalize() {
 	// other character, invert it to produce a normalized form with a single range.  This
 	// is valuable for subsequent optimizations in most of the engines.
 	//
-	// mustard: not while the class is still being parsed (c.building): a
-	// range added after the inversion (the \d of [\u{0}-\u{40}\u{60}-\u{10FFFF}\d])
-	// would be added to the negated set and so removed from the class.
-	if !c.building && !c.negate && c.sub == nil && len(c.categories) == 0 {
+	// mustard: not while the class is still being parsed (c.building,
+	// above): a range added after the inversion (the \d of
+	// [\u{0}-\u{40}\u{60}-\u{10FFFF}\d]) would be added to the negated set
+	// and so removed from the class.
+	if !c.negate && c.sub == nil && len(c.categories) == 0 {
 		if len(c.ranges) == 2 {
 			// There are two ranges in the list.  See if there's one missing range between them.
 			// Such a range might be as small as a single character.
