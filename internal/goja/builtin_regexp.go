@@ -179,7 +179,7 @@ func escapeInvalidUtf16(s String) string {
 	return s.String()
 }
 
-func compileRegexpFromValueString(patternStr String, flags string, charge func(insts, extra int64)) (*regexpPattern, error) {
+func compileRegexpFromValueString(patternStr String, flags string, charge func(insts, extraInsts, extraWork int64)) (*regexpPattern, error) {
 	return compileRegexp(escapeInvalidUtf16(patternStr), flags, charge) // mustard: charge
 }
 
@@ -187,7 +187,7 @@ func compileRegexpFromValueString(patternStr String, flags string, charge func(i
 // it is built (mustard_regexp.go, chargeProgram), and what rewriting the
 // pattern's property escapes added. Errors are V8's
 // (mustard_regexp_errors.go).
-func compileRegexp(patternStr, flags string, charge func(insts, extra int64)) (p *regexpPattern, err error) {
+func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extraWork int64)) (p *regexpPattern, err error) {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
 	var wrapper *regexpWrapper
 	var wrapper2 *regexp2Wrapper
@@ -247,10 +247,10 @@ func compileRegexp(patternStr, flags string, charge func(insts, extra int64)) (p
 		return nil, &regexpSyntaxError{source: patternStr, flags: canonicalRegexpFlags(global, ignoreCase, multiline, dotAll, unicode, sticky), reason: reason}
 	}
 	if unicode {
-		var grown int
-		patternStr, grown = parser.ExpandPropertyEscapes(patternStr)
+		var grown, folded int
+		patternStr, grown, folded = parser.ExpandPropertyEscapes(patternStr)
 		if charge != nil && grown > 0 {
-			charge(0, int64(grown/expandedBytesPerInst))
+			charge(0, int64(grown/expandedBytesPerInst), expandedWork(grown, folded, ignoreCase))
 		}
 	}
 	source := patternStr // mustard: for the error of a pattern neither engine takes
@@ -279,7 +279,7 @@ func compileRegexp(patternStr, flags string, charge func(insts, extra int64)) (p
 		}
 
 		if charge != nil && strings.Contains(re2Str, "{") { // mustard: see chargeProgram
-			charge(parser.RegexpInsts(re2Str), 0)
+			charge(parser.RegexpInsts(re2Str), 0, 0)
 		}
 		// mustard: a pattern RE2 does not take (a repeat count past 1,000,
 		// ...) runs on regexp2; its syntax was checked above.

@@ -86,7 +86,7 @@ func (self *_parser) regexpLiteral(pattern, flags string) {
 	}
 	if strings.Contains(flags, "u") { // property escapes, rewritten into their sets' ranges
 		var grown int
-		if pattern, grown = ExpandPropertyEscapes(pattern); grown > 0 {
+		if pattern, grown, _ = ExpandPropertyEscapes(pattern); grown > 0 {
 			self.scannedMany(int64(grown / ExpandedBytesPerInst))
 		}
 	}

@@ -87,7 +87,7 @@ func TestExpandPropertyEscapes(t *testing.T) {
 		{`[\p{Any}]\P{Any}`, `[\u{0}-\u{10ffff}][]`},
 		{`\p{Nope}`, `\p{Nope}`},
 	} {
-		if got, _ := ExpandPropertyEscapes(c.in); got != c.out {
+		if got, _, _ := ExpandPropertyEscapes(c.in); got != c.out {
 			t.Errorf("%s: %s, want %s", c.in, got, c.out)
 		}
 	}

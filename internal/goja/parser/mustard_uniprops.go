@@ -130,10 +130,12 @@ func uniPropInSet(name string, c rune) bool {
 // point ranges of its set written as \u{...} escapes: a class of its own
 // outside a class, the ranges alone inside one. Without an escape to
 // rewrite it returns the pattern itself. grown is the number of bytes
-// the rewrite added.
-func ExpandPropertyEscapes(pattern string) (expanded string, grown int) {
+// the rewrite added; folded the number of characters of the inserted
+// sets that case folding visits (Go's regexp folds a class character by
+// character between FoldMin and FoldMax).
+func ExpandPropertyEscapes(pattern string) (expanded string, grown, folded int) {
 	if !strings.Contains(pattern, `\p{`) && !strings.Contains(pattern, `\P{`) {
-		return pattern, 0
+		return pattern, 0, 0
 	}
 	var b strings.Builder
 	inClass := false
@@ -156,7 +158,7 @@ func ExpandPropertyEscapes(pattern string) (expanded string, grown int) {
 					break
 				}
 				b.WriteString(pattern[last:i])
-				writeUniSet(&b, uniSet(set), pattern[i+1] == 'P', inClass)
+				folded += writeUniSet(&b, uniSet(set), pattern[i+1] == 'P', inClass)
 				i += 3 + end
 				last = i + 1
 				continue
@@ -165,18 +167,29 @@ func ExpandPropertyEscapes(pattern string) (expanded string, grown int) {
 		}
 	}
 	if last == 0 {
-		return pattern, 0
+		return pattern, 0, 0
 	}
 	b.WriteString(pattern[last:])
 	out := b.String()
-	return out, len(out) - len(pattern)
+	return out, len(out) - len(pattern), folded
 }
 
-func writeUniSet(b *strings.Builder, set []uniRange, negate, inClass bool) {
+// The characters Go's regexp folds (regexp/syntax's minFold and maxFold).
+const (
+	FoldMin = 0x41
+	FoldMax = 0x1E943
+)
+
+// writeUniSet writes a set's ranges and returns how many of its
+// characters lie between FoldMin and FoldMax.
+func writeUniSet(b *strings.Builder, set []uniRange, negate, inClass bool) (folded int) {
 	if !inClass {
 		b.WriteByte('[')
 	}
 	write := func(lo, hi rune) {
+		if l, h := max(lo, FoldMin), min(hi, FoldMax); l <= h {
+			folded += int(h-l) + 1
+		}
 		writeCodePoint(b, lo)
 		if hi != lo {
 			b.WriteByte('-')
@@ -202,6 +215,7 @@ func writeUniSet(b *strings.Builder, set []uniRange, negate, inClass bool) {
 	if !inClass {
 		b.WriteByte(']')
 	}
+	return folded
 }
 
 func writeCodePoint(b *strings.Builder, c rune) {

@@ -720,15 +720,42 @@ func (c *CharSet) addCaseEquivalences() {
 		r := c.ranges[i]
 		// For a single range that's in the set, adds any additional ranges
 		// necessary to ensure that lowercase equivalents are also included.
-		for i := r.First; i <= r.Last; i++ {
-			equiv := tryFindCaseEquivalences(i)
-			for _, eq := range equiv {
-				c.ranges = append(c.ranges, SingleRange{First: eq, Last: eq})
+		// mustard: only the characters of the range that have a case
+		// (unicode.CaseRanges; every other one folds to itself), so a
+		// class of a million characters is not visited character by
+		// character.
+		for _, ch := range foldOutsideCaseRanges {
+			if ch >= r.First && ch <= r.Last {
+				for _, eq := range tryFindCaseEquivalences(ch) {
+					c.ranges = append(c.ranges, SingleRange{First: eq, Last: eq})
+				}
+			}
+		}
+		cr := unicode.CaseRanges
+		k := sort.Search(len(cr), func(k int) bool { return rune(cr[k].Hi) >= r.First })
+		for ; k < len(cr) && rune(cr[k].Lo) <= r.Last; k++ {
+			lo, hi := r.First, r.Last
+			if l := rune(cr[k].Lo); l > lo {
+				lo = l
+			}
+			if h := rune(cr[k].Hi); h < hi {
+				hi = h
+			}
+			for ch := lo; ch <= hi; ch++ {
+				equiv := tryFindCaseEquivalences(ch)
+				for _, eq := range equiv {
+					c.ranges = append(c.ranges, SingleRange{First: eq, Last: eq})
+				}
 			}
 		}
 	}
 	c.canonicalize()
 }
+
+// mustard: foldOutsideCaseRanges are the characters outside
+// unicode.CaseRanges that unicode.SimpleFold does not map to themselves
+// (its orbits: ß and ẞ); TestFoldOutsideCaseRanges keeps the list whole.
+var foldOutsideCaseRanges = []rune{0xDF}
 
 // Performs a fast lookup which determines if a character is involved in case conversion, as well as
 // returns the OTHER characters that should be considered equivalent in case it does participate in case conversion.
