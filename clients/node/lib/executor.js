@@ -17,21 +17,9 @@ const { Mustard, Progress, _internal } = require('./mustard.js');
 const { normalizeSnapshotKey, normalizeSealKey, normalizeHostCalls, getPool, toPayload, settle, RESUME_WIRE } = _internal;
 const { CallScope } = require('./callcontext.js');
 
-const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
-const RUNNABLE_STATES = new Set(['queued', 'waiting']);
+const { TERMINAL_STATES, RUNNABLE_STATES, TRANSITIONS } = require('./jobstates.js');
 const POLL_INTERVAL_MS = 25;
 const JOB_KEY_LABEL = 'mustard-executor-job-snapshot-key';
-const TRANSITIONS = new Set([
-  'queued:running',
-  'queued:cancelled',
-  'running:waiting',
-  'running:completed',
-  'running:failed',
-  'running:cancelled',
-  'waiting:running',
-  'waiting:failed',
-  'waiting:cancelled',
-]);
 
 function assertPlainObject(value, label) {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || types.isProxy(value)) {
