@@ -45,6 +45,24 @@
 // costs the same at step 1,000 as at step 10 (bench/README.md has the
 // figures).
 //
+// # Several host replicas
+//
+// Hosts that share a Store (several replicas on one DirStore directory, or
+// a Store of the host's own over a database) run each execution in one
+// Runner at a time: a Store that implements LeaseStore (MemoryStore and
+// DirStore do) records which Runner owns an execution and until when. A
+// Run acquires the execution's lease before it loads anything, renews it
+// every third of Runner.LeaseTTL (DefaultLeaseTTL, 15 s), saves every
+// checkpoint with the lease's fencing token (Checkpoint.Fence), and
+// releases it when it returns. Another Run of the same ID fails with
+// ErrExecutionBusy, or with Runner.WaitIfBusy waits for the lease (and
+// then returns the stored result, or continues where the first left off).
+// A lease that was not released frees when it expires; DirStore's also
+// the moment its holder's process ends, since its holder keeps a file
+// locked (flock) that the kernel unlocks at exit. A Run whose lease was
+// taken over (it hung past its TTL) ends with ErrLeaseLost, and the Store
+// refuses its writes, so a stale replica cannot undo another's steps.
+//
 // # Logs and traces
 //
 // PoolConfig.Logger and Runner.Logger take a *slog.Logger: the pool logs

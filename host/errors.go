@@ -200,3 +200,12 @@ type cancelledError struct {
 
 func (e *cancelledError) Error() string   { return e.err.Error() }
 func (e *cancelledError) Unwrap() []error { return []error{e.err, e.ctxErr} }
+
+// refusal is an error with its own text that matches a sentinel.
+type refusal struct {
+	msg string
+	is  error
+}
+
+func (e *refusal) Error() string { return e.msg }
+func (e *refusal) Unwrap() error { return e.is }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -117,7 +118,15 @@ type Execution struct {
 // host should still be idempotent per (Execution, ID).
 //
 // A Runner is safe for concurrent use; one execution ID runs at most once
-// at a time per Runner. Cancel ends an execution for good.
+// at a time per Runner, and, with a LeaseStore (MemoryStore, DirStore),
+// once at a time across every Runner and process sharing the Store: a Run
+// holds the execution's lease while it runs, renews it, and saves every
+// checkpoint with its fencing token; another Run of the same ID fails with
+// ErrExecutionBusy (or waits, WaitIfBusy), and takes the execution over
+// only once the lease is released, has expired, or (DirStore) its holder's
+// process has ended. A Run whose lease was taken over stops with
+// ErrLeaseLost, and the Store refuses its writes. Cancel ends an execution
+// for good.
 type Runner struct {
 	Pool *Pool
 	// Store keeps checkpoints; nil means an in-memory store owned by
@@ -170,8 +179,27 @@ type Runner struct {
 	// Interceptor): where a host adds its tracing spans or metrics.
 	Intercept Interceptor
 
-	mem     MemoryStore
-	sealers sealers
+	// WaitIfBusy makes a Run of an execution that another Run holds (in
+	// this Runner, or through a LeaseStore in another Runner or process)
+	// wait until that Run ends, or its lease expires, or ctx ends. By
+	// default such a Run fails at once with an error matching
+	// ErrExecutionBusy.
+	WaitIfBusy bool
+	// LeaseTTL is how long the lease a Run holds on its execution in a
+	// LeaseStore lasts unrenewed; 0 means DefaultLeaseTTL. The Run renews
+	// it every third of that. It bounds how long an execution whose
+	// Runner hung (or, with a Store that cannot tell a dead holder from a
+	// live one, died) stays busy for other Runners.
+	LeaseTTL time.Duration
+	// Owner names the Runner in the leases it holds (Lease.Owner, and
+	// ExecutionStatus.Owner in listings); empty means one made up of the
+	// host name, the process id and random digits.
+	Owner string
+
+	mem       MemoryStore
+	ownerOnce sync.Once
+	ownerName string
+	sealers   sealers
 
 	mu   sync.Mutex
 	runs map[string]*runState // execution IDs being run or cancelled
@@ -214,11 +242,20 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rs, err := r.claim(ctx, e.ID, cancel)
+	rs, err := r.claim(ctx, e.ID, cancel, r.WaitIfBusy)
 	if err != nil {
 		return value.Value{}, err
 	}
 	defer r.unclaim(e.ID, rs)
+	hl, err := r.acquire(ctx, e.ID, r.WaitIfBusy)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if hl != nil {
+		r.renew(hl, cancel)
+		defer hl.release(ctx)
+	}
+	store := r.storeFor(hl.fence())
 	var v value.Value
 	called := false
 	body := func(ctx context.Context) error {
@@ -227,9 +264,12 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 		}
 		called = true
 		var x *execution
-		v, x, err = r.run(ctx, e)
+		v, x, err = r.run(ctx, e, store)
 		if rs.cancelRequested() {
-			v, err = r.endCancelled(ctx, e, rs, x, v, err)
+			v, err = r.endCancelled(ctx, e, rs, x, store, v, err)
+		}
+		if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLeaseLost) {
+			err = cause
 		}
 		return err
 	}
@@ -257,8 +297,7 @@ func (r *Runner) logger() *slog.Logger {
 
 // run is Run once the execution ID is claimed; x is nil if the execution
 // did not get as far as its checkpoint.
-func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution, error) {
-	store := r.store()
+func (r *Runner) run(ctx context.Context, e Execution, store Store) (value.Value, *execution, error) {
 	cp, ok, err := store.Load(ctx, e.ID)
 	if err != nil {
 		return value.Value{}, nil, err
@@ -287,13 +326,14 @@ func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution,
 	return v, x, err
 }
 
-// store is the Runner's Store as the Runner uses it: sealing and opening
+// store is the Runner's Store as the Runner uses it without a lease.
+func (r *Runner) store() Store { return r.storeFor(0) }
+
+// storeFor is the Runner's Store as the Runner uses it: stamping the
+// checkpoints it saves with fence and the time, and sealing and opening
 // checkpoints under SealKey, if set (sealstore.go).
-func (r *Runner) store() Store {
-	var st Store = &r.mem
-	if r.Store != nil {
-		st = r.Store
-	}
+func (r *Runner) storeFor(fence uint64) Store {
+	var st Store = stampStore{Store: r.baseStore(), fence: fence}
 	if r.SealKey.IsZero() {
 		return openingStore{st}
 	}

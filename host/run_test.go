@@ -249,6 +249,7 @@ func TestRunnerRefusesTheSameExecutionTwiceAtOnce(t *testing.T) {
 		}()
 		<-entered
 		_, err = r.Run(ctx, e)
+		require.ErrorIs(t, err, ErrExecutionBusy)
 		require.EqualError(t, err, `execution "once" is already running`)
 		close(release)
 		wg.Wait()

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -68,6 +69,15 @@ type Checkpoint struct {
 	// a later Run returns an error matching ErrCancelled. Failure then
 	// says so too, for a Store that does not keep Cancelled.
 	Cancelled bool
+
+	// Fence is the fencing token of the lease the Runner saved the
+	// checkpoint under (Lease.Token), 0 without one: a LeaseStore refuses
+	// a save whose Fence is not the token of the execution's current
+	// lease (see LeaseStore). Other Stores may ignore it.
+	Fence uint64
+	// Updated is when the Runner saved the checkpoint (UTC): the time of
+	// the execution's last step, for listings and retention.
+	Updated time.Time
 }
 
 // StoredCall is an outstanding call of a batch-mode Checkpoint.
@@ -121,9 +131,13 @@ func appendOrSave(ctx context.Context, st Store, id string, cp *Checkpoint, base
 
 // MemoryStore is a Store in memory: executions survive sidecar crashes,
 // not the host process. The zero MemoryStore is ready to use.
+//
+// MemoryStore is a LeaseStore: Runners sharing one MemoryStore run each
+// execution in one of them at a time.
 type MemoryStore struct {
-	mu sync.Mutex
-	m  map[string]*Checkpoint
+	mu     sync.Mutex
+	m      map[string]*Checkpoint
+	leases map[string]*memLease
 }
 
 func (s *MemoryStore) Load(_ context.Context, id string) (*Checkpoint, bool, error) {
@@ -136,6 +150,9 @@ func (s *MemoryStore) Load(_ context.Context, id string) (*Checkpoint, bool, err
 func (s *MemoryStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.memFence(id, cp.Fence); err != nil {
+		return err
+	}
 	if s.m == nil {
 		s.m = map[string]*Checkpoint{}
 	}
@@ -146,7 +163,11 @@ func (s *MemoryStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 func (s *MemoryStore) Delete(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.memFence(id, 0); err != nil {
+		return err
+	}
 	delete(s.m, id)
+	delete(s.leases, id)
 	return nil
 }
 
@@ -170,8 +191,15 @@ func (s *MemoryStore) Delete(_ context.Context, id string) error {
 // <id>.<snapshot_id>.snapshot) still load; the next save moves the
 // execution to a journal file. Ids must be 1 to 128 characters of
 // [A-Za-z0-9_-].
+//
+// DirStore is a LeaseStore (see DirStore.Acquire): processes sharing a
+// directory run each execution in one of them at a time, and a process
+// that died lets go of its executions at once.
 type DirStore struct {
 	dir string
+
+	mu     sync.Mutex
+	owners map[string]*os.File // the owner files this DirStore holds locked, by id and token
 }
 
 var storeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
@@ -205,6 +233,12 @@ type dirRecord struct {
 	Failure     string        `json:"failure,omitempty"`
 	Cancelled   bool          `json:"cancelled,omitempty"`
 	Sealed      []byte        `json:"sealed,omitempty"`
+	Fence       uint64        `json:"fence,omitempty"`
+	Updated     *time.Time    `json:"updated,omitempty"`
+	// Lease is the execution's lease; a record with NoCheckpoint holds
+	// only that (an execution leased before its first checkpoint).
+	Lease        *dirLease `json:"lease,omitempty"`
+	NoCheckpoint bool      `json:"no_checkpoint,omitempty"`
 }
 
 type dirCall struct {
@@ -270,12 +304,15 @@ func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error)
 		return nil, false, err
 	}
 	r, err := s.readRecord(id)
-	if err != nil || r == nil {
+	if err != nil || r == nil || r.NoCheckpoint {
 		return nil, false, err
 	}
 	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, HostCalls: r.HostCalls, SnapshotID: r.SnapshotID,
 		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure, Cancelled: r.Cancelled,
-		Sealed: r.Sealed}
+		Sealed: r.Sealed, Fence: r.Fence}
+	if r.Updated != nil {
+		cp.Updated = *r.Updated
+	}
 	for _, k := range r.Outstanding {
 		cp.Outstanding = append(cp.Outstanding, StoredCall{PendingCall: PendingCall{ID: k.CallID, Capability: k.Capability,
 			Args: k.Args}, Answer: k.Answer})
@@ -332,7 +369,12 @@ func (s *DirStore) readJournal(id, name string, n int) ([]byte, error) {
 // record is the record of cp, its snapshot left to the caller.
 func (s *DirStore) record(cp *Checkpoint) *dirRecord {
 	r := &dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, Capability: cp.Capability,
-		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled, Sealed: cp.Sealed}
+		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled, Sealed: cp.Sealed,
+		Fence: cp.Fence}
+	if !cp.Updated.IsZero() {
+		t := cp.Updated.UTC()
+		r.Updated = &t
+	}
 	for _, k := range cp.Outstanding {
 		r.Outstanding = append(r.Outstanding, dirCall{CallID: k.ID, Capability: k.Capability, Args: k.Args, Answer: k.Answer})
 	}
@@ -343,15 +385,31 @@ func (s *DirStore) record(cp *Checkpoint) *dirRecord {
 	return r
 }
 
+// Save replaces the checkpoint of id. It honours cp.Fence as LeaseStore
+// says, under the execution's lock.
 func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 	if err := s.checkID(id); err != nil {
 		return err
 	}
-	cur, err := s.readRecord(id)
-	if err != nil {
-		cur = nil // an unreadable record is replaced
-	}
+	return s.locked(id, func() error {
+		cur, err := s.readRecord(id)
+		if err != nil {
+			cur = nil // an unreadable record is replaced
+		}
+		if err := s.fence(id, cur, cp.Fence); err != nil {
+			return err
+		}
+		return s.save(id, cp, cur)
+	})
+}
+
+// save is Save with the lock held and the fence checked; cur is the
+// record it replaces.
+func (s *DirStore) save(id string, cp *Checkpoint, cur *dirRecord) error {
 	r := s.record(cp)
+	if cur != nil {
+		r.Lease = cur.Lease
+	}
 	if !cp.Done {
 		r.SnapshotID = cp.SnapshotID
 		if cur != nil && cur.Journal != "" && cur.SnapshotID == cp.SnapshotID && cur.JournalLen == len(cp.Snapshot) {
@@ -383,20 +441,28 @@ func (s *DirStore) Append(ctx context.Context, id string, cp *Checkpoint, baseID
 	if err := s.checkID(id); err != nil {
 		return err
 	}
-	cur, err := s.readRecord(id)
-	if err != nil || cur == nil || cp.Done || cur.Journal == "" || cur.SnapshotID != baseID ||
-		cur.JournalLen != baseLen || baseLen > len(cp.Snapshot) {
-		return s.Save(ctx, id, cp)
-	}
-	switch err := s.appendJournal(id, cur.Journal, baseLen, cp.Snapshot[baseLen:]); {
-	case errors.Is(err, errShortJournal):
-		return s.Save(ctx, id, cp)
-	case err != nil:
-		return err
-	}
-	r := s.record(cp)
-	r.SnapshotID, r.Journal, r.JournalLen = cp.SnapshotID, cur.Journal, len(cp.Snapshot)
-	return s.writeRecord(id, r)
+	return s.locked(id, func() error {
+		cur, err := s.readRecord(id)
+		if err != nil {
+			cur = nil
+		}
+		if err := s.fence(id, cur, cp.Fence); err != nil {
+			return err
+		}
+		if cur == nil || cp.Done || cur.Journal == "" || cur.SnapshotID != baseID ||
+			cur.JournalLen != baseLen || baseLen > len(cp.Snapshot) {
+			return s.save(id, cp, cur)
+		}
+		switch err := s.appendJournal(id, cur.Journal, baseLen, cp.Snapshot[baseLen:]); {
+		case errors.Is(err, errShortJournal):
+			return s.save(id, cp, cur)
+		case err != nil:
+			return err
+		}
+		r := s.record(cp)
+		r.SnapshotID, r.Journal, r.JournalLen, r.Lease = cp.SnapshotID, cur.Journal, len(cp.Snapshot), cur.Lease
+		return s.writeRecord(id, r)
+	})
 }
 
 // errShortJournal: the journal file holds fewer bytes than its record
@@ -469,10 +535,26 @@ func (s *DirStore) Delete(_ context.Context, id string) error {
 	if err := s.checkID(id); err != nil {
 		return err
 	}
-	if err := os.Remove(s.recordPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("DirStore: removing the record of %s: %w", id, pathless(err))
-	}
-	return s.removeSnapshots(id, "")
+	return s.locked(id, func() error {
+		cur, err := s.readRecord(id)
+		if err == nil && cur != nil && cur.Lease != nil && leaseActive(cur.Lease.Released, cur.Lease.Expires, time.Now()) {
+			return busyError(id)
+		}
+		if err := os.Remove(s.recordPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("DirStore: removing the record of %s: %w", id, pathless(err))
+		}
+		if err := s.removeSnapshots(id, ""); err != nil {
+			return err
+		}
+		// The lock file goes last, while it is held: whoever waits for it
+		// takes the lock again on a new file.
+		for _, p := range []string{s.ownerPath(id), s.lockPath(id)} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("DirStore: removing the lock files of %s: %w", id, pathless(err))
+			}
+		}
+		return nil
+	})
 }
 
 // removeSnapshots removes the journal and snapshot files of id except the

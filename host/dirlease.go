@@ -1,0 +1,183 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// DirStore leases. Each execution has two lock files beside its record:
+// <id>.lock, held (flock) for the moment of each read-check-write of the
+// record, so that the fence check and the write it guards are one step
+// for every process sharing the directory; and <id>.owner, held by the
+// DirStore whose Runner holds the lease, for as long as it holds it. The
+// lease itself (owner, token, expiry) is in the record, and each record
+// names the token it was written under.
+//
+// The owner file makes a dead holder's lease free at once: the kernel
+// drops a process's flocks when it ends, however it ends, so an Acquire
+// that can lock the owner file knows the holder is gone (or released)
+// and takes over without waiting for the lease to expire. A holder that
+// is alive but hung keeps its owner file locked; its lease then ends
+// when it expires unrenewed, and the fencing token keeps it from writing
+// if it wakes up.
+
+// dirLease is the lease in a record.
+type dirLease struct {
+	Owner    string    `json:"owner"`
+	Token    uint64    `json:"token"`
+	Expires  time.Time `json:"expires"`
+	Released bool      `json:"released,omitempty"`
+	// Locked is set if the holder holds the owner file locked (it took
+	// the lease with the owner file free): only then does a free owner
+	// file mean the holder is gone.
+	Locked bool `json:"locked,omitempty"`
+}
+
+func (s *DirStore) lockPath(id string) string  { return filepath.Join(s.dir, id+".lock") }
+func (s *DirStore) ownerPath(id string) string { return filepath.Join(s.dir, id+".owner") }
+
+// locked runs fn with the lock of id held.
+func (s *DirStore) locked(id string, fn func() error) error {
+	f, _, err := lockFile(s.lockPath(id), true)
+	if err != nil {
+		return fmt.Errorf("DirStore: locking %s: %w", id, pathless(err))
+	}
+	defer f.Close() // releases the lock
+	return fn()
+}
+
+// fence checks a write to id fenced with fence, cur being the record.
+func (s *DirStore) fence(id string, cur *dirRecord, fence uint64) error {
+	if cur == nil || cur.Lease == nil {
+		if fence != 0 {
+			return lostError(id)
+		}
+		return nil
+	}
+	l := cur.Lease
+	return fenceCheck(id, fence, l.Token, leaseActive(l.Released, l.Expires, time.Now()))
+}
+
+// Acquire takes the lease of id (LeaseStore). A lease another holder has
+// not released is busy until it expires, unless its holder's process has
+// ended: then it is taken over at once.
+func (s *DirStore) Acquire(_ context.Context, id, owner string, ttl time.Duration) (Lease, error) {
+	if err := s.checkID(id); err != nil {
+		return Lease{}, err
+	}
+	var out Lease
+	err := s.locked(id, func() error {
+		cur, err := s.readRecord(id)
+		if err != nil {
+			return err
+		}
+		own, free, err := lockFile(s.ownerPath(id), false)
+		if err != nil {
+			return fmt.Errorf("DirStore: locking the owner file of %s: %w", id, pathless(err))
+		}
+		now := time.Now()
+		var prev uint64
+		if cur != nil {
+			prev = cur.Fence
+			if l := cur.Lease; l != nil {
+				if leaseActive(l.Released, l.Expires, now) && !(free && l.Locked) {
+					return busyError(id)
+				}
+				prev = max(prev, l.Token)
+			}
+		} else {
+			cur = &dirRecord{NoCheckpoint: true}
+		}
+		l := &dirLease{Owner: owner, Token: nextToken(prev), Expires: now.Add(ttl), Locked: free}
+		cur.Lease = l
+		if err := s.writeRecord(id, cur); err != nil {
+			if own != nil {
+				own.Close()
+			}
+			return err
+		}
+		if own != nil {
+			s.mu.Lock()
+			if s.owners == nil {
+				s.owners = map[string]*os.File{}
+			}
+			s.owners[ownerKey(id, l.Token)] = own
+			s.mu.Unlock()
+		}
+		out = Lease{Owner: owner, Token: l.Token, Expires: l.Expires}
+		return nil
+	})
+	return out, err
+}
+
+func ownerKey(id string, token uint64) string { return fmt.Sprintf("%s/%d", id, token) }
+
+// Renew extends l (LeaseStore).
+func (s *DirStore) Renew(_ context.Context, id string, l Lease, ttl time.Duration) (Lease, error) {
+	if err := s.checkID(id); err != nil {
+		return Lease{}, err
+	}
+	err := s.locked(id, func() error {
+		cur, err := s.readRecord(id)
+		if err != nil {
+			return err
+		}
+		if cur == nil || cur.Lease == nil || cur.Lease.Token != l.Token || cur.Lease.Released {
+			return lostError(id)
+		}
+		cur.Lease.Expires = time.Now().Add(ttl)
+		l.Expires = cur.Lease.Expires
+		return s.writeRecord(id, cur)
+	})
+	return l, err
+}
+
+// Release ends l (LeaseStore): it unlocks the owner file, and marks the
+// lease released in the record if it is still the execution's.
+func (s *DirStore) Release(_ context.Context, id string, l Lease) error {
+	if err := s.checkID(id); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	own := s.owners[ownerKey(id, l.Token)]
+	delete(s.owners, ownerKey(id, l.Token))
+	s.mu.Unlock()
+	f, _, err := lockFile(s.lockPath(id), true)
+	if err != nil {
+		if own != nil {
+			own.Close()
+		}
+		return fmt.Errorf("DirStore: locking %s: %w", id, pathless(err))
+	}
+	defer f.Close()
+	cur, err := s.readRecord(id)
+	mine := err == nil && cur != nil && cur.Lease != nil && cur.Lease.Token == l.Token
+	if own != nil {
+		if mine {
+			// No Acquire looks at the owner file while the lock is held,
+			// so it can go: the next holder makes a new one.
+			os.Remove(s.ownerPath(id))
+		}
+		own.Close()
+	}
+	if !mine {
+		return err
+	}
+	if cur.NoCheckpoint {
+		// Leased, never saved: nothing to keep.
+		err = os.Remove(s.recordPath(id))
+	} else {
+		cur.Lease.Released = true
+		err = s.writeRecord(id, cur)
+	}
+	if err != nil {
+		return fmt.Errorf("DirStore: releasing %s: %w", id, pathless(err))
+	}
+	// The lock file goes too, while it is held: whoever waits for it
+	// takes the lock again on a new file.
+	os.Remove(s.lockPath(id))
+	return nil
+}
