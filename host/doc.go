@@ -45,6 +45,20 @@
 // costs the same at step 1,000 as at step 10 (bench/README.md has the
 // figures).
 //
+// # Tool errors and retries
+//
+// A capability's CallError throws in the guest. Any other error stops Run
+// unless Runner.Retry (or Execution.Retry, per capability) says otherwise:
+//
+//	r.Retry = host.RetryPolicy{Attempts: 4, Backoff: 200 * time.Millisecond}
+//
+// tries a call again, with the same Call.ID and Call.Attempt counting,
+// after an error marked host.Transient (or any error whose Transient()
+// method says so; RetryPolicy.Retryable chooses otherwise), with a
+// doubling, randomized backoff; a final error (not transient, or the last
+// try's) throws in the guest, catchable, with the tool's message. Each
+// try goes through the Call interceptor, and the Logger records retries.
+//
 // # Several host replicas
 //
 // Hosts that share a Store (several replicas on one DirStore directory, or

@@ -18,7 +18,9 @@ import (
 // returns. Returning a CallError (or *CallError) throws it in the guest,
 // where guest code can catch it (in async code it rejects that call's
 // promise only); any other error stops Run, which returns it, and the
-// same call is asked again by a later Run of the execution.
+// same call is asked again by a later Run of the execution, unless a
+// RetryPolicy (Runner.Retry, Execution.Retry) tries it again or makes the
+// guest's call throw it.
 //
 // In batch mode (the Runner's default) several calls of one execution run
 // at once, each on its own goroutine: a Capability must be safe for
@@ -39,6 +41,9 @@ type Call struct {
 	Seq  int           // ID-1: 0 for the execution's first call, then 1, 2, ...
 	Name string        // the capability called
 	Args []value.Value // as the guest passed them
+	// Attempt counts the tries of this call within one Run: 1, then 2,
+	// 3, ... when a RetryPolicy tries it again after an error.
+	Attempt int
 }
 
 // Decode decodes the arguments into dst, in order (see Decode); an
@@ -76,6 +81,9 @@ type Execution struct {
 	// Entry is how the program runs (see StartRequest.Entry); it matters
 	// only for the start, and the execution keeps it.
 	Entry Entry
+	// Retry sets the RetryPolicy of capabilities by name, in place of
+	// Runner.Retry.
+	Retry map[string]RetryPolicy
 	// OnLog, if set, receives each line the guest wrote with console
 	// (ConsoleCollect), in order, from Run's goroutine.
 	//
@@ -178,6 +186,12 @@ type Runner struct {
 	// Intercept wraps each Run, segment and capability call (see
 	// Interceptor): where a host adds its tracing spans or metrics.
 	Intercept Interceptor
+	// Retry is what the Runner does when a capability returns an error
+	// that is not a CallError (see RetryPolicy): the zero value stops
+	// Run; with Attempts set, transient errors are tried again, and a
+	// final one throws in the guest. Execution.Retry sets it per
+	// capability.
+	Retry RetryPolicy
 
 	// WaitIfBusy makes a Run of an execution that another Run holds (in
 	// this Runner, or through a LeaseStore in another Runner or process)
@@ -319,7 +333,7 @@ func (r *Runner) run(ctx context.Context, e Execution, store Store) (value.Value
 		if limit <= 0 {
 			limit = DefaultMaxConcurrentCalls
 		}
-		x.calls = newCallSet(ctx, limit, x.callCapability)
+		x.calls = newCallSet(ctx, limit, x.answer)
 		defer x.stopCalls(ctx)
 	}
 	v, err := x.run(ctx)
@@ -518,8 +532,7 @@ func (x *execution) ask(ctx context.Context) error {
 		return x.notGiven(cp.Capability)
 	}
 	id := uint64(cp.Calls) + 1
-	v, err := x.callCapability(ctx, x.valuesFor(id), fn, Call{Execution: x.e.ID, ID: id, Seq: cp.Calls, Name: cp.Capability, Args: cp.Args})
-	answer, err := answerOf(cp.Capability, v, err)
+	answer, err := x.answer(ctx, x.valuesFor(id), fn, Call{Execution: x.e.ID, ID: id, Seq: cp.Calls, Name: cp.Capability, Args: cp.Args})
 	if err != nil {
 		return err
 	}
@@ -680,7 +693,7 @@ func (x *execution) stopCalls(ctx context.Context) {
 type callSet struct {
 	ctx     context.Context // cancelled when the Run ends
 	cancel  context.CancelFunc
-	call    func(ctx, values context.Context, fn Capability, call Call) (value.Value, error)
+	call    func(ctx, values context.Context, fn Capability, call Call) (Payload, error)
 	slots   chan struct{} // one token per running call
 	wg      sync.WaitGroup
 	running map[uint64]bool // started, result not yet taken
@@ -696,7 +709,7 @@ type callResult struct {
 	err    error // stops Run
 }
 
-func newCallSet(ctx context.Context, limit int, call func(ctx, values context.Context, fn Capability, call Call) (value.Value, error)) *callSet {
+func newCallSet(ctx context.Context, limit int, call func(ctx, values context.Context, fn Capability, call Call) (Payload, error)) *callSet {
 	ctx, cancel := context.WithCancel(ctx)
 	return &callSet{ctx: ctx, cancel: cancel, call: call, slots: make(chan struct{}, limit), running: map[uint64]bool{},
 		returned: make(chan struct{}, 1)}
@@ -712,8 +725,7 @@ func (s *callSet) start(fn Capability, call Call, values context.Context) {
 		select {
 		case s.slots <- struct{}{}:
 			if res.err = s.ctx.Err(); res.err == nil {
-				v, err := s.call(s.ctx, values, fn, call)
-				res.answer, res.err = answerOf(call.Name, v, err)
+				res.answer, res.err = s.call(s.ctx, values, fn, call)
 			}
 			<-s.slots
 		case <-s.ctx.Done():
