@@ -116,7 +116,7 @@ func (r *Runner) unclaim(id string, rs *runState) {
 // is not told, and its next save replaces the cancelled record.
 func (r *Runner) Cancel(ctx context.Context, id string) error {
 	if id == "" {
-		return errors.New("execution ID is empty")
+		return refuse(ErrInvalidRun, "execution ID is empty")
 	}
 	rs, err := r.claim(ctx, id, nil, false)
 	if err != nil {

@@ -211,7 +211,17 @@
 // process no longer holds what was named: send the bytes),
 // ErrTamperedSnapshot, ErrSealKey and ErrLimit (any limit, a cancel
 // among them). From a sidecar too old to send codes, Code is derived from
-// the message for those failures and the guest kinds. A process that died fails
+// the message for those failures and the guest kinds. A guest failure's
+// parts are fields, read from the message: GuestName ("TypeError"),
+// GuestMessage, Line, Column and Stack (one Frame per guest frame), so
+// that a host can show a model its mistake without parsing text.
+//
+// The Runner's refusals match sentinels too: ErrInvalidRun (a Runner or
+// Execution missing what Run needs), ErrProgramMismatch,
+// ErrExecutionBusy, ErrLeaseLost, ErrCapabilityNotGiven,
+// ErrBadCheckpoint, ErrInterceptor, ErrInvalidAnswer,
+// ErrProcessesKeepDying, ErrCancelled, ErrUnknownExecution,
+// ErrExecutionDone and ErrSealedCheckpoint. A process that died fails
 // every outstanding and later call with an error wrapping
 // ErrProcessExited, whose text gives the exit status and the first (and
 // last) line of the sidecar's stderr. A sidecar that breaks the wire contract is killed

@@ -90,11 +90,11 @@ func nextToken(prev uint64) uint64 {
 }
 
 func busyError(id string) error {
-	return &refusal{fmt.Sprintf("execution %q is already running", id), ErrExecutionBusy}
+	return &refusal{fmt.Sprintf("execution %q is already running", id), ErrExecutionBusy, nil}
 }
 
 func lostError(id string) error {
-	return &refusal{fmt.Sprintf("execution %q: its lease was taken over by another Runner", id), ErrLeaseLost}
+	return &refusal{fmt.Sprintf("execution %q: its lease was taken over by another Runner", id), ErrLeaseLost, nil}
 }
 
 // owner is the name the Runner holds leases under: Runner.Owner, or one

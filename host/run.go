@@ -241,15 +241,15 @@ const DefaultMaxConcurrentCalls = 16
 func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	switch {
 	case r.Pool == nil:
-		return value.Value{}, errors.New("Runner.Pool is nil")
+		return value.Value{}, refuse(ErrInvalidRun, "Runner.Pool is nil")
 	case r.Key.IsZero():
-		return value.Value{}, errors.New("Runner.Key is not set")
+		return value.Value{}, refuse(ErrInvalidRun, "Runner.Key is not set")
 	case e.ID == "":
-		return value.Value{}, errors.New("Execution.ID is empty")
+		return value.Value{}, refuse(ErrInvalidRun, "Execution.ID is empty")
 	case e.Program.ID == "" && len(e.Program.Bytes) == 0:
-		return value.Value{}, errors.New("Execution.Program is empty")
+		return value.Value{}, refuse(ErrInvalidRun, "Execution.Program is empty")
 	case r.HostCalls != "" && r.HostCalls != HostCallsOne && r.HostCalls != HostCallsBatch:
-		return value.Value{}, fmt.Errorf("Runner.HostCalls %q is not a mode", r.HostCalls)
+		return value.Value{}, refuse(ErrInvalidRun, "Runner.HostCalls %q is not a mode", r.HostCalls)
 	}
 	if e.Program.ID == "" {
 		e.Program.ID = sha256Hex(e.Program.Bytes)
@@ -274,7 +274,7 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	called := false
 	body := func(ctx context.Context) error {
 		if called {
-			return errors.New("the Execution interceptor called next twice")
+			return refuse(ErrInterceptor, "the Execution interceptor called next twice")
 		}
 		called = true
 		var x *execution
@@ -292,7 +292,7 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	} else {
 		err = r.Intercept.Execution(ctx, &ExecutionInfo{ID: e.ID, ProgramID: e.Program.ID}, body)
 		if err == nil && !called {
-			err = errors.New("the Execution interceptor did not call next")
+			err = refuse(ErrInterceptor, "the Execution interceptor did not call next")
 		}
 	}
 	return v, err
@@ -319,7 +319,7 @@ func (r *Runner) run(ctx context.Context, e Execution, store Store) (value.Value
 	if !ok {
 		cp = nil
 	} else if cp.ProgramID != e.Program.ID {
-		return value.Value{}, nil, fmt.Errorf("execution %q was stored with another program", e.ID)
+		return value.Value{}, nil, refuse(ErrProgramMismatch, "execution %q was stored with another program", e.ID)
 	}
 	x := &execution{r: r, e: e, store: store, cp: cp, caps: slices.Sorted(maps.Keys(e.Capabilities)), log: r.logger(),
 		runCtx: ctx, madeIn: map[uint64]context.Context{}}
@@ -403,7 +403,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 				if cp.Calls == 0 {
 					method = "start"
 				}
-				return value.Value{}, &Error{Method: method, Message: cp.Failure, Code: legacyCode(cp.Failure)}
+				return value.Value{}, storedError(method, cp)
 			}
 			return cp.Result, nil
 		}
@@ -441,7 +441,8 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 			if failures++; failures >= maxTries {
 				x.log.Error("sidecar processes keep dying during one step; giving up", "execution", x.e.ID,
 					"attempts", failures, "error", err.Error())
-				return value.Value{}, fmt.Errorf("execution %q: %d sidecar processes in a row died during one step; the last: %w", x.e.ID, failures, err)
+				return value.Value{}, &refusal{fmt.Sprintf("execution %q: %d sidecar processes in a row died during one step; the last: %v",
+					x.e.ID, failures, err), ErrProcessesKeepDying, err}
 			}
 			x.log.Warn("sidecar process died during a step; trying it on a new one", "execution", x.e.ID,
 				"attempt", failures, "error", err.Error())
@@ -546,7 +547,7 @@ func (x *execution) ask(ctx context.Context) error {
 }
 
 func (x *execution) notGiven(name string) error {
-	return fmt.Errorf("execution %q is suspended on capability %q, which it was not given", x.e.ID, name)
+	return refuse(ErrCapabilityNotGiven, "execution %q is suspended on capability %q, which it was not given", x.e.ID, name)
 }
 
 // answerOf turns what a capability returned into the answer to send, or
@@ -557,7 +558,7 @@ func answerOf(name string, v value.Value, err error) (Payload, error) {
 	switch {
 	case err == nil:
 		if verr := v.Validate(); verr != nil {
-			return Payload{}, fmt.Errorf("capability %s returned a value that cannot cross the boundary: %w", name, verr)
+			return Payload{}, &refusal{fmt.Sprintf("capability %s returned a value that cannot cross the boundary: %v", name, verr), ErrInvalidAnswer, verr}
 		}
 		return Return(v), nil
 	case errors.As(err, &pce) && pce != nil:
@@ -607,7 +608,7 @@ func callCapability(ctx context.Context, fn Capability, call Call) (v value.Valu
 func (x *execution) ready(ctx context.Context) ([]Answer, error) {
 	if len(x.cp.Outstanding) == 0 {
 		// Nothing would ever come in: a Store that lost the calls.
-		return nil, fmt.Errorf("the checkpoint of execution %q is in batch mode but lists no outstanding calls (does the Store keep Checkpoint.Outstanding?)", x.e.ID)
+		return nil, refuse(ErrBadCheckpoint, "the checkpoint of execution %q is in batch mode but lists no outstanding calls (does the Store keep Checkpoint.Outstanding?)", x.e.ID)
 	}
 	for {
 		if err := x.collect(ctx); err != nil {
@@ -763,7 +764,7 @@ func (x *execution) segment(ctx context.Context, answers []Answer, attempt int) 
 	called := false
 	body := func(ctx context.Context) error {
 		if called {
-			return errors.New("the Segment interceptor called next twice")
+			return refuse(ErrInterceptor, "the Segment interceptor called next twice")
 		}
 		called, segCtx = true, ctx
 		var err error
@@ -774,7 +775,7 @@ func (x *execution) segment(ctx context.Context, answers []Answer, attempt int) 
 	if wrap := x.r.Intercept.Segment; wrap != nil {
 		err = wrap(ctx, info, body)
 		if err == nil && !called {
-			err = errors.New("the Segment interceptor did not call next")
+			err = refuse(ErrInterceptor, "the Segment interceptor did not call next")
 		}
 	} else {
 		err = body(ctx)
