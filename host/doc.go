@@ -77,6 +77,17 @@
 // taken over (it hung past its TTL) ends with ErrLeaseLost, and the Store
 // refuses its writes, so a stale replica cannot undo another's steps.
 //
+// # Listing and retention
+//
+// A Store that implements ListStore (MemoryStore and DirStore do) lists
+// its executions by State (running, waiting, done, failed, cancelled),
+// each with the time of its last step (ExecutionStatus.Updated), and
+// reports one's status without running it (Runner.Status works with any
+// Store). Prune applies a Retention, deleting finished executions (and,
+// if asked, abandoned waiting ones) past their age; running ones stay:
+//
+//	gone, err := host.Prune(ctx, store, host.Retention{Done: 24 * time.Hour, Failed: 7 * 24 * time.Hour})
+//
 // # Logs and traces
 //
 // PoolConfig.Logger and Runner.Logger take a *slog.Logger: the pool logs

@@ -194,7 +194,11 @@ func newError(method string, resp *response) *Error {
 // storedError is the Error of an execution whose checkpoint records its
 // failure.
 func storedError(method string, cp *Checkpoint) *Error {
-	e := &Error{Method: method, Message: cp.Failure, Code: legacyCode(cp.Failure)}
+	code := cp.FailureCode
+	if code == "" {
+		code = legacyCode(cp.Failure)
+	}
+	e := &Error{Method: method, Message: cp.Failure, Code: code}
 	e.parse()
 	return e
 }

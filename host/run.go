@@ -481,7 +481,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 					x.log.Warn("execution hit a limit", "execution", x.e.ID, "code", se.Code, "error", se.Message)
 				}
 				done := &Checkpoint{ProgramID: x.e.Program.ID, Calls: x.answered(len(answers)), HostCalls: x.mode(),
-					Done: true, Failure: se.Message}
+					Done: true, Failure: se.Message, FailureCode: se.Code}
 				if serr := x.store.Save(ctx, x.e.ID, done); serr != nil {
 					return value.Value{}, serr
 				}

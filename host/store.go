@@ -59,6 +59,10 @@ type Checkpoint struct {
 	Done    bool
 	Result  value.Value
 	Failure string
+	// FailureCode is the failure's error code (Error.Code: "runtime",
+	// "limit_wall_time", ...). A sealed checkpoint keeps it readable, so
+	// that listings tell failed executions from completed ones.
+	FailureCode string
 	// Sealed, when set, holds Capability, Args, Answer, Outstanding,
 	// Result and Failure sealed (Runner.SealKey); those fields are then
 	// empty in what the Store keeps. A Store keeps it as it keeps the
@@ -233,6 +237,7 @@ type dirRecord struct {
 	Failure     string        `json:"failure,omitempty"`
 	Cancelled   bool          `json:"cancelled,omitempty"`
 	Sealed      []byte        `json:"sealed,omitempty"`
+	FailureCode string        `json:"failure_code,omitempty"`
 	Fence       uint64        `json:"fence,omitempty"`
 	Updated     *time.Time    `json:"updated,omitempty"`
 	// Lease is the execution's lease; a record with NoCheckpoint holds
@@ -309,7 +314,7 @@ func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error)
 	}
 	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, HostCalls: r.HostCalls, SnapshotID: r.SnapshotID,
 		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure, Cancelled: r.Cancelled,
-		Sealed: r.Sealed, Fence: r.Fence}
+		Sealed: r.Sealed, Fence: r.Fence, FailureCode: r.FailureCode}
 	if r.Updated != nil {
 		cp.Updated = *r.Updated
 	}
@@ -370,7 +375,7 @@ func (s *DirStore) readJournal(id, name string, n int) ([]byte, error) {
 func (s *DirStore) record(cp *Checkpoint) *dirRecord {
 	r := &dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, Capability: cp.Capability,
 		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled, Sealed: cp.Sealed,
-		Fence: cp.Fence}
+		Fence: cp.Fence, FailureCode: cp.FailureCode}
 	if !cp.Updated.IsZero() {
 		t := cp.Updated.UTC()
 		r.Updated = &t
