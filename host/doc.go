@@ -169,6 +169,23 @@
 // outstanding calls' arguments, their answers, the result), so that
 // nothing of a sealed execution is stored in plaintext.
 //
+// # Trust: the Key and the Store
+//
+// The Key guards the wire between the host and its sidecar processes: a
+// sidecar resumes only snapshot bytes whose token proves a key holder
+// accepted them. A Runner signs whatever its Store returns, so the Store
+// is trusted as the host process is: a Runner with a new Key (a restarted
+// process that called GenerateKey) continues the executions stored before
+// it, by design, and a Store writer can make it resume any bytes. A host
+// whose Store others can write seals its executions (Runner.SealKey):
+// sealed snapshot bytes and the sealed fields of each Checkpoint are
+// authenticated under the seal key, bound to the execution and the step,
+// so a writer without it cannot forge or move them, and a Runner with
+// another seal key refuses them (ErrSealKey, ErrSealedCheckpoint). Even
+// so, a Store writer can delete a checkpoint or put back an earlier one
+// of the same execution (its calls are then asked again), and plaintext
+// checkpoints in the same Store load as they are.
+//
 // # Values
 //
 // Inputs, capability arguments, answers and results are value.Value

@@ -140,7 +140,16 @@ type Runner struct {
 	// Store keeps checkpoints; nil means an in-memory store owned by
 	// the Runner.
 	Store Store
-	// Key signs every snapshot the Runner resumes.
+	// Key signs every snapshot the Runner resumes: it proves to the
+	// sidecar that the host accepted those bytes. It guards the wire to
+	// the sidecar processes, not the Store: the Runner trusts what its
+	// Store returns and signs it, so a Runner with another Key (a process
+	// restarted with a new GenerateKey) continues what an earlier one
+	// stored, and whoever can write to the Store can make the Runner
+	// resume bytes of their choosing. Keep the Store where only the host
+	// can write, or seal executions (SealKey), which a Store writer
+	// without the seal key cannot forge (see "Trust" in the package
+	// documentation).
 	Key Key
 	// SealKey, if set, seals every execution the Runner starts (see
 	// SealKey), so that the snapshot bytes in the Store hide the program,
