@@ -274,11 +274,11 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	if err != nil {
 		return value.Value{}, err
 	}
+	store := r.storeFor(hl.fence())
 	if hl != nil {
 		r.renew(hl, cancel)
 		defer hl.release(ctx)
 	}
-	store := r.storeFor(hl.fence())
 	var v value.Value
 	called := false
 	body := func(ctx context.Context) error {
