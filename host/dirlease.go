@@ -74,6 +74,8 @@ func (s *DirStore) Acquire(_ context.Context, id, owner string, ttl time.Duratio
 		if err != nil {
 			return err
 		}
+		// Only under the lock is the owner file tried, so that no other
+		// Acquire holds it for a moment and looks like a live holder.
 		own, free, err := lockFile(s.ownerPath(id), false)
 		if err != nil {
 			return fmt.Errorf("DirStore: locking the owner file of %s: %w", id, pathless(err))
@@ -84,6 +86,9 @@ func (s *DirStore) Acquire(_ context.Context, id, owner string, ttl time.Duratio
 			prev = cur.Fence
 			if l := cur.Lease; l != nil {
 				if leaseActive(l.Released, l.Expires, now) && !(free && l.Locked) {
+					if own != nil {
+						own.Close()
+					}
 					return busyError(id)
 				}
 				prev = max(prev, l.Token)
@@ -168,13 +173,14 @@ func (s *DirStore) Release(_ context.Context, id string, l Lease) error {
 	}
 	if cur.NoCheckpoint {
 		// Leased, never saved: nothing to keep.
-		err = os.Remove(s.recordPath(id))
+		if err := os.Remove(s.recordPath(id)); err != nil {
+			return fmt.Errorf("DirStore: removing the record of %s: %w", id, pathless(err))
+		}
 	} else {
 		cur.Lease.Released = true
-		err = s.writeRecord(id, cur)
-	}
-	if err != nil {
-		return fmt.Errorf("DirStore: releasing %s: %w", id, pathless(err))
+		if err := s.writeRecord(id, cur); err != nil {
+			return err
+		}
 	}
 	// The lock file goes too, while it is held: whoever waits for it
 	// takes the lock again on a new file.

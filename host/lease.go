@@ -63,7 +63,7 @@ type LeaseStore interface {
 	// holder's lease is active: not released, not expired, and (for
 	// stores that can tell, such as DirStore) its holder still alive.
 	// Each acquisition's token is greater than every earlier one's for
-	// id.
+	// id, and never 0.
 	Acquire(ctx context.Context, id, owner string, ttl time.Duration) (Lease, error)
 	// Renew extends l until ttl from now; it fails with an error matching
 	// ErrLeaseLost if l is no longer the lease of id.

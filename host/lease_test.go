@@ -209,3 +209,31 @@ func filepathGlob(dir string) ([]string, error) {
 	}
 	return out, err
 }
+
+// A holder that took a lease over by expiry, while the hung holder
+// before it still held the owner file, is not thought dead when that
+// one's process ends: its lease holds until it expires or is released.
+func TestDirStoreKeepsALeaseTakenOverByExpiry(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	stores := make([]*DirStore, 3)
+	for i := range stores {
+		var err error
+		stores[i], err = NewDirStore(dir)
+		require.NoError(t, err)
+	}
+	_, err := stores[0].Acquire(ctx, "x", "hung", time.Nanosecond)
+	require.NoError(t, err)
+	b, err := stores[1].Acquire(ctx, "x", "next", time.Hour)
+	require.NoError(t, err, "an expired lease is taken over")
+	stores[0].mu.Lock()
+	for _, f := range stores[0].owners {
+		f.Close() // the hung holder's process ends
+	}
+	stores[0].mu.Unlock()
+	_, err = stores[2].Acquire(ctx, "x", "third", time.Hour)
+	require.ErrorIs(t, err, ErrExecutionBusy)
+	require.NoError(t, stores[1].Release(ctx, "x", b))
+	_, err = stores[2].Acquire(ctx, "x", "third", time.Hour)
+	require.NoError(t, err)
+}

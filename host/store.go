@@ -94,6 +94,9 @@ type StoredCall struct {
 // Store keeps checkpoints, one per execution id. A Runner saves one after
 // every step and loads it when Run is called for an id it already knows,
 // so a store that outlives the host process lets executions survive it.
+// A Store may also implement AppendStore (a cheap append path),
+// LeaseStore (one Runner per execution across processes) and ListStore
+// (listings, status and Prune).
 // The Runner does not modify a Checkpoint after Save or after Load
 // returned it. Implementations must be safe for concurrent use with
 // distinct ids.
@@ -198,7 +201,11 @@ func (s *MemoryStore) Delete(_ context.Context, id string) error {
 //
 // DirStore is a LeaseStore (see DirStore.Acquire): processes sharing a
 // directory run each execution in one of them at a time, and a process
-// that died lets go of its executions at once.
+// that died lets go of its executions at once. The lease is in the
+// record; while a Run holds the execution, the directory also holds its
+// lock files <id>.lock and <id>.owner (flock), removed when the lease is
+// released. The directory must be on a local file system, where flock
+// works across processes. DirStore is a ListStore too.
 type DirStore struct {
 	dir string
 
