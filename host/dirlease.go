@@ -2,19 +2,23 @@ package host
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 )
 
-// DirStore leases. Each execution has two lock files beside its record:
-// <id>.lock, held (flock) for the moment of each read-check-write of the
-// record, so that the fence check and the write it guards are one step
-// for every process sharing the directory; and <id>.owner, held by the
-// DirStore whose Runner holds the lease, for as long as it holds it. The
-// lease itself (owner, token, expiry) is in the record, and each record
-// names the token it was written under.
+// DirStore leases. Each execution's lease (owner, token, expiry) is the
+// small file <id>.lease, written atomically while the lease is held and
+// removed when it is released, and each record names the token it was
+// written under. Two lock files go with it: <id>.lock, held
+// (flock) for the moment of each read-check-write, so that the fence
+// check and the write it guards are one step for every process sharing
+// the directory; and <id>.owner, held by the DirStore whose Runner holds
+// the lease, for as long as it holds it.
 //
 // The owner file makes a dead holder's lease free at once: the kernel
 // drops a process's flocks when it ends, however it ends, so an Acquire
@@ -24,7 +28,7 @@ import (
 // when it expires unrenewed, and the fencing token keeps it from writing
 // if it wakes up.
 
-// dirLease is the lease in a record.
+// dirLease is the file <id>.lease.
 type dirLease struct {
 	Owner    string    `json:"owner"`
 	Token    uint64    `json:"token"`
@@ -37,6 +41,34 @@ type dirLease struct {
 }
 
 func (s *DirStore) lockPath(id string) string  { return filepath.Join(s.dir, id+".lock") }
+func (s *DirStore) leasePath(id string) string { return filepath.Join(s.dir, id+".lease") }
+
+// readLease returns the lease of id, nil if it has none.
+func (s *DirStore) readLease(id string) (*dirLease, error) {
+	b, err := os.ReadFile(s.leasePath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("DirStore: reading the lease of %s: %w", id, pathless(err))
+	}
+	var l dirLease
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("DirStore: the lease of %s is damaged: %v", id, err)
+	}
+	return &l, nil
+}
+
+func (s *DirStore) writeLease(id string, l *dirLease) error {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return fmt.Errorf("DirStore: %w", err)
+	}
+	if err := s.writeAtomic(s.leasePath(id), b); err != nil {
+		return fmt.Errorf("DirStore: writing the lease of %s: %w", id, pathless(err))
+	}
+	return nil
+}
 func (s *DirStore) ownerPath(id string) string { return filepath.Join(s.dir, id+".owner") }
 
 // locked runs fn with the lock of id held.
@@ -49,15 +81,18 @@ func (s *DirStore) locked(id string, fn func() error) error {
 	return fn()
 }
 
-// fence checks a write to id fenced with fence, cur being the record.
-func (s *DirStore) fence(id string, cur *dirRecord, fence uint64) error {
-	if cur == nil || cur.Lease == nil {
+// fence checks a write to id fenced with fence; the lock is held.
+func (s *DirStore) fence(id string, fence uint64) error {
+	l, err := s.readLease(id)
+	if err != nil {
+		return err
+	}
+	if l == nil {
 		if fence != 0 {
 			return lostError(id)
 		}
 		return nil
 	}
-	l := cur.Lease
 	return fenceCheck(id, fence, l.Token, leaseActive(l.Released, l.Expires, time.Now()))
 }
 
@@ -70,7 +105,7 @@ func (s *DirStore) Acquire(_ context.Context, id, owner string, ttl time.Duratio
 	}
 	var out Lease
 	err := s.locked(id, func() error {
-		cur, err := s.readRecord(id)
+		cur, err := s.readLease(id)
 		if err != nil {
 			return err
 		}
@@ -83,22 +118,16 @@ func (s *DirStore) Acquire(_ context.Context, id, owner string, ttl time.Duratio
 		now := time.Now()
 		var prev uint64
 		if cur != nil {
-			prev = cur.Fence
-			if l := cur.Lease; l != nil {
-				if leaseActive(l.Released, l.Expires, now) && !(free && l.Locked) {
-					if own != nil {
-						own.Close()
-					}
-					return busyError(id)
+			if leaseActive(cur.Released, cur.Expires, now) && !(free && cur.Locked) {
+				if own != nil {
+					own.Close()
 				}
-				prev = max(prev, l.Token)
+				return busyError(id)
 			}
-		} else {
-			cur = &dirRecord{NoCheckpoint: true}
+			prev = cur.Token
 		}
 		l := &dirLease{Owner: owner, Token: nextToken(prev), Expires: now.Add(ttl), Locked: free}
-		cur.Lease = l
-		if err := s.writeRecord(id, cur); err != nil {
+		if err := s.writeLease(id, l); err != nil {
 			if own != nil {
 				own.Close()
 			}
@@ -126,22 +155,22 @@ func (s *DirStore) Renew(_ context.Context, id string, l Lease, ttl time.Duratio
 		return Lease{}, err
 	}
 	err := s.locked(id, func() error {
-		cur, err := s.readRecord(id)
+		cur, err := s.readLease(id)
 		if err != nil {
 			return err
 		}
-		if cur == nil || cur.Lease == nil || cur.Lease.Token != l.Token || cur.Lease.Released {
+		if cur == nil || cur.Token != l.Token || cur.Released {
 			return lostError(id)
 		}
-		cur.Lease.Expires = time.Now().Add(ttl)
-		l.Expires = cur.Lease.Expires
-		return s.writeRecord(id, cur)
+		cur.Expires = time.Now().Add(ttl)
+		l.Expires = cur.Expires
+		return s.writeLease(id, cur)
 	})
 	return l, err
 }
 
-// Release ends l (LeaseStore): it unlocks the owner file, and marks the
-// lease released in the record if it is still the execution's.
+// Release ends l (LeaseStore): it unlocks the owner file and, if l is
+// still the execution's lease, removes it and the lock files.
 func (s *DirStore) Release(_ context.Context, id string, l Lease) error {
 	if err := s.checkID(id); err != nil {
 		return err
@@ -158,8 +187,8 @@ func (s *DirStore) Release(_ context.Context, id string, l Lease) error {
 		return fmt.Errorf("DirStore: locking %s: %w", id, pathless(err))
 	}
 	defer f.Close()
-	cur, err := s.readRecord(id)
-	mine := err == nil && cur != nil && cur.Lease != nil && cur.Lease.Token == l.Token
+	cur, err := s.readLease(id)
+	mine := err == nil && cur != nil && cur.Token == l.Token
 	if own != nil {
 		if mine {
 			// No Acquire looks at the owner file while the lock is held,
@@ -171,16 +200,10 @@ func (s *DirStore) Release(_ context.Context, id string, l Lease) error {
 	if !mine {
 		return err
 	}
-	if cur.NoCheckpoint {
-		// Leased, never saved: nothing to keep.
-		if err := os.Remove(s.recordPath(id)); err != nil {
-			return fmt.Errorf("DirStore: removing the record of %s: %w", id, pathless(err))
-		}
-	} else {
-		cur.Lease.Released = true
-		if err := s.writeRecord(id, cur); err != nil {
-			return err
-		}
+	// A released lease is no lease: the file goes. (The next token is the
+	// clock's, which differs from every token before it.)
+	if err := os.Remove(s.leasePath(id)); err != nil {
+		return fmt.Errorf("DirStore: removing the lease of %s: %w", id, pathless(err))
 	}
 	// The lock file goes too, while it is held: whoever waits for it
 	// takes the lock again on a new file.

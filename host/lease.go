@@ -34,8 +34,8 @@ const DefaultLeaseTTL = 15 * time.Second
 type Lease struct {
 	// Owner names the Runner holding it (Runner.Owner).
 	Owner string
-	// Token is the fencing token: it grows with every acquisition of the
-	// execution's lease, and every checkpoint the holder saves carries it
+	// Token is the fencing token: a new one with every acquisition of
+	// the execution's lease, and every checkpoint the holder saves carries it
 	// (Checkpoint.Fence), so that the Store can refuse the writes of a
 	// holder whose lease was taken over.
 	Token uint64
@@ -62,8 +62,8 @@ type LeaseStore interface {
 	// fails with an error matching ErrExecutionBusy while another
 	// holder's lease is active: not released, not expired, and (for
 	// stores that can tell, such as DirStore) its holder still alive.
-	// Each acquisition's token is greater than every earlier one's for
-	// id, and never 0.
+	// Each acquisition's token differs from every earlier one's for id
+	// (it grows, from the clock's nanoseconds), and is never 0.
 	Acquire(ctx context.Context, id, owner string, ttl time.Duration) (Lease, error)
 	// Renew extends l until ttl from now; it fails with an error matching
 	// ErrLeaseLost if l is no longer the lease of id.

@@ -159,11 +159,16 @@ func (s *DirStore) List(_ context.Context, states ...State) ([]ExecutionStatus, 
 	}
 	now := time.Now()
 	var out []ExecutionStatus
+	seen := map[string]bool{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !storeID.MatchString(id) {
+		if !ok {
+			id, ok = strings.CutSuffix(e.Name(), ".lease")
+		}
+		if !ok || !storeID.MatchString(id) || seen[id] {
 			continue
 		}
+		seen[id] = true
 		st, ok, err := s.status(id, now)
 		if err != nil {
 			return nil, err
@@ -172,6 +177,7 @@ func (s *DirStore) List(_ context.Context, states ...State) ([]ExecutionStatus, 
 			out = append(out, st)
 		}
 	}
+	slices.SortFunc(out, func(a, b ExecutionStatus) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -185,11 +191,15 @@ func (s *DirStore) Status(_ context.Context, id string) (ExecutionStatus, bool, 
 
 func (s *DirStore) status(id string, now time.Time) (ExecutionStatus, bool, error) {
 	r, err := s.readRecord(id)
-	if err != nil || r == nil {
+	if err != nil {
+		return ExecutionStatus{}, false, err
+	}
+	l, err := s.readLease(id)
+	if err != nil {
 		return ExecutionStatus{}, false, err
 	}
 	var cp *Checkpoint
-	if !r.NoCheckpoint {
+	if r != nil {
 		cp = &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, Done: r.Done, Failure: r.Failure,
 			FailureCode: r.FailureCode, Cancelled: r.Cancelled}
 		if r.Updated != nil {
@@ -201,7 +211,7 @@ func (s *DirStore) status(id string, now time.Time) (ExecutionStatus, bool, erro
 		}
 	}
 	var st ExecutionStatus
-	if l := r.Lease; l != nil {
+	if l != nil {
 		st = statusOf(id, cp, l.Owner, l.Token, l.Expires, l.Released, now)
 	} else {
 		st = statusOf(id, cp, "", 0, time.Time{}, true, now)

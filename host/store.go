@@ -201,10 +201,11 @@ func (s *MemoryStore) Delete(_ context.Context, id string) error {
 //
 // DirStore is a LeaseStore (see DirStore.Acquire): processes sharing a
 // directory run each execution in one of them at a time, and a process
-// that died lets go of its executions at once. The lease is in the
-// record; while a Run holds the execution, the directory also holds its
-// lock files <id>.lock and <id>.owner (flock), removed when the lease is
-// released. The directory must be on a local file system, where flock
+// that died lets go of its executions at once. While a Run holds an
+// execution, the directory holds its lease, the small file <id>.lease
+// (so that renewing it never rewrites a large record), and the lock files
+// <id>.lock and <id>.owner (flock), all removed when the lease is
+// released; each record names the fencing token it was written under. The directory must be on a local file system, where flock
 // works across processes. DirStore is a ListStore too.
 type DirStore struct {
 	dir string
@@ -245,12 +246,9 @@ type dirRecord struct {
 	Cancelled   bool          `json:"cancelled,omitempty"`
 	Sealed      []byte        `json:"sealed,omitempty"`
 	FailureCode string        `json:"failure_code,omitempty"`
-	Fence       uint64        `json:"fence,omitempty"`
-	Updated     *time.Time    `json:"updated,omitempty"`
-	// Lease is the execution's lease; a record with NoCheckpoint holds
-	// only that (an execution leased before its first checkpoint).
-	Lease        *dirLease `json:"lease,omitempty"`
-	NoCheckpoint bool      `json:"no_checkpoint,omitempty"`
+	// Fence is the fencing token the record was written under.
+	Fence   uint64     `json:"fence,omitempty"`
+	Updated *time.Time `json:"updated,omitempty"`
 }
 
 type dirCall struct {
@@ -316,7 +314,7 @@ func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error)
 		return nil, false, err
 	}
 	r, err := s.readRecord(id)
-	if err != nil || r == nil || r.NoCheckpoint {
+	if err != nil || r == nil {
 		return nil, false, err
 	}
 	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, HostCalls: r.HostCalls, SnapshotID: r.SnapshotID,
@@ -404,12 +402,12 @@ func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 		return err
 	}
 	return s.locked(id, func() error {
+		if err := s.fence(id, cp.Fence); err != nil {
+			return err
+		}
 		cur, err := s.readRecord(id)
 		if err != nil {
 			cur = nil // an unreadable record is replaced
-		}
-		if err := s.fence(id, cur, cp.Fence); err != nil {
-			return err
 		}
 		return s.save(id, cp, cur)
 	})
@@ -419,9 +417,6 @@ func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 // record it replaces.
 func (s *DirStore) save(id string, cp *Checkpoint, cur *dirRecord) error {
 	r := s.record(cp)
-	if cur != nil {
-		r.Lease = cur.Lease
-	}
 	if !cp.Done {
 		r.SnapshotID = cp.SnapshotID
 		if cur != nil && cur.Journal != "" && cur.SnapshotID == cp.SnapshotID && cur.JournalLen == len(cp.Snapshot) {
@@ -454,12 +449,12 @@ func (s *DirStore) Append(ctx context.Context, id string, cp *Checkpoint, baseID
 		return err
 	}
 	return s.locked(id, func() error {
+		if err := s.fence(id, cp.Fence); err != nil {
+			return err
+		}
 		cur, err := s.readRecord(id)
 		if err != nil {
 			cur = nil
-		}
-		if err := s.fence(id, cur, cp.Fence); err != nil {
-			return err
 		}
 		if cur == nil || cp.Done || cur.Journal == "" || cur.SnapshotID != baseID ||
 			cur.JournalLen != baseLen || baseLen > len(cp.Snapshot) {
@@ -472,7 +467,7 @@ func (s *DirStore) Append(ctx context.Context, id string, cp *Checkpoint, baseID
 			return err
 		}
 		r := s.record(cp)
-		r.SnapshotID, r.Journal, r.JournalLen, r.Lease = cp.SnapshotID, cur.Journal, len(cp.Snapshot), cur.Lease
+		r.SnapshotID, r.Journal, r.JournalLen = cp.SnapshotID, cur.Journal, len(cp.Snapshot)
 		return s.writeRecord(id, r)
 	})
 }
@@ -548,8 +543,8 @@ func (s *DirStore) Delete(_ context.Context, id string) error {
 		return err
 	}
 	return s.locked(id, func() error {
-		cur, err := s.readRecord(id)
-		if err == nil && cur != nil && cur.Lease != nil && leaseActive(cur.Lease.Released, cur.Lease.Expires, time.Now()) {
+		l, err := s.readLease(id)
+		if err == nil && l != nil && leaseActive(l.Released, l.Expires, time.Now()) {
 			return busyError(id)
 		}
 		if err := os.Remove(s.recordPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -560,7 +555,7 @@ func (s *DirStore) Delete(_ context.Context, id string) error {
 		}
 		// The lock file goes last, while it is held: whoever waits for it
 		// takes the lock again on a new file.
-		for _, p := range []string{s.ownerPath(id), s.lockPath(id)} {
+		for _, p := range []string{s.leasePath(id), s.ownerPath(id), s.lockPath(id)} {
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("DirStore: removing the lock files of %s: %w", id, pathless(err))
 			}
