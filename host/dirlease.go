@@ -81,14 +81,18 @@ func (s *DirStore) locked(id string, fn func() error) error {
 	return fn()
 }
 
-// fence checks a write to id fenced with fence; the lock is held.
-func (s *DirStore) fence(id string, fence uint64) error {
+// fence checks a write to id fenced with fence, cur being its record
+// (nil if none or unreadable); the lock is held. Without a lease (none
+// was taken, or it was released), a fenced write must carry the token of
+// the record it replaces, so that a holder whose lease was taken over
+// and then released cannot write either.
+func (s *DirStore) fence(id string, fence uint64, cur *dirRecord) error {
 	l, err := s.readLease(id)
 	if err != nil {
 		return err
 	}
 	if l == nil {
-		if fence != 0 {
+		if fence != 0 && cur != nil && cur.Fence != 0 && cur.Fence != fence {
 			return lostError(id)
 		}
 		return nil

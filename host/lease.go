@@ -52,9 +52,10 @@ type Lease struct {
 //
 // The Store's writes honour the fence, atomically with the write itself:
 // Save (and Append) of a checkpoint whose Fence is not the token of the
-// execution's current lease fails with an error matching ErrLeaseLost,
-// and one with Fence 0 fails with one matching ErrExecutionBusy while
-// another holder's lease is active. Delete fails with ErrExecutionBusy
+// execution's current lease (or, with none, not the Fence of the
+// checkpoint it replaces, if that has one) fails with an error matching
+// ErrLeaseLost, and one with Fence 0 fails with one matching
+// ErrExecutionBusy while another holder's lease is active. Delete fails with ErrExecutionBusy
 // while a lease is active.
 type LeaseStore interface {
 	Store
@@ -306,11 +307,13 @@ func fenceCheck(id string, fence, token uint64, active bool) error {
 	return nil
 }
 
-// memFence checks a write to id; s.mu is held.
+// memFence checks a write to id; s.mu is held. Without a lease (one
+// removed with its execution), a fenced write must carry the token of the
+// checkpoint it replaces, as in DirStore.
 func (s *MemoryStore) memFence(id string, fence uint64) error {
 	cur := s.leases[id]
 	if cur == nil {
-		if fence != 0 {
+		if cp := s.m[id]; fence != 0 && cp != nil && cp.Fence != 0 && cp.Fence != fence {
 			return lostError(id)
 		}
 		return nil

@@ -81,6 +81,23 @@ func TestLeaseStoresFenceWrites(t *testing.T) {
 		e, err := st.Acquire(ctx, "x", "e", time.Hour)
 		require.NoError(t, err)
 		require.Greater(t, e.Token, d.Token, "tokens grow across a delete")
+		require.NoError(t, st.Save(ctx, "x", fenced(e.Token)))
+		require.NoError(t, st.Release(ctx, "x", e))
+
+		// A holder whose lease was taken over cannot write after the new
+		// holder released it either; a checkpoint loaded and saved again
+		// as it is can.
+		f, err := st.Acquire(ctx, "x", "f", time.Nanosecond)
+		require.NoError(t, err)
+		g, err := st.Acquire(ctx, "x", "g", time.Hour)
+		require.NoError(t, err)
+		require.NoError(t, st.Save(ctx, "x", fenced(g.Token)))
+		require.NoError(t, st.Release(ctx, "x", g))
+		require.ErrorIs(t, st.Save(ctx, "x", fenced(f.Token)), ErrLeaseLost)
+		cp, ok, err = st.Load(ctx, "x")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.NoError(t, st.Save(ctx, "x", cp))
 	})
 }
 

@@ -402,12 +402,12 @@ func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 		return err
 	}
 	return s.locked(id, func() error {
-		if err := s.fence(id, cp.Fence); err != nil {
-			return err
-		}
 		cur, err := s.readRecord(id)
 		if err != nil {
 			cur = nil // an unreadable record is replaced
+		}
+		if err := s.fence(id, cp.Fence, cur); err != nil {
+			return err
 		}
 		return s.save(id, cp, cur)
 	})
@@ -449,12 +449,12 @@ func (s *DirStore) Append(ctx context.Context, id string, cp *Checkpoint, baseID
 		return err
 	}
 	return s.locked(id, func() error {
-		if err := s.fence(id, cp.Fence); err != nil {
-			return err
-		}
 		cur, err := s.readRecord(id)
 		if err != nil {
 			cur = nil
+		}
+		if err := s.fence(id, cp.Fence, cur); err != nil {
+			return err
 		}
 		if cur == nil || cp.Done || cur.Journal == "" || cur.SnapshotID != baseID ||
 			cur.JournalLen != baseLen || baseLen > len(cp.Snapshot) {
