@@ -54,7 +54,9 @@ func (s *DirStore) readLease(id string) (*dirLease, error) {
 	}
 	var l dirLease
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, fmt.Errorf("DirStore: the lease of %s is damaged: %v", id, err)
+		// Only a crash of the machine leaves one (leases are not synced),
+		// and it ended every holder: no lease.
+		return nil, nil
 	}
 	return &l, nil
 }
@@ -64,7 +66,22 @@ func (s *DirStore) writeLease(id string, l *dirLease) error {
 	if err != nil {
 		return fmt.Errorf("DirStore: %w", err)
 	}
-	if err := s.writeAtomic(s.leasePath(id), b); err != nil {
+	// Atomic (a rename) but not synced: a lease matters only while its
+	// holder's process lives, and a crash of the machine ends them all.
+	f, err := os.CreateTemp(s.dir, ".tmp-*")
+	if err == nil {
+		_, err = f.Write(b)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), s.leasePath(id))
+		}
+		if err != nil {
+			os.Remove(f.Name())
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("DirStore: writing the lease of %s: %w", id, pathless(err))
 	}
 	return nil
