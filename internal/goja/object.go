@@ -50,6 +50,7 @@ type Object struct {
 	self    objectImpl
 	runtime *Runtime
 	mark    uint32 // mustard_retained.go: the last walk that visited it
+	builtin uint32 // mustard_retained.go: a built-in's own properties, plus 1
 }
 
 type iterNextFunc func() (propIterItem, iterNextFunc)
@@ -272,6 +273,9 @@ func (f ConstructorCall) Argument(idx int) Value {
 
 func (o *baseObject) init() {
 	o.values = make(map[unistring.String]Value)
+	if v := o.val; v != nil && v.runtime != nil && v.runtime.making != 0 {
+		v.runtime.builtinsMade = append(v.runtime.builtinsMade, v) // mustard_retained.go
+	}
 }
 
 func (o *baseObject) className() string {
