@@ -75,7 +75,31 @@ func (r *Runtime) MustardSealRealm() {
 	w.sealing = true
 	w.realm(r)
 	w.drain()
+	clear(r.builtinsWritten)
+	r.builtinsWritten = r.builtinsWritten[:0]
+	// The global object is where the guest's declarations go: walked
+	// whole every time.
+	r.globalObject.wrote()
 }
+
+// builtinWritten is the bit of Object.builtin set by the first write to a
+// built-in after the realm was sealed (wrote).
+const builtinWritten = 1 << 31
+
+// wrote records a write to a built-in: setting, defining or deleting a
+// property, setting its prototype, adding private elements, making a
+// function's prototype object. A walk visits the built-ins written to
+// (Runtime.builtinsWritten) and skips the others, which hold nothing of
+// the guest's.
+func (o *Object) wrote() {
+	if b := o.builtin; b != 0 && b&builtinWritten == 0 {
+		o.builtin = b | builtinWritten
+		o.runtime.builtinsWritten = append(o.runtime.builtinsWritten, o)
+	}
+}
+
+// builtinOwn is how many own properties a built-in had when it was made.
+func (o *Object) builtinOwn() uint32 { return max(o.builtin&^builtinWritten, 1) - 1 }
 
 func (r *Runtime) newRetainedWalk() retainedWalk {
 	// Objects and scopes are marked with the walk's number as it visits
@@ -104,12 +128,19 @@ func (r *Runtime) endRetainedWalk(w *retainedWalk) {
 // built-ins.
 func (w *retainedWalk) realm(r *Runtime) {
 	w.object(r.globalObject)
-	base := unsafe.Pointer(&r.global)
-	for _, off := range intrinsicFields {
-		w.object(*(**Object)(unsafe.Add(base, off)))
+	if w.sealing {
+		base := unsafe.Pointer(&r.global)
+		for _, off := range intrinsicFields {
+			w.object(*(**Object)(unsafe.Add(base, off)))
+		}
+		if s := r.stringSingleton; s != nil {
+			w.object(s.val)
+		}
 	}
-	if s := r.stringSingleton; s != nil {
-		w.object(s.val)
+	// What the guest wrote to built-ins: the others hold nothing of its
+	// own (walkObject skips them).
+	for _, o := range r.builtinsWritten {
+		w.object(o)
 	}
 	for _, s := range r.symbolRegistry {
 		w.add(retainedMapEntry)
@@ -314,7 +345,9 @@ func (w *retainedWalk) weakEntries() bool {
 			if key == nil {
 				continue
 			}
-			if key.mark != w.epoch || w.weakSeen(key, wm) {
+			// A built-in key counts as reached: the walk skips the
+			// built-ins nothing was written to.
+			if (key.mark != w.epoch && key.builtin == 0) || w.weakSeen(key, wm) {
 				continue
 			}
 			w.add(retainedMapEntry)
@@ -346,8 +379,18 @@ func (w *retainedWalk) weakSeen(key *Object, wm *weakMap) bool {
 
 func (w *retainedWalk) walkObject(o *Object) {
 	tmpl := templateOf(o)
-	if w.sealing && tmpl == nil {
-		o.builtin = ownProperties(o) + 1
+	switch {
+	case w.sealing:
+		if tmpl == nil {
+			o.builtin = ownProperties(o) + 1
+		} else {
+			o.builtin = 1
+		}
+	case o.builtin != 0 && o.builtin&builtinWritten == 0 && (tmpl != nil || ownProperties(o) == o.builtinOwn()):
+		// A built-in nothing was written to (and, if it is not
+		// templated, with the properties it was made with, whatever
+		// path added one): it holds only built-ins.
+		return
 	}
 	builtin := tmpl != nil || o.builtin != 0
 	if !builtin {
@@ -515,7 +558,7 @@ func (w *retainedWalk) builtinBase(o *Object, b *baseObject, tmpl *objectTemplat
 			}
 		}
 	} else {
-		if n, own := ownProperties(o), max(o.builtin, 1)-1; n > own {
+		if n, own := ownProperties(o), o.builtinOwn(); n > own {
 			w.add(retainedMapEntry * int(n-own))
 		}
 		for k, v := range b.values {

@@ -461,6 +461,7 @@ func (o *baseObject) deleteStr(name unistring.String, throw bool) bool {
 }
 
 func (o *baseObject) setProto(proto *Object, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	current := o.prototype
 	if current.SameAs(proto) {
 		return true
@@ -490,6 +491,7 @@ func (o *baseObject) setProto(proto *Object, throw bool) bool {
 }
 
 func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	ownDesc := o.values[name]
 	if ownDesc == nil {
 		if proto := o.prototype; proto != nil {
@@ -528,6 +530,7 @@ func (o *baseObject) setOwnIdx(idx valueInt, val Value, throw bool) bool {
 }
 
 func (o *baseObject) setOwnSym(name *Symbol, val Value, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	var ownDesc Value
 	if o.symValues != nil {
 		ownDesc = o.symValues.get(name)
@@ -778,6 +781,7 @@ Reject:
 }
 
 func (o *baseObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	existingVal := o.values[name]
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
 		o.values[name] = v
@@ -795,6 +799,7 @@ func (o *baseObject) defineOwnPropertyIdx(idx valueInt, desc PropertyDescriptor,
 }
 
 func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	var existingVal Value
 	if o.symValues != nil {
 		existingVal = o.symValues.get(s)
@@ -849,6 +854,7 @@ func (o *baseObject) getPrivateEnv(typ *privateEnvType, create bool) *privateEle
 		panic(o.val.runtime.NewTypeError("Private fields for the class have already been set"))
 	}
 	if env == nil && create {
+		o.val.wrote() // mustard_retained.go
 		env = &privateElements{
 			fields: make([]Value, typ.numFields),
 		}

@@ -229,6 +229,7 @@ func (o *templatedObject) hasOwnPropertySym(s *Symbol) bool {
 }
 
 func (o *templatedObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	existingVal := o.getOwnPropStr(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
 		o.values[name] = v

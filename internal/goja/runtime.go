@@ -227,6 +227,7 @@ type Runtime struct {
 	retainedPending []*Object   // and its stack, when small
 	making          int         // mustard_retained.go: built-ins being made
 	builtinsMade    []*Object   // and the objects made so far
+	builtinsWritten []*Object   // mustard_retained.go: built-ins the guest wrote to
 	jsonIn          *jsonReader // mustard_interrupt.go: the text JSON.parse reads
 }
 
