@@ -691,6 +691,7 @@ func getObjectTemplate() *objectTemplate {
 func (r *Runtime) getObject() *Object {
 	ret := r.global.Object
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Object = ret
 		r.newTemplatedFuncObject(getObjectTemplate(), ret, func(call FunctionCall) Value {
@@ -704,6 +705,7 @@ func (r *Runtime) getObject() *Object {
 func (r *Runtime) getObjectPrototype() *Object {
 	ret := r.global.ObjectPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ObjectPrototype = ret
 		r.newTemplatedObject(getObjectProtoTemplate(), ret)

@@ -1351,6 +1351,7 @@ func (r *Runtime) createRegExpStringIteratorPrototype(val *Object) objectImpl {
 func (r *Runtime) getRegExpStringIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.RegExpStringIteratorPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.RegExpStringIteratorPrototype = o
 		o.self = r.createRegExpStringIteratorPrototype(o)
@@ -1361,6 +1362,7 @@ func (r *Runtime) getRegExpStringIteratorPrototype() *Object {
 func (r *Runtime) getRegExp() *Object {
 	ret := r.global.RegExp
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.RegExp = ret
 		proto := r.getRegExpPrototype()
@@ -1375,6 +1377,7 @@ func (r *Runtime) getRegExp() *Object {
 func (r *Runtime) getRegExpPrototype() *Object {
 	ret := r.global.RegExpPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o := r.newGuardedObject(r.global.ObjectPrototype, classObject)
 		ret = o.val
 		r.global.RegExpPrototype = ret
