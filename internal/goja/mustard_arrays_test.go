@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // Tests of the Meter hooks of the Array, Object, TypedArray, Map/Set,
@@ -182,7 +184,12 @@ func TestMustardArraysReports(t *testing.T) {
 		{"Promise.allSettled(a)", loop(n), chunked((16+promiseElementBytes)*n, 16+promiseElementBytes)},
 		{"Promise.race(a)", loop(n), chunked(promiseElementBytes*n, promiseElementBytes)},
 	}
-	for _, tc := range tests {
+	// Each case builds the 20,000-element setup afresh (seconds under
+	// -race): the default run takes every fourth case, the long suites all.
+	for i, tc := range tests {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(tc.expr, func(t *testing.T) {
 			r, m := newMetered()
 			if _, err := r.RunString(setup); err != nil {
@@ -206,7 +213,7 @@ func TestMustardArraysReports(t *testing.T) {
 // before it is allocated, so a Meter refusing any Alloc over 8 MiB stops it
 // with the process heap barely touched.
 func TestMustardArraysRefuseHuge(t *testing.T) {
-	for _, src := range []string{
+	for i, src := range []string{
 		"new ArrayBuffer(2**31)",
 		"new ArrayBuffer(2**40)",
 		"new Float64Array(1e9)",
@@ -229,6 +236,9 @@ func TestMustardArraysRefuseHuge(t *testing.T) {
 		"var a = []; for (var i = 0; i < 1e7; i++) a.push(i)",
 		"var a = []; a[1e6] = 0; for (var i = 0; i < 1e7; i++) a[i] = i",
 	} {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(src, func(t *testing.T) {
 			r, m := newMetered()
 			if strings.Contains(src, "big") {
@@ -397,12 +407,15 @@ func TestMustardArraysInterrupt(t *testing.T) {
 // TestMustardArraysNativeDepth: join, toString, toLocaleString and flat
 // recurse in Go through nested arrays, and are bounded by the native depth.
 func TestMustardArraysNativeDepth(t *testing.T) {
-	for _, src := range []string{
+	for i, src := range []string{
 		"String(deep)",
 		"deep.join()",
 		"deep.toLocaleString()",
 		"deep.flat(Infinity)",
 	} {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		r := New()
 		r.SetMaxNativeDepth(1000)
 		if _, err := r.RunString(`var deep = []; for (var i = 0; i < 200000; i++) deep = [deep];`); err != nil {

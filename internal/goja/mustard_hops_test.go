@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // Walking a prototype chain or nested proxies is charged per link with
@@ -85,7 +87,7 @@ func TestOperandWorkEndsLoops(t *testing.T) {
 	const chain = `let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); `
 	// a2 is a's text, made apart from it.
 	const longPair = `const a = 'x'.repeat(1e6) + 'a', a2 = 'x'.repeat(1e6) + 'a', b = 'x'.repeat(1e6) + 'b'; `
-	for _, src := range []string{
+	for i, src := range []string{
 		`const s = '1'.repeat(4e6); for (;;) +s`,
 		`const s = '1'.repeat(4e6); for (;;) s * 1`,
 		`const s = '1'.repeat(4e6); for (;;) s | 0`,
@@ -121,6 +123,9 @@ func TestOperandWorkEndsLoops(t *testing.T) {
 		longPair + `const t = {}; Object.defineProperty(t, 'x', {value: a}); for (;;) Object.defineProperty(t, 'x', {value: a2})`,
 		longPair + `const t = {}; Object.defineProperty(t, 'x', {value: a}); const p = new Proxy(t, {get: () => a2}); for (;;) p.x`,
 	} {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		r, m := newStrMetered()
 		r.MustardMeterOperands(true)
 		m.maxWork = map[bool]int{false: 50_000_000, true: 5_000_000}[raceEnabled]
@@ -140,7 +145,7 @@ func TestOperandWorkEndsLoops(t *testing.T) {
 // 1 MB string, took 0.5 to 1.4 ms each for a few instructions.
 func TestLongStringsMadeAreCharged(t *testing.T) {
 	const mb = 1 << 20
-	for _, c := range []struct {
+	for i, c := range []struct {
 		expr   string
 		copies int
 	}{
@@ -157,6 +162,9 @@ func TestLongStringsMadeAreCharged(t *testing.T) {
 		{`(() => { try { null[s] } catch (e) { return e.message } })()`, 3},
 		{`(() => { try { s() } catch (e) { return e.message } })()`, 3},
 	} {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		work := func(n int) int {
 			r, m := newStrMetered()
 			r.MustardMeterOperands(true)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 var regexpNode = flag.String("mustard.node", "", "node binary: TestLinearRegexpDifferential asks V8 about the cases where the engines differ")
@@ -251,6 +253,8 @@ func TestLinearRegexpDifferential(t *testing.T) {
 	n := *regexpCases
 	if testing.Short() {
 		n /= 10
+	} else if !longtest.Enabled() {
+		n /= 4
 	}
 	var ran, onLinear, prechecked, compared, failed, deviations int
 	start := time.Now()

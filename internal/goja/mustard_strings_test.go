@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // strMeter records what built-ins report; it interrupts the runtime when a
@@ -127,7 +129,10 @@ func TestMustardStringsReport(t *testing.T) {
 		{"Date.parse", `Date.parse(s)`, n, 2 * n, 0, 0},
 		{"String keys", `Object.getOwnPropertyNames(new String(s)).length`, 9 * n / 10, 0, n * valueBytes, 0},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			r, m := newStrMetered()
 			if _, err := r.RunString(setup); err != nil {
@@ -204,7 +209,7 @@ func TestMustardStringsRefuseHuge(t *testing.T) {
 // doubling the string about doubles the work (a quadratic cost would
 // quadruple it).
 func TestMustardStringsGlobalLinear(t *testing.T) {
-	for _, c := range []struct {
+	for i, c := range []struct {
 		expr    string
 		regexp2 bool // searches from lastIndex and lookaheads run on regexp2 (no linear mode here)
 	}{
@@ -221,6 +226,9 @@ func TestMustardStringsGlobalLinear(t *testing.T) {
 		{`var re = /a(?!b)/g, k = 0; var s = 'a'.repeat(N); while (re.test(s)) k++; k`, true},
 		{`('x'.repeat(5) + '\r\n').repeat(N / 7).replace(/\r\n/g, '\n')`, false},
 	} {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		expr := c.expr
 		t.Run(expr, func(t *testing.T) {
 			work := func(n int) int {
