@@ -283,19 +283,38 @@ const sha256Hex =
     ? (bytes) => crypto.hash('sha256', bytes)
     : (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
 
-// A key's KeyObject, made once per key Buffer: an HMAC under it skips
-// importing the key each time.
-const keyObjects = new WeakMap();
+// hmacHex is HMAC-SHA256 (RFC 2104) of the parts' UTF-8, in hex. Where
+// crypto.hash exists it is two one-shot hashes over the key's pads, made
+// once per key Buffer: cheaper than an Hmac object per token, and run()
+// signs a token on every step.
+const hmacPads = new WeakMap();
+
+function padsOf(key) {
+  let pads = hmacPads.get(key);
+  if (pads === undefined) {
+    const k = key.length > 64 ? crypto.createHash('sha256').update(key).digest() : key;
+    const inner = Buffer.alloc(64, 0x36);
+    const outer = Buffer.alloc(64 + 32, 0x5c);
+    for (let i = 0; i < k.length; i += 1) {
+      inner[i] ^= k[i];
+      outer[i] ^= k[i];
+    }
+    pads = { inner, outer };
+    hmacPads.set(key, pads);
+  }
+  return pads;
+}
 
 function hmacHex(key, ...parts) {
-  let keyObject = keyObjects.get(key);
-  if (keyObject === undefined) {
-    keyObject = crypto.createSecretKey(key);
-    keyObjects.set(key, keyObject);
-  }
-  const h = crypto.createHmac('sha256', keyObject);
-  for (const p of parts) h.update(p, 'utf8');
-  return h.digest('hex');
+  const message = parts.length === 1 ? parts[0] : parts.join('');
+  if (typeof crypto.hash !== 'function') return crypto.createHmac('sha256', key).update(message, 'utf8').digest('hex');
+  const { inner, outer } = padsOf(key);
+  const m = Buffer.allocUnsafe(64 + Buffer.byteLength(message, 'utf8'));
+  inner.copy(m, 0);
+  m.write(message, 64, 'utf8');
+  const o = Buffer.from(outer);
+  o.set(crypto.hash('sha256', m, 'buffer'), 64);
+  return crypto.hash('sha256', o);
 }
 
 // keyDerived returns what a step needs of a snapshot key (its base64 and
