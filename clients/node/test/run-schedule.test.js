@@ -107,6 +107,26 @@ test('batch run() starts every outstanding call before it returns', { skip: !dir
   assert.deepEqual(await pending, [10, 20, 30]);
 });
 
+test('a blocking run() whose process dies goes on from its snapshot on a new process', { skip: !direct }, async () => {
+  const program = new Mustard(SEQUENCE);
+  const calls = [];
+  const value = await program.run({
+    capabilities: {
+      async tool(i) {
+        calls.push(i);
+        if (i === 1) process.kill(processes().sync[0].pid, 'SIGKILL');
+        return i * 3;
+      },
+    },
+  });
+  assert.deepEqual(value, [0, 3, 6]);
+  assert.deepEqual(calls, [0, 1, 2], 'no capability is called twice');
+  const [{ pid }] = processes().sync;
+  process.kill(pid, 'SIGKILL');
+  assert.deepEqual(await program.run({ capabilities: { tool: (i) => i } }), [0, 1, 2], 'a start on a dead process starts again');
+  assert.notEqual(processes().sync[0].pid, pid);
+});
+
 test('run() with a pool steps without blocking: no call before it returns', async () => {
   const pool = new SidecarPool({ size: 1 });
   try {
