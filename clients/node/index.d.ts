@@ -103,7 +103,7 @@ export interface ExecutionOptions extends PolicyOptions {
   inputs?: Record<string, StructuredValue>;
   context?: ExecutionContext;
   signal?: AbortSignal;
-  /** The pool the async methods run on; the shared one by default. */
+  /** The pool the async methods (and run(), then without blocking) run on; the shared one by default. */
   pool?: SidecarPool;
   /** How snapshot bytes travel; "delta" (the default) keeps full bytes at the host. */
   snapshotDelivery?: SnapshotDelivery;
@@ -310,6 +310,12 @@ export interface ConfigureOptions extends SidecarOptions {
   syncPoolSize?: number;
   /** The host-call mode of executions that do not say ("one"). */
   hostCalls?: 'one' | 'batch';
+  /**
+   * false: run() without a pool steps on the shared pool, without
+   * blocking. true (default): on Linux it steps on the synchronous API's
+   * process, each step blocking the thread, as the reference's addon.
+   */
+  blockingRun?: boolean;
 }
 
 export function configure(options: ConfigureOptions): void;

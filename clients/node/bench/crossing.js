@@ -5,10 +5,11 @@
 //
 //   MUSTARD_SIDECAR_BIN=... node bench/crossing.js [rounds]
 //
-// - run(): a program making 5 async capability calls, compiled once;
+// - run(): a program making 5 async capability calls, compiled once (on
+//   Linux run() steps on the synchronous API's direct path);
 // - start() + 5 synchronous resume()s of a program making 5 calls;
-// - hot resume: one resumeAsync() (main thread) and one resume() (the
-//   helper thread's hop included) of a parked execution;
+// - hot resume: one resumeAsync() (the pool, the event loop) and one
+//   resume() (the synchronous API) of a parked execution;
 // - a ping through the package's SidecarClient (the sidecar's cheapest
 //   request);
 // - the bare-pipe floor: a round trip of a 200-byte message between this

@@ -32,7 +32,18 @@ const settings = {};
 let sharedPool = null;
 let bridge = null;
 
-const CONFIG_KEYS = ['sidecar', 'args', 'env', 'poolSize', 'syncPoolSize', 'maxResponseBytes', 'closeGraceMs', 'cancelGraceMs', 'hostCalls'];
+const CONFIG_KEYS = [
+  'sidecar',
+  'args',
+  'env',
+  'poolSize',
+  'syncPoolSize',
+  'maxResponseBytes',
+  'closeGraceMs',
+  'cancelGraceMs',
+  'hostCalls',
+  'blockingRun',
+];
 
 // configure sets how the shared processes are started: the sidecar binary
 // (else $MUSTARD_SIDECAR_BIN, else mustard-sidecar from PATH), its
@@ -48,6 +59,9 @@ function configure(options = {}) {
     throw new TypeError('configure() must be called before the first program is compiled or run');
   }
   if (options.hostCalls !== undefined) normalizeHostCalls(options.hostCalls, 'configure() options.hostCalls');
+  if (options.blockingRun !== undefined && typeof options.blockingRun !== 'boolean') {
+    throw new TypeError('configure() options.blockingRun must be a boolean');
+  }
   Object.assign(settings, options);
 }
 
@@ -71,6 +85,19 @@ function defaultPool() {
 function syncBridge() {
   bridge ??= new SyncBridge(poolOptions(settings.syncPoolSize ?? 1));
   return bridge;
+}
+
+// blockingRun tells whether run() without a pool steps on the
+// synchronous API's direct path (lib/sync-direct.js): each start and
+// resume a blocking round trip on the calling thread, as the reference's
+// addon runs each step in process. Where that path is unavailable
+// (not Linux, MUSTARD_SYNC_DIRECT=0, no FIFOs), or with
+// configure({ blockingRun: false }), run() steps on the shared pool
+// without blocking.
+function blockingRun() {
+  if (settings.blockingRun === false) return false;
+  const direct = syncBridge().direct;
+  return direct !== null && direct.available();
 }
 
 // processes lists the shared processes: { pool, sync }.
@@ -256,19 +283,38 @@ const sha256Hex =
     ? (bytes) => crypto.hash('sha256', bytes)
     : (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
 
-// A key's KeyObject, made once per key Buffer: an HMAC under it skips
-// importing the key each time.
-const keyObjects = new WeakMap();
+// hmacHex is HMAC-SHA256 (RFC 2104) of the parts' UTF-8, in hex. Where
+// crypto.hash exists it is two one-shot hashes over the key's pads, made
+// once per key Buffer: cheaper than an Hmac object per token, and run()
+// signs a token on every step.
+const hmacPads = new WeakMap();
+
+function padsOf(key) {
+  let pads = hmacPads.get(key);
+  if (pads === undefined) {
+    const k = key.length > 64 ? crypto.createHash('sha256').update(key).digest() : key;
+    const inner = Buffer.alloc(64, 0x36);
+    const outer = Buffer.alloc(64 + 32, 0x5c);
+    for (let i = 0; i < k.length; i += 1) {
+      inner[i] ^= k[i];
+      outer[i] ^= k[i];
+    }
+    pads = { inner, outer };
+    hmacPads.set(key, pads);
+  }
+  return pads;
+}
 
 function hmacHex(key, ...parts) {
-  let keyObject = keyObjects.get(key);
-  if (keyObject === undefined) {
-    keyObject = crypto.createSecretKey(key);
-    keyObjects.set(key, keyObject);
-  }
-  const h = crypto.createHmac('sha256', keyObject);
-  for (const p of parts) h.update(p, 'utf8');
-  return h.digest('hex');
+  const message = parts.length === 1 ? parts[0] : parts.join('');
+  if (typeof crypto.hash !== 'function') return crypto.createHmac('sha256', key).update(message, 'utf8').digest('hex');
+  const { inner, outer } = padsOf(key);
+  const m = Buffer.allocUnsafe(64 + Buffer.byteLength(message, 'utf8'));
+  inner.copy(m, 0);
+  m.write(message, 64, 'utf8');
+  const o = Buffer.from(outer);
+  o.set(crypto.hash('sha256', m, 'buffer'), 64);
+  return crypto.hash('sha256', o);
 }
 
 // keyDerived returns what a step needs of a snapshot key (its base64 and
@@ -1123,30 +1169,47 @@ class Mustard {
   // "batch" every outstanding call starts at once (up to
   // maxConcurrentCalls). A step whose process dies is run again from its
   // snapshot on another process, with the answers already given.
+  //
+  // Without a pool, where the direct path exists (blockingRun()), each
+  // step is a blocking round trip on this thread, as in the reference's
+  // addon: the first capability is called before run() returns its
+  // promise, and each next one in the microtask turn its predecessor's
+  // settlement resumes the guest. With a pool (or blockingRun false)
+  // the steps go through the pool's processes without blocking, and the
+  // signal also cancels a running guest in band.
   async run(options = {}) {
     const signal = getSignal(options, 'run options');
     if (signal?.aborted) throw cancelledError();
     const ctx = resolveContext(options, 'run options');
     belowEnvironment(ctx);
-    const pool = getPool(options, 'run options') || defaultPool();
+    const explicitPool = getPool(options, 'run options');
     const delivery = getDelivery(options, 'run options');
     const maxConcurrent = options.maxConcurrentCalls ?? 16;
     if (!Number.isInteger(maxConcurrent) || maxConcurrent <= 0) {
       throw new TypeError('run options.maxConcurrentCalls must be a positive integer');
     }
-    let step = await startAsync(pool, startRequest(this.#program, ctx, options, 'run options', delivery), signal, ctx);
-    const where = { pool };
+    const request = startRequest(this.#program, ctx, options, 'run options', delivery);
+    let steps;
+    let step;
+    if (explicitPool === null && blockingRun()) {
+      steps = blockingSteps(ctx, this.#program, signal, delivery);
+      step = startBlocking(request, ctx);
+    } else {
+      const pool = explicitPool || defaultPool();
+      steps = poolSteps(ctx, this.#program, pool, signal, delivery);
+      step = await startAsync(pool, request, signal, ctx);
+    }
     const scope = new CallScope(signal);
     try {
-      if (ctx.hostCalls === 'batch') return await runBatch(step, ctx, this.#program, pool, signal, delivery, maxConcurrent, scope);
+      if (ctx.hostCalls === 'batch') return await runBatch(step, ctx, steps, signal, maxConcurrent, scope);
       let callId = 0;
       while (step.type === 'suspended') {
         const handler = ctx.handlers[step.capability];
         if (typeof handler !== 'function') throw new MustardRuntimeError(`Missing capability: ${step.capability}`);
         callId += 1;
         const outcome = await settle(handler, step.args.map((a) => decode(a)), signal, scope.context(callId));
-        const st = stepState(step, ctx, this.#program, where, delivery);
-        step = await advanceAsync(st, { payload: toPayload(outcome, step.capability) }, pool, signal);
+        const advanced = steps.advance(step, { payload: toPayload(outcome, step.capability) });
+        step = steps.blocking ? advanced : await advanced;
       }
       return decode(step.value);
     } finally {
@@ -1155,7 +1218,49 @@ class Mustard {
   }
 }
 
-async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurrent, scope) {
+// poolSteps resumes run()'s steps on a pool, without blocking: advance
+// returns a promise of the next step.
+function poolSteps(ctx, program, pool, signal, delivery) {
+  const where = { pool };
+  return {
+    blocking: false,
+    advance: (step, body) => advanceAsync(stepState(step, ctx, program, where, delivery), body, pool, signal),
+  };
+}
+
+// blockingSteps resumes run()'s steps on the direct path: advance
+// returns the next step. An answer given after the signal aborted is
+// replaced by a cancel, which the sidecar ends the execution with
+// ("execution cancelled"), as the reference's addon does.
+function blockingSteps(ctx, program, signal, delivery) {
+  const where = { sync: true };
+  const cancelled = { type: 'cancelled' };
+  return {
+    blocking: true,
+    advance(step, body) {
+      if (signal?.aborted) {
+        body = body.answers ? { answers: body.answers.map((a) => ({ call_id: a.call_id, payload: cancelled })) } : { payload: cancelled };
+      }
+      return advanceSync(stepState(step, ctx, program, where, delivery), body);
+    },
+  };
+}
+
+// startBlocking starts run()'s execution on the direct path, again on a
+// new process if its process died before answering.
+function startBlocking(request, ctx) {
+  return loggedSync(ctx, () => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return syncBridge().call('start', request);
+      } catch (error) {
+        if (!(error instanceof MustardProcessError) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  });
+}
+
+async function runBatch(step, ctx, steps, signal, maxConcurrent, scope) {
   const started = new Set();
   const queue = [];
   const ready = [];
@@ -1207,8 +1312,8 @@ async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurren
     }
     if (fatal !== null) throw fatal;
     const answers = ready.splice(0);
-    const st = stepState(step, ctx, program, { pool }, delivery);
-    step = await advanceAsync(st, { answers }, pool, signal);
+    const advanced = steps.advance(step, { answers });
+    step = steps.blocking ? advanced : await advanced;
   }
   return decode(step.value);
 }

@@ -79,12 +79,19 @@ function driveSync(gen) {
 // answers. A part is such a value: `inline` bounds the bytes it takes in
 // the request, `bytes` is what its stage holds instead.
 
-// jsonPart's bytes are made only if the part is staged.
-function jsonPart(json) {
+// jsonPart is a value sent as JSON. Its size is measured (and its bytes
+// made) only if the request does not fit inline: a request that fits,
+// nearly all of them, encodes each value once.
+function jsonPart(value) {
+  let json = null;
+  const text = () => (json ??= JSON.stringify(value));
   return {
-    inline: Buffer.byteLength(json, 'utf8') + 64,
+    lazy: true,
+    get inline() {
+      return Buffer.byteLength(text(), 'utf8') + 64;
+    },
     get bytes() {
-      return Buffer.from(json, 'utf8');
+      return Buffer.from(text(), 'utf8');
     },
   };
 }
@@ -129,8 +136,13 @@ function* dropStages(client, ids) {
 // means it cannot fit even with every part staged, or the sidecar's stage
 // bound cannot hold a part.
 function* send(client, method, parts, build, opts = {}) {
-  const total = parts.reduce((n, p) => n + p.inline, 0);
-  if (total <= MAX_REQUEST_BYTES || parts.length === 0) {
+  // Sizes known without encoding (raw bytes, a source): past the limit,
+  // the request goes staged at once; else it is tried inline, and the
+  // encoder refuses it, with nothing sent, if the JSON values make it too
+  // large.
+  let known = 0;
+  for (const p of parts) if (p.lazy !== true) known += p.inline;
+  if (known <= MAX_REQUEST_BYTES || parts.length === 0) {
     const { fields, raw } = build(parts.map(() => null));
     try {
       return yield req(client, method, fields, raw, opts);
@@ -282,7 +294,7 @@ function startSync(client, s) {
 
 function* startOn(client, s, signal) {
   const inputs = s.inputs ?? {};
-  const inputsPart = jsonPart(JSON.stringify(inputs));
+  const inputsPart = jsonPart(inputs);
   const startWith = (program) => {
     const parts = [inputsPart];
     if (program) parts.push(rawPart(program));
@@ -336,7 +348,7 @@ function resumeSync(client, r) {
 
 function* resumeOn(client, r, signal) {
   const batch = r.answers !== undefined;
-  const answerParts = batch ? r.answers.map((a) => jsonPart(JSON.stringify(a.payload))) : [jsonPart(JSON.stringify(r.payload))];
+  const answerParts = batch ? r.answers.map((a) => jsonPart(a.payload)) : [jsonPart(r.payload)];
   // send sends the resume with fields, plus the answers (parts[0..n)) and
   // the snapshot bytes, if any (the last part), each inline or staged.
   const resumeWith = (fields, snapshot) => {

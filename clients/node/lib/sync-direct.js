@@ -221,6 +221,20 @@ class DirectPath {
     return this.proc;
   }
 
+  // available tells whether requests go on this path: it starts the
+  // process if none runs, and a platform without FIFOs turns the path
+  // off for good (the helper thread then does it all).
+  available() {
+    if (this.broken) return false;
+    try {
+      this.process();
+      return true;
+    } catch {
+      this.broken = true;
+      return false;
+    }
+  }
+
   processes() {
     if (this.proc === null || !this.proc.alive) return [];
     const p = this.proc;
