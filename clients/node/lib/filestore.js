@@ -14,8 +14,8 @@
 // create that is never seen half-written), renewed by an atomic rename
 // over it, removed on release. It holds the owner (workerId), a fencing
 // token (new and greater at every acquisition), its expiry, and the
-// holder's host and pid. A lease is taken over once it is stale: expired (its holder
-// stopped renewing it), or at once on the same machine when the process
+// holder's host and pid. A lease is taken over once it is stale:
+// expired (its holder stopped renewing it), or at once on the same machine when the process
 // holding it is gone (a SIGKILL, a crash). Such a job is picked up again
 // whatever its state, `running` included, and the executor continues it
 // from its saved progress. Every write of the executor carries its
