@@ -79,6 +79,7 @@ class InMemoryMustardExecutorStore {
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new TypeError('InMemoryMustardExecutorStore options.leaseMs must be a positive integer');
     if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('InMemoryMustardExecutorStore options.now must be a function');
+    this._clock = options.now !== undefined;
     this._now = options.now ?? Date.now;
     this._leaseMs = leaseMs;
     this._jobs = new Map();
@@ -117,7 +118,9 @@ class InMemoryMustardExecutorStore {
   // claimRunnable takes the lease of up to limit jobs that are not
   // finished and whose lease is free: queued, waiting, and running ones
   // whose worker stopped holding them.
-  async claimRunnable(limit, workerId, now = this._now()) {
+  async claimRunnable(limit, workerId, at = undefined) {
+    // A store given a clock keeps to it; else the caller's time counts.
+    const now = this._clock || at === undefined ? this._now() : at;
     const claimed = [];
     for (const [jobId, record] of this._jobs) {
       if (claimed.length >= limit) break;

@@ -182,6 +182,7 @@ class FileMustardExecutorStore {
     this.dir = path.resolve(dir);
     this.leaseMs = leaseMs;
     this.host = os.hostname();
+    this._clock = options.now !== undefined;
     this._now = options.now ?? Date.now;
     for (const sub of ['jobs', 'progress', 'claims', 'cancel']) fs.mkdirSync(path.join(this.dir, sub), { recursive: true, mode: 0o700 });
     this._held = new Map(); // jobId -> the lease this store object took
@@ -233,7 +234,9 @@ class FileMustardExecutorStore {
   // claimRunnable takes the lease of up to limit jobs that are queued,
   // waiting, or running with no live lease (their worker died), oldest
   // first.
-  async claimRunnable(limit, workerId, now = this._now()) {
+  async claimRunnable(limit, workerId, at = undefined) {
+    // A store given a clock keeps to it; else the caller's time counts.
+    const now = this._clock || at === undefined ? this._now() : at;
     const candidates = [];
     for (const f of fs.readdirSync(path.join(this.dir, 'jobs'))) {
       if (!f.endsWith('.json')) continue;
