@@ -367,7 +367,12 @@ class FileMustardExecutorStore {
     const record = { ...current, ...patch, state: next, updatedAt: this._now() };
     if (fence !== undefined && fence !== null) record.fence = fence;
     writeAtomic(file, encodeRecord(record));
-    if (TERMINAL_STATES.has(next)) removeFile(this._file('cancel', jobId));
+    if (TERMINAL_STATES.has(next)) {
+      // A finished job's progress and cancellation request are of no more
+      // use, also when its worker dies before it deletes them.
+      removeFile(this._file('cancel', jobId));
+      removeFile(this._file('progress', jobId));
+    }
   }
 
   async saveProgress(jobId, progress, fence) {
