@@ -454,15 +454,21 @@ class MustardExecutor {
     const scope = new CallScope(halt.signal);
     let renewing = Promise.resolve();
     let timer = null;
+    let lost = false;
     if (lease !== null) {
       scope.fence = lease.token;
       timer = setInterval(() => {
         renewing = renewing.then(async () => {
-          if (halt.signal.aborted) return;
+          // Renewed until the job's work here ends (a stopped worker
+          // finishes what it is doing first), or the lease is lost.
+          if (lost) return;
           try {
             lease = await this._store.renewLease(jobId, lease, this._leaseMs);
           } catch (error) {
-            if (isLeaseLost(error)) halt.abort(error);
+            if (isLeaseLost(error)) {
+              lost = true;
+              halt.abort(error);
+            }
             // Another failure: the next renewal tries again.
           }
         });
@@ -492,12 +498,13 @@ class MustardExecutor {
     } catch (error) {
       if (!isLeaseLost(error)) throw error;
       // The job is another executor's now: it continues it.
+      lost = true;
     } finally {
       if (timer !== null) clearInterval(timer);
       if (stop) stop.removeEventListener('abort', onStop);
       scope.end();
       await renewing;
-      if (lease !== null && !(halt.signal.reason instanceof Error && isLeaseLost(halt.signal.reason))) {
+      if (lease !== null && !lost) {
         await this._store.releaseLease(jobId, lease).catch(() => {});
       }
       await this._store.releaseClaim(jobId, workerId);
