@@ -151,3 +151,42 @@ test('a store without lease methods keeps working (claims only)', async () => {
   assert.equal((await executor.status(id)).state, 'completed');
   await assert.rejects(executor.list(), /listJobs/);
 });
+
+test('the executor renews its lease while a call runs: another executor cannot take the job past the first lease term', async () => {
+  const c = clock();
+  const store = new InMemoryMustardExecutorStore({ now: c.now });
+  let renewals = 0;
+  let renewed = null;
+  const renew = store.renewLease.bind(store);
+  store.renewLease = async (...args) => {
+    const lease = await renew(...args);
+    renewals += 1;
+    if (renewed !== null) renewed();
+    return lease;
+  };
+  const nextRenewal = () => new Promise((resolve) => {
+    renewed = resolve;
+  });
+  const refusals = [];
+  const executor = new MustardExecutor({
+    program: new Mustard('slow(1) + 1'),
+    store,
+    leaseMs: 30,
+    capabilities: {
+      async slow(n) {
+        for (let k = 0; k < 3; k += 1) {
+          c.t += 20; // less than the lease, 60 in all
+          await nextRenewal();
+          refusals.push(await store.acquireLease(this.jobId, 'other', 30));
+        }
+        return n;
+      },
+    },
+  });
+  const id = await executor.enqueue({});
+  await executor.runWorker({ drain: true });
+  assert.deepEqual(refusals, [null, null, null], 'the renewed lease held');
+  assert.ok(renewals >= 3);
+  assert.equal((await executor.get(id)).result, 2);
+  assert.equal((await executor.status(id)).owner, undefined, 'released at the end');
+});
