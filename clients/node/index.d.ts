@@ -27,6 +27,8 @@ export interface CallContext {
   readonly callId: number;
   readonly signal: AbortSignal;
   readonly jobId?: string;
+  /** In the executor: 1 for a call's first try, 2 for its first retry, ... */
+  readonly attempt?: number;
 }
 
 export type Capability = (this: CallContext, ...args: StructuredValue[]) => StructuredValue | Promise<StructuredValue>;
@@ -350,6 +352,47 @@ export interface MustardJobRecord<
   updatedAt: number;
 }
 
+/** An executor's ownership of one job in a store with leases. */
+export interface MustardJobLease {
+  jobId: MustardJobId;
+  /** The worker holding it. */
+  owner: string;
+  /** The fencing token: new and greater at every acquisition; every write of the holder carries it. */
+  token: number;
+  /** When it ends unless renewed (ms since the epoch). */
+  expiresAt: number;
+}
+
+/** A job as a listing reports it, read without running it. */
+export interface MustardJobStatus {
+  jobId: MustardJobId;
+  state: MustardJobState;
+  attempts: number;
+  createdAt: number;
+  /** The time of its last step. */
+  updatedAt: number;
+  /** A waiting job: the (first) capability it waits on. */
+  capability?: string;
+  error?: MustardJobError;
+  /** While an executor holds its lease: the holder and when the lease ends unrenewed. */
+  owner?: string;
+  leaseExpiresAt?: number;
+}
+
+export interface MustardJobListOptions {
+  /** Only jobs in one of these states (every job if neither is given). */
+  states?: MustardJobState[];
+  state?: MustardJobState;
+}
+
+/**
+ * A store's writes (update, saveProgress, deleteProgress) get the
+ * fencing token of the writer's lease as their last argument when the
+ * store has leases (acquireLease, renewLease, releaseLease); such a store
+ * refuses a write whose token is not the job's lease's with an error
+ * whose `code` is 'lease_lost'. A store without those methods works as
+ * before, its claims the only ownership (one process).
+ */
 export interface MustardExecutorStore<
   TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
   TResult extends StructuredValue = StructuredValue,
@@ -358,30 +401,113 @@ export interface MustardExecutorStore<
   get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
   claimRunnable(limit: number, workerId: string, now: number): Promise<MustardJobId[]>;
   releaseClaim(jobId: MustardJobId, workerId: string): Promise<void>;
-  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>): Promise<void>;
+  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>, fence?: number): Promise<void>;
   /** Must keep every field of progress, answer included. */
-  saveProgress(jobId: MustardJobId, progress: PersistedProgress): Promise<void>;
+  saveProgress(jobId: MustardJobId, progress: PersistedProgress, fence?: number): Promise<void>;
   loadProgress(jobId: MustardJobId): Promise<PersistedProgress | null>;
-  deleteProgress(jobId: MustardJobId): Promise<void>;
+  deleteProgress(jobId: MustardJobId, fence?: number): Promise<void>;
   requestCancel(jobId: MustardJobId): Promise<'cancelled' | 'requested' | 'ignored'>;
   consumeCancel(jobId: MustardJobId): Promise<boolean>;
+  /** Takes the job's lease for owner (a new token), or null while another owner's lease is active. */
+  acquireLease?(jobId: MustardJobId, owner: string, ttlMs: number): Promise<MustardJobLease | null>;
+  /** Extends lease; rejects with an error whose code is 'lease_lost' if it is no longer the job's. */
+  renewLease?(jobId: MustardJobId, lease: MustardJobLease, ttlMs: number): Promise<MustardJobLease>;
+  releaseLease?(jobId: MustardJobId, lease: MustardJobLease): Promise<void>;
+  /** For MustardExecutor.list() and prune(). */
+  listJobs?(options?: MustardJobListOptions): Promise<MustardJobStatus[]>;
+  jobStatus?(jobId: MustardJobId): Promise<MustardJobStatus | null>;
+  /** Deletes a job; false if it is unknown or its lease is held. */
+  deleteJob?(jobId: MustardJobId): Promise<boolean>;
 }
 
+/** Options of the executor's stores. */
+export interface MustardExecutorStoreOptions {
+  /** A claim's lease before the executor renews it as its own. */
+  leaseMs?: number;
+  /** The clock (Date.now). */
+  now?: () => number;
+}
+
+interface MustardLeasedStoreMethods<
+  TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
+  TResult extends StructuredValue = StructuredValue,
+> {
+  enqueue(record: MustardJobRecord<TInput, TResult>): Promise<{ jobId: MustardJobId; inserted: boolean }>;
+  get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
+  claimRunnable(limit: number, workerId: string, now?: number): Promise<MustardJobId[]>;
+  releaseClaim(jobId: MustardJobId, workerId: string): Promise<void>;
+  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>, fence?: number): Promise<void>;
+  saveProgress(jobId: MustardJobId, progress: PersistedProgress, fence?: number): Promise<void>;
+  loadProgress(jobId: MustardJobId): Promise<PersistedProgress | null>;
+  deleteProgress(jobId: MustardJobId, fence?: number): Promise<void>;
+  requestCancel(jobId: MustardJobId): Promise<'cancelled' | 'requested' | 'ignored'>;
+  consumeCancel(jobId: MustardJobId): Promise<boolean>;
+  acquireLease(jobId: MustardJobId, owner: string, ttlMs: number): Promise<MustardJobLease | null>;
+  renewLease(jobId: MustardJobId, lease: MustardJobLease, ttlMs: number): Promise<MustardJobLease>;
+  releaseLease(jobId: MustardJobId, lease: MustardJobLease): Promise<void>;
+  listJobs(options?: MustardJobListOptions): Promise<MustardJobStatus[]>;
+  jobStatus(jobId: MustardJobId): Promise<MustardJobStatus | null>;
+  deleteJob(jobId: MustardJobId): Promise<boolean>;
+}
+
+/** Jobs in memory, leased to one worker at a time. */
 export class InMemoryMustardExecutorStore<
   TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
   TResult extends StructuredValue = StructuredValue,
-> implements MustardExecutorStore<TInput, TResult> {
+> implements MustardExecutorStore<TInput, TResult>, MustardLeasedStoreMethods<TInput, TResult> {
+  constructor(options?: MustardExecutorStoreOptions);
   enqueue(record: MustardJobRecord<TInput, TResult>): Promise<{ jobId: MustardJobId; inserted: boolean }>;
   get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
-  claimRunnable(limit: number, workerId: string, now: number): Promise<MustardJobId[]>;
+  claimRunnable(limit: number, workerId: string, now?: number): Promise<MustardJobId[]>;
   releaseClaim(jobId: MustardJobId, workerId: string): Promise<void>;
-  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>): Promise<void>;
-  saveProgress(jobId: MustardJobId, progress: PersistedProgress): Promise<void>;
+  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>, fence?: number): Promise<void>;
+  saveProgress(jobId: MustardJobId, progress: PersistedProgress, fence?: number): Promise<void>;
   loadProgress(jobId: MustardJobId): Promise<PersistedProgress | null>;
-  deleteProgress(jobId: MustardJobId): Promise<void>;
+  deleteProgress(jobId: MustardJobId, fence?: number): Promise<void>;
   requestCancel(jobId: MustardJobId): Promise<'cancelled' | 'requested' | 'ignored'>;
   consumeCancel(jobId: MustardJobId): Promise<boolean>;
+  acquireLease(jobId: MustardJobId, owner: string, ttlMs: number): Promise<MustardJobLease | null>;
+  renewLease(jobId: MustardJobId, lease: MustardJobLease, ttlMs: number): Promise<MustardJobLease>;
+  releaseLease(jobId: MustardJobId, lease: MustardJobLease): Promise<void>;
+  listJobs(options?: MustardJobListOptions): Promise<MustardJobStatus[]>;
+  jobStatus(jobId: MustardJobId): Promise<MustardJobStatus | null>;
+  deleteJob(jobId: MustardJobId): Promise<boolean>;
 }
+
+/**
+ * What the executor does when a capability throws: up to `attempts` tries
+ * of the call in all (each with the same `this.callId`), waiting
+ * `backoffMs` (100) doubled at each try, at most `maxBackoffMs` (10000),
+ * drawn at random between half and all of that, while `retryable(error)`
+ * (by default isTransient) says so. The last try's error, or one that is
+ * not retryable, is thrown in the guest, which can catch it.
+ */
+export interface MustardRetryPolicy {
+  attempts: number;
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  retryable?: (error: unknown) => boolean;
+}
+
+/** Finished jobs are kept this many milliseconds after their last step; a state not given is kept for good. */
+export interface MustardRetention {
+  completed?: number;
+  failed?: number;
+  cancelled?: number;
+  /** The time to measure from (Date.now()). */
+  now?: number;
+}
+
+/** A store's write carried the token of a lease that is no longer the job's. */
+export class MustardLeaseLostError extends Error {
+  constructor(jobId: MustardJobId);
+  readonly code: 'lease_lost';
+}
+
+/** Marks error as worth another try (see MustardRetryPolicy) and returns it. */
+export function transient<E>(error: E): E extends object ? E : Error;
+/** Whether error was marked with transient(), or has `transient === true`. */
+export function isTransient(error: unknown): boolean;
 
 export interface MustardExecutorOptions<
   TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
@@ -398,26 +524,38 @@ export interface MustardExecutorOptions<
   hostCalls?: 'one' | 'batch';
   /** Batch mode: at most this many calls of a job at once (16). */
   maxConcurrentCalls?: number;
+  /** A store with leases: how long the executor's lease on a job lasts unrenewed (15000); renewed every third of it. */
+  leaseMs?: number;
+  /** Retries of every capability's calls (none: a call's error goes to the guest). */
+  retry?: MustardRetryPolicy;
+  /** Retries by capability name, in place of retry. */
+  retryPerCapability?: Record<string, MustardRetryPolicy>;
 }
 
 /** Jobs in a directory, written atomically; they survive the host process. */
 export class FileMustardExecutorStore<
   TInput extends Record<string, StructuredValue> = Record<string, StructuredValue>,
   TResult extends StructuredValue = StructuredValue,
-> implements MustardExecutorStore<TInput, TResult> {
-  constructor(dir: string, options?: { leaseMs?: number });
+> implements MustardExecutorStore<TInput, TResult>, MustardLeasedStoreMethods<TInput, TResult> {
+  constructor(dir: string, options?: MustardExecutorStoreOptions);
   readonly dir: string;
   list(): Promise<MustardJobId[]>;
   enqueue(record: MustardJobRecord<TInput, TResult>): Promise<{ jobId: MustardJobId; inserted: boolean }>;
   get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
   claimRunnable(limit: number, workerId: string, now?: number): Promise<MustardJobId[]>;
   releaseClaim(jobId: MustardJobId, workerId: string): Promise<void>;
-  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>): Promise<void>;
-  saveProgress(jobId: MustardJobId, progress: PersistedProgress): Promise<void>;
+  update(jobId: MustardJobId, patch: Partial<MustardJobRecord<TInput, TResult>>, fence?: number): Promise<void>;
+  saveProgress(jobId: MustardJobId, progress: PersistedProgress, fence?: number): Promise<void>;
   loadProgress(jobId: MustardJobId): Promise<PersistedProgress | null>;
-  deleteProgress(jobId: MustardJobId): Promise<void>;
+  deleteProgress(jobId: MustardJobId, fence?: number): Promise<void>;
   requestCancel(jobId: MustardJobId): Promise<'cancelled' | 'requested' | 'ignored'>;
   consumeCancel(jobId: MustardJobId): Promise<boolean>;
+  acquireLease(jobId: MustardJobId, owner: string, ttlMs: number): Promise<MustardJobLease | null>;
+  renewLease(jobId: MustardJobId, lease: MustardJobLease, ttlMs: number): Promise<MustardJobLease>;
+  releaseLease(jobId: MustardJobId, lease: MustardJobLease): Promise<void>;
+  listJobs(options?: MustardJobListOptions): Promise<MustardJobStatus[]>;
+  jobStatus(jobId: MustardJobId): Promise<MustardJobStatus | null>;
+  deleteJob(jobId: MustardJobId): Promise<boolean>;
 }
 
 export interface MustardExecutorRunWorkerOptions {
@@ -435,4 +573,12 @@ export class MustardExecutor<
   get(jobId: MustardJobId): Promise<MustardJobRecord<TInput, TResult> | null>;
   cancel(jobId: MustardJobId): Promise<void>;
   runWorker(options?: MustardExecutorRunWorkerOptions): Promise<void>;
+  /** The store's jobs (in the given states), each with its last step time; needs a store with listJobs(). */
+  list(options?: MustardJobListOptions): Promise<MustardJobStatus[]>;
+  /** One job's status, read without running it; null if unknown. */
+  status(jobId: MustardJobId): Promise<MustardJobStatus | null>;
+  /** Deletes a finished job; false if unknown, unfinished or leased. */
+  delete(jobId: MustardJobId): Promise<boolean>;
+  /** Deletes the finished jobs past their state's retention; returns their ids. */
+  prune(retention: MustardRetention): Promise<MustardJobId[]>;
 }

@@ -3,7 +3,7 @@
 const errors = require('./lib/errors.js');
 const { Mustard, Progress, ExecutionContext, SidecarPool, configure, processes, shutdown } = require('./lib/mustard.js');
 const { SidecarClient } = require('./lib/client.js');
-const { MustardExecutor, InMemoryMustardExecutorStore, FileMustardExecutorStore } = require('./lib/executor.js');
+const { MustardExecutor, InMemoryMustardExecutorStore, FileMustardExecutorStore, MustardLeaseLostError, transient, isTransient } = require('./lib/executor.js');
 
 module.exports = {
   Mustard,
@@ -12,6 +12,9 @@ module.exports = {
   MustardExecutor,
   InMemoryMustardExecutorStore,
   FileMustardExecutorStore,
+  MustardLeaseLostError,
+  transient,
+  isTransient,
   SidecarPool,
   SidecarClient,
   configure,

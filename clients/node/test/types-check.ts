@@ -7,6 +7,11 @@ import {
   MustardExecutor,
   InMemoryMustardExecutorStore,
   FileMustardExecutorStore,
+  MustardLeaseLostError,
+  transient,
+  isTransient,
+  type MustardExecutorStore,
+  type MustardJobStatus,
   MustardError,
   MustardLimitError,
   MustardRequestTooLargeError,
@@ -111,6 +116,53 @@ async function hostFeatures(program: Mustard): Promise<void> {
 }
 
 void hostFeatures;
+
+// Leases, retries, listing and retention in the executor.
+async function executorOps(program: Mustard): Promise<void> {
+  const store = new InMemoryMustardExecutorStore<{ n: number }, number>({ leaseMs: 5000, now: () => Date.now() });
+  const executor = new MustardExecutor({
+    program,
+    store,
+    capabilities: {
+      fetch(url) {
+        if (this.attempt === 1) throw transient(new Error(`unreachable ${String(url)}`));
+        return url;
+      },
+    },
+    leaseMs: 3000,
+    retry: { attempts: 3, backoffMs: 50, maxBackoffMs: 1000 },
+    retryPerCapability: { fetch: { attempts: 5, retryable: (e) => isTransient(e) || (e instanceof Error && /timeout/.test(e.message)) } },
+  });
+  const lease = await store.acquireLease('j', 'me', 1000);
+  if (lease !== null) {
+    const renewed = await store.renewLease('j', lease, 1000);
+    await store.update('j', { state: 'running' }, renewed.token);
+    await store.releaseLease('j', renewed);
+  }
+  const waiting: MustardJobStatus[] = await executor.list({ states: ['waiting', 'running'] });
+  const one: MustardJobStatus | null = await executor.status('j');
+  const gone: string[] = await executor.prune({ completed: 86_400_000, failed: 7 * 86_400_000 });
+  const deleted: boolean = await executor.delete('j');
+  void [waiting, one?.updatedAt, one?.owner, gone, deleted];
+  const lost = new MustardLeaseLostError('j');
+  const code: 'lease_lost' = lost.code;
+  void code;
+  // A store of the older interface, without leases or listing, still fits.
+  const plain: MustardExecutorStore = {
+    enqueue: async (r) => ({ jobId: r.jobId, inserted: true }),
+    get: async () => null,
+    claimRunnable: async () => [],
+    releaseClaim: async () => {},
+    update: async () => {},
+    saveProgress: async () => {},
+    loadProgress: async () => null,
+    deleteProgress: async () => {},
+    requestCancel: async () => 'ignored',
+    consumeCancel: async () => false,
+  };
+  void new MustardExecutor({ program, store: plain, capabilities: {} });
+}
+void executorOps;
 
 // The reference's compile and load options, and this package's multiUse.
 function compat(dumped: ReturnType<Progress['dump']>): void {
