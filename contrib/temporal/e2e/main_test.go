@@ -34,6 +34,8 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/common/dynamicconfig"
+	temporalserver "go.temporal.io/server/temporal"
 	"go.temporal.io/server/temporaltest"
 	"gocloud.dev/blob/fileblob"
 
@@ -180,10 +182,32 @@ func workerMain() int {
 	return 0
 }
 
+// transferPollRPS is the server's history.transferProcessorMaxPollRPS
+// in the tests: how many times a second a history shard reads the tasks
+// it must hand to matching (activity and workflow tasks to dispatch).
+// The server's default, 20 with a burst of 20, makes every dispatch wait
+// up to 50 ms once the burst is spent: a sequential execution started
+// less than a second after another takes about three times as long
+// (BenchmarkFiveTools). The test server, like a dev server, has one
+// shard for every workflow.
+const transferPollRPS = 1000
+
+// serverConfig is the test server's dynamic config: temporaltest's own
+// setting, and the transfer queue's poll rate (0: the server's default).
+func serverConfig(pollRPS int) dynamicconfig.StaticClient {
+	c := dynamicconfig.StaticClient{
+		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
+	}
+	if pollRPS > 0 {
+		c[dynamicconfig.TransferProcessorMaxPollRPS.Key()] = []dynamicconfig.ConstrainedValue{{Value: pollRPS}}
+	}
+	return c
+}
+
 // env is a Temporal server with a client, a blob store directory shared
 // by the workers, and the test's task queues.
 type env struct {
-	t         *testing.T
+	t         testing.TB
 	ts        *temporaltest.TestServer
 	c         client.Client
 	codec     *mustardtemporal.Codec
@@ -192,10 +216,24 @@ type env struct {
 	blobDir   string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	return newEnvPoll(t, transferPollRPS)
+}
+
+// newEnvPoll is newEnv with the server's transfer queue poll rate.
+func newEnvPoll(t testing.TB, pollRPS int) *env {
 	t.Helper()
 	codec := newCodec()
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	var ts *temporaltest.TestServer
+	opts := []temporaltest.TestServerOption{temporaltest.WithBaseServerOptions(
+		temporalserver.WithDynamicConfigClient(serverConfig(pollRPS)))}
+	if tt, ok := t.(*testing.T); ok {
+		ts = temporaltest.NewServer(append(opts, temporaltest.WithT(tt))...)
+	} else {
+		ts = temporaltest.NewServer(opts...)
+		t.Cleanup(ts.Stop)
+	}
 	// The client's and the tool worker's log (tools that fail on purpose
 	// log errors) goes to a file, shown if the test fails.
 	logPath := filepath.Join(t.TempDir(), "client.log")
@@ -238,7 +276,7 @@ func (e *env) caps(names ...string) []mustardtemporal.Capability {
 
 // workerProc is a sidecar worker process.
 type workerProc struct {
-	t        *testing.T
+	t        testing.TB
 	id       string
 	hotQueue string
 	cmd      *exec.Cmd

@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
+	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// fiveTools calls an instant tool five times in sequence: six segments,
+// five tool activities, one after another.
+const fiveTools = `async function main() {
+  let sum = 0;
+  for (let i = 0; i < 5; i++) sum += (await step({ i })).n;
+  return { sum };
+}
+main();`
+
+// TimelineEnv, set, makes BenchmarkFiveTools log the history of each
+// mode's last run with the time of every event.
+const TimelineEnv = "MUSTARD_E2E_TIMELINE"
+
+func stepTool() map[string]host.Capability {
+	return map[string]host.Capability{
+		"step": func(ctx context.Context, c host.Call) (value.Value, error) {
+			var q struct{ I int }
+			if err := c.Decode(&q); err != nil {
+				return value.Value{}, err
+			}
+			return host.ValueOf(map[string]any{"n": q.I + 1})
+		},
+	}
+}
+
+// BenchmarkFiveTools times one execution of fiveTools end to end (start
+// to result, on a real server, 2 sidecar worker processes and a tool
+// worker): "back-to-back" starts each run as soon as the previous one
+// returned, "spaced" waits a second (not timed) between runs; on a
+// server with the default history.transferProcessorMaxPollRPS (20) and
+// with the tests' (1000). The figures are in the README ("Latency").
+//
+//	go test -run '^$' -bench FiveTools -benchtime 20x .
+func BenchmarkFiveTools(b *testing.B) {
+	for _, rps := range []int{0, transferPollRPS} {
+		name := "server-default"
+		if rps > 0 {
+			name = fmt.Sprintf("poll-rps-%d", rps)
+		}
+		b.Run(name, func(b *testing.B) { benchFiveTools(b, rps) })
+	}
+}
+
+func benchFiveTools(b *testing.B, pollRPS int) {
+	e := newEnvPoll(b, pollRPS)
+	e.startWorker("a", 2)
+	e.startWorker("b", 2)
+	e.startTools(stepTool())
+	ctx := context.Background()
+	n := 0
+	once := func() (time.Duration, string) {
+		n++
+		id := fmt.Sprintf("five-%d", n)
+		s := time.Now()
+		r, err := mustardtemporal.Start(ctx, e.c, id, mustardtemporal.Execution{Source: fiveTools,
+			Capabilities: e.caps("step"), Queue: e.queue})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var v *value.Value
+		if err := r.Get(ctx, &v); err != nil {
+			b.Fatalf("%s: %v", id, err)
+		}
+		took := time.Since(s)
+		if got, _ := host.ToPlainJSON(*v); string(got) != `{"sum":15}` {
+			b.Fatalf("%s: result %s", id, got)
+		}
+		return took, id
+	}
+	once() // the first run warms the workers up
+	for _, mode := range []string{"spaced", "back-to-back"} {
+		b.Run(mode, func(b *testing.B) {
+			var lat []time.Duration
+			var last string
+			for b.Loop() {
+				if mode == "spaced" {
+					b.StopTimer()
+					time.Sleep(time.Second)
+					b.StartTimer()
+				}
+				d, id := once()
+				lat = append(lat, d)
+				last = id
+			}
+			b.ReportMetric(float64(median(lat).Microseconds())/1000, "median-ms")
+			b.ReportMetric(0, "ns/op")
+			if os.Getenv(TimelineEnv) != "" {
+				b.Logf("run %s:\n%s", last, e.timeline(ctx, last))
+			}
+		})
+	}
+}
+
+// timeline lists a workflow's history events with their time since the
+// first one.
+func (e *env) timeline(ctx context.Context, id string) string {
+	evs := e.history(ctx, id)
+	if len(evs) == 0 {
+		return ""
+	}
+	t0 := evs[0].GetEventTime().AsTime()
+	var sb strings.Builder
+	for _, ev := range evs {
+		extra := ""
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+			extra = " " + a.GetActivityType().GetName() + " on " + a.GetTaskQueue().GetName()
+		}
+		if a := ev.GetWorkflowTaskScheduledEventAttributes(); a != nil {
+			extra = " on " + a.GetTaskQueue().GetName()
+		}
+		fmt.Fprintf(&sb, "  %7.1f ms  %s%s\n", float64(ev.GetEventTime().AsTime().Sub(t0).Microseconds())/1000,
+			ev.GetEventType(), extra)
+	}
+	return sb.String()
+}
