@@ -16,6 +16,8 @@ const (
 
 	StartActivity  = "mustard.Start"
 	ResumeActivity = "mustard.Resume"
+	// ForgetActivity is run by executions started before the segment
+	// that ends an execution deleted its snapshot itself.
 	ForgetActivity = "mustard.Forget"
 
 	// DecideUpdate is the update that decides a call waiting for

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,4 +129,52 @@ func (e *env) timeline(ctx context.Context, id string) string {
 			ev.GetEventType(), extra)
 	}
 	return sb.String()
+}
+
+// The workflow returns its result without waiting for a cleanup
+// activity: the segment that ended the execution deletes its snapshot
+// after Temporal took the result.
+func TestResultBeforeCleanup(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e := newEnv(t)
+	e.startWorker("a", 1)
+	snapshots := func() int {
+		ents, _ := os.ReadDir(filepath.Join(e.blobDir, "snapshots"))
+		n := 0
+		for _, ent := range ents {
+			if !strings.HasSuffix(ent.Name(), ".attrs") {
+				n++
+			}
+		}
+		return n
+	}
+	var whileParked atomic.Int64
+	tools := stepTool()
+	step := tools["step"]
+	tools["step"] = func(ctx context.Context, c host.Call) (value.Value, error) {
+		if c.ID == 5 {
+			whileParked.Store(int64(snapshots()))
+		}
+		return step(ctx, c)
+	}
+	e.startTools(tools)
+	r, err := mustardtemporal.Start(ctx, e.c, "five", mustardtemporal.Execution{Source: fiveTools,
+		Capabilities: e.caps("step"), Queue: e.queue})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v *value.Value
+	if err := r.Get(ctx, &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range e.history(ctx, "five") {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == mustardtemporal.ForgetActivity {
+			t.Errorf("the workflow scheduled %s", mustardtemporal.ForgetActivity)
+		}
+	}
+	if whileParked.Load() == 0 {
+		t.Fatal("no snapshot in the blob store while the execution was parked: the check below proves nothing")
+	}
+	waitFor(t, time.Minute, "snapshots deleted", func() bool { return snapshots() == 0 })
 }
