@@ -58,6 +58,32 @@ type SidecarConfig struct {
 	MaxParked int
 }
 
+// DefaultHotWait is Options.HotWait's default.
+const DefaultHotWait = 500 * time.Millisecond
+
+// WorkerOptions returns o with the settings the Temporal workers of a
+// SidecarWorker (the shared queue's and HotQueue's) need, where o leaves
+// them zero:
+//
+//   - StickyScheduleToStartTimeout 500 ms (the SDK's default is 5 s): how
+//     long a workflow task waits for the worker that holds the workflow
+//     in its cache before any worker replays it. With DefaultHotWait
+//     this bounds the stall of an execution whose worker died: the next
+//     step runs within about a second of the answer (1.5 s if a segment
+//     was running, after its 1 s heartbeat timeout).
+//   - MaxHeartbeatThrottleInterval 250 ms (the SDK sends heartbeats only
+//     every 0.8 × the 1 s heartbeat timeout otherwise): a cancel reaches
+//     a running guest in about a quarter second.
+func WorkerOptions(o worker.Options) worker.Options {
+	if o.StickyScheduleToStartTimeout == 0 {
+		o.StickyScheduleToStartTimeout = 500 * time.Millisecond
+	}
+	if o.MaxHeartbeatThrottleInterval == 0 {
+		o.MaxHeartbeatThrottleInterval = 250 * time.Millisecond
+	}
+	return o
+}
+
 // SidecarWorker runs segments of guest executions on sidecar processes:
 // the activities StartActivity, ResumeActivity and ForgetActivity.
 // Register it on a Temporal worker of Config.Queue (Register) and on a

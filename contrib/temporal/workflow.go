@@ -85,7 +85,7 @@ type pendingCall struct {
 func (r *run) defaults() {
 	o := r.in.Options
 	if o.HotWait == 0 {
-		o.HotWait = 5 * time.Second
+		o.HotWait = DefaultHotWait
 	}
 	if o.SegmentTimeout <= 0 {
 		o.SegmentTimeout = 5 * time.Minute

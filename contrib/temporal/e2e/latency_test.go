@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/client"
 
 	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
@@ -177,4 +180,93 @@ func TestResultBeforeCleanup(t *testing.T) {
 		t.Fatal("no snapshot in the blob store while the execution was parked: the check below proves nothing")
 	}
 	waitFor(t, time.Minute, "snapshots deleted", func() bool { return snapshots() == 0 })
+}
+
+// The time from a killed sidecar worker to the next step, with the
+// documented settings (WorkerOptions, DefaultHotWait): an execution
+// parked on worker a waits for its second tool call; a is killed with
+// its sidecars (SIGKILL to its process group) and the call answered at
+// once; the test times the answer to the third call reaching the tool
+// (the next segment ran on worker b, cold), against the same step of a
+// run without a kill. The figures are in the README ("A worker dies").
+func TestKilledWorkerNextStep(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e := newEnv(t)
+	a := e.startWorker("a", 1)
+	var mu sync.Mutex
+	seen := map[string]time.Time{} // "<execution>/<call id>": when it reached the tool
+	hold := make(chan struct{})
+	held := make(chan struct{}, 1)
+	tools := stepTool()
+	step := tools["step"]
+	tools["step"] = func(ctx context.Context, c host.Call) (value.Value, error) {
+		k := fmt.Sprintf("%s/%d", c.Execution, c.ID)
+		mu.Lock()
+		if _, ok := seen[k]; !ok {
+			seen[k] = time.Now()
+		}
+		mu.Unlock()
+		if c.Execution == "killed" && c.ID == 2 {
+			held <- struct{}{}
+			select {
+			case <-hold:
+			case <-ctx.Done():
+				return value.Value{}, ctx.Err()
+			}
+		}
+		return step(ctx, c)
+	}
+	e.startTools(tools)
+	run := func(id string) client.WorkflowRun {
+		r, err := mustardtemporal.Start(ctx, e.c, id, mustardtemporal.Execution{Source: fiveTools,
+			Capabilities: e.caps("step"), Queue: e.queue})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	wait := func(r client.WorkflowRun) {
+		var v *value.Value
+		if err := r.Get(ctx, &v); err != nil {
+			t.Fatalf("%s: %v", r.GetID(), err)
+		}
+		if got, _ := host.ToPlainJSON(*v); string(got) != `{"sum":15}` {
+			t.Fatalf("%s: result %s", r.GetID(), got)
+		}
+	}
+	wait(run("plain"))
+
+	r := run("killed")
+	select {
+	case <-held:
+	case <-ctx.Done():
+		t.Fatal("the second call never reached the tool")
+	}
+	st, err := mustardtemporal.GetStatus(ctx, e.c, "killed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.WorkerQueue != a.hotQueue {
+		t.Fatalf("parked on %s, want worker a", st.WorkerQueue)
+	}
+	b := e.startWorker("b", 1)
+	a.kill()
+	answered := time.Now()
+	close(hold)
+	wait(r)
+	sb := b.stop()
+
+	mu.Lock()
+	defer mu.Unlock()
+	killed := seen["killed/3"].Sub(answered)
+	plain := seen["plain/3"].Sub(seen["plain/2"])
+	t.Logf("from the answer to the next tool call: %v after worker a was killed, %v without a kill (a whole step)",
+		killed.Round(time.Millisecond), plain.Round(time.Millisecond))
+	if os.Getenv(TimelineEnv) != "" {
+		t.Logf("killed:\n%s", e.timeline(ctx, "killed"))
+	}
+	if sb == nil || sb.Cold == 0 {
+		t.Errorf("worker b's segments %+v, want a cold resume", sb)
+	}
 }

@@ -156,11 +156,9 @@ func workerMain() int {
 		return fail(err)
 	}
 	defer sidecars.Close()
-	// Segments heartbeat every quarter of Options.SegmentHeartbeat (1 s);
-	// without a lower bound the SDK sends them only every 0.8 s, and a
-	// cancel waits for the next one.
-	opts := worker.Options{Identity: id, StickyScheduleToStartTimeout: time.Second,
-		MaxHeartbeatThrottleInterval: 250 * time.Millisecond}
+	// The documented settings: a sticky timeout of 500 ms, heartbeats
+	// every 250 ms at most.
+	opts := mustardtemporal.WorkerOptions(worker.Options{Identity: id})
 	shared := worker.New(c, queue, opts)
 	mustardtemporal.RegisterWorkflow(shared)
 	sidecars.Register(shared)

@@ -74,9 +74,10 @@ func run(addr, blobURL, program string) error {
 		return err
 	}
 	defer sidecars.Close()
-	// Heartbeats every 250 ms at most, so that a cancel reaches a running
-	// guest that soon (the SDK's default is 0.8 s with a 1 s timeout).
-	segments := worker.Options{MaxHeartbeatThrottleInterval: 250 * time.Millisecond}
+	// A short sticky timeout (an execution whose worker died moves on
+	// within about a second) and heartbeats every 250 ms at most (a
+	// cancel reaches a running guest that soon).
+	segments := mustardtemporal.WorkerOptions(worker.Options{})
 	shared := worker.New(c, queue, segments)
 	mustardtemporal.RegisterWorkflow(shared)
 	sidecars.Register(shared)
