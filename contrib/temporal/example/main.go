@@ -114,7 +114,11 @@ func run(addr, blobURL, program string) error {
 		}
 		if len(st.AwaitingDecision) > 0 {
 			k := st.AwaitingDecision[0]
-			fmt.Printf("step %d: %s(%s) waits for approval\n", st.Step, k.Capability, k.Args[0].AppendJSON(nil))
+			args, err := host.ToPlainJSON(value.Array(k.Args...))
+			if err != nil {
+				return err
+			}
+			fmt.Printf("step %d: %s%s waits for approval\n", st.Step, k.Capability, args)
 			if err := mustardtemporal.Decide(ctx, c, id, mustardtemporal.Decision{CallID: k.ID, Approve: true}); err != nil {
 				return err
 			}
@@ -126,7 +130,13 @@ func run(addr, blobURL, program string) error {
 	if err := wr.Get(ctx, &v); err != nil {
 		return err
 	}
-	fmt.Printf("result: %s\n", v.AppendJSON(nil))
+	// Plain JSON, as the guest's JSON.stringify would write it (a
+	// value.Value's own JSON is the tagged wire form).
+	out, err := host.ToPlainJSON(*v)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("result: %s\n", out)
 	return nil
 }
 
