@@ -59,24 +59,26 @@ type SidecarConfig struct {
 }
 
 // DefaultHotWait is Options.HotWait's default.
-const DefaultHotWait = 500 * time.Millisecond
+const DefaultHotWait = 300 * time.Millisecond
 
 // WorkerOptions returns o with the settings the Temporal workers of a
 // SidecarWorker (the shared queue's and HotQueue's) need, where o leaves
 // them zero:
 //
-//   - StickyScheduleToStartTimeout 500 ms (the SDK's default is 5 s): how
+//   - StickyScheduleToStartTimeout 300 ms (the SDK's default is 5 s): how
 //     long a workflow task waits for the worker that holds the workflow
 //     in its cache before any worker replays it. With DefaultHotWait
-//     this bounds the stall of an execution whose worker died: the next
-//     step runs within about a second of the answer (1.5 s if a segment
-//     was running, after its 1 s heartbeat timeout).
+//     this bounds the stall of an execution whose worker died: its next
+//     step runs about 0.75 s after the answer on a server whose timers
+//     fire on time (history.timerProcessorMaxTimeShift 100 ms), 2 s with
+//     the server's default of 1 s; a segment that was running waits for
+//     its 1 s heartbeat timeout first.
 //   - MaxHeartbeatThrottleInterval 250 ms (the SDK sends heartbeats only
 //     every 0.8 × the 1 s heartbeat timeout otherwise): a cancel reaches
 //     a running guest in about a quarter second.
 func WorkerOptions(o worker.Options) worker.Options {
 	if o.StickyScheduleToStartTimeout == 0 {
-		o.StickyScheduleToStartTimeout = 500 * time.Millisecond
+		o.StickyScheduleToStartTimeout = 300 * time.Millisecond
 	}
 	if o.MaxHeartbeatThrottleInterval == 0 {
 		o.MaxHeartbeatThrottleInterval = 250 * time.Millisecond

@@ -132,7 +132,7 @@ type Options struct {
 	// worker that holds the parked execution; after it the segment runs
 	// cold on any worker. A hot segment is normally taken within
 	// milliseconds; HotWait is what a step waits when that worker is
-	// gone or has all its processes busy. 0 means 500 ms; negative
+	// gone or has all its processes busy. 0 means 300 ms; negative
 	// disables hot resumes.
 	HotWait time.Duration `json:",omitempty"`
 	// SegmentTimeout bounds one segment (start-to-close); 0 means 5

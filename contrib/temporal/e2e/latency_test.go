@@ -48,21 +48,18 @@ func stepTool() map[string]host.Capability {
 // worker): "back-to-back" starts each run as soon as the previous one
 // returned, "spaced" waits a second (not timed) between runs; on a
 // server with the default history.transferProcessorMaxPollRPS (20) and
-// with the tests' (1000). The figures are in the README ("Latency").
+// 1000. The figures are in the README ("Latency").
 //
 //	go test -run '^$' -bench FiveTools -benchtime 20x .
 func BenchmarkFiveTools(b *testing.B) {
-	for _, rps := range []int{0, transferPollRPS} {
-		name := "server-default"
-		if rps > 0 {
-			name = fmt.Sprintf("poll-rps-%d", rps)
-		}
-		b.Run(name, func(b *testing.B) { benchFiveTools(b, rps) })
-	}
+	b.Run("server-default", func(b *testing.B) { benchFiveTools(b, serverSettings{}) })
+	b.Run(fmt.Sprintf("poll-rps-%d", recommended.transferPollRPS), func(b *testing.B) {
+		benchFiveTools(b, serverSettings{transferPollRPS: recommended.transferPollRPS})
+	})
 }
 
-func benchFiveTools(b *testing.B, pollRPS int) {
-	e := newEnvPoll(b, pollRPS)
+func benchFiveTools(b *testing.B, settings serverSettings) {
+	e := newEnvWith(b, settings)
 	e.startWorker("a", 2)
 	e.startWorker("b", 2)
 	e.startTools(stepTool())
@@ -188,11 +185,18 @@ func TestResultBeforeCleanup(t *testing.T) {
 // its sidecars (SIGKILL to its process group) and the call answered at
 // once; the test times the answer to the third call reaching the tool
 // (the next segment ran on worker b, cold), against the same step of a
-// run without a kill. The figures are in the README ("A worker dies").
+// run without a kill; on a server with the default timer settings and
+// with the recommended ones. The figures are in the README ("A worker
+// dies").
 func TestKilledWorkerNextStep(t *testing.T) {
+	t.Run("server-default", func(t *testing.T) { killedWorkerNextStep(t, serverSettings{}) })
+	t.Run("recommended", func(t *testing.T) { killedWorkerNextStep(t, recommended) })
+}
+
+func killedWorkerNextStep(t *testing.T, settings serverSettings) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e := newEnv(t)
+	e := newEnvWith(t, settings)
 	a := e.startWorker("a", 1)
 	var mu sync.Mutex
 	seen := map[string]time.Time{} // "<execution>/<call id>": when it reached the tool

@@ -180,24 +180,38 @@ func workerMain() int {
 	return 0
 }
 
-// transferPollRPS is the server's history.transferProcessorMaxPollRPS
-// in the tests: how many times a second a history shard reads the tasks
-// it must hand to matching (activity and workflow tasks to dispatch).
-// The server's default, 20 with a burst of 20, makes every dispatch wait
-// up to 50 ms once the burst is spent: a sequential execution started
-// less than a second after another takes about three times as long
-// (BenchmarkFiveTools). The test server, like a dev server, has one
-// shard for every workflow.
-const transferPollRPS = 1000
+// serverSettings are the dynamic config values the tests' server runs
+// with, as contrib/temporal/README.md recommends:
+//
+//   - history.transferProcessorMaxPollRPS: how many times a second a
+//     history shard reads the tasks it must hand to matching (activity
+//     and workflow tasks to dispatch). The default, 20 with a burst of
+//     20, makes every dispatch wait up to 50 ms once the burst is spent:
+//     a sequential execution started less than a second after another
+//     takes about three times as long (BenchmarkFiveTools). The test
+//     server, like a dev server, has one shard for every workflow.
+//   - history.timerProcessorMaxTimeShift: the default, 1 s, makes
+//     timeouts fire up to about a second late, among them the sticky
+//     and hot-queue timeouts an execution whose worker died waits for
+//     (TestKilledWorkerNextStep).
+type serverSettings struct {
+	transferPollRPS int           // 0: the server's default
+	timerTimeShift  time.Duration // 0: the server's default
+}
+
+var recommended = serverSettings{transferPollRPS: 1000, timerTimeShift: 100 * time.Millisecond}
 
 // serverConfig is the test server's dynamic config: temporaltest's own
-// setting, and the transfer queue's poll rate (0: the server's default).
-func serverConfig(pollRPS int) dynamicconfig.StaticClient {
+// setting and s.
+func serverConfig(s serverSettings) dynamicconfig.StaticClient {
 	c := dynamicconfig.StaticClient{
 		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
 	}
-	if pollRPS > 0 {
-		c[dynamicconfig.TransferProcessorMaxPollRPS.Key()] = []dynamicconfig.ConstrainedValue{{Value: pollRPS}}
+	if s.transferPollRPS > 0 {
+		c[dynamicconfig.TransferProcessorMaxPollRPS.Key()] = []dynamicconfig.ConstrainedValue{{Value: s.transferPollRPS}}
+	}
+	if s.timerTimeShift > 0 {
+		c[dynamicconfig.TimerProcessorMaxTimeShift.Key()] = []dynamicconfig.ConstrainedValue{{Value: s.timerTimeShift}}
 	}
 	return c
 }
@@ -216,16 +230,16 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	return newEnvPoll(t, transferPollRPS)
+	return newEnvWith(t, recommended)
 }
 
-// newEnvPoll is newEnv with the server's transfer queue poll rate.
-func newEnvPoll(t testing.TB, pollRPS int) *env {
+// newEnvWith is newEnv with a server running with settings.
+func newEnvWith(t testing.TB, settings serverSettings) *env {
 	t.Helper()
 	codec := newCodec()
 	var ts *temporaltest.TestServer
 	opts := []temporaltest.TestServerOption{temporaltest.WithBaseServerOptions(
-		temporalserver.WithDynamicConfigClient(serverConfig(pollRPS)))}
+		temporalserver.WithDynamicConfigClient(serverConfig(settings)))}
 	if tt, ok := t.(*testing.T); ok {
 		ts = temporaltest.NewServer(append(opts, temporaltest.WithT(tt))...)
 	} else {
