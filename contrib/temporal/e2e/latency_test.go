@@ -137,7 +137,7 @@ func (e *env) timeline(ctx context.Context, id string) string {
 func TestResultBeforeCleanup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e := newEnv(t)
+	e := newEnvWith(t, recommended)
 	e.startWorker("a", 1)
 	snapshots := func() int {
 		ents, _ := os.ReadDir(filepath.Join(e.blobDir, "snapshots"))

@@ -180,8 +180,9 @@ func workerMain() int {
 	return 0
 }
 
-// serverSettings are the dynamic config values the tests' server runs
-// with, as contrib/temporal/README.md recommends:
+// serverSettings are dynamic config values of the tests' server (newEnv
+// runs it with the server's defaults; the latency tests also with the
+// values contrib/temporal/README.md recommends):
 //
 //   - history.transferProcessorMaxPollRPS: how many times a second a
 //     history shard reads the tasks it must hand to matching (activity
@@ -230,7 +231,7 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	return newEnvWith(t, recommended)
+	return newEnvWith(t, serverSettings{})
 }
 
 // newEnvWith is newEnv with a server running with settings.
