@@ -189,6 +189,11 @@ func (p *Program) SnapshotVersion() uint64 {
 	return snapshot.VersionInserted
 }
 
+// Startable reports whether a fresh execution may begin from the program:
+// whether it is of the current format version. A program of format
+// version 1 or 2 runs only to resume a snapshot that journals it.
+func (p *Program) Startable() bool { return p.Version == programVersion }
+
 // counted reports whether the interpreter meters the program (version 3),
 // rather than calls inserted into its text.
 func (p *Program) counted() bool { return p.Version == programVersion }
@@ -198,8 +203,29 @@ func LoadProgram(b []byte) (*Program, error) {
 	return LoadProgramWith(b, CompileOptions{})
 }
 
-// LoadProgramWith is LoadProgram under o's bounds.
+// ErrRetiredProgramFormat refuses program bytes of format version 1 or 2
+// where an execution would begin from them: those formats are metered by
+// calls inserted into the text, which charge less than the interpreter's
+// count, so they run only to resume the snapshots their executions wrote
+// (whose journals recorded that metering).
+var ErrRetiredProgramFormat = &Error{Kind: KindSerialization, Message: "program bytes of format version 1 or 2 run only to resume their snapshots; compile the source again"}
+
+// LoadProgramWith is LoadProgram under o's bounds. It reads every format
+// version; a program of format version 1 or 2 is for resuming a snapshot
+// that journals it (LoadProgramToStart is for fresh executions).
 func LoadProgramWith(b []byte, o CompileOptions) (*Program, error) {
+	return loadProgram(b, o, false)
+}
+
+// LoadProgramToStart is LoadProgramWith for program bytes a fresh
+// execution is to begin from: only the current format version is
+// accepted; bytes of an older one fail with ErrRetiredProgramFormat
+// before their source is compiled.
+func LoadProgramToStart(b []byte, o CompileOptions) (*Program, error) {
+	return loadProgram(b, o, true)
+}
+
+func loadProgram(b []byte, o CompileOptions, fresh bool) (*Program, error) {
 	// The artifact is the source and a few bytes around it.
 	bound := newCompileMemory(o, len(b))
 	if !bound.begin() {
@@ -229,6 +255,9 @@ func LoadProgramWith(b []byte, o CompileOptions) (*Program, error) {
 	canon, err := artifactEnc.Marshal(canonical)
 	if err != nil || string(canon) != string(b) {
 		return nil, &Error{Kind: KindSerialization, Message: "program bytes are not in canonical form"}
+	}
+	if fresh && a.Version != programVersion {
+		return nil, ErrRetiredProgramFormat
 	}
 	return buildLanguage(a.Source, lang, b, a.Version, bound)
 }

@@ -86,7 +86,8 @@ func (rt *Runtime) enterSegment(x *Execution) {
 // completed or suspended came after the last metering point.
 func (rt *Runtime) leaveSegment(x *Execution) bool {
 	rt.watch.current.CompareAndSwap(x, nil)
-	return x.overHeapLimit(0)
+	over, _ := x.finalHeapCheck()
+	return over
 }
 
 // endSegment ends the segment without a look at the heap.
@@ -98,7 +99,7 @@ func (rt *Runtime) endSegment(x *Execution) {
 // carries what the execution keeps into its next segment.
 func (rt *Runtime) suspendSegment(x *Execution) bool {
 	rt.watch.current.CompareAndSwap(x, nil)
-	if over, _ := x.heapCheck(heapBytes(), 0); over {
+	if over, _ := x.finalHeapCheck(); over {
 		return true
 	}
 	x.retain()
@@ -163,21 +164,36 @@ func (x *Execution) checkHeap() {
 // overHeapLimit reports whether the segment's live growth, plus pending
 // bytes a built-in is about to allocate, is over the limit. A reading under
 // the trigger answers at once; otherwise a forced collection tells live
-// memory from garbage. After a collection the next one waits for another
-// limit's worth of growth, so a program that makes much garbage does not
-// collect continuously.
+// memory from garbage. The trigger is one limit's growth from the
+// segment's base, so growth over the limit is always looked at; only when
+// a collection finds live growth in the last quarter of the limit does
+// the next one wait for a quarter of the limit more (a program that keeps
+// close to its limit and makes garbage does not collect continuously),
+// which the segment's end looks past (finalHeapCheck).
 func (x *Execution) overHeapLimit(pending uint64) bool {
-	over, _ := x.heapCheck(heapBytes(), pending)
+	over, _ := x.heapCheck(heapBytes(), pending, x.heap.trigger.Load())
 	return over
 }
 
-// heapCheck is overHeapLimit from a heap reading just taken; it also
-// returns the reading it ended with (a fresh one if it collected).
-func (x *Execution) heapCheck(reading, pending uint64) (bool, uint64) {
+// finalHeapCheck is the look at a segment's end (it completes or
+// suspends): growth over the limit is looked at whatever the trigger, so
+// a segment never ends keeping more than its limit.
+func (x *Execution) finalHeapCheck() (bool, uint64) {
+	return x.heapCheck(heapBytes(), 0, x.heap.base+x.limits.HeapLimitBytes)
+}
+
+// heapCheck is overHeapLimit from a heap reading just taken, collecting
+// when the reading is over trigger; it also returns the reading it ended
+// with (a fresh one if it collected).
+func (x *Execution) heapCheck(reading, pending, trigger uint64) (bool, uint64) {
 	h := &x.heap
-	if reading+pending <= h.trigger.Load() {
+	if reading+pending <= trigger {
 		return false, reading
 	}
+	// A value the guest no longer reaches can linger in the interpreter
+	// (a popped temporary, the last string a property was read on): the
+	// collection must not count it.
+	x.realm.rt.MustardForgetTransients()
 	if !x.collect() {
 		return false, reading // stopped: the segment ends with the stop
 	}
@@ -191,7 +207,7 @@ func (x *Execution) heapCheck(reading, pending uint64) (bool, uint64) {
 	// Counting from here forgets at most what the segment held so far
 	// (under one limit), which can delay a failure but never cause one.
 	h.base = min(h.base, now)
-	h.trigger.Store(max(now, h.base) + limit)
+	h.trigger.Store(max(h.base+limit, now+limit/heapCheckShare))
 	return false, reading
 }
 

@@ -80,6 +80,9 @@ func buildRealm() (*realm, error) {
 	r.rethrow, _ = goja.AssertFunction(caps.Get("3"))
 	r.defProp, _ = goja.AssertFunction(caps.Get("4"))
 	r.installGuards()
+	// What the lockdown and the guards made is part of the realm: the heap
+	// figure counts only what is added to it from here on.
+	rt.MustardSealRealm()
 	return r, nil
 }
 

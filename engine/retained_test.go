@@ -25,10 +25,10 @@ func heapAndStacks() uint64 {
 // What parked executions keep is no more than their RetainedBytes plus
 // ParkedOverhead each, whatever they hold: a large string, objects,
 // closures, maps and sets, arrays of numbers and of short strings, parsed
-// JSON, a typed array, a large input (which only the realm keeps), a stack
-// that grew before they parked; after a hot resume; and after a replay
-// from their snapshot, started as the execution it replaces was dropped.
-// A host weighs parked executions with these two.
+// JSON, a typed array, values kept on built-ins, a large input (which only
+// the realm keeps), a stack that grew before they parked; after a hot
+// resume; and after a replay from their snapshot, started as the execution
+// it replaces was dropped. A host weighs parked executions with these two.
 func TestParkedExecutionWeighsWhatItKeeps(t *testing.T) {
 	if !measureAlone(t) {
 		return
@@ -56,6 +56,8 @@ func TestParkedExecutionWeighsWhatItKeeps(t *testing.T) {
 		{"a Set of numbers", "const m = new Set(); for (let i = 0; i < 30000; i++) m.add(i * 3); fetch_data(1); fetch_data(2); m.size", nil},
 		{"parsed JSON", "const v = JSON.parse(JSON.stringify(Array.from({length: 2000}, (_, i) => ({id: i, name: 'n' + i, tags: ['a', 'b']})))); fetch_data(1); fetch_data(2); v.length", nil},
 		{"a typed array", "const t = new Float64Array(500000); fetch_data(1); fetch_data(2); t.length", nil},
+		{"a 6.5 MB string on Math", "Math.keep = 'x'.repeat(6.5e6); fetch_data(1); fetch_data(2); Math.keep.length", nil},
+		{"objects on Object.prototype under a symbol", "Object.prototype[Symbol.for('k')] = Array.from({length: 10000}, (_, i) => ({i})); fetch_data(1); fetch_data(2); 1", nil},
 	}
 	const n = 8
 	limits := policy.DefaultLimits()

@@ -50,9 +50,10 @@ func (rs *runState) cancelRequested() bool {
 
 // claim registers id as being run (cancel set) or cancelled (cancel
 // nil). A Run or Cancel that finds a Cancel holding the id waits for it
-// to end; a Run that finds a Run fails; a Cancel that finds a Run gets
+// to end; a Run that finds a Run fails with ErrExecutionBusy, or waits
+// for it to end if wait is set; a Cancel that finds a Run gets
 // that Run's state, to end it.
-func (r *Runner) claim(ctx context.Context, id string, cancel context.CancelCauseFunc) (*runState, error) {
+func (r *Runner) claim(ctx context.Context, id string, cancel context.CancelCauseFunc, wait bool) (*runState, error) {
 	for {
 		r.mu.Lock()
 		cur := r.runs[id]
@@ -67,8 +68,9 @@ func (r *Runner) claim(ctx context.Context, id string, cancel context.CancelCaus
 		}
 		r.mu.Unlock()
 		switch {
+		case !cur.cancelling && cancel != nil && !wait:
+			return nil, busyError(id)
 		case !cur.cancelling && cancel != nil:
-			return nil, fmt.Errorf("execution %q is already running", id)
 		case !cur.cancelling:
 			return cur, nil
 		}
@@ -106,14 +108,17 @@ func (r *Runner) unclaim(id string, rs *runState) {
 // Run has returned, Cancel returns ctx's error, and the Run still records
 // the cancel when it returns.
 //
-// Cancel stops only Runs of this Runner: a Run of the same id by another
-// Runner or process sharing the Store is not told, and its next save
-// replaces the cancelled record. Cancel where the execution runs.
+// Cancel stops only Runs of this Runner. With a LeaseStore, Cancel takes
+// the execution's lease as a Run does, so an execution that a Run of
+// another Runner or process holds is not recorded cancelled: Cancel fails
+// with an error matching ErrExecutionBusy (cancel where the execution
+// runs, or once its Run returned). With a Store without leases, that Run
+// is not told, and its next save replaces the cancelled record.
 func (r *Runner) Cancel(ctx context.Context, id string) error {
 	if id == "" {
-		return errors.New("execution ID is empty")
+		return refuse(ErrInvalidRun, "execution ID is empty")
 	}
-	rs, err := r.claim(ctx, id, nil)
+	rs, err := r.claim(ctx, id, nil, false)
 	if err != nil {
 		return err
 	}
@@ -131,7 +136,12 @@ func (r *Runner) Cancel(ctx context.Context, id string) error {
 		}
 	}
 	defer r.unclaim(id, rs)
-	store := r.store()
+	hl, err := r.acquire(ctx, id, false)
+	if err != nil {
+		return err
+	}
+	defer hl.release(ctx)
+	store := r.storeFor(hl.fence())
 	cp, ok, err := store.Load(ctx, id)
 	switch {
 	case err != nil:
@@ -154,12 +164,11 @@ func cancelledCheckpoint(programID string, calls int, mode HostCalls) *Checkpoin
 // endCancelled ends a Run that Cancel asked to end, once its calls have
 // stopped: it records the cancel, unless the execution reached its end
 // first, and tells Cancel how it went.
-func (r *Runner) endCancelled(ctx context.Context, e Execution, rs *runState, x *execution, v value.Value, err error) (value.Value, error) {
+func (r *Runner) endCancelled(ctx context.Context, e Execution, rs *runState, x *execution, store Store, v value.Value, err error) (value.Value, error) {
 	ctx = context.WithoutCancel(ctx)
-	store := r.store()
 	var cp *Checkpoint
 	if x != nil {
-		cp, store = x.cp, x.store
+		cp = x.cp
 	} else {
 		loaded, ok, lerr := store.Load(ctx, e.ID)
 		if lerr != nil {

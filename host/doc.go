@@ -45,6 +45,49 @@
 // costs the same at step 1,000 as at step 10 (bench/README.md has the
 // figures).
 //
+// # Tool errors and retries
+//
+// A capability's CallError throws in the guest. Any other error stops Run
+// unless Runner.Retry (or Execution.Retry, per capability) says otherwise:
+//
+//	r.Retry = host.RetryPolicy{Attempts: 4, Backoff: 200 * time.Millisecond}
+//
+// tries a call again, with the same Call.ID and Call.Attempt counting,
+// after an error marked host.Transient (or any error whose Transient()
+// method says so; RetryPolicy.Retryable chooses otherwise), with a
+// doubling, randomized backoff; a final error (not transient, or the last
+// try's) throws in the guest, catchable, with the tool's message. Each
+// try goes through the Call interceptor, and the Logger records retries.
+//
+// # Several host replicas
+//
+// Hosts that share a Store (several replicas on one DirStore directory, or
+// a Store of the host's own over a database) run each execution in one
+// Runner at a time: a Store that implements LeaseStore (MemoryStore and
+// DirStore do) records which Runner owns an execution and until when. A
+// Run acquires the execution's lease before it loads anything, renews it
+// every third of Runner.LeaseTTL (DefaultLeaseTTL, 15 s), saves every
+// checkpoint with the lease's fencing token (Checkpoint.Fence), and
+// releases it when it returns. Another Run of the same ID fails with
+// ErrExecutionBusy, or with Runner.WaitIfBusy waits for the lease (and
+// then returns the stored result, or continues where the first left off).
+// A lease that was not released frees when it expires; DirStore's also
+// the moment its holder's process ends, since its holder keeps a file
+// locked (flock) that the kernel unlocks at exit. A Run whose lease was
+// taken over (it hung past its TTL) ends with ErrLeaseLost, and the Store
+// refuses its writes, so a stale replica cannot undo another's steps.
+//
+// # Listing and retention
+//
+// A Store that implements ListStore (MemoryStore and DirStore do) lists
+// its executions by State (running, waiting, done, failed, cancelled),
+// each with the time of its last step (ExecutionStatus.Updated), and
+// reports one's status without running it (Runner.Status works with any
+// Store). Prune applies a Retention, deleting finished executions (and,
+// if asked, abandoned waiting ones) past their age; running ones stay:
+//
+//	gone, err := host.Prune(ctx, store, host.Retention{Done: 24 * time.Hour, Failed: 7 * 24 * time.Hour})
+//
 // # Logs and traces
 //
 // PoolConfig.Logger and Runner.Logger take a *slog.Logger: the pool logs
@@ -126,6 +169,23 @@
 // outstanding calls' arguments, their answers, the result), so that
 // nothing of a sealed execution is stored in plaintext.
 //
+// # Trust: the Key and the Store
+//
+// The Key guards the wire between the host and its sidecar processes: a
+// sidecar resumes only snapshot bytes whose token proves a key holder
+// accepted them. A Runner signs whatever its Store returns, so the Store
+// is trusted as the host process is: a Runner with a new Key (a restarted
+// process that called GenerateKey) continues the executions stored before
+// it, by design, and a Store writer can make it resume any bytes. A host
+// whose Store others can write seals its executions (Runner.SealKey):
+// sealed snapshot bytes and the sealed fields of each Checkpoint are
+// authenticated under the seal key, bound to the execution and the step,
+// so a writer without it cannot forge or move them, and a Runner with
+// another seal key refuses them (ErrSealKey, ErrSealedCheckpoint). Even
+// so, a Store writer can delete a checkpoint or put back an earlier one
+// of the same execution (its calls are then asked again), and plaintext
+// checkpoints in the same Store load as they are.
+//
 // # Values
 //
 // Inputs, capability arguments, answers and results are value.Value
@@ -176,10 +236,21 @@
 // error_code to branch on ("runtime", "unknown_snapshot_id"; the table in
 // docs/protocol.md lists them). errors.Is matches the failures a host acts
 // on: ErrUnknownSnapshotID, ErrUnknownPolicyID, ErrUnknownProgramID (the
-// process no longer holds what was named: send the bytes),
+// process does not hold what was named, never did or evicted it: send
+// the bytes),
 // ErrTamperedSnapshot, ErrSealKey and ErrLimit (any limit, a cancel
 // among them). From a sidecar too old to send codes, Code is derived from
-// the message for those failures and the guest kinds. A process that died fails
+// the message for those failures and the guest kinds. A guest failure's
+// parts are fields, read from the message: GuestName ("TypeError"),
+// GuestMessage, Line, Column and Stack (one Frame per guest frame), so
+// that a host can show a model its mistake without parsing text.
+//
+// The Runner's refusals match sentinels too: ErrInvalidRun (a Runner or
+// Execution missing what Run needs), ErrProgramMismatch,
+// ErrExecutionBusy, ErrLeaseLost, ErrCapabilityNotGiven,
+// ErrBadCheckpoint, ErrInterceptor, ErrInvalidAnswer,
+// ErrProcessesKeepDying, ErrCancelled, ErrUnknownExecution,
+// ErrExecutionDone and ErrSealedCheckpoint. A process that died fails
 // every outstanding and later call with an error wrapping
 // ErrProcessExited, whose text gives the exit status and the first (and
 // last) line of the sidecar's stderr. A sidecar that breaks the wire contract is killed

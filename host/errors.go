@@ -2,6 +2,9 @@ package host
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -52,6 +55,74 @@ type Error struct {
 	// start or resume before it failed (the console extension), as
 	// Step.Logs; nil when there were none.
 	Logs []LogLine
+
+	// The failure as the guest's program sees it, read from Message for
+	// a guest failure (Kind not empty), so that a host can show a model
+	// its mistake without parsing text. For an uncaught exception
+	// ("Runtime: TypeError: boom\n  at f (2:20)"), GuestName is the
+	// error's name ("TypeError"), GuestMessage its message ("boom"), and
+	// Stack its frames, innermost first, Line and Column the innermost's.
+	// For other failures GuestName is empty and GuestMessage is the text
+	// after the kind ("Unexpected identifier", "instruction budget
+	// exhausted"), with Line and Column where the sidecar gives them
+	// (a Parse failure's "(1:17)"). Lines and columns are 1-based, in the
+	// program's own source (TypeScript's, for a TypeScript program); 0
+	// when unknown.
+	GuestName    string
+	GuestMessage string
+	Line, Column int
+	Stack        []Frame
+}
+
+// Frame is one frame of a guest error's stack.
+type Frame struct {
+	// Function is the function's name, "<anonymous>" for an anonymous
+	// function, "<script>" for top-level code.
+	Function     string
+	Line, Column int
+}
+
+var (
+	frameLine   = regexp.MustCompile(`^\s+at (.+) \((\d+):(\d+)\)$`)
+	trailingPos = regexp.MustCompile(` \((\d+):(\d+)\)$`)
+	errorName   = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+)
+
+// parse fills in the guest fields from Message.
+func (e *Error) parse() {
+	kind := e.Kind()
+	if kind == "" {
+		return
+	}
+	lines := strings.Split(strings.TrimPrefix(e.Message, kind+": "), "\n")
+	n := len(lines)
+	for n > 1 && frameLine.MatchString(lines[n-1]) {
+		n--
+	}
+	for _, l := range lines[n:] {
+		m := frameLine.FindStringSubmatch(l)
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		e.Stack = append(e.Stack, Frame{Function: m[1], Line: line, Column: col})
+	}
+	body := strings.Join(lines[:n], "\n")
+	if kind == "Runtime" {
+		name, msg, ok := strings.Cut(body, ": ")
+		switch {
+		case ok && errorName.MatchString(name):
+			e.GuestName, body = name, msg
+		case !ok && errorName.MatchString(body):
+			e.GuestName, body = body, ""
+		}
+	}
+	if len(e.Stack) > 0 {
+		e.Line, e.Column = e.Stack[0].Line, e.Stack[0].Column
+	} else if m := trailingPos.FindStringSubmatch(body); m != nil {
+		e.Line, _ = strconv.Atoi(m[1])
+		e.Column, _ = strconv.Atoi(m[2])
+		body = body[:len(body)-len(m[0])]
+	}
+	e.GuestMessage = body
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -85,13 +156,15 @@ var (
 	// ErrUnknownSnapshotID: the process does not hold the snapshot id a
 	// resume or fetch named (its caches are bounded, or it restarted).
 	// Resume from the bytes instead.
-	ErrUnknownSnapshotID error = &codeSentinel{"unknown snapshot_id", []string{"unknown_snapshot_id"}}
+	// It matches an id the process evicted (evicted_snapshot_id) and one
+	// it never held (unknown_snapshot_id); the same holds for the next two.
+	ErrUnknownSnapshotID error = &codeSentinel{"unknown snapshot_id", []string{"unknown_snapshot_id", "evicted_snapshot_id"}}
 	// ErrUnknownPolicyID: the process does not hold the policy id; resume
 	// with the full policy.
-	ErrUnknownPolicyID error = &codeSentinel{"unknown policy_id", []string{"unknown_policy_id"}}
+	ErrUnknownPolicyID error = &codeSentinel{"unknown policy_id", []string{"unknown_policy_id", "evicted_policy_id"}}
 	// ErrUnknownProgramID: the process does not hold the program id; send
 	// the program bytes.
-	ErrUnknownProgramID error = &codeSentinel{"unknown program_id", []string{"unknown_program_id"}}
+	ErrUnknownProgramID error = &codeSentinel{"unknown program_id", []string{"unknown_program_id", "evicted_program_id"}}
 	// ErrTamperedSnapshot: the token does not authenticate the snapshot
 	// (other bytes, another key, or a forged token).
 	ErrTamperedSnapshot error = &codeSentinel{"tampered or unauthenticated snapshot", []string{"tampered_snapshot"}}
@@ -115,7 +188,21 @@ func newError(method string, resp *response) *Error {
 	if code == "" {
 		code = legacyCode(resp.Error)
 	}
-	return &Error{Method: method, Message: resp.Error, Code: code, Logs: resp.Logs}
+	e := &Error{Method: method, Message: resp.Error, Code: code, Logs: resp.Logs}
+	e.parse()
+	return e
+}
+
+// storedError is the Error of an execution whose checkpoint records its
+// failure.
+func storedError(method string, cp *Checkpoint) *Error {
+	code := cp.FailureCode
+	if code == "" {
+		code = legacyCode(cp.Failure)
+	}
+	e := &Error{Method: method, Message: cp.Failure, Code: code}
+	e.parse()
+	return e
 }
 
 // legacyCode derives the code of a failure from its text, for a sidecar
@@ -200,3 +287,51 @@ type cancelledError struct {
 
 func (e *cancelledError) Error() string   { return e.err.Error() }
 func (e *cancelledError) Unwrap() []error { return []error{e.err, e.ctxErr} }
+
+// refusal is an error with its own text that matches a sentinel, and
+// the error that caused it, if any.
+type refusal struct {
+	msg   string
+	is    error
+	cause error
+}
+
+func (e *refusal) Error() string { return e.msg }
+func (e *refusal) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.is}
+	}
+	return []error{e.is, e.cause}
+}
+
+// refuse is a refusal matching is, with the text format makes of args.
+func refuse(is error, format string, args ...any) error {
+	return &refusal{fmt.Sprintf(format, args...), is, nil}
+}
+
+// Sentinels for the Runner's refusals, for errors.Is.
+var (
+	// ErrInvalidRun: the Runner or the Execution lacks what Run needs
+	// (Runner.Pool, Runner.Key, Execution.ID, Execution.Program) or has
+	// a field out of its range (Runner.HostCalls).
+	ErrInvalidRun = errors.New("invalid Runner or Execution")
+	// ErrProgramMismatch: the Store holds the execution ID with another
+	// program than Execution.Program.
+	ErrProgramMismatch = errors.New("execution stored with another program")
+	// ErrCapabilityNotGiven: the execution is suspended on a capability
+	// that Execution.Capabilities does not name (it was given one by the
+	// Run that started it, and not by this one).
+	ErrCapabilityNotGiven = errors.New("capability not given")
+	// ErrBadCheckpoint: the Store returned a checkpoint the Runner cannot
+	// continue (a batch-mode one without its outstanding calls).
+	ErrBadCheckpoint = errors.New("checkpoint cannot be continued")
+	// ErrInterceptor: an Interceptor did not call next exactly once.
+	ErrInterceptor = errors.New("interceptor did not call next once")
+	// ErrInvalidAnswer: a capability returned a value that cannot cross
+	// the boundary (value.Value.Validate refused it).
+	ErrInvalidAnswer = errors.New("capability answer cannot cross the boundary")
+	// ErrProcessesKeepDying: Runner.MaxAttempts sidecar processes in a
+	// row died during one step; the error wraps the last one's
+	// ErrProcessExited too.
+	ErrProcessesKeepDying = errors.New("sidecar processes keep dying during one step")
+)

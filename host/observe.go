@@ -29,6 +29,8 @@ import (
 //
 // A segment that fails because its process died is tried again on a new
 // process: each try is a segment, with SegmentInfo.Attempt counting them.
+// A capability call tried again under a RetryPolicy goes through Call
+// once per try, with Call.Attempt counting them.
 type Interceptor struct {
 	Execution func(ctx context.Context, e *ExecutionInfo, next func(context.Context) error) error
 	Segment   func(ctx context.Context, s *SegmentInfo, next func(context.Context) error) error

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -17,7 +18,9 @@ import (
 // returns. Returning a CallError (or *CallError) throws it in the guest,
 // where guest code can catch it (in async code it rejects that call's
 // promise only); any other error stops Run, which returns it, and the
-// same call is asked again by a later Run of the execution.
+// same call is asked again by a later Run of the execution, unless a
+// RetryPolicy (Runner.Retry, Execution.Retry) tries it again or makes the
+// guest's call throw it.
 //
 // In batch mode (the Runner's default) several calls of one execution run
 // at once, each on its own goroutine: a Capability must be safe for
@@ -38,6 +41,9 @@ type Call struct {
 	Seq  int           // ID-1: 0 for the execution's first call, then 1, 2, ...
 	Name string        // the capability called
 	Args []value.Value // as the guest passed them
+	// Attempt counts the tries of this call within one Run: 1, then 2,
+	// 3, ... when a RetryPolicy tries it again after an error.
+	Attempt int
 }
 
 // Decode decodes the arguments into dst, in order (see Decode); an
@@ -75,6 +81,9 @@ type Execution struct {
 	// Entry is how the program runs (see StartRequest.Entry); it matters
 	// only for the start, and the execution keeps it.
 	Entry Entry
+	// Retry sets the RetryPolicy of capabilities by name, in place of
+	// Runner.Retry.
+	Retry map[string]RetryPolicy
 	// OnLog, if set, receives each line the guest wrote with console
 	// (ConsoleCollect), in order, from Run's goroutine.
 	//
@@ -117,13 +126,30 @@ type Execution struct {
 // host should still be idempotent per (Execution, ID).
 //
 // A Runner is safe for concurrent use; one execution ID runs at most once
-// at a time per Runner. Cancel ends an execution for good.
+// at a time per Runner, and, with a LeaseStore (MemoryStore, DirStore),
+// once at a time across every Runner and process sharing the Store: a Run
+// holds the execution's lease while it runs, renews it, and saves every
+// checkpoint with its fencing token; another Run of the same ID fails with
+// ErrExecutionBusy (or waits, WaitIfBusy), and takes the execution over
+// only once the lease is released, has expired, or (DirStore) its holder's
+// process has ended. A Run whose lease was taken over stops with
+// ErrLeaseLost, and the Store refuses its writes. Cancel ends an execution
+// for good.
 type Runner struct {
 	Pool *Pool
 	// Store keeps checkpoints; nil means an in-memory store owned by
 	// the Runner.
 	Store Store
-	// Key signs every snapshot the Runner resumes.
+	// Key signs every snapshot the Runner resumes: it proves to the
+	// sidecar that the host accepted those bytes. It guards the wire to
+	// the sidecar processes, not the Store: the Runner trusts what its
+	// Store returns and signs it, so a Runner with another Key (a process
+	// restarted with a new GenerateKey) continues what an earlier one
+	// stored, and whoever can write to the Store can make the Runner
+	// resume bytes of their choosing. Keep the Store where only the host
+	// can write, or seal executions (SealKey), which a Store writer
+	// without the seal key cannot forge (see "Trust" in the package
+	// documentation).
 	Key Key
 	// SealKey, if set, seals every execution the Runner starts (see
 	// SealKey), so that the snapshot bytes in the Store hide the program,
@@ -169,9 +195,34 @@ type Runner struct {
 	// Intercept wraps each Run, segment and capability call (see
 	// Interceptor): where a host adds its tracing spans or metrics.
 	Intercept Interceptor
+	// Retry is what the Runner does when a capability returns an error
+	// that is not a CallError (see RetryPolicy): the zero value stops
+	// Run; with Attempts set, transient errors are tried again, and a
+	// final one throws in the guest. Execution.Retry sets it per
+	// capability.
+	Retry RetryPolicy
 
-	mem     MemoryStore
-	sealers sealers
+	// WaitIfBusy makes a Run of an execution that another Run holds (in
+	// this Runner, or through a LeaseStore in another Runner or process)
+	// wait until that Run ends, or its lease expires, or ctx ends. By
+	// default such a Run fails at once with an error matching
+	// ErrExecutionBusy.
+	WaitIfBusy bool
+	// LeaseTTL is how long the lease a Run holds on its execution in a
+	// LeaseStore lasts unrenewed; 0 means DefaultLeaseTTL. The Run renews
+	// it every third of that. It bounds how long an execution whose
+	// Runner hung (or, with a Store that cannot tell a dead holder from a
+	// live one, died) stays busy for other Runners.
+	LeaseTTL time.Duration
+	// Owner names the Runner in the leases it holds (Lease.Owner, and
+	// ExecutionStatus.Owner in listings); empty means one made up of the
+	// host name, the process id and random digits.
+	Owner string
+
+	mem       MemoryStore
+	ownerOnce sync.Once
+	ownerName string
+	sealers   sealers
 
 	mu   sync.Mutex
 	runs map[string]*runState // execution IDs being run or cancelled
@@ -199,37 +250,49 @@ const DefaultMaxConcurrentCalls = 16
 func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	switch {
 	case r.Pool == nil:
-		return value.Value{}, errors.New("Runner.Pool is nil")
+		return value.Value{}, refuse(ErrInvalidRun, "Runner.Pool is nil")
 	case r.Key.IsZero():
-		return value.Value{}, errors.New("Runner.Key is not set")
+		return value.Value{}, refuse(ErrInvalidRun, "Runner.Key is not set")
 	case e.ID == "":
-		return value.Value{}, errors.New("Execution.ID is empty")
+		return value.Value{}, refuse(ErrInvalidRun, "Execution.ID is empty")
 	case e.Program.ID == "" && len(e.Program.Bytes) == 0:
-		return value.Value{}, errors.New("Execution.Program is empty")
+		return value.Value{}, refuse(ErrInvalidRun, "Execution.Program is empty")
 	case r.HostCalls != "" && r.HostCalls != HostCallsOne && r.HostCalls != HostCallsBatch:
-		return value.Value{}, fmt.Errorf("Runner.HostCalls %q is not a mode", r.HostCalls)
+		return value.Value{}, refuse(ErrInvalidRun, "Runner.HostCalls %q is not a mode", r.HostCalls)
 	}
 	if e.Program.ID == "" {
 		e.Program.ID = sha256Hex(e.Program.Bytes)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rs, err := r.claim(ctx, e.ID, cancel)
+	rs, err := r.claim(ctx, e.ID, cancel, r.WaitIfBusy)
 	if err != nil {
 		return value.Value{}, err
 	}
 	defer r.unclaim(e.ID, rs)
+	hl, err := r.acquire(ctx, e.ID, r.WaitIfBusy)
+	if err != nil {
+		return value.Value{}, err
+	}
+	store := r.storeFor(hl.fence())
+	if hl != nil {
+		r.renew(hl, cancel)
+		defer hl.release(ctx)
+	}
 	var v value.Value
 	called := false
 	body := func(ctx context.Context) error {
 		if called {
-			return errors.New("the Execution interceptor called next twice")
+			return refuse(ErrInterceptor, "the Execution interceptor called next twice")
 		}
 		called = true
 		var x *execution
-		v, x, err = r.run(ctx, e)
+		v, x, err = r.run(ctx, e, store)
 		if rs.cancelRequested() {
-			v, err = r.endCancelled(ctx, e, rs, x, v, err)
+			v, err = r.endCancelled(ctx, e, rs, x, store, v, err)
+		}
+		if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLeaseLost) {
+			err = cause
 		}
 		return err
 	}
@@ -238,7 +301,7 @@ func (r *Runner) Run(ctx context.Context, e Execution) (value.Value, error) {
 	} else {
 		err = r.Intercept.Execution(ctx, &ExecutionInfo{ID: e.ID, ProgramID: e.Program.ID}, body)
 		if err == nil && !called {
-			err = errors.New("the Execution interceptor did not call next")
+			err = refuse(ErrInterceptor, "the Execution interceptor did not call next")
 		}
 	}
 	return v, err
@@ -257,8 +320,7 @@ func (r *Runner) logger() *slog.Logger {
 
 // run is Run once the execution ID is claimed; x is nil if the execution
 // did not get as far as its checkpoint.
-func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution, error) {
-	store := r.store()
+func (r *Runner) run(ctx context.Context, e Execution, store Store) (value.Value, *execution, error) {
 	cp, ok, err := store.Load(ctx, e.ID)
 	if err != nil {
 		return value.Value{}, nil, err
@@ -266,7 +328,7 @@ func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution,
 	if !ok {
 		cp = nil
 	} else if cp.ProgramID != e.Program.ID {
-		return value.Value{}, nil, fmt.Errorf("execution %q was stored with another program", e.ID)
+		return value.Value{}, nil, refuse(ErrProgramMismatch, "execution %q was stored with another program", e.ID)
 	}
 	x := &execution{r: r, e: e, store: store, cp: cp, caps: slices.Sorted(maps.Keys(e.Capabilities)), log: r.logger(),
 		runCtx: ctx, madeIn: map[uint64]context.Context{}}
@@ -280,20 +342,21 @@ func (r *Runner) run(ctx context.Context, e Execution) (value.Value, *execution,
 		if limit <= 0 {
 			limit = DefaultMaxConcurrentCalls
 		}
-		x.calls = newCallSet(ctx, limit, x.callCapability)
+		x.calls = newCallSet(ctx, limit, x.answer)
 		defer x.stopCalls(ctx)
 	}
 	v, err := x.run(ctx)
 	return v, x, err
 }
 
-// store is the Runner's Store as the Runner uses it: sealing and opening
+// store is the Runner's Store as the Runner uses it without a lease.
+func (r *Runner) store() Store { return r.storeFor(0) }
+
+// storeFor is the Runner's Store as the Runner uses it: stamping the
+// checkpoints it saves with fence and the time, and sealing and opening
 // checkpoints under SealKey, if set (sealstore.go).
-func (r *Runner) store() Store {
-	var st Store = &r.mem
-	if r.Store != nil {
-		st = r.Store
-	}
+func (r *Runner) storeFor(fence uint64) Store {
+	var st Store = stampStore{Store: r.baseStore(), fence: fence}
 	if r.SealKey.IsZero() {
 		return openingStore{st}
 	}
@@ -349,7 +412,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 				if cp.Calls == 0 {
 					method = "start"
 				}
-				return value.Value{}, &Error{Method: method, Message: cp.Failure, Code: legacyCode(cp.Failure)}
+				return value.Value{}, storedError(method, cp)
 			}
 			return cp.Result, nil
 		}
@@ -387,7 +450,8 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 			if failures++; failures >= maxTries {
 				x.log.Error("sidecar processes keep dying during one step; giving up", "execution", x.e.ID,
 					"attempts", failures, "error", err.Error())
-				return value.Value{}, fmt.Errorf("execution %q: %d sidecar processes in a row died during one step; the last: %w", x.e.ID, failures, err)
+				return value.Value{}, &refusal{fmt.Sprintf("execution %q: %d sidecar processes in a row died during one step; the last: %v",
+					x.e.ID, failures, err), ErrProcessesKeepDying, err}
 			}
 			x.log.Warn("sidecar process died during a step; trying it on a new one", "execution", x.e.ID,
 				"attempt", failures, "error", err.Error())
@@ -426,7 +490,7 @@ func (x *execution) run(ctx context.Context) (value.Value, error) {
 					x.log.Warn("execution hit a limit", "execution", x.e.ID, "code", se.Code, "error", se.Message)
 				}
 				done := &Checkpoint{ProgramID: x.e.Program.ID, Calls: x.answered(len(answers)), HostCalls: x.mode(),
-					Done: true, Failure: se.Message}
+					Done: true, Failure: se.Message, FailureCode: se.Code}
 				if serr := x.store.Save(ctx, x.e.ID, done); serr != nil {
 					return value.Value{}, serr
 				}
@@ -478,8 +542,7 @@ func (x *execution) ask(ctx context.Context) error {
 		return x.notGiven(cp.Capability)
 	}
 	id := uint64(cp.Calls) + 1
-	v, err := x.callCapability(ctx, x.valuesFor(id), fn, Call{Execution: x.e.ID, ID: id, Seq: cp.Calls, Name: cp.Capability, Args: cp.Args})
-	answer, err := answerOf(cp.Capability, v, err)
+	answer, err := x.answer(ctx, x.valuesFor(id), fn, Call{Execution: x.e.ID, ID: id, Seq: cp.Calls, Name: cp.Capability, Args: cp.Args})
 	if err != nil {
 		return err
 	}
@@ -493,7 +556,7 @@ func (x *execution) ask(ctx context.Context) error {
 }
 
 func (x *execution) notGiven(name string) error {
-	return fmt.Errorf("execution %q is suspended on capability %q, which it was not given", x.e.ID, name)
+	return refuse(ErrCapabilityNotGiven, "execution %q is suspended on capability %q, which it was not given", x.e.ID, name)
 }
 
 // answerOf turns what a capability returned into the answer to send, or
@@ -504,7 +567,7 @@ func answerOf(name string, v value.Value, err error) (Payload, error) {
 	switch {
 	case err == nil:
 		if verr := v.Validate(); verr != nil {
-			return Payload{}, fmt.Errorf("capability %s returned a value that cannot cross the boundary: %w", name, verr)
+			return Payload{}, &refusal{fmt.Sprintf("capability %s returned a value that cannot cross the boundary: %v", name, verr), ErrInvalidAnswer, verr}
 		}
 		return Return(v), nil
 	case errors.As(err, &pce) && pce != nil:
@@ -554,7 +617,7 @@ func callCapability(ctx context.Context, fn Capability, call Call) (v value.Valu
 func (x *execution) ready(ctx context.Context) ([]Answer, error) {
 	if len(x.cp.Outstanding) == 0 {
 		// Nothing would ever come in: a Store that lost the calls.
-		return nil, fmt.Errorf("the checkpoint of execution %q is in batch mode but lists no outstanding calls (does the Store keep Checkpoint.Outstanding?)", x.e.ID)
+		return nil, refuse(ErrBadCheckpoint, "the checkpoint of execution %q is in batch mode but lists no outstanding calls (does the Store keep Checkpoint.Outstanding?)", x.e.ID)
 	}
 	for {
 		if err := x.collect(ctx); err != nil {
@@ -640,7 +703,7 @@ func (x *execution) stopCalls(ctx context.Context) {
 type callSet struct {
 	ctx     context.Context // cancelled when the Run ends
 	cancel  context.CancelFunc
-	call    func(ctx, values context.Context, fn Capability, call Call) (value.Value, error)
+	call    func(ctx, values context.Context, fn Capability, call Call) (Payload, error)
 	slots   chan struct{} // one token per running call
 	wg      sync.WaitGroup
 	running map[uint64]bool // started, result not yet taken
@@ -656,7 +719,7 @@ type callResult struct {
 	err    error // stops Run
 }
 
-func newCallSet(ctx context.Context, limit int, call func(ctx, values context.Context, fn Capability, call Call) (value.Value, error)) *callSet {
+func newCallSet(ctx context.Context, limit int, call func(ctx, values context.Context, fn Capability, call Call) (Payload, error)) *callSet {
 	ctx, cancel := context.WithCancel(ctx)
 	return &callSet{ctx: ctx, cancel: cancel, call: call, slots: make(chan struct{}, limit), running: map[uint64]bool{},
 		returned: make(chan struct{}, 1)}
@@ -672,8 +735,7 @@ func (s *callSet) start(fn Capability, call Call, values context.Context) {
 		select {
 		case s.slots <- struct{}{}:
 			if res.err = s.ctx.Err(); res.err == nil {
-				v, err := s.call(s.ctx, values, fn, call)
-				res.answer, res.err = answerOf(call.Name, v, err)
+				res.answer, res.err = s.call(s.ctx, values, fn, call)
 			}
 			<-s.slots
 		case <-s.ctx.Done():
@@ -711,7 +773,7 @@ func (x *execution) segment(ctx context.Context, answers []Answer, attempt int) 
 	called := false
 	body := func(ctx context.Context) error {
 		if called {
-			return errors.New("the Segment interceptor called next twice")
+			return refuse(ErrInterceptor, "the Segment interceptor called next twice")
 		}
 		called, segCtx = true, ctx
 		var err error
@@ -722,7 +784,7 @@ func (x *execution) segment(ctx context.Context, answers []Answer, attempt int) 
 	if wrap := x.r.Intercept.Segment; wrap != nil {
 		err = wrap(ctx, info, body)
 		if err == nil && !called {
-			err = errors.New("the Segment interceptor did not call next")
+			err = refuse(ErrInterceptor, "the Segment interceptor did not call next")
 		}
 	} else {
 		err = body(ctx)

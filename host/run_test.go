@@ -249,6 +249,7 @@ func TestRunnerRefusesTheSameExecutionTwiceAtOnce(t *testing.T) {
 		}()
 		<-entered
 		_, err = r.Run(ctx, e)
+		require.ErrorIs(t, err, ErrExecutionBusy)
 		require.EqualError(t, err, `execution "once" is already running`)
 		close(release)
 		wg.Wait()
@@ -407,4 +408,46 @@ func TestRunnerResumesLargeSnapshotsThroughStages(t *testing.T) {
 		require.Equal(t, 1, cold)
 		require.Equal(t, []int{0, 1, 2, 3}, asked)
 	})
+}
+
+// A Run's guest failure is an *Error with the guest's error in fields,
+// the same when a later Run reads it from the Store; the Runner's
+// refusals match their sentinels.
+func TestRunnerErrorsAreStructuredAndMatchable(t *testing.T) {
+	ctx := context.Background()
+	pool := newPool(t, 1)
+	prog, err := pool.Compile(ctx, "function f(x) {\n  return x.y.z;\n}\nconst a = g();\nf(a);")
+	require.NoError(t, err)
+	r := &Runner{Pool: pool, Key: testKey}
+	e := Execution{ID: "structured", Program: prog, Capabilities: map[string]Capability{
+		"g": func(context.Context, Call) (value.Value, error) { return ValueOf(map[string]any{}) },
+	}}
+	for range 2 {
+		_, err = r.Run(ctx, e)
+		var se *Error
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, "TypeError", se.GuestName)
+		require.Contains(t, se.GuestMessage, "undefined")
+		require.Equal(t, []Frame{{"f", 2, 14}, {"<script>", 5, 2}}, se.Stack, se.Message)
+		require.Equal(t, 2, se.Line)
+		require.Equal(t, 14, se.Column)
+	}
+
+	other, err := pool.Compile(ctx, `1`)
+	require.NoError(t, err)
+	_, err = r.Run(ctx, Execution{ID: "structured", Program: other})
+	require.ErrorIs(t, err, ErrProgramMismatch)
+	require.EqualError(t, err, `execution "structured" was stored with another program`)
+	_, err = (&Runner{Pool: pool}).Run(ctx, e)
+	require.ErrorIs(t, err, ErrInvalidRun)
+	e.ID, e.Capabilities = "", nil
+	_, err = r.Run(ctx, e)
+	require.ErrorIs(t, err, ErrInvalidRun)
+
+	_, err = r.Run(ctx, Execution{ID: "given", Program: prog, Capabilities: map[string]Capability{
+		"g": func(context.Context, Call) (value.Value, error) { return value.Value{}, errors.New("stop") },
+	}})
+	require.Error(t, err)
+	_, err = r.Run(ctx, Execution{ID: "given", Program: prog})
+	require.ErrorIs(t, err, ErrCapabilityNotGiven)
 }

@@ -477,3 +477,53 @@ func TestSealedCheckpointsAreBoundToExecutionAndStep(t *testing.T) {
 	_, err = other.open("x", sealed)
 	require.ErrorIs(t, err, ErrSealedCheckpoint, "another key")
 }
+
+// The Key guards the wire, not the Store: a Runner with a new Key (a
+// host restarted with GenerateKey) continues what one with another Key
+// stored, each call asked once. What binds stored executions to a key is
+// the SealKey: the same restart with a new seal key is refused, and the
+// checkpoint stays for the right one.
+func TestRunnerTrustsItsStoreWhateverItsKey(t *testing.T) {
+	forEachMode(t, func(t *testing.T, mode HostCalls) {
+		ctx := context.Background()
+		pool := newPool(t, 1)
+		store, err := NewDirStore(t.TempDir())
+		require.NoError(t, err)
+		prog, err := pool.Compile(ctx, `f(1) + f(2)`)
+		require.NoError(t, err)
+		asked := map[uint64]int{}
+		stop := errors.New("host going down")
+		caps := func(stopAt uint64) map[string]Capability {
+			return map[string]Capability{"f": func(_ context.Context, c Call) (value.Value, error) {
+				if c.ID == stopAt {
+					return value.Value{}, stop
+				}
+				asked[c.ID]++
+				return value.Number(float64(c.ID * 10)), nil
+			}}
+		}
+		newKey := func() Key { k, err := GenerateKey(); require.NoError(t, err); return k }
+		newSeal := func() SealKey { k, err := GenerateSealKey(); require.NoError(t, err); return k }
+
+		_, err = (&Runner{Pool: pool, Store: store, Key: newKey(), HostCalls: mode}).Run(ctx,
+			Execution{ID: "plain", Program: prog, Capabilities: caps(2)})
+		require.ErrorIs(t, err, stop)
+		v, err := (&Runner{Pool: pool, Store: store, Key: newKey(), HostCalls: mode}).Run(ctx,
+			Execution{ID: "plain", Program: prog, Capabilities: caps(0)})
+		require.NoError(t, err, "another Key continues a stored execution")
+		require.Equal(t, 30.0, v.Num)
+		require.Equal(t, map[uint64]int{1: 1, 2: 1}, asked)
+
+		seal := newSeal()
+		_, err = (&Runner{Pool: pool, Store: store, Key: newKey(), SealKey: seal, HostCalls: mode}).Run(ctx,
+			Execution{ID: "sealed", Program: prog, Capabilities: caps(2)})
+		require.ErrorIs(t, err, stop)
+		_, err = (&Runner{Pool: pool, Store: store, Key: newKey(), SealKey: newSeal(), HostCalls: mode}).Run(ctx,
+			Execution{ID: "sealed", Program: prog, Capabilities: caps(0)})
+		require.ErrorIs(t, err, ErrSealedCheckpoint, "another seal key is refused")
+		v, err = (&Runner{Pool: pool, Store: store, Key: newKey(), SealKey: seal, HostCalls: mode}).Run(ctx,
+			Execution{ID: "sealed", Program: prog, Capabilities: caps(0)})
+		require.NoError(t, err, "the seal key it was started with continues it, whatever the Key")
+		require.Equal(t, 30.0, v.Num)
+	})
+}

@@ -99,7 +99,8 @@ func (s *checkpointSealer) seal(id string, cp *Checkpoint) (*Checkpoint, error) 
 		return nil, err
 	}
 	out := &Checkpoint{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, SnapshotID: cp.SnapshotID,
-		Snapshot: cp.Snapshot, Done: cp.Done, Cancelled: cp.Cancelled}
+		Snapshot: cp.Snapshot, Done: cp.Done, Cancelled: cp.Cancelled, Fence: cp.Fence, Updated: cp.Updated,
+		FailureCode: cp.FailureCode}
 	out.Sealed = s.aead.Seal(nonce, nonce, plain, checkpointAD(id, cp))
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -58,6 +59,10 @@ type Checkpoint struct {
 	Done    bool
 	Result  value.Value
 	Failure string
+	// FailureCode is the failure's error code (Error.Code: "runtime",
+	// "limit_wall_time", ...). A sealed checkpoint keeps it readable, so
+	// that listings tell failed executions from completed ones.
+	FailureCode string
 	// Sealed, when set, holds Capability, Args, Answer, Outstanding,
 	// Result and Failure sealed (Runner.SealKey); those fields are then
 	// empty in what the Store keeps. A Store keeps it as it keeps the
@@ -68,6 +73,15 @@ type Checkpoint struct {
 	// a later Run returns an error matching ErrCancelled. Failure then
 	// says so too, for a Store that does not keep Cancelled.
 	Cancelled bool
+
+	// Fence is the fencing token of the lease the Runner saved the
+	// checkpoint under (Lease.Token), 0 without one: a LeaseStore refuses
+	// a save whose Fence is not the token of the execution's current
+	// lease (see LeaseStore). Other Stores may ignore it.
+	Fence uint64
+	// Updated is when the Runner saved the checkpoint (UTC): the time of
+	// the execution's last step, for listings and retention.
+	Updated time.Time
 }
 
 // StoredCall is an outstanding call of a batch-mode Checkpoint.
@@ -80,6 +94,9 @@ type StoredCall struct {
 // Store keeps checkpoints, one per execution id. A Runner saves one after
 // every step and loads it when Run is called for an id it already knows,
 // so a store that outlives the host process lets executions survive it.
+// A Store may also implement AppendStore (a cheap append path),
+// LeaseStore (one Runner per execution across processes) and ListStore
+// (listings, status and Prune).
 // The Runner does not modify a Checkpoint after Save or after Load
 // returned it. Implementations must be safe for concurrent use with
 // distinct ids.
@@ -121,9 +138,13 @@ func appendOrSave(ctx context.Context, st Store, id string, cp *Checkpoint, base
 
 // MemoryStore is a Store in memory: executions survive sidecar crashes,
 // not the host process. The zero MemoryStore is ready to use.
+//
+// MemoryStore is a LeaseStore: Runners sharing one MemoryStore run each
+// execution in one of them at a time.
 type MemoryStore struct {
-	mu sync.Mutex
-	m  map[string]*Checkpoint
+	mu     sync.Mutex
+	m      map[string]*Checkpoint
+	leases map[string]*memLease
 }
 
 func (s *MemoryStore) Load(_ context.Context, id string) (*Checkpoint, bool, error) {
@@ -136,6 +157,9 @@ func (s *MemoryStore) Load(_ context.Context, id string) (*Checkpoint, bool, err
 func (s *MemoryStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.memFence(id, cp.Fence); err != nil {
+		return err
+	}
 	if s.m == nil {
 		s.m = map[string]*Checkpoint{}
 	}
@@ -146,7 +170,11 @@ func (s *MemoryStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 func (s *MemoryStore) Delete(_ context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.memFence(id, 0); err != nil {
+		return err
+	}
 	delete(s.m, id)
+	delete(s.leases, id)
 	return nil
 }
 
@@ -170,8 +198,20 @@ func (s *MemoryStore) Delete(_ context.Context, id string) error {
 // <id>.<snapshot_id>.snapshot) still load; the next save moves the
 // execution to a journal file. Ids must be 1 to 128 characters of
 // [A-Za-z0-9_-].
+//
+// DirStore is a LeaseStore (see DirStore.Acquire): processes sharing a
+// directory run each execution in one of them at a time, and a process
+// that died lets go of its executions at once. While a Run holds an
+// execution, the directory holds its lease, the small file <id>.lease
+// (so that renewing it never rewrites a large record), and the lock files
+// <id>.lock and <id>.owner (flock), all removed when the lease is
+// released; each record names the fencing token it was written under. The directory must be on a local file system, where flock
+// works across processes. DirStore is a ListStore too.
 type DirStore struct {
 	dir string
+
+	mu     sync.Mutex
+	owners map[string]*os.File // the owner files this DirStore holds locked, by id and token
 }
 
 var storeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
@@ -205,6 +245,10 @@ type dirRecord struct {
 	Failure     string        `json:"failure,omitempty"`
 	Cancelled   bool          `json:"cancelled,omitempty"`
 	Sealed      []byte        `json:"sealed,omitempty"`
+	FailureCode string        `json:"failure_code,omitempty"`
+	// Fence is the fencing token the record was written under.
+	Fence   uint64     `json:"fence,omitempty"`
+	Updated *time.Time `json:"updated,omitempty"`
 }
 
 type dirCall struct {
@@ -275,7 +319,10 @@ func (s *DirStore) Load(_ context.Context, id string) (*Checkpoint, bool, error)
 	}
 	cp := &Checkpoint{ProgramID: r.ProgramID, Calls: r.Calls, HostCalls: r.HostCalls, SnapshotID: r.SnapshotID,
 		Capability: r.Capability, Args: r.Args, Answer: r.Answer, Done: r.Done, Failure: r.Failure, Cancelled: r.Cancelled,
-		Sealed: r.Sealed}
+		Sealed: r.Sealed, Fence: r.Fence, FailureCode: r.FailureCode}
+	if r.Updated != nil {
+		cp.Updated = *r.Updated
+	}
 	for _, k := range r.Outstanding {
 		cp.Outstanding = append(cp.Outstanding, StoredCall{PendingCall: PendingCall{ID: k.CallID, Capability: k.Capability,
 			Args: k.Args}, Answer: k.Answer})
@@ -332,7 +379,12 @@ func (s *DirStore) readJournal(id, name string, n int) ([]byte, error) {
 // record is the record of cp, its snapshot left to the caller.
 func (s *DirStore) record(cp *Checkpoint) *dirRecord {
 	r := &dirRecord{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, Capability: cp.Capability,
-		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled, Sealed: cp.Sealed}
+		Args: cp.Args, Answer: cp.Answer, Done: cp.Done, Failure: cp.Failure, Cancelled: cp.Cancelled, Sealed: cp.Sealed,
+		Fence: cp.Fence, FailureCode: cp.FailureCode}
+	if !cp.Updated.IsZero() {
+		t := cp.Updated.UTC()
+		r.Updated = &t
+	}
 	for _, k := range cp.Outstanding {
 		r.Outstanding = append(r.Outstanding, dirCall{CallID: k.ID, Capability: k.Capability, Args: k.Args, Answer: k.Answer})
 	}
@@ -343,14 +395,27 @@ func (s *DirStore) record(cp *Checkpoint) *dirRecord {
 	return r
 }
 
+// Save replaces the checkpoint of id. It honours cp.Fence as LeaseStore
+// says, under the execution's lock.
 func (s *DirStore) Save(_ context.Context, id string, cp *Checkpoint) error {
 	if err := s.checkID(id); err != nil {
 		return err
 	}
-	cur, err := s.readRecord(id)
-	if err != nil {
-		cur = nil // an unreadable record is replaced
-	}
+	return s.locked(id, func() error {
+		cur, err := s.readRecord(id)
+		if err != nil {
+			cur = nil // an unreadable record is replaced
+		}
+		if err := s.fence(id, cp.Fence, cur); err != nil {
+			return err
+		}
+		return s.save(id, cp, cur)
+	})
+}
+
+// save is Save with the lock held and the fence checked; cur is the
+// record it replaces.
+func (s *DirStore) save(id string, cp *Checkpoint, cur *dirRecord) error {
 	r := s.record(cp)
 	if !cp.Done {
 		r.SnapshotID = cp.SnapshotID
@@ -383,20 +448,28 @@ func (s *DirStore) Append(ctx context.Context, id string, cp *Checkpoint, baseID
 	if err := s.checkID(id); err != nil {
 		return err
 	}
-	cur, err := s.readRecord(id)
-	if err != nil || cur == nil || cp.Done || cur.Journal == "" || cur.SnapshotID != baseID ||
-		cur.JournalLen != baseLen || baseLen > len(cp.Snapshot) {
-		return s.Save(ctx, id, cp)
-	}
-	switch err := s.appendJournal(id, cur.Journal, baseLen, cp.Snapshot[baseLen:]); {
-	case errors.Is(err, errShortJournal):
-		return s.Save(ctx, id, cp)
-	case err != nil:
-		return err
-	}
-	r := s.record(cp)
-	r.SnapshotID, r.Journal, r.JournalLen = cp.SnapshotID, cur.Journal, len(cp.Snapshot)
-	return s.writeRecord(id, r)
+	return s.locked(id, func() error {
+		cur, err := s.readRecord(id)
+		if err != nil {
+			cur = nil
+		}
+		if err := s.fence(id, cp.Fence, cur); err != nil {
+			return err
+		}
+		if cur == nil || cp.Done || cur.Journal == "" || cur.SnapshotID != baseID ||
+			cur.JournalLen != baseLen || baseLen > len(cp.Snapshot) {
+			return s.save(id, cp, cur)
+		}
+		switch err := s.appendJournal(id, cur.Journal, baseLen, cp.Snapshot[baseLen:]); {
+		case errors.Is(err, errShortJournal):
+			return s.save(id, cp, cur)
+		case err != nil:
+			return err
+		}
+		r := s.record(cp)
+		r.SnapshotID, r.Journal, r.JournalLen = cp.SnapshotID, cur.Journal, len(cp.Snapshot)
+		return s.writeRecord(id, r)
+	})
 }
 
 // errShortJournal: the journal file holds fewer bytes than its record
@@ -469,10 +542,26 @@ func (s *DirStore) Delete(_ context.Context, id string) error {
 	if err := s.checkID(id); err != nil {
 		return err
 	}
-	if err := os.Remove(s.recordPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("DirStore: removing the record of %s: %w", id, pathless(err))
-	}
-	return s.removeSnapshots(id, "")
+	return s.locked(id, func() error {
+		l, err := s.readLease(id)
+		if err == nil && l != nil && leaseActive(l.Released, l.Expires, time.Now()) {
+			return busyError(id)
+		}
+		if err := os.Remove(s.recordPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("DirStore: removing the record of %s: %w", id, pathless(err))
+		}
+		if err := s.removeSnapshots(id, ""); err != nil {
+			return err
+		}
+		// The lock file goes last, while it is held: whoever waits for it
+		// takes the lock again on a new file.
+		for _, p := range []string{s.leasePath(id), s.ownerPath(id), s.lockPath(id)} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("DirStore: removing the lock files of %s: %w", id, pathless(err))
+			}
+		}
+		return nil
+	})
 }
 
 // removeSnapshots removes the journal and snapshot files of id except the

@@ -40,16 +40,20 @@ const (
 	codeMissingProgram    code = "missing_program"
 	codeProgramIDMismatch code = "program_id_mismatch"
 	codeUnknownProgramID  code = "unknown_program_id"
+	codeEvictedProgramID  code = "evicted_program_id"     // held once, evicted since
+	codeRetiredFormat     code = "retired_program_format" // program bytes of format 1 or 2
 
 	// resume, in the order of its checks.
 	codeMissingSnapshot        code = "missing_snapshot"
 	codeSnapshotAndStage       code = "snapshot_bytes_and_stage_id"
 	codeSnapshotIDMismatch     code = "snapshot_id_mismatch"
 	codeUnknownSnapshotID      code = "unknown_snapshot_id"
+	codeEvictedSnapshotID      code = "evicted_snapshot_id"
 	codeMissingPolicy          code = "missing_policy"
 	codeMissingLimits          code = "missing_limits"
 	codePolicyIDMismatch       code = "policy_id_mismatch"
 	codeUnknownPolicyID        code = "unknown_policy_id"
+	codeEvictedPolicyID        code = "evicted_policy_id"
 	codeMissingAuth            code = "missing_auth"
 	codeKeyDigestMismatch      code = "key_digest_mismatch"
 	codeTamperedSnapshot       code = "tampered_snapshot"
@@ -121,6 +125,9 @@ func engineCode(e *engine.Error) code {
 	case engine.KindRuntime:
 		return codeRuntime
 	case engine.KindSerialization:
+		if e.Message == engine.ErrRetiredProgramFormat.Message {
+			return codeRetiredFormat
+		}
 		return codeSerialization
 	case engine.KindLimit:
 		if c, ok := limitCodes[e.Message]; ok {
@@ -179,9 +186,9 @@ var allCodes = []code{
 	codeUnknownField, codeMissingField, codeUnexpectedPayload, codeBinaryField,
 	codeInvalidValue, codeInvalidCapability, codeUnknownHostCalls, codeUnknownDelivery,
 	codeUnknownLanguage, codeUnknownConsole, codeUnknownEntry,
-	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID,
-	codeMissingSnapshot, codeSnapshotAndStage, codeSnapshotIDMismatch, codeUnknownSnapshotID,
-	codeMissingPolicy, codeMissingLimits, codePolicyIDMismatch, codeUnknownPolicyID,
+	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID, codeEvictedProgramID, codeRetiredFormat,
+	codeMissingSnapshot, codeSnapshotAndStage, codeSnapshotIDMismatch, codeUnknownSnapshotID, codeEvictedSnapshotID,
+	codeMissingPolicy, codeMissingLimits, codePolicyIDMismatch, codeUnknownPolicyID, codeEvictedPolicyID,
 	codeMissingAuth, codeKeyDigestMismatch, codeTamperedSnapshot, codeUnauthorizedCapability,
 	codeHostCallsMismatch, codeConsoleMismatch, codeUnknownCallID, codeCallAnsweredTwice, codeNoAnswers,
 	codeInvalidSealKey, codeSealKeyRequired, codeSnapshotNotSealed, codeWrongSealKey,

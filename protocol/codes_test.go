@@ -19,6 +19,7 @@ type codeCase struct {
 	jsonl        bool // JSONL only
 	binary       bool // binary only
 	do           func(c *sess, fx *fixture) reply
+	opts         protocol.Options // the session's, when not the defaults
 }
 
 // fixture is what the failures start from: a compiled program and a
@@ -246,6 +247,13 @@ func codeCases() []codeCase {
 		both("unknown_program_id", "unknown program_id `"+unknownID+"`", func(c *sess, fx *fixture) reply {
 			return c.call("start", nil, "", "program_id", unknownID, "options", map[string]any{})
 		}),
+		{code: "evicted_program_id", phrase: "unknown program_id `<id>`", opts: protocol.Options{MaxPrograms: 1}, do: func(c *sess, fx *fixture) reply {
+			c.must(c.call("compile", nil, "", "source", "1"))
+			return c.call("start", nil, "", "program_id", fx.progID, "options", map[string]any{})
+		}},
+		both("retired_program_format", retiredPhrase, func(c *sess, fx *fixture) reply {
+			return c.call("start", retiredProgram(2, "1"), "program_base64", "options", map[string]any{})
+		}),
 
 		// resume.
 		both("missing_snapshot", "resume requires snapshot bytes or snapshot_id", func(c *sess, fx *fixture) reply {
@@ -264,6 +272,13 @@ func codeCases() []codeCase {
 		both("unknown_snapshot_id", "unknown snapshot_id `"+unknownID+"`", func(c *sess, fx *fixture) reply {
 			return c.call("snapshot", nil, "", "snapshot_id", unknownID)
 		}),
+		// The fixture's later starts evicted its first snapshot.
+		{code: "evicted_snapshot_id", phrase: "unknown snapshot_id `<id>`", opts: protocol.Options{MaxSnapshots: 1, MaxContinuations: 1}, do: func(c *sess, fx *fixture) reply {
+			return fx.cached(c)
+		}},
+		{code: "evicted_snapshot_id", phrase: "unknown snapshot_id `<id>`", opts: protocol.Options{MaxSnapshots: 1, MaxContinuations: 1}, do: func(c *sess, fx *fixture) reply {
+			return c.call("snapshot", nil, "", "snapshot_id", fx.id)
+		}},
 		both("missing_policy", "resume requires policy or policy_id", func(c *sess, fx *fixture) reply {
 			return fx.cached(c, "policy_id", nil)
 		}),
@@ -276,6 +291,12 @@ func codeCases() []codeCase {
 		both("unknown_policy_id", "unknown policy_id `"+unknownID+"`", func(c *sess, fx *fixture) reply {
 			return fx.cached(c, "policy_id", unknownID)
 		}),
+		// A start under other limits evicted the fixture's policy, which
+		// only its own snapshots keep.
+		{code: "evicted_policy_id", phrase: "unknown policy_id `<id>`", opts: protocol.Options{MaxPolicies: 1}, do: func(c *sess, fx *fixture) reply {
+			id := c.must(c.call("start", nil, "", "program_id", fx.progID, "options", with(limits("call_depth_limit", 99), "capabilities", []string{"fetch_data"}))).str("snapshot_id")
+			return c.call("resume", nil, "", "snapshot_id", id, "policy_id", fx.pol, "auth", auth(id), "payload", numPayload(1))
+		}},
 		both("missing_auth", "resume with policy_id requires auth metadata", func(c *sess, fx *fixture) reply {
 			return fx.cached(c, "auth", nil)
 		}),
@@ -432,7 +453,7 @@ func TestErrorCodes(t *testing.T) {
 		for _, jsonl := range modes {
 			name := fmt.Sprintf("%s/%s/%s", tc.code, map[bool]string{false: "binary", true: "jsonl"}[jsonl], tc.phrase)
 			t.Run(name, func(t *testing.T) {
-				c := newSess(t, jsonl, protocol.Options{})
+				c := newSess(t, jsonl, tc.opts)
 				fx := newFixture(c)
 				r := tc.do(c, fx)
 				if r.ok() {

@@ -93,7 +93,7 @@ func (s *Session) resume(f fields, payload []byte, fl *flight) (*stepResult, err
 	}
 	policyID := r.polID
 	s.policies.Add(policyID, r.pol, policyWeight(r.pol))
-	out := &stepResult{policyID: policyID, batch: batch, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
+	out := &stepResult{pol: r.pol, policyID: policyID, batch: batch, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
 	if c, ok := s.conts.Take(r.snapID); ok {
 		return s.resumeHot(r, c, out, fl)
 	}
@@ -146,7 +146,7 @@ func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload, stagedBytes [
 	case hasGivenID:
 		r.snapID = givenID
 		if r.entry = s.lookupSnapshot(givenID); r.entry == nil {
-			return errorf(codeUnknownSnapshotID, "unknown snapshot_id `%s`", givenID)
+			return s.unknownSnapshot(givenID)
 		}
 	default:
 		return errorf(codeMissingSnapshot, "resume requires snapshot bytes or snapshot_id")
@@ -224,7 +224,17 @@ func (s *Session) rawPolicy(r *resumeReq, pf fields, policyID string, hasPolicyI
 func (s *Session) cachedPolicy(r *resumeReq, f fields, policyID string) error {
 	var ok bool
 	if r.pol, ok = s.policies.Get(policyID); !ok {
-		return errorf(codeUnknownPolicyID, "unknown policy_id `%s`", policyID)
+		// The policy the snapshot was produced under stays with it.
+		entry := r.entry
+		if entry == nil {
+			entry = s.lookupPeek(r.snapID)
+		}
+		if entry == nil {
+			return s.unknownPolicy(policyID)
+		}
+		if r.pol, ok = entry.pinned(policyID); !ok {
+			return s.unknownPolicy(policyID)
+		}
 	}
 	r.polID = policyID // the cache's key is the policy's ID
 	authObj, ok, err := f.object("auth")
@@ -344,7 +354,7 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 	if err := engine.CheckAnswers(r.outstanding, uint64(len(snap.Calls)), answers); err != nil {
 		return nil, err
 	}
-	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program)
+	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program, false)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +388,8 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 		if !r.owned {
 			raw = append([]byte(nil), raw...)
 		}
-		s.snapshots.Add(r.snapID, &snapshotEntry{bytes: raw, seal: r.seal}, snapshotWeight(raw))
+		e := &snapshotEntry{bytes: raw, seal: r.seal, pols: pinPolicy(nil, r.polID, r.pol)}
+		s.snapshots.Add(r.snapID, e, e.weight())
 	}
 	return out, nil
 }

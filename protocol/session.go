@@ -65,6 +65,7 @@ type Session struct {
 	conts     *cache.LRU[string, *continuation]
 	policies  *cache.LRU[string, policy.Policy]
 	stages    *stages
+	evicted   evictions // ids the caches evicted lately (evicted.go)
 	stats     Stats
 	flights   flights
 	keys      keys
@@ -85,6 +86,10 @@ type Stats struct {
 type snapshotEntry struct {
 	bytes []byte
 	seal  *snapshot.Sealer // its seal, when it is sealed
+	// pols are the policies it was produced (or resumed from bytes)
+	// under, most recent first: they stay as long as the entry does
+	// (evicted.go).
+	pols []pinnedPolicy
 }
 
 // continuation is a parked live execution: the fast path for resuming the
@@ -128,17 +133,27 @@ func NewSession(opts Options) *Session {
 		s.keys.pinned = snapshot.NewVerifier(opts.PinnedKey)
 	}
 	s.budget = cache.NewBudget(opts.MemoryBudget)
-	s.programs = cache.NewInBudget(s.budget, opts.MaxPrograms, opts.MaxProgramBytes, func(_ string, p *engine.Program) {
+	s.programs = cache.NewInBudget(s.budget, opts.MaxPrograms, opts.MaxProgramBytes, func(id string, p *engine.Program) {
 		s.programEvicted(p)
+		if _, ok := s.programs.Peek(id); !ok {
+			s.evicted.programs.add(id)
+		}
 	})
 	// Source to program id: the source is the cached program's own text,
 	// and goes with it (programEvicted).
 	s.compiled = cache.New[string, string](opts.MaxPrograms, opts.MaxProgramBytes, nil)
-	s.snapshots = cache.NewInBudget[string, *snapshotEntry](s.budget, opts.MaxSnapshots, opts.MaxSnapshotBytes, nil)
-	s.conts = cache.NewInBudget(s.budget, opts.MaxContinuations, 1<<62, func(_ string, c *continuation) {
-		c.exec.Abandon()
+	s.snapshots = cache.NewInBudget(s.budget, opts.MaxSnapshots, opts.MaxSnapshotBytes, func(id string, _ *snapshotEntry) {
+		s.snapshotEvicted(id)
 	})
-	s.policies = cache.NewInBudget[string, policy.Policy](s.budget, opts.MaxPolicies, 1<<62, nil)
+	s.conts = cache.NewInBudget(s.budget, opts.MaxContinuations, 1<<62, func(id string, c *continuation) {
+		c.exec.Abandon()
+		s.snapshotEvicted(id)
+	})
+	s.policies = cache.NewInBudget(s.budget, opts.MaxPolicies, 1<<62, func(id string, _ policy.Policy) {
+		if _, ok := s.policies.Peek(id); !ok {
+			s.evicted.policies.add(id)
+		}
+	})
 	s.stages = newStages(opts.MaxStageBytes, s.budget)
 	return s
 }
@@ -293,12 +308,22 @@ func (s *Session) rawBytes(f fields, payload []byte, field string) ([]byte, bool
 }
 
 // loadProgram returns the cached program with this id or validates bytes.
-func (s *Session) loadProgram(id string, b []byte) (*engine.Program, error) {
+// A program a fresh execution is to begin from (fresh) must be of the
+// current format; one a replay runs may be of any format its snapshot
+// journals.
+func (s *Session) loadProgram(id string, b []byte, fresh bool) (*engine.Program, error) {
 	if p, ok := s.programs.Get(id); ok {
+		if fresh && !p.Startable() {
+			return nil, engine.ErrRetiredProgramFormat
+		}
 		return p, nil
 	}
+	load := engine.LoadProgramWith
+	if fresh {
+		load = engine.LoadProgramToStart
+	}
 	o, release := s.compileBound()
-	p, err := engine.LoadProgramWith(append([]byte(nil), b...), o)
+	p, err := load(append([]byte(nil), b...), o)
 	release()
 	if err != nil {
 		return nil, err

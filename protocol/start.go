@@ -86,7 +86,7 @@ func (s *Session) start(f fields, payload []byte, fl *flight) (*stepResult, erro
 	s.roomToRun(pol.Limits)
 	began := time.Now()
 	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Stop: fl.stop})
-	out := &stepResult{step: step, policyID: policyID, batch: mode == policy.HostCallsBatch, profile: profile,
+	out := &stepResult{step: step, pol: pol, policyID: policyID, batch: mode == policy.HostCallsBatch, profile: profile,
 		execNS: time.Since(began).Nanoseconds(), started: began, delivery: dlv}
 	if err := s.settleRun(fl, exec); err != nil {
 		return nil, err
@@ -129,12 +129,16 @@ func (s *Session) program(f fields, payload []byte, set stagedSet) (*engine.Prog
 		if hasID && id != got {
 			return nil, errorf(codeProgramIDMismatch, "program_id did not match program bytes")
 		}
-		return s.loadProgram(got, b)
+		return s.loadProgram(got, b, true)
 	case hasID:
 		if p, ok := s.programs.Get(id); ok {
+			if !p.Startable() {
+				// Cached by a replay of one of its snapshots.
+				return nil, engine.ErrRetiredProgramFormat
+			}
 			return p, nil
 		}
-		return nil, errorf(codeUnknownProgramID, "unknown program_id `%s`", id)
+		return nil, s.unknownProgram(id)
 	}
 	return nil, errorf(codeMissingProgram, "start requires program bytes or program_id")
 }

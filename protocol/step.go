@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -19,6 +20,7 @@ type stepResult struct {
 	step     engine.Step
 	snap     []byte // the new snapshot, when suspended
 	snapID   string
+	pol      policy.Policy // the policy in force, policyID
 	policyID string
 	batch    bool // host_calls "batch": the step lists every outstanding call
 	profile  bool
@@ -213,9 +215,15 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Buil
 		exec.Abandon()
 		return ErrSnapshotTooLarge
 	}
-	entry := &snapshotEntry{bytes: bytes, seal: b.Sealer()}
+	// The entry pins the policy in force, and those the same snapshot
+	// pinned before.
+	var pins []pinnedPolicy
+	if old := s.lookupPeek(id); old != nil {
+		pins = old.pols
+	}
+	entry := &snapshotEntry{bytes: bytes, seal: b.Sealer(), pols: pinPolicy(pins, out.policyID, out.pol)}
 	out.snap, out.snapID = bytes, id
-	s.snapshots.Add(id, entry, snapshotWeight(bytes))
+	s.snapshots.Add(id, entry, entry.weight())
 	if old, ok := s.conts.Take(id); ok {
 		// Same snapshot parked twice (deterministic replays): keep one.
 		old.exec.Abandon()
@@ -230,7 +238,7 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Buil
 		exec.Abandon()
 		return nil
 	}
-	c := &continuation{exec: exec, prog: prog, builder: b, entry: entry, weight: contWeight(exec, b)}
+	c := &continuation{exec: exec, prog: prog, builder: b, entry: entry, weight: contWeight(exec, b) + entry.pinWeight()}
 	s.conts.Add(id, c, c.weight)
 	return nil
 }

@@ -198,7 +198,7 @@ func (s *Session) fetchSnapshot(f fields, payload []byte) (*fetched, error) {
 	}
 	entry := s.lookupSnapshot(id)
 	if entry == nil {
-		return nil, errorf(codeUnknownSnapshotID, "unknown snapshot_id `%s`", id)
+		return nil, s.unknownSnapshot(id)
 	}
 	total := uint64(len(entry.bytes))
 	if offset > total {

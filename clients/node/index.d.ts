@@ -126,15 +126,34 @@ export interface AsyncResumeOptions extends ResumeOptions {
 
 export interface CompileOptions {
   inputs?: string[];
-  lenientMode?: false;
+  /** Accept a final top-level `return` whose value is the program's result. */
+  lenientMode?: boolean;
   /** "typescript": type syntax is erased; errors point into the TypeScript source. */
   language?: 'javascript' | 'typescript';
 }
 
-export type ProgressLoadOptions =
-  | (PolicyOptions & { capabilities: Record<string, Capability>; limits: RuntimeLimits; snapshotKey: SnapshotKey })
-  | (PolicyOptions & { console: ConsoleCallbacks; limits: RuntimeLimits; snapshotKey: SnapshotKey })
-  | { context: ExecutionContext };
+export interface ProgressLoadOptionsBase extends PolicyOptions {
+  limits: RuntimeLimits;
+  snapshotKey: SnapshotKey;
+  /**
+   * Load without claiming the snapshot: by default a dump whose snapshot was
+   * already resumed (or loaded) in this process is refused, as in the
+   * reference; with multiUse it may be loaded and resumed again (each resume
+   * replays from the snapshot, running the rest of the program again).
+   */
+  multiUse?: boolean;
+}
+
+export type ProgressLoadOptionsExplicit =
+  | (ProgressLoadOptionsBase & { capabilities: Record<string, Capability>; console?: ConsoleCallbacks })
+  | (ProgressLoadOptionsBase & { capabilities?: Record<string, Capability>; console: ConsoleCallbacks });
+
+export interface ProgressLoadContextOptions {
+  context: ExecutionContext;
+  multiUse?: boolean;
+}
+
+export type ProgressLoadOptions = ProgressLoadOptionsExplicit | ProgressLoadContextOptions;
 
 export interface SerializedProgress {
   capability: string;
@@ -143,10 +162,10 @@ export interface SerializedProgress {
   snapshot_id: string;
   snapshot_key_digest: string;
   token: string;
-  program: Buffer;
-  program_id: string;
-  suspended_manifest: string;
-  suspended_manifest_token: string;
+  program?: Buffer;
+  program_id?: string;
+  suspended_manifest?: string;
+  suspended_manifest_token?: string;
 }
 
 export interface PersistedProgress extends SerializedProgress {
@@ -168,7 +187,9 @@ export type CallAnswer =
 export type MustardErrorKind = 'Parse' | 'Validation' | 'Runtime' | 'Limit' | 'Serialization' | 'Sidecar' | 'Process';
 
 export class MustardError extends Error {
-  constructor(kind: MustardErrorKind, message: string, options?: { cause?: unknown; code?: string });
+  /** The third argument is the cause (as in the reference), or `{ cause, code }`. */
+  constructor(kind: MustardErrorKind, message: string, causeOrOptions?: unknown);
+  readonly cause?: unknown;
   readonly kind: MustardErrorKind;
   /** The protocol's error_code, e.g. "runtime", "limit_instruction_budget", "unknown_snapshot_id". */
   readonly code?: string;

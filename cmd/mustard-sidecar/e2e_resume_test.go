@@ -471,13 +471,13 @@ func TestE2EJournalWithoutLimitsStillResumes(t *testing.T) {
 
 // A program compiled before guest code was strict (program format version
 // 1) and a snapshot of it, both written by that sidecar
-// (engine/testdata/snapshots/sloppy-v1.*), still work: the program starts
-// from its bytes and runs as sloppy-mode code (its calls show this as the
-// global object and arguments.callee), and the snapshot cold-resumes to
-// the result it would have had. Compiling the source today gives a strict
-// program, with another id, that fails where the old one relied on sloppy
-// mode.
-func TestE2EProgramFormatV1StillRuns(t *testing.T) {
+// (engine/testdata/snapshots/sloppy-v1.*): the program no longer starts
+// (its metering charges less than today's), before or after a replay has
+// cached it, but the snapshot cold-resumes, as sloppy-mode code, to the
+// result it would have had (this as the global object, arguments.callee).
+// Compiling the source today gives a strict program, with another id, that
+// fails where the old one relied on sloppy mode.
+func TestE2EProgramFormatV1OnlyResumes(t *testing.T) {
 	t.Parallel()
 	prog, err := os.ReadFile("../../engine/testdata/snapshots/sloppy-v1.program")
 	require.NoError(t, err)
@@ -504,16 +504,23 @@ func TestE2EProgramFormatV1StillRuns(t *testing.T) {
 	for _, tr := range transports {
 		h := newHost(t, tr)
 
-		s := stepOf(t, h.do(h.req("start", "options", options(caps, nil)), prog, "program_base64"))
-		require.Equal(t, "suspended", s.Type)
-		assert.Equal(t, `[{"Object":{"n":{"Number":{"Finite":1.0}},"kind":{"String":"object"},"via":{"String":"count"}}}]`, s.Args)
+		retired := func(resp hosttest.Response) {
+			t.Helper()
+			require.False(t, resp.OK(), "%s", resp.Raw)
+			assert.Equal(t, "Serialization: program bytes of format version 1 or 2 run only to resume their snapshots; compile the source again", resp.Error())
+			assert.Equal(t, "retired_program_format", resp.Header["error_code"])
+		}
+		retired(h.do(h.req("start", "options", options(caps, nil)), prog, "program_base64"))
 
-		s = stepOf(t, h.resumeRaw(snap, caps, valuePayload(num(30))))
+		s := stepOf(t, h.resumeRaw(snap, caps, valuePayload(num(30))))
 		require.Equal(t, "suspended", s.Type)
 		assert.Equal(t, `[{"Object":{"n":{"Number":{"Finite":4.0}}}}]`, s.Args)
 		s = stepOf(t, h.resumeRaw(s.Snapshot, caps, answer(s)))
 		require.Equal(t, "completed", s.Type)
 		assert.Equal(t, `{"Array":[{"Number":{"Finite":10.0}},{"Number":{"Finite":1.0}},{"Number":{"Finite":20.0}},{"Bool":true},{"Number":{"Finite":30.0}},{"Number":{"Finite":40.0}},{"Number":{"Finite":1.0}},{"String":"count"}]}`, s.Value)
+		// The replay cached the program: by its id it does not start
+		// either.
+		retired(h.do(h.req("start", "program_id", sha256Hex(prog), "options", options(caps, nil)), nil, ""))
 
 		id, strict := h.compile(artifact.Source)
 		assert.NotEqual(t, sha256Hex(prog), id)

@@ -1854,6 +1854,7 @@ func getArrayProtoTemplate() *objectTemplate {
 func (r *Runtime) getArrayPrototype() *Object {
 	ret := r.global.ArrayPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ArrayPrototype = ret
 		r.newTemplatedArrayObject(getArrayProtoTemplate(), ret)
@@ -1864,6 +1865,7 @@ func (r *Runtime) getArrayPrototype() *Object {
 func (r *Runtime) getArray() *Object {
 	ret := r.global.Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		ret.self = r.createArray(ret)
 		r.global.Array = ret
@@ -1893,6 +1895,7 @@ func (r *Runtime) createArrayIterProto(val *Object) objectImpl {
 func (r *Runtime) getArrayValues() *Object {
 	ret := r.global.arrayValues
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.arrayproto_values, "values", 0)
 		r.global.arrayValues = ret
 	}
@@ -1902,6 +1905,7 @@ func (r *Runtime) getArrayValues() *Object {
 func (r *Runtime) getArrayToString() *Object {
 	ret := r.global.arrayToString
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.arrayproto_toString, "toString", 0)
 		r.global.arrayToString = ret
 	}
@@ -1911,6 +1915,7 @@ func (r *Runtime) getArrayToString() *Object {
 func (r *Runtime) getArrayIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.ArrayIteratorPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.ArrayIteratorPrototype = o
 		o.self = r.createArrayIterProto(o)

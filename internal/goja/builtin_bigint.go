@@ -305,6 +305,7 @@ func (r *Runtime) builtin_newBigInt(args []Value, newTarget *Object) *Object {
 func (r *Runtime) getBigInt() *Object {
 	ret := r.global.BigInt
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.BigInt = ret
 		r.newTemplatedFuncObject(getBigIntTemplate(), ret, r.builtin_BigInt,
@@ -344,6 +345,7 @@ func getBigIntProtoTemplate() *objectTemplate {
 func (r *Runtime) getBigIntPrototype() *Object {
 	ret := r.global.BigIntPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.BigIntPrototype = ret
 		o := r.newTemplatedObject(getBigIntProtoTemplate(), ret)

@@ -973,6 +973,7 @@ func createDateTemplate() *objectTemplate {
 func (r *Runtime) getDate() *Object {
 	ret := r.global.Date
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Date = ret
 		r.newTemplatedFuncObject(getDateTemplate(), ret, r.builtin_date,
@@ -1053,6 +1054,7 @@ func getDateProtoTemplate() *objectTemplate {
 func (r *Runtime) getDatePrototype() *Object {
 	ret := r.global.DatePrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.DatePrototype = ret
 		r.newTemplatedObject(getDateProtoTemplate(), ret)

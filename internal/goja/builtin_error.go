@@ -237,6 +237,7 @@ func (r *Runtime) createErrorPrototype(name String, ctor *Object) *Object {
 func (r *Runtime) getErrorPrototype() *Object {
 	ret := r.global.ErrorPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.NewObject()
 		r.global.ErrorPrototype = ret
 		o := ret.self
@@ -251,6 +252,7 @@ func (r *Runtime) getErrorPrototype() *Object {
 func (r *Runtime) getError() *Object {
 	ret := r.global.Error
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Error = ret
 		r.newNativeFuncConstruct(ret, r.builtin_Error, "Error", r.getErrorPrototype(), 1)
@@ -263,6 +265,7 @@ func (r *Runtime) getError() *Object {
 func (r *Runtime) getAggregateError() *Object {
 	ret := r.global.AggregateError
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.AggregateError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_AggregateError, "AggregateError", r.createErrorPrototype(stringAggregateError, ret), r.getError(), 2)
@@ -273,6 +276,7 @@ func (r *Runtime) getAggregateError() *Object {
 func (r *Runtime) getTypeError() *Object {
 	ret := r.global.TypeError
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.TypeError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "TypeError", r.createErrorPrototype(stringTypeError, ret), r.getError(), 1)
@@ -283,6 +287,7 @@ func (r *Runtime) getTypeError() *Object {
 func (r *Runtime) getReferenceError() *Object {
 	ret := r.global.ReferenceError
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ReferenceError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "ReferenceError", r.createErrorPrototype(stringReferenceError, ret), r.getError(), 1)
@@ -293,6 +298,7 @@ func (r *Runtime) getReferenceError() *Object {
 func (r *Runtime) getSyntaxError() *Object {
 	ret := r.global.SyntaxError
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.SyntaxError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "SyntaxError", r.createErrorPrototype(stringSyntaxError, ret), r.getError(), 1)
@@ -303,6 +309,7 @@ func (r *Runtime) getSyntaxError() *Object {
 func (r *Runtime) getRangeError() *Object {
 	ret := r.global.RangeError
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.RangeError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "RangeError", r.createErrorPrototype(stringRangeError, ret), r.getError(), 1)
@@ -313,6 +320,7 @@ func (r *Runtime) getRangeError() *Object {
 func (r *Runtime) getEvalError() *Object {
 	ret := r.global.EvalError
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.EvalError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "EvalError", r.createErrorPrototype(stringEvalError, ret), r.getError(), 1)
@@ -323,6 +331,7 @@ func (r *Runtime) getEvalError() *Object {
 func (r *Runtime) getURIError() *Object {
 	ret := r.global.URIError
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.URIError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "URIError", r.createErrorPrototype(stringURIError, ret), r.getError(), 1)
@@ -333,6 +342,7 @@ func (r *Runtime) getURIError() *Object {
 func (r *Runtime) getGoError() *Object {
 	ret := r.global.GoError
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.GoError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "GoError", r.createErrorPrototype(stringGoError, ret), r.getError(), 1)

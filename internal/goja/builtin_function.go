@@ -231,6 +231,7 @@ lenNotInt:
 func (r *Runtime) getThrower() *Object {
 	ret := r.global.thrower
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.builtin_thrower, "", 0)
 		r.global.thrower = ret
 		r.object_freeze(FunctionCall{Arguments: []Value{ret}})
@@ -287,6 +288,7 @@ func getFunctionProtoTemplate() *objectTemplate {
 func (r *Runtime) getFunctionPrototype() *Object {
 	ret := r.global.FunctionPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.FunctionPrototype = ret
 		r.newTemplatedFuncObject(getFunctionProtoTemplate(), ret, func(FunctionCall) Value {
@@ -319,6 +321,7 @@ func (r *Runtime) createAsyncFunctionProto(val *Object) objectImpl {
 func (r *Runtime) getAsyncFunctionPrototype() *Object {
 	var o *Object
 	if o = r.global.AsyncFunctionPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncFunctionPrototype = o
 		o.self = r.createAsyncFunctionProto(o)
@@ -335,6 +338,7 @@ func (r *Runtime) createAsyncFunction(val *Object) objectImpl {
 func (r *Runtime) getAsyncFunction() *Object {
 	var o *Object
 	if o = r.global.AsyncFunction; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncFunction = o
 		o.self = r.createAsyncFunction(o)
@@ -382,6 +386,7 @@ func (r *Runtime) createGeneratorFunctionProto(val *Object) objectImpl {
 func (r *Runtime) getGeneratorFunctionPrototype() *Object {
 	var o *Object
 	if o = r.global.GeneratorFunctionPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.GeneratorFunctionPrototype = o
 		o.self = r.createGeneratorFunctionProto(o)
@@ -397,6 +402,7 @@ func (r *Runtime) createGeneratorFunction(val *Object) objectImpl {
 func (r *Runtime) getGeneratorFunction() *Object {
 	var o *Object
 	if o = r.global.GeneratorFunction; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.GeneratorFunction = o
 		o.self = r.createGeneratorFunction(o)
@@ -420,6 +426,7 @@ func (r *Runtime) createGeneratorProto(val *Object) objectImpl {
 func (r *Runtime) getGeneratorPrototype() *Object {
 	var o *Object
 	if o = r.global.GeneratorPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.GeneratorPrototype = o
 		o.self = r.createGeneratorProto(o)
@@ -430,6 +437,7 @@ func (r *Runtime) getGeneratorPrototype() *Object {
 func (r *Runtime) getFunction() *Object {
 	ret := r.global.Function
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Function = ret
 		ret.self = r.createFunction(ret)

@@ -428,6 +428,7 @@ func getGlobalObjectTemplate() *objectTemplate {
 func (r *Runtime) getEval() *Object {
 	ret := r.global.Eval
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.builtin_eval, "eval", 1)
 		r.global.Eval = ret
 	}

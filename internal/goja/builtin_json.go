@@ -621,6 +621,7 @@ func (r *Runtime) builtinJSON_isRawJSON(call FunctionCall) Value {
 func (r *Runtime) getJSON() *Object {
 	ret := r.global.JSON
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		JSON := r.newBaseObject(r.global.ObjectPrototype, classObject)
 		ret = JSON.val
 		r.global.JSON = ret

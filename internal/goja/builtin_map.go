@@ -326,6 +326,7 @@ func (r *Runtime) createMapIterProto(val *Object) objectImpl {
 func (r *Runtime) getMapIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.MapIteratorPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.MapIteratorPrototype = o
 		o.self = r.createMapIterProto(o)
@@ -336,6 +337,7 @@ func (r *Runtime) getMapIteratorPrototype() *Object {
 func (r *Runtime) getMapPrototype() *Object {
 	ret := r.global.MapPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.MapPrototype = ret
 		ret.self = r.createMapProto(ret)
@@ -346,6 +348,7 @@ func (r *Runtime) getMapPrototype() *Object {
 func (r *Runtime) getMap() *Object {
 	ret := r.global.Map
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Map = ret
 		ret.self = r.createMap(ret)

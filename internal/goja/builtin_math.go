@@ -350,6 +350,7 @@ func getMathTemplate() *objectTemplate {
 func (r *Runtime) getMath() *Object {
 	ret := r.global.Math
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Math = ret
 		r.newTemplatedObject(getMathTemplate(), ret)

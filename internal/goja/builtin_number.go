@@ -237,6 +237,7 @@ func getNumberProtoTemplate() *objectTemplate {
 func (r *Runtime) getNumberPrototype() *Object {
 	ret := r.global.NumberPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.NumberPrototype = ret
 		o := r.newTemplatedObject(getNumberProtoTemplate(), ret)
@@ -248,6 +249,7 @@ func (r *Runtime) getNumberPrototype() *Object {
 func (r *Runtime) getParseFloat() *Object {
 	ret := r.global.parseFloat
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.builtin_parseFloat, "parseFloat", 1)
 		r.global.parseFloat = ret
 	}
@@ -257,6 +259,7 @@ func (r *Runtime) getParseFloat() *Object {
 func (r *Runtime) getParseInt() *Object {
 	ret := r.global.parseInt
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.builtin_parseInt, "parseInt", 2)
 		r.global.parseInt = ret
 	}
@@ -304,6 +307,7 @@ func getNumberTemplate() *objectTemplate {
 func (r *Runtime) getNumber() *Object {
 	ret := r.global.Number
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Number = ret
 		r.newTemplatedFuncObject(getNumberTemplate(), ret, r.builtin_Number,

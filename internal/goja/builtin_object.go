@@ -339,7 +339,7 @@ func (r *Runtime) object_isSealed(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
-		km := r.newKeysMeter(obj, 0) // mustard: the work
+		km := r.newIntegrityMeter(obj) // mustard: the work, per property visited
 		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
 			km.next() // mustard
@@ -369,7 +369,7 @@ func (r *Runtime) object_isFrozen(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
-		km := r.newKeysMeter(obj, 0) // mustard: the work
+		km := r.newIntegrityMeter(obj) // mustard: the work, per property visited
 		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
 			km.next() // mustard
@@ -691,6 +691,7 @@ func getObjectTemplate() *objectTemplate {
 func (r *Runtime) getObject() *Object {
 	ret := r.global.Object
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Object = ret
 		r.newTemplatedFuncObject(getObjectTemplate(), ret, func(call FunctionCall) Value {
@@ -704,6 +705,7 @@ func (r *Runtime) getObject() *Object {
 func (r *Runtime) getObjectPrototype() *Object {
 	ret := r.global.ObjectPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ObjectPrototype = ret
 		r.newTemplatedObject(getObjectProtoTemplate(), ret)

@@ -643,6 +643,7 @@ func (r *Runtime) createPromise(val *Object) objectImpl {
 func (r *Runtime) getPromisePrototype() *Object {
 	ret := r.global.PromisePrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.PromisePrototype = ret
 		ret.self = r.createPromiseProto(ret)
@@ -653,6 +654,7 @@ func (r *Runtime) getPromisePrototype() *Object {
 func (r *Runtime) getPromise() *Object {
 	ret := r.global.Promise
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Promise = ret
 		ret.self = r.createPromise(ret)

@@ -392,6 +392,7 @@ func (r *Runtime) createProxy(val *Object) objectImpl {
 func (r *Runtime) getProxy() *Object {
 	ret := r.global.Proxy
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Proxy = ret
 		r.createProxy(ret)

@@ -134,6 +134,7 @@ func (r *Runtime) createReflect(val *Object) objectImpl {
 func (r *Runtime) getReflect() *Object {
 	ret := r.global.Reflect
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Reflect = ret
 		ret.self = r.createReflect(ret)

@@ -1,10 +1,8 @@
 package goja
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -181,20 +179,22 @@ func escapeInvalidUtf16(s String) string {
 	return s.String()
 }
 
-func compileRegexpFromValueString(patternStr String, flags string, charge func(insts int64)) (*regexpPattern, error) {
+func compileRegexpFromValueString(patternStr String, flags string, charge func(insts, extraInsts, extraWork int64)) (*regexpPattern, error) {
 	return compileRegexp(escapeInvalidUtf16(patternStr), flags, charge) // mustard: charge
 }
 
 // mustard: charge, if not nil, is told the size of the RE2 program before
-// it is built (mustard_regexp.go, chargeProgram).
-func compileRegexp(patternStr, flags string, charge func(insts int64)) (p *regexpPattern, err error) {
+// it is built (mustard_regexp.go, chargeProgram), and what rewriting the
+// pattern's property escapes added. Errors are V8's
+// (mustard_regexp_errors.go).
+func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extraWork int64)) (p *regexpPattern, err error) {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
 	var wrapper *regexpWrapper
 	var wrapper2 *regexp2Wrapper
 
 	if flags != "" {
 		invalidFlags := func() {
-			err = fmt.Errorf("Invalid flags supplied to RegExp constructor '%s'", flags)
+			err = &regexpFlagsError{flags: flags} // mustard
 		}
 		for _, chr := range flags {
 			switch chr {
@@ -231,6 +231,7 @@ func compileRegexp(patternStr, flags string, charge func(insts int64)) (p *regex
 			case 'u':
 				if unicode {
 					invalidFlags()
+					return
 				}
 				unicode = true
 			default:
@@ -240,6 +241,19 @@ func compileRegexp(patternStr, flags string, charge func(insts int64)) (p *regex
 		}
 	}
 
+	// mustard: the pattern's syntax, checked as V8 does, with V8's errors;
+	// its property escapes rewritten for both engines.
+	if reason := parser.CheckRegExp(patternStr, unicode); reason != "" {
+		return nil, &regexpSyntaxError{source: patternStr, flags: canonicalRegexpFlags(global, ignoreCase, multiline, dotAll, unicode, sticky), reason: reason}
+	}
+	if unicode {
+		var grown, folded int
+		patternStr, grown, folded = parser.ExpandPropertyEscapes(patternStr)
+		if charge != nil && grown > 0 {
+			charge(0, int64(grown/expandedBytesPerInst), expandedWork(grown, folded, ignoreCase))
+		}
+	}
+	source := patternStr // mustard: for the error of a pattern neither engine takes
 	if unicode {
 		patternStr = convertRegexpToUnicode(patternStr)
 	} else {
@@ -265,30 +279,21 @@ func compileRegexp(patternStr, flags string, charge func(insts int64)) (p *regex
 		}
 
 		if charge != nil && strings.Contains(re2Str, "{") { // mustard: see chargeProgram
-			charge(parser.RegexpInsts(re2Str))
+			charge(parser.RegexpInsts(re2Str), 0, 0)
 		}
-		pattern, err1 := regexp.Compile(re2Str)
-		if err1 != nil {
-			var syntaxError *syntax.Error
-			if !errors.As(err1, &syntaxError) || syntaxError.Code != syntax.ErrInvalidRepeatSize {
-				err = fmt.Errorf("Invalid regular expression (re2): %s (%v)", re2Str, err1)
-				return
-			}
-		} else {
+		// mustard: a pattern RE2 does not take (a repeat count past 1,000,
+		// ...) runs on regexp2; its syntax was checked above.
+		if pattern, err1 := regexp.Compile(re2Str); err1 == nil {
 			wrapper = (*regexpWrapper)(pattern)
 			linear = &linearSource{re2: re2Body, flags: re2flags} // mustard: mustard_regexp.go
 		}
-	} else {
-		var incompat parser.RegexpErrorIncompatible
-		if !errors.As(err, &incompat) {
-			return
-		}
 	}
+	err = nil // mustard: the translation's errors are the check's, made above
 
 	if wrapper == nil {
 		wrapper2, err = compileRegexp2(patternStr, multiline, dotAll, ignoreCase, unicode)
 		if err != nil {
-			err = fmt.Errorf("Invalid regular expression (regexp2): %s (%v)", patternStr, err)
+			err = regexp2SyntaxError(source, canonicalRegexpFlags(global, ignoreCase, multiline, dotAll, unicode, sticky), err) // mustard
 			return
 		}
 	}
@@ -1346,6 +1351,7 @@ func (r *Runtime) createRegExpStringIteratorPrototype(val *Object) objectImpl {
 func (r *Runtime) getRegExpStringIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.RegExpStringIteratorPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.RegExpStringIteratorPrototype = o
 		o.self = r.createRegExpStringIteratorPrototype(o)
@@ -1356,6 +1362,7 @@ func (r *Runtime) getRegExpStringIteratorPrototype() *Object {
 func (r *Runtime) getRegExp() *Object {
 	ret := r.global.RegExp
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.RegExp = ret
 		proto := r.getRegExpPrototype()
@@ -1370,6 +1377,7 @@ func (r *Runtime) getRegExp() *Object {
 func (r *Runtime) getRegExpPrototype() *Object {
 	ret := r.global.RegExpPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o := r.newGuardedObject(r.global.ObjectPrototype, classObject)
 		ret = o.val
 		r.global.RegExpPrototype = ret

@@ -648,6 +648,7 @@ func (r *Runtime) createSetIterProto(val *Object) objectImpl {
 func (r *Runtime) getSetIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.SetIteratorPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.SetIteratorPrototype = o
 		o.self = r.createSetIterProto(o)
@@ -658,6 +659,7 @@ func (r *Runtime) getSetIteratorPrototype() *Object {
 func (r *Runtime) getSetPrototype() *Object {
 	ret := r.global.SetPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.SetPrototype = ret
 		ret.self = r.createSetProto(ret)
@@ -668,6 +670,7 @@ func (r *Runtime) getSetPrototype() *Object {
 func (r *Runtime) getSet() *Object {
 	ret := r.global.Set
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Set = ret
 		ret.self = r.createSet(ret)

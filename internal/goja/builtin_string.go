@@ -1143,6 +1143,7 @@ func (r *Runtime) createStringIterProto(val *Object) objectImpl {
 func (r *Runtime) getStringIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.StringIteratorPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.StringIteratorPrototype = o
 		o.self = r.createStringIterProto(o)
@@ -1208,6 +1209,7 @@ func createStringProtoTemplate() *objectTemplate {
 func (r *Runtime) getStringproto_trimEnd() *Object {
 	ret := r.global.stringproto_trimEnd
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.stringproto_trimEnd, "trimEnd", 0)
 		r.global.stringproto_trimEnd = ret
 	}
@@ -1217,6 +1219,7 @@ func (r *Runtime) getStringproto_trimEnd() *Object {
 func (r *Runtime) getStringproto_trimStart() *Object {
 	ret := r.global.stringproto_trimStart
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.stringproto_trimStart, "trimStart", 0)
 		r.global.stringproto_trimStart = ret
 	}
@@ -1226,6 +1229,7 @@ func (r *Runtime) getStringproto_trimStart() *Object {
 func (r *Runtime) getStringSingleton() *stringObject {
 	ret := r.stringSingleton
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.builtin_new(r.getString(), nil).self.(*stringObject)
 		r.stringSingleton = ret
 	}
@@ -1235,6 +1239,7 @@ func (r *Runtime) getStringSingleton() *stringObject {
 func (r *Runtime) getString() *Object {
 	ret := r.global.String
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.String = ret
 		proto := r.getStringPrototype()
@@ -1260,6 +1265,7 @@ func getStringProtoTemplate() *objectTemplate {
 func (r *Runtime) getStringPrototype() *Object {
 	ret := r.global.StringPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.StringPrototype = ret
 		o := r.newTemplatedObject(getStringProtoTemplate(), ret)

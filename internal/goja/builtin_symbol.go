@@ -162,6 +162,7 @@ func (r *Runtime) createSymbol(val *Object) objectImpl {
 func (r *Runtime) getSymbolPrototype() *Object {
 	ret := r.global.SymbolPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.SymbolPrototype = ret
 		ret.self = r.createSymbolProto(ret)
@@ -172,6 +173,7 @@ func (r *Runtime) getSymbolPrototype() *Object {
 func (r *Runtime) getSymbol() *Object {
 	ret := r.global.Symbol
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Symbol = ret
 		ret.self = r.createSymbol(ret)

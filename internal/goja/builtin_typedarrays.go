@@ -1905,6 +1905,7 @@ func (r *Runtime) createTypedArray(val *Object) objectImpl {
 func (r *Runtime) getTypedArray() *Object {
 	ret := r.global.TypedArray
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.TypedArray = ret
 		r.createTypedArray(ret)
@@ -2028,6 +2029,7 @@ func createTypedArrayProtoTemplate() *objectTemplate {
 func (r *Runtime) getTypedArrayValues() *Object {
 	ret := r.global.typedArrayValues
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = r.newNativeFunc(r.typedArrayProto_values, "values", 0)
 		r.global.typedArrayValues = ret
 	}
@@ -2047,6 +2049,7 @@ func getTypedArrayProtoTemplate() *objectTemplate {
 func (r *Runtime) getTypedArrayPrototype() *Object {
 	ret := r.global.TypedArrayPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.TypedArrayPrototype = ret
 		r.newTemplatedObject(getTypedArrayProtoTemplate(), ret)
@@ -2057,6 +2060,7 @@ func (r *Runtime) getTypedArrayPrototype() *Object {
 func (r *Runtime) getUint8Array() *Object {
 	ret := r.global.Uint8Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Uint8Array = ret
 		p := r.createTypedArrayCtor(ret, r.newUint8Array, "Uint8Array", 1)
@@ -2080,6 +2084,7 @@ func (r *Runtime) getUint8Array() *Object {
 func (r *Runtime) getUint8ClampedArray() *Object {
 	ret := r.global.Uint8ClampedArray
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Uint8ClampedArray = ret
 		r.createTypedArrayCtor(ret, r.newUint8ClampedArray, "Uint8ClampedArray", 1)
@@ -2090,6 +2095,7 @@ func (r *Runtime) getUint8ClampedArray() *Object {
 func (r *Runtime) getInt8Array() *Object {
 	ret := r.global.Int8Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Int8Array = ret
 		r.createTypedArrayCtor(ret, r.newInt8Array, "Int8Array", 1)
@@ -2100,6 +2106,7 @@ func (r *Runtime) getInt8Array() *Object {
 func (r *Runtime) getUint16Array() *Object {
 	ret := r.global.Uint16Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Uint16Array = ret
 		r.createTypedArrayCtor(ret, r.newUint16Array, "Uint16Array", 2)
@@ -2110,6 +2117,7 @@ func (r *Runtime) getUint16Array() *Object {
 func (r *Runtime) getInt16Array() *Object {
 	ret := r.global.Int16Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Int16Array = ret
 		r.createTypedArrayCtor(ret, r.newInt16Array, "Int16Array", 2)
@@ -2120,6 +2128,7 @@ func (r *Runtime) getInt16Array() *Object {
 func (r *Runtime) getUint32Array() *Object {
 	ret := r.global.Uint32Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Uint32Array = ret
 		r.createTypedArrayCtor(ret, r.newUint32Array, "Uint32Array", 4)
@@ -2130,6 +2139,7 @@ func (r *Runtime) getUint32Array() *Object {
 func (r *Runtime) getInt32Array() *Object {
 	ret := r.global.Int32Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Int32Array = ret
 		r.createTypedArrayCtor(ret, r.newInt32Array, "Int32Array", 4)
@@ -2140,6 +2150,7 @@ func (r *Runtime) getInt32Array() *Object {
 func (r *Runtime) getFloat32Array() *Object {
 	ret := r.global.Float32Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Float32Array = ret
 		r.createTypedArrayCtor(ret, r.newFloat32Array, "Float32Array", 4)
@@ -2150,6 +2161,7 @@ func (r *Runtime) getFloat32Array() *Object {
 func (r *Runtime) getFloat64Array() *Object {
 	ret := r.global.Float64Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Float64Array = ret
 		r.createTypedArrayCtor(ret, r.newFloat64Array, "Float64Array", 8)
@@ -2160,6 +2172,7 @@ func (r *Runtime) getFloat64Array() *Object {
 func (r *Runtime) getBigInt64Array() *Object {
 	ret := r.global.BigInt64Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.BigInt64Array = ret
 		r.createTypedArrayCtor(ret, r.newBigInt64Array, "BigInt64Array", 8)
@@ -2170,6 +2183,7 @@ func (r *Runtime) getBigInt64Array() *Object {
 func (r *Runtime) getBigUint64Array() *Object {
 	ret := r.global.BigUint64Array
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.BigUint64Array = ret
 		r.createTypedArrayCtor(ret, r.newBigUint64Array, "BigUint64Array", 8)
@@ -2246,6 +2260,7 @@ func getDataViewProtoTemplate() *objectTemplate {
 func (r *Runtime) getDataViewPrototype() *Object {
 	ret := r.global.DataViewPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.DataViewPrototype = ret
 		r.newTemplatedObject(getDataViewProtoTemplate(), ret)
@@ -2256,6 +2271,7 @@ func (r *Runtime) getDataViewPrototype() *Object {
 func (r *Runtime) getDataView() *Object {
 	ret := r.global.DataView
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.DataView = ret
 		ret.self = r.createDataView(ret)
@@ -2266,6 +2282,7 @@ func (r *Runtime) getDataView() *Object {
 func (r *Runtime) getArrayBufferPrototype() *Object {
 	ret := r.global.ArrayBufferPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ArrayBufferPrototype = ret
 		ret.self = r.createArrayBufferProto(ret)
@@ -2276,6 +2293,7 @@ func (r *Runtime) getArrayBufferPrototype() *Object {
 func (r *Runtime) getArrayBuffer() *Object {
 	ret := r.global.ArrayBuffer
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ArrayBuffer = ret
 		ret.self = r.createArrayBuffer(ret)

@@ -194,6 +194,7 @@ func (r *Runtime) createWeakMap(val *Object) objectImpl {
 func (r *Runtime) getWeakMapPrototype() *Object {
 	ret := r.global.WeakMapPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.WeakMapPrototype = ret
 		ret.self = r.createWeakMapProto(ret)
@@ -204,6 +205,7 @@ func (r *Runtime) getWeakMapPrototype() *Object {
 func (r *Runtime) getWeakMap() *Object {
 	ret := r.global.WeakMap
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.WeakMap = ret
 		ret.self = r.createWeakMap(ret)

@@ -121,6 +121,7 @@ func (r *Runtime) createWeakSet(val *Object) objectImpl {
 func (r *Runtime) getWeakSetPrototype() *Object {
 	ret := r.global.WeakSetPrototype
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.WeakSetPrototype = ret
 		ret.self = r.createWeakSetProto(ret)
@@ -131,6 +132,7 @@ func (r *Runtime) getWeakSetPrototype() *Object {
 func (r *Runtime) getWeakSet() *Object {
 	ret := r.global.WeakSet
 	if ret == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.WeakSet = ret
 		ret.self = r.createWeakSet(ret)

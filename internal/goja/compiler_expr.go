@@ -3022,7 +3022,7 @@ func (e *compiledRegexpLiteral) emitGetter(putOnStack bool) {
 	if putOnStack {
 		pattern, err := compileRegexp(e.expr.Pattern, e.expr.Flags, nil) // mustard: bounded by the parser (parser/mustard_regexp.go)
 		if err != nil {
-			e.c.throwSyntaxError(e.offset, err.Error())
+			e.c.throwSyntaxError(e.offset, literalRegexpError(err, e.expr.Flags)) // mustard: V8's text
 		}
 
 		e.c.emit(&newRegexp{pattern: pattern, src: newStringValue(e.expr.Pattern)})

@@ -222,6 +222,7 @@ func (f *funcObject) deleteStr(name unistring.String, throw bool) bool {
 }
 
 func (f *funcObject) addPrototype() Value {
+	f.val.wrote() // mustard_retained.go
 	proto := f.val.runtime.NewObject()
 	proto.self._putProp("constructor", f.val, true, false, true)
 	return f._putProp("prototype", proto, true, false, false)

@@ -627,6 +627,7 @@ func (r *Runtime) asyncGenProto_throw(call FunctionCall) Value {
 func (r *Runtime) getAsyncIteratorPrototype() *Object {
 	o := r.global.AsyncIteratorPrototype
 	if o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncIteratorPrototype = o
 		b := newBaseObjectObj(o, r.global.ObjectPrototype, classObject)
@@ -638,6 +639,7 @@ func (r *Runtime) getAsyncIteratorPrototype() *Object {
 func (r *Runtime) getAsyncGeneratorPrototype() *Object {
 	o := r.global.AsyncGeneratorPrototype
 	if o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncGeneratorPrototype = o
 		b := newBaseObjectObj(o, r.getAsyncIteratorPrototype(), classObject)
@@ -653,6 +655,7 @@ func (r *Runtime) getAsyncGeneratorPrototype() *Object {
 func (r *Runtime) getAsyncGeneratorFunctionPrototype() *Object {
 	o := r.global.AsyncGeneratorFunctionPrototype
 	if o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncGeneratorFunctionPrototype = o
 		b := newBaseObjectObj(o, r.getFunctionPrototype(), classObject)
@@ -670,6 +673,7 @@ func (r *Runtime) builtin_asyncGeneratorFunction(args []Value, proto *Object) *O
 func (r *Runtime) getAsyncGeneratorFunction() *Object {
 	o := r.global.AsyncGeneratorFunction
 	if o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncGeneratorFunction = o
 		o.self = r.newNativeFuncConstructObj(o, r.builtin_asyncGeneratorFunction, classAsyncGeneratorFunction, r.getAsyncGeneratorFunctionPrototype(), 1)
@@ -740,6 +744,7 @@ func (r *Runtime) createAsyncFromSyncIterator(sync *iteratorRecord) *iteratorRec
 func (r *Runtime) getAsyncFromSyncIteratorPrototype() *Object {
 	o := r.global.AsyncFromSyncIteratorPrototype
 	if o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncFromSyncIteratorPrototype = o
 		b := newBaseObjectObj(o, r.getAsyncIteratorPrototype(), classObject)

@@ -2,6 +2,7 @@ package goja
 
 import (
 	"io"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"sort"
@@ -135,13 +136,19 @@ const (
 
 // chargeProgram is the charge a compile of a pattern of n units calls
 // with the size of its program, before building it (nil without a
-// Meter): the instructions past one a character, as memory, then as work.
-func (r *Runtime) chargeProgram(n int) func(insts int64) {
+// Meter): the instructions past one a character, as memory, then as work;
+// and with extra instructions charged in full and extra work (what
+// rewriting property escapes added: expandedBytesPerInst bytes an
+// instruction, and expandedWork).
+func (r *Runtime) chargeProgram(n int) func(insts, extra, work int64) {
 	if r.meter == nil {
 		return nil
 	}
-	return func(insts int64) {
-		if extra := insts - int64(n); extra > 0 {
+	return func(insts, extra, work int64) {
+		if work > 0 {
+			r.work(int(min(work, math.MaxInt32)))
+		}
+		if extra += max(insts-int64(n), 0); extra > 0 {
 			r.allocBytes(mulBytes(extra, regexpProgramInstBytes))
 			r.work(mulBytes(extra, regexpInstUnits))
 		}

@@ -484,3 +484,23 @@ func TestLinearRegexpLargeProgramsAreCharged(t *testing.T) {
 		t.Errorf("stopped after %d units, cap %d", m.work, m.workCap)
 	}
 }
+
+// Rewriting property escapes into their sets' ranges is charged, on
+// either engine: a pattern of many \p{L} costs what its ranges take.
+func TestPropertyEscapesAreCharged(t *testing.T) {
+	cost := func(src string) (work, alloc int64) {
+		r, m := newMetered()
+		if _, err := r.RunString(src); err != nil {
+			t.Fatal(err)
+		}
+		return m.work, m.alloc
+	}
+	for _, prefix := range []string{"", "(?<=x)"} {
+		_, plain := cost(`new RegExp('` + prefix + `' + 'a'.repeat(1000), 'u')`)
+		_, props := cost(`new RegExp('` + prefix + `' + '\\p{L}'.repeat(200), 'u')`)
+		// 200 sets of about 14 KB of ranges each.
+		if props < plain+200*14000/expandedBytesPerInst*regexpProgramInstBytes/2 {
+			t.Errorf("%q: 200 \\p{L} charged %d bytes, 1,000 characters %d", prefix, props, plain)
+		}
+	}
+}

@@ -4,15 +4,19 @@ import (
 	"math/big"
 	"reflect"
 	"unsafe"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
 )
 
 // MustardRetainedBytes estimates the memory the guest keeps reachable: every
-// value reachable from the global object, the global lexical scope, the
-// interpreter's stack and scopes, and roots (what the embedder holds for
-// the guest, such as the promises of pending host calls), walked through
-// objects, closures' scopes, suspended async functions and generators, and
-// the state of Promise combinators. (A mustard-sidecar addition; see
-// PATCHES.md.)
+// value reachable from the realm (the global object, every built-in object
+// the runtime holds and, through their properties and prototypes, every
+// built-in reachable from those; the symbol registry), the global lexical
+// scope, the interpreter's stack and scopes, and roots (what the embedder
+// holds for the guest, such as the promises of pending host calls), walked
+// through objects, closures' scopes, suspended async functions and
+// generators, and the state of Promise combinators. (A mustard-sidecar
+// addition; see PATCHES.md.)
 //
 // The figure is a deterministic function of the guest's state: two
 // runtimes that ran the same program with the same answers give the same
@@ -20,42 +24,14 @@ import (
 // execution count exactly what the original counted. It charges what the
 // Meter's allocation reports charge (valueBytes a slot, propertyBytes a
 // property, a string's bytes) plus a fixed cost per object and scope, so it
-// is of the order of the Go heap those values take. Built-in objects (the
-// realm's intrinsics) count only for what the guest added to them through
-// the global object: their own state is the same in every realm.
+// is of the order of the Go heap those values take. Built-in objects count
+// only for what was added to them or put in their place after the realm
+// was built (builtinBase): their own state is the same in every realm,
+// whether or not the guest looked at it.
 func (r *Runtime) MustardRetainedBytes(roots ...Value) uint64 {
-	// Objects and scopes are marked with the walk's number as it visits
-	// them; 0 is never a walk's.
-	r.retainedEpoch++
-	if r.retainedEpoch == 0 {
-		r.retainedEpoch = 1
-	}
-	w := retainedWalk{epoch: r.retainedEpoch, pending: r.retainedPending}
-	defer func() {
-		// Keep a small walk's stack for the next one; a large one would
-		// stay allocated as long as the runtime.
-		if cap(w.pending) <= retainedKeepScratch {
-			r.retainedPending = w.pending[:0]
-		}
-	}()
-	// Built-in objects count as visited: the walk stops at them.
-	base := unsafe.Pointer(&r.global)
-	for _, off := range intrinsicFields {
-		if o := *(**Object)(unsafe.Add(base, off)); o != nil {
-			o.mark = w.epoch
-		}
-	}
-	// The global object: what the guest put there (top-level var and
-	// function declarations, inputs), not the built-ins.
-	if g := r.globalObject; g != nil {
-		g.mark = w.epoch
-		if b, ok := g.self.(interface{ mustardBase() *baseObject }); ok {
-			for _, v := range b.mustardBase().values {
-				w.propValue(v)
-			}
-		}
-	}
-	w.stashChain(&r.global.stash)
+	w := r.newRetainedWalk()
+	defer r.endRetainedWalk(&w)
+	w.realm(r)
 	vm := r.vm
 	for _, v := range vm.stack[:min(max(vm.sp, 0), len(vm.stack))] {
 		w.value(v)
@@ -85,6 +61,137 @@ func (r *Runtime) MustardRetainedBytes(roots ...Value) uint64 {
 	return w.bytes
 }
 
+// MustardSealRealm records the realm as built: every object reachable from
+// it now (the global object, the built-ins, what the embedder added to
+// them to prepare the realm) is a built-in, whose own properties
+// MustardRetainedBytes does not count; only what is added to it later
+// counts. New calls it; an embedder that changes the realm before guest
+// code runs (replacing or wrapping built-ins) calls it again once done,
+// and never after guest code ran. Built-ins the runtime makes later, as
+// their properties are first read, are built-ins as they are made.
+func (r *Runtime) MustardSealRealm() {
+	w := r.newRetainedWalk()
+	defer r.endRetainedWalk(&w)
+	w.sealing = true
+	w.realm(r)
+	w.drain()
+	clear(r.builtinsWritten)
+	r.builtinsWritten = r.builtinsWritten[:0]
+	// The global object is where the guest's declarations go: walked
+	// whole every time.
+	r.globalObject.wrote()
+}
+
+// builtinWritten is the bit of Object.builtin set by the first write to a
+// built-in after the realm was sealed (wrote).
+const builtinWritten = 1 << 31
+
+// wrote records a write to a built-in: setting, defining or deleting a
+// property, setting its prototype, adding private elements, making a
+// function's prototype object. A walk visits the built-ins written to
+// (Runtime.builtinsWritten) and skips the others, which hold nothing of
+// the guest's.
+func (o *Object) wrote() {
+	if b := o.builtin; b != 0 && b&builtinWritten == 0 {
+		o.builtin = b | builtinWritten
+		o.runtime.builtinsWritten = append(o.runtime.builtinsWritten, o)
+	}
+}
+
+// builtinOwn is how many own properties a built-in had when it was made.
+func (o *Object) builtinOwn() uint32 { return max(o.builtin&^builtinWritten, 1) - 1 }
+
+func (r *Runtime) newRetainedWalk() retainedWalk {
+	// Objects and scopes are marked with the walk's number as it visits
+	// them; 0 is never a walk's.
+	r.retainedEpoch++
+	if r.retainedEpoch == 0 {
+		r.retainedEpoch = 1
+	}
+	return retainedWalk{epoch: r.retainedEpoch, pending: r.retainedPending, globalStash: &r.global.stash}
+}
+
+func (r *Runtime) endRetainedWalk(w *retainedWalk) {
+	// Keep a small walk's stack for the next one; a large one would stay
+	// allocated as long as the runtime.
+	if cap(w.pending) <= retainedKeepScratch {
+		r.retainedPending = w.pending[:0]
+	}
+}
+
+// realm queues the realm's roots: the global object, every built-in object
+// the runtime holds (the fields of global, found by reflection, so that a
+// new one cannot be missed), the String object the runtime keeps, the
+// symbol registry and the global lexical scope. The walk reaches every
+// other built-in through their properties and prototypes; a property not
+// yet made (templates make them when first read) holds nothing but
+// built-ins.
+func (w *retainedWalk) realm(r *Runtime) {
+	w.object(r.globalObject)
+	if w.sealing {
+		base := unsafe.Pointer(&r.global)
+		for _, off := range intrinsicFields {
+			w.object(*(**Object)(unsafe.Add(base, off)))
+		}
+		if s := r.stringSingleton; s != nil {
+			w.object(s.val)
+		}
+	}
+	// What the guest wrote to built-ins: the others hold nothing of its
+	// own (walkObject skips them).
+	for _, o := range r.builtinsWritten {
+		w.object(o)
+	}
+	for _, s := range r.symbolRegistry {
+		w.add(retainedMapEntry)
+		w.value(s)
+	}
+	w.stashChain(&r.global.stash)
+}
+
+// makeBuiltin runs a template's factory: what it makes is a built-in.
+func (r *Runtime) makeBuiltin(f templatePropFactory) Value {
+	defer r.makingBuiltins()()
+	return f(r)
+}
+
+// makingBuiltins starts making built-ins (a getter of global's fields
+// making the one it returns, a template's factory) and returns what ends
+// it: the objects made until then are built-ins.
+func (r *Runtime) makingBuiltins() func() {
+	r.making++
+	return r.madeBuiltins
+}
+
+// madeBuiltins ends a factory run: once the outermost ends, the objects
+// made (baseObject.init lists them while r.making is set) are built-ins
+// with the properties they have now.
+func (r *Runtime) madeBuiltins() {
+	r.making--
+	if r.making > 0 {
+		return
+	}
+	for _, o := range r.builtinsMade {
+		o.builtin = ownProperties(o) + 1
+	}
+	clear(r.builtinsMade)
+	r.builtinsMade = r.builtinsMade[:0]
+}
+
+// ownProperties is how many own properties, string and symbol keyed, an
+// object has in its property maps.
+func ownProperties(o *Object) uint32 {
+	b, ok := o.self.(interface{ mustardBase() *baseObject })
+	if !ok {
+		return 0
+	}
+	n := len(b.mustardBase().values)
+	if m := b.mustardBase().symValues; m != nil {
+		n += m.size
+	}
+	return uint32(min(n, 1<<31))
+}
+
 // retainedKeepScratch: a walk whose stack of objects to visit stayed this
 // small leaves it to the next walk.
 const retainedKeepScratch = 256
@@ -110,27 +217,34 @@ const (
 )
 
 type retainedWalk struct {
-	bytes    uint64
-	epoch    uint32
-	strings  map[unsafe.Pointer]struct{} // long strings counted
-	pending  []*Object
-	weak     []*weakMap
-	weakDone map[any]struct{}
+	bytes       uint64
+	epoch       uint32
+	sealing     bool // MustardSealRealm: marking built-ins, not counting
+	globalStash *stash
+	strings     map[unsafe.Pointer]struct{} // long strings counted
+	pending     []*Object
+	weak        []*weakMap
+	weakDone    map[any]struct{}
 }
 
-// intrinsicFields are the offsets of global's fields that hold the realm's
-// built-in objects (each made when first needed).
-var intrinsicFields = func() []uintptr {
+// intrinsicFields are the offsets of global's fields, and of the fields of
+// the structures it embeds, that hold the realm's built-in objects (each
+// made when first needed).
+var intrinsicFields = objectFields(reflect.TypeOf(global{}), 0)
+
+func objectFields(t reflect.Type, at uintptr) []uintptr {
 	objectPtr := reflect.TypeOf((*Object)(nil))
-	t := reflect.TypeOf(global{})
 	var offs []uintptr
 	for i := 0; i < t.NumField(); i++ {
-		if f := t.Field(i); f.Type == objectPtr {
-			offs = append(offs, f.Offset)
+		switch f := t.Field(i); {
+		case f.Type == objectPtr:
+			offs = append(offs, at+f.Offset)
+		case f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(stash{}):
+			offs = append(offs, objectFields(f.Type, at+f.Offset)...)
 		}
 	}
 	return offs
-}()
+}
 
 func (w *retainedWalk) add(n int) { w.bytes += uint64(max(n, 0)) }
 
@@ -231,7 +345,9 @@ func (w *retainedWalk) weakEntries() bool {
 			if key == nil {
 				continue
 			}
-			if key.mark != w.epoch || w.weakSeen(key, wm) {
+			// A built-in key counts as reached: the walk skips the
+			// built-ins nothing was written to.
+			if (key.mark != w.epoch && key.builtin == 0) || w.weakSeen(key, wm) {
 				continue
 			}
 			w.add(retainedMapEntry)
@@ -262,18 +378,45 @@ func (w *retainedWalk) weakSeen(key *Object, wm *weakMap) bool {
 }
 
 func (w *retainedWalk) walkObject(o *Object) {
-	w.add(retainedObject)
+	tmpl := templateOf(o)
+	switch {
+	case w.sealing:
+		if tmpl == nil {
+			o.builtin = ownProperties(o) + 1
+		} else {
+			o.builtin = 1
+		}
+	case o.builtin != 0 && o.builtin&builtinWritten == 0 && (tmpl != nil || ownProperties(o) == o.builtinOwn()):
+		// A built-in nothing was written to (and, if it is not
+		// templated, with the properties it was made with, whatever
+		// path added one): it holds only built-ins.
+		return
+	}
+	builtin := tmpl != nil || o.builtin != 0
+	if !builtin {
+		w.add(retainedObject)
+	}
 	if b, ok := o.self.(interface{ mustardBase() *baseObject }); ok {
-		w.base(b.mustardBase())
+		if builtin {
+			w.builtinBase(o, b.mustardBase(), tmpl)
+		} else {
+			w.base(b.mustardBase())
+		}
 	}
 	if f, ok := o.self.(interface{ mustardJs() *baseJsFuncObject }); ok {
 		js := f.mustardJs()
-		w.add(retainedFunction)
-		w.stashChain(js.stash)
+		if builtin {
+			w.builtinStash(js.stash)
+		} else {
+			w.add(retainedFunction)
+			w.stashChain(js.stash)
+		}
 	}
 	if f, ok := o.self.(interface{ mustardNative() *nativeFuncObject }); ok {
 		n := f.mustardNative()
-		w.add(retainedFunction)
+		if !builtin {
+			w.add(retainedFunction)
+		}
 		if n.holds != nil {
 			n.holds(w.value)
 		}
@@ -366,12 +509,24 @@ func (w *retainedWalk) buffer(b *arrayBufferObject) {
 func (w *retainedWalk) base(b *baseObject) {
 	w.object(b.prototype)
 	w.add(propertyBytes * len(b.values))
-	for _, v := range b.values {
+	for k, v := range b.values {
+		w.key(k)
 		w.propValue(v)
 	}
 	if m := b.symValues; m != nil {
 		w.orderedMap(m)
 	}
+	w.private(b)
+}
+
+// key counts a long property name (a short one is part of propertyBytes).
+func (w *retainedWalk) key(k unistring.String) {
+	if len(k) >= retainedShareMin {
+		w.str(unsafe.Pointer(unsafe.StringData(string(k))), len(k))
+	}
+}
+
+func (w *retainedWalk) private(b *baseObject) {
 	for _, e := range b.privateElements {
 		w.add(valueBytes * (len(e.fields) + len(e.methods)))
 		for _, v := range e.fields {
@@ -382,6 +537,113 @@ func (w *retainedWalk) base(b *baseObject) {
 		}
 	}
 }
+
+// builtinBase counts what was added to a built-in after the realm was
+// built. A templated built-in (templateOf) counts the properties its
+// template does not make; another, the properties past those it had when
+// it was made (o.builtin - 1). Values in its own slots count through
+// ownValue: the guest's objects whole, built-ins for what was added to
+// them, primitives only if long. So a built-in counts nothing until the
+// guest adds to it, whether or not its template made its properties yet.
+func (w *retainedWalk) builtinBase(o *Object, b *baseObject, tmpl *objectTemplate) {
+	w.object(b.prototype)
+	if tmpl != nil {
+		for k, v := range b.values {
+			if _, own := tmpl.props[k]; own {
+				w.ownValue(v)
+			} else if v != nil {
+				w.add(propertyBytes)
+				w.key(k)
+				w.propValue(v)
+			}
+		}
+	} else {
+		if n, own := ownProperties(o), o.builtinOwn(); n > own {
+			w.add(retainedMapEntry * int(n-own))
+		}
+		for k, v := range b.values {
+			w.key(k)
+			w.ownValue(v)
+		}
+	}
+	if m := b.symValues; m != nil {
+		for e := m.iterFirst; e != nil; e = e.iterNext {
+			if e.key == nil { // deleted, still linked for live iterators
+				continue
+			}
+			if s, ok := e.key.(*Symbol); ok && tmpl != nil && tmpl.symProps[s] == nil {
+				w.add(retainedMapEntry)
+				w.value(e.key)
+				w.propValue(e.value)
+				continue
+			}
+			w.ownValue(e.key)
+			w.ownValue(e.value)
+		}
+	}
+	w.private(b)
+}
+
+// ownValue counts the value of a built-in's own slot: an object is
+// walked, a primitive counts only if it takes retainedShareMin bytes or
+// more (the built-ins' own are names and numbers, which take less).
+func (w *retainedWalk) ownValue(v Value) {
+	switch p := v.(type) {
+	case nil:
+	case *Object:
+		w.object(p)
+	case *valueProperty:
+		w.ownValue(p.value)
+		if p.getterFunc != nil {
+			w.object(p.getterFunc)
+		}
+		if p.setterFunc != nil {
+			w.object(p.setterFunc)
+		}
+	default:
+		before := w.bytes
+		w.value(v)
+		if w.bytes-before < retainedShareMin {
+			w.bytes = before
+		}
+	}
+}
+
+// builtinStash walks the scopes of a built-in written in JavaScript (an
+// embedder's, made before MustardSealRealm) as builtinBase walks a
+// built-in's slots. The global scope, which the guest's declarations
+// share, counts in full.
+func (w *retainedWalk) builtinStash(s *stash) {
+	for ; s != nil; s = s.outer {
+		if s == w.globalStash {
+			w.stashChain(s)
+			return
+		}
+		if s.mark == w.epoch {
+			return
+		}
+		s.mark = w.epoch
+		for _, v := range s.values {
+			w.ownValue(v)
+		}
+		for _, v := range s.extraArgs {
+			w.ownValue(v)
+		}
+		if s.obj != nil {
+			w.object(s.obj)
+		}
+	}
+}
+
+// templateOf is the template of a built-in made from one, or nil.
+func templateOf(o *Object) *objectTemplate {
+	if t, ok := o.self.(interface{ mustardTemplate() *objectTemplate }); ok {
+		return t.mustardTemplate()
+	}
+	return nil
+}
+
+func (o *templatedObject) mustardTemplate() *objectTemplate { return o.tmpl }
 
 func (w *retainedWalk) orderedMap(m *orderedMap) {
 	if m == nil {

@@ -50,6 +50,7 @@ type Object struct {
 	self    objectImpl
 	runtime *Runtime
 	mark    uint32 // mustard_retained.go: the last walk that visited it
+	builtin uint32 // mustard_retained.go: a built-in's own properties, plus 1
 }
 
 type iterNextFunc func() (propIterItem, iterNextFunc)
@@ -272,6 +273,9 @@ func (f ConstructorCall) Argument(idx int) Value {
 
 func (o *baseObject) init() {
 	o.values = make(map[unistring.String]Value)
+	if v := o.val; v != nil && v.runtime != nil && v.runtime.making != 0 {
+		v.runtime.builtinsMade = append(v.runtime.builtinsMade, v) // mustard_retained.go
+	}
 }
 
 func (o *baseObject) className() string {
@@ -457,6 +461,7 @@ func (o *baseObject) deleteStr(name unistring.String, throw bool) bool {
 }
 
 func (o *baseObject) setProto(proto *Object, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	current := o.prototype
 	if current.SameAs(proto) {
 		return true
@@ -486,6 +491,7 @@ func (o *baseObject) setProto(proto *Object, throw bool) bool {
 }
 
 func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	ownDesc := o.values[name]
 	if ownDesc == nil {
 		if proto := o.prototype; proto != nil {
@@ -524,6 +530,7 @@ func (o *baseObject) setOwnIdx(idx valueInt, val Value, throw bool) bool {
 }
 
 func (o *baseObject) setOwnSym(name *Symbol, val Value, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	var ownDesc Value
 	if o.symValues != nil {
 		ownDesc = o.symValues.get(name)
@@ -774,6 +781,7 @@ Reject:
 }
 
 func (o *baseObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	existingVal := o.values[name]
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
 		o.values[name] = v
@@ -791,6 +799,7 @@ func (o *baseObject) defineOwnPropertyIdx(idx valueInt, desc PropertyDescriptor,
 }
 
 func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	var existingVal Value
 	if o.symValues != nil {
 		existingVal = o.symValues.get(s)
@@ -845,6 +854,7 @@ func (o *baseObject) getPrivateEnv(typ *privateEnvType, create bool) *privateEle
 		panic(o.val.runtime.NewTypeError("Private fields for the class have already been set"))
 	}
 	if env == nil && create {
+		o.val.wrote() // mustard_retained.go
 		env = &privateElements{
 			fields: make([]Value, typ.numFields),
 		}

@@ -82,7 +82,10 @@ func (r *Runtime) newTemplatedObject(tmpl *objectTemplate, obj *Object) *templat
 func (o *templatedObject) materialiseProto() {
 	if !o.protoMaterialised {
 		if o.tmpl.protoFactory != nil {
-			o.prototype = o.tmpl.protoFactory(o.val.runtime)
+			r := o.val.runtime
+			r.making++ // mustard_retained.go
+			defer r.madeBuiltins()
+			o.prototype = o.tmpl.protoFactory(r)
 		}
 		o.protoMaterialised = true
 	}
@@ -109,7 +112,7 @@ func (o *templatedObject) getOwnPropStr(p unistring.String) Value {
 		return v
 	}
 	if f := o.tmpl.props[p]; f != nil {
-		v := f(o.val.runtime)
+		v := o.val.runtime.makeBuiltin(f) // mustard_retained.go
 		o.values[p] = v
 		return v
 	}
@@ -120,7 +123,7 @@ func (o *templatedObject) materialiseSymbols() {
 	if o.symValues == nil {
 		o.symValues = newOrderedMap(nil)
 		for _, p := range o.tmpl.symPropNames {
-			o.symValues.set(p, o.tmpl.symProps[p](o.val.runtime))
+			o.symValues.set(p, o.val.runtime.makeBuiltin(o.tmpl.symProps[p])) // mustard_retained.go
 		}
 	}
 }
@@ -226,6 +229,7 @@ func (o *templatedObject) hasOwnPropertySym(s *Symbol) bool {
 }
 
 func (o *templatedObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+	o.val.wrote() // mustard_retained.go
 	existingVal := o.getOwnPropStr(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
 		o.values[name] = v
@@ -266,7 +270,7 @@ func (o *templatedObject) deleteSym(s *Symbol, throw bool) bool {
 func (o *templatedObject) materialiseProps() {
 	for name, f := range o.tmpl.props {
 		if _, exists := o.values[name]; !exists {
-			o.values[name] = f(o.val.runtime)
+			o.values[name] = o.val.runtime.makeBuiltin(f) // mustard_retained.go
 		}
 	}
 	o.materialisePropNames()

@@ -104,7 +104,7 @@ func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*r
 	}
 	regexp2Pattern, err1 := regexp2.Compile(src, opts)
 	if err1 != nil {
-		return nil, fmt.Errorf("Invalid regular expression (regexp2): %s (%v)", src, err1)
+		return nil, fmt.Errorf("Invalid regular expression (regexp2): %s (%w)", src, err1) // mustard: %w, for regexp2SyntaxError
 	}
 	if d := mustardRegexpTimeout.Load(); d != 0 { // mustard: mustard_zone.go
 		regexp2Pattern.MatchTimeout = time.Duration(d)

@@ -225,6 +225,9 @@ type Runtime struct {
 	queued          []queuedJob // mustard_retained.go: what queued promise jobs hold
 	retainedEpoch   uint32      // mustard_retained.go: the last walk's number
 	retainedPending []*Object   // and its stack, when small
+	making          int         // mustard_retained.go: built-ins being made
+	builtinsMade    []*Object   // and the objects made so far
+	builtinsWritten []*Object   // mustard_retained.go: built-ins the guest wrote to
 	jsonIn          *jsonReader // mustard_interrupt.go: the text JSON.parse reads
 }
 
@@ -457,6 +460,7 @@ func (r *Runtime) createIterProto(val *Object) objectImpl {
 func (r *Runtime) getIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.IteratorPrototype; o == nil {
+		defer r.makingBuiltins()() // mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.IteratorPrototype = o
 		o.self = r.createIterProto(o)
@@ -478,6 +482,7 @@ func (r *Runtime) init() {
 		r: r,
 	}
 	r.vm.init()
+	r.MustardSealRealm() // mustard_retained.go
 }
 
 func (r *Runtime) typeErrorResult(throw bool, args ...interface{}) {

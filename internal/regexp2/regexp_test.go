@@ -1144,9 +1144,25 @@ func TestECMAGroupNameUnicode(t *testing.T) {
 		}
 	})
 
-	t.Run("extended-unicode-escape-requires-unicode-option", func(t *testing.T) {
-		if _, err := Compile(`(?<\u{03C0}>a)`, ECMAScript); err == nil {
-			t.Fatal("Expected error without Unicode option")
+	// mustard: a group name is read as with the u flag (ECMAScript's
+	// RegExpIdentifierName), so \u{...} is an escape without it too, as in V8.
+	t.Run("extended-unicode-escape-without-unicode-option", func(t *testing.T) {
+		re, err := Compile(`(?<\u{03C0}>a)`, ECMAScript)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, got := []string{"", "\u03C0"}, re.GetGroupNames(); !stringSlicesEqual(want, got) {
+			t.Fatalf("Group names = %v, want %v", got, want)
+		}
+	})
+
+	t.Run("surrogate-pair-escape", func(t *testing.T) {
+		re, err := Compile(`(?<\uD835\uDC9C>a)\k<\uD835\uDC9C>`, ECMAScript)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, got := []string{"", "\U0001D49C"}, re.GetGroupNames(); !stringSlicesEqual(want, got) {
+			t.Fatalf("Group names = %v, want %v", got, want)
 		}
 	})
 

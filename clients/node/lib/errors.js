@@ -7,8 +7,21 @@
 
 const KINDS = ['Parse', 'Validation', 'Runtime', 'Limit', 'Serialization'];
 
+// The third argument is the reference's `cause`, or this package's
+// options ({ cause, code, logs }): a plain object whose own keys are all
+// among those.
+const OPTION_KEYS = ['cause', 'code', 'logs'];
+function isOptions(value) {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys.every((k) => OPTION_KEYS.includes(k));
+}
+
 class MustardError extends Error {
-  constructor(kind, message, options = undefined) {
+  constructor(kind, message, causeOrOptions = undefined) {
+    const options = isOptions(causeOrOptions) ? causeOrOptions : causeOrOptions === undefined ? undefined : { cause: causeOrOptions };
     super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
     this.kind = kind;
     this.name = `Mustard${kind}Error`;
@@ -84,8 +97,23 @@ const SERIALIZATION_CODES = new Set([
   'unauthorized_capability',
 ]);
 
+// The reference's wording for failures the sidecar words its own way,
+// where the reference's tests check it (the sidecar's wording stays on the
+// wire; the package's errors read as the reference's).
+const REFERENCE_WORDING = [
+  ['a value reachable twice (shared reference) cannot cross the structured host boundary', 'shared references cannot cross the structured host boundary'],
+];
+
+function referenceWording(text) {
+  for (const [ours, theirs] of REFERENCE_WORDING) {
+    if (text.includes(ours)) text = text.split(ours).join(theirs);
+  }
+  return text;
+}
+
 // fromResponse turns an ok:false response into a typed error.
 function fromResponse(text, code, logs) {
+  text = referenceWording(text);
   const options = { code: typeof code === 'string' ? code : undefined, logs: toLogLines(logs) };
   const m = /^([A-Za-z]+): ([\s\S]*)$/.exec(text);
   if (m && KINDS.includes(m[1])) {

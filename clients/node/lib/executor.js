@@ -17,21 +17,9 @@ const { Mustard, Progress, _internal } = require('./mustard.js');
 const { normalizeSnapshotKey, normalizeSealKey, normalizeHostCalls, getPool, toPayload, settle, RESUME_WIRE } = _internal;
 const { CallScope } = require('./callcontext.js');
 
-const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
-const RUNNABLE_STATES = new Set(['queued', 'waiting']);
+const { TERMINAL_STATES, RUNNABLE_STATES, TRANSITIONS } = require('./jobstates.js');
 const POLL_INTERVAL_MS = 25;
 const JOB_KEY_LABEL = 'mustard-executor-job-snapshot-key';
-const TRANSITIONS = new Set([
-  'queued:running',
-  'queued:cancelled',
-  'running:waiting',
-  'running:completed',
-  'running:failed',
-  'running:cancelled',
-  'waiting:running',
-  'waiting:failed',
-  'waiting:cancelled',
-]);
 
 function assertPlainObject(value, label) {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || types.isProxy(value)) {
@@ -204,7 +192,11 @@ class MustardExecutor {
   }
 
   async get(jobId) {
-    return this._store.get(jobId);
+    const record = await this._store.get(jobId);
+    // A job's outstanding calls are listed in batch mode only: the record
+    // of a one-call job has the reference's keys and no others.
+    if (record !== null && record.calls === undefined) delete record.calls;
+    return record;
   }
 
   async cancel(jobId) {
@@ -345,7 +337,10 @@ class MustardExecutor {
     }
     let progress;
     try {
-      progress = Progress.load(dumped, this._policy(jobId));
+      // The store's claim, not the process, decides who resumes a job: a
+      // stored dump may be loaded again here after an earlier worker of
+      // this process stopped before resuming it.
+      progress = Progress.load(dumped, { ...this._policy(jobId), multiUse: true });
     } catch (error) {
       await this._finish(jobId, 'failed', error);
       return undefined;

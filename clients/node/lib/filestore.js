@@ -24,20 +24,9 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
+const { TERMINAL_STATES, TRANSITIONS } = require('./jobstates.js');
 // running: a job whose worker died while it ran (its claim is stale).
 const CLAIMABLE_STATES = new Set(['queued', 'waiting', 'running']);
-const TRANSITIONS = new Set([
-  'queued:running',
-  'queued:cancelled',
-  'running:waiting',
-  'running:completed',
-  'running:failed',
-  'running:cancelled',
-  'waiting:running',
-  'waiting:failed',
-  'waiting:cancelled',
-]);
 const DEFAULT_LEASE_MS = 60000;
 const MAX_ID_BYTES = 180;
 

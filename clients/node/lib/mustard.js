@@ -7,11 +7,17 @@ const crypto = require('node:crypto');
 const { types } = require('node:util');
 
 const ops = require('./ops.js');
+const consumed = require('./consumed.js');
+const { compileLenient } = require('./lenient.js');
+const { inspectSnapshot } = require('./inspect.js');
 const { SidecarPool } = require('./pool.js');
 const { SyncBridge } = require('./sync.js');
 const {
+  MustardError,
   MustardRuntimeError,
   MustardSerializationError,
+  MustardValidationError,
+  MustardLimitError,
   MustardProcessError,
   MustardRequestTooLargeError,
   cancelledError,
@@ -108,10 +114,18 @@ function assertPlainObject(value, label) {
   }
 }
 
+// The reference counts its guest environment (its globals: 7,804 bytes of
+// heap, 27 allocations) against heapLimitBytes and allocationBudget; the
+// sidecar counts only what the program allocates. A limit given here is
+// the reference's: the sidecar gets it less that environment, and a limit
+// below it fails as the reference's does, before anything runs.
+const ENVIRONMENT = { heap_limit_bytes: 7804, allocation_budget: 27 };
+
 function encodeLimits(limits, label) {
   if (limits === undefined) return {};
   assertPlainObject(limits, label);
   const out = {};
+  let below = null;
   for (const [key, value] of Object.entries(limits)) {
     const wire = LIMIT_NAMES[key];
     if (wire === undefined) {
@@ -121,9 +135,34 @@ function encodeLimits(limits, label) {
     if (!Number.isSafeInteger(value) || value < 0) {
       throw new TypeError(`${label}.${key} must be a non-negative integer`);
     }
-    out[wire] = value;
+    if (ENVIRONMENT[wire] !== undefined) {
+      if (value < ENVIRONMENT[wire]) below ??= wire;
+      out[wire] = Math.max(0, value - ENVIRONMENT[wire]);
+    } else {
+      out[wire] = value;
+    }
   }
+  if (below !== null) Object.defineProperty(out, BELOW_ENVIRONMENT, { value: below });
   return out;
+}
+
+const BELOW_ENVIRONMENT = Symbol('mustard-sidecar.belowEnvironment');
+
+// belowEnvironment throws the reference's failure for limits too small
+// for its environment: at start (a Limit error) or when a dump is loaded.
+function belowEnvironment(ctx, loading = false) {
+  const which = ctx.limits[BELOW_ENVIRONMENT];
+  if (which === undefined) return;
+  if (loading) {
+    throw new MustardSerializationError(
+      which === 'heap_limit_bytes'
+        ? 'snapshot validation failed: heap usage exceeds configured heap limit'
+        : 'snapshot validation failed: allocation count exceeds configured allocation budget',
+    );
+  }
+  throw which === 'heap_limit_bytes'
+    ? new MustardLimitError('heap limit exceeded', { code: 'limit_heap' })
+    : new MustardLimitError('allocation budget exhausted', { code: 'limit_allocation_budget' });
 }
 
 function normalizeSnapshotKey(key, label) {
@@ -413,18 +452,6 @@ function loggedSync(ctx, f) {
   return step;
 }
 
-async function loggedAsync(ctx, f) {
-  let step;
-  try {
-    step = await f();
-  } catch (error) {
-    if (error && Array.isArray(error.logs)) emitLogs(ctx, error.logs);
-    throw error;
-  }
-  step.logs = toLogLines(step.logs);
-  emitLogs(ctx, step.logs);
-  return step;
-}
 
 // ---- steps ----
 
@@ -469,6 +496,12 @@ function stepState(step, ctx, program, where, delivery) {
     where, // { sync: true } or { pool }
     delivery,
     logs: step.logs ?? [],
+    // Single use (see consumed.js): exposed once the snapshot bytes left
+    // the package; claimed when Progress.load() recorded the snapshot as
+    // used; multiUse when the load asked for neither.
+    exposed: false,
+    claimed: false,
+    multiUse: false,
   };
 }
 
@@ -476,7 +509,44 @@ function stepState(step, ctx, program, where, delivery) {
 // synchronous side or on a pool; a step the process died during is tried
 // again from the snapshot bytes on another process.
 function advanceSync(st, body) {
-  return loggedSync(st.ctx, () => advanceSyncUnlogged(st, body));
+  try {
+    return loggedSync(st.ctx, () => advanceSyncUnlogged(st, body));
+  } catch (error) {
+    throw withHostErrorCode(error, body);
+  }
+}
+
+// referenceString renders a value as the reference's error summaries do
+// (JavaScript's String(), without running anything).
+function referenceString(v) {
+  if (v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return v.map((e) => (e === null || e === undefined ? '' : referenceString(e))).join(',');
+  if (typeof v === 'object') return '[object Object]';
+  return String(v);
+}
+
+// withHostErrorCode gives an uncaught host error the reference's summary:
+// when a step fails with the error a capability just threw (its name and
+// message), the reference appends " [code=<code>]" and
+// " [details=<details>]" for the error's own code and details.
+function withHostErrorCode(error, body) {
+  if (!(error instanceof MustardRuntimeError)) return error;
+  const payloads = body.payload ? [body.payload] : Array.isArray(body.answers) ? body.answers.map((a) => a.payload) : [];
+  for (const p of payloads) {
+    if (!p || p.type !== 'error' || !p.error) continue;
+    const { name = 'Error', message = '', code, details } = p.error;
+    if (typeof code !== 'string' && details === undefined) continue;
+    const head = message === '' ? name : `${name}: ${message}`;
+    const nl = error.message.indexOf('\n');
+    const first = nl < 0 ? error.message : error.message.slice(0, nl);
+    if (first !== head) continue;
+    let suffix = '';
+    if (typeof code === 'string') suffix += ` [code=${code}]`;
+    if (details !== undefined) suffix += ` [details=${referenceString(decode(details))}]`;
+    error.message = first + suffix + (nl < 0 ? '' : error.message.slice(nl));
+    return error;
+  }
+  return error;
 }
 
 function advanceSyncUnlogged(st, body) {
@@ -491,20 +561,37 @@ function advanceSyncUnlogged(st, body) {
   }
 }
 
-function advanceAsync(st, body, pool, signal) {
-  return loggedAsync(st.ctx, () => advanceAsyncUnlogged(st, body, pool, signal));
-}
-
-async function advanceAsyncUnlogged(st, body, pool, signal) {
+// The async steps await the sidecar's answer directly, with no wrapper
+// in between: the capability a step suspends at is called in the
+// microtask turn after the answer is read.
+async function advanceAsync(st, body, pool, signal) {
   let home = st.where.pool === pool ? st.home : null;
+  let step;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await ops.resume(pool, resumeRequest(st, body, home), signal);
+      step = await ops.resume(pool, resumeRequest(st, body, home), signal);
+      break;
     } catch (error) {
-      if (!(error instanceof MustardProcessError) || st.snapshot === null || attempt >= MAX_ATTEMPTS || signal?.aborted) throw error;
+      if (!(error instanceof MustardProcessError) || st.snapshot === null || attempt >= MAX_ATTEMPTS || signal?.aborted) {
+        throw failedStep(st.ctx, withHostErrorCode(error, body));
+      }
       home = null;
     }
   }
+  return loggedStep(st.ctx, step);
+}
+
+// loggedStep hands a step's log lines to onLog; failedStep those of the
+// error a step failed with, and returns the error.
+function loggedStep(ctx, step) {
+  step.logs = toLogLines(step.logs);
+  emitLogs(ctx, step.logs);
+  return step;
+}
+
+function failedStep(ctx, error) {
+  if (error && Array.isArray(error.logs)) emitLogs(ctx, error.logs);
+  return error;
 }
 
 function startRequest(program, ctx, options, label, delivery) {
@@ -523,18 +610,17 @@ function startRequest(program, ctx, options, label, delivery) {
   };
 }
 
-function startAsync(pool, request, signal, ctx) {
-  return loggedAsync(ctx, () => startAsyncUnlogged(pool, request, signal));
-}
-
-async function startAsyncUnlogged(pool, request, signal) {
+async function startAsync(pool, request, signal, ctx) {
+  let step;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await ops.start(pool, request, signal);
+      step = await ops.start(pool, request, signal);
+      break;
     } catch (error) {
-      if (!(error instanceof MustardProcessError) || attempt >= MAX_ATTEMPTS || signal?.aborted) throw error;
+      if (!(error instanceof MustardProcessError) || attempt >= MAX_ATTEMPTS || signal?.aborted) throw failedStep(ctx, error);
     }
   }
+  return loggedStep(ctx, step);
 }
 
 function materialize(step, ctx, program, where, delivery) {
@@ -570,7 +656,17 @@ class Progress {
     if (this.#st.snapshot === null) {
       throw new MustardSerializationError('this step was started with snapshotDelivery "none": its snapshot bytes were not kept');
     }
+    this.#expose();
     return Buffer.from(this.#st.snapshot);
+  }
+
+  // #expose marks the snapshot as having left the package: from then on
+  // its use is recorded process-wide (already, if it was resumed).
+  #expose() {
+    const st = this.#st;
+    if (st.exposed) return;
+    st.exposed = true;
+    if (st.consumed && !st.multiUse) consumed.claim(st.snapshotId);
   }
 
   get sealed() {
@@ -592,27 +688,40 @@ class Progress {
       console: st.ctx.consoleMode === 'collect' ? 'collect' : undefined,
       sealed: st.ctx.sealKey !== null,
     });
-    return {
+    const dumped = {
       capability: st.capability,
-      args: structuredClone(this.args),
+      args: st.args.map((a) => decode(a)),
       snapshot,
       snapshot_id: st.snapshotId,
       snapshot_key_digest: st.ctx.digest,
       token: hmacHex(st.ctx.key, st.snapshotId),
-      program: Buffer.from(st.program.bytes),
-      program_id: st.program.id,
       suspended_manifest: manifest,
       suspended_manifest_token: hmacHex(st.ctx.key, st.snapshotId, '\0', manifest),
     };
+    if (st.program !== null) {
+      dumped.program = Buffer.from(st.program.bytes);
+      dumped.program_id = st.program.id;
+    }
+    return dumped;
   }
 
   #claim() {
-    if (this.#st.consumed) throw singleUseError();
-    this.#st.consumed = true;
+    const st = this.#st;
+    if (st.consumed) throw singleUseError();
+    if (st.exposed && !st.multiUse && !st.claimed) {
+      if (!consumed.claim(st.snapshotId)) throw singleUseError();
+      st.claimedHere = true;
+    }
+    st.consumed = true;
   }
 
   #unclaim() {
-    this.#st.consumed = false;
+    const st = this.#st;
+    st.consumed = false;
+    if (st.claimedHere) {
+      st.claimedHere = false;
+      consumed.release(st.snapshotId);
+    }
   }
 
   #body(kind, arg) {
@@ -738,12 +847,33 @@ class Progress {
     if (typeof state.token !== 'string' || state.token.length === 0) {
       throw new TypeError('Progress.load() requires a dumped progress token');
     }
-    if (!(Buffer.isBuffer(state.program) || state.program instanceof Uint8Array) || typeof state.program_id !== 'string') {
-      throw new TypeError('Progress.load() requires dumped program bytes and program_id');
+    const snapshot = Buffer.from(state.snapshot);
+    const tampered = () =>
+      new MustardSerializationError('Progress.load() rejected a tampered or unauthenticated snapshot', { code: 'tampered_snapshot' });
+    if (sha256Hex(snapshot) !== state.snapshot_id) throw tampered();
+    // The program bytes are optional, as in the reference (the snapshot
+    // holds its program); when present they must be the ones named.
+    let program = null;
+    if (state.program !== undefined) {
+      if (!(Buffer.isBuffer(state.program) || state.program instanceof Uint8Array)) {
+        throw new TypeError('Progress.load() requires dumped program bytes as Buffer or Uint8Array');
+      }
+      if (typeof state.program_id !== 'string' || state.program_id.length === 0) {
+        throw new TypeError('Progress.load() requires dumped program_id metadata when program bytes are present');
+      }
+      const bytes = Buffer.from(state.program);
+      if (sha256Hex(bytes) !== state.program_id) {
+        throw new MustardSerializationError('Progress.load() rejected a tampered or mismatched detached program');
+      }
+      program = { id: state.program_id, bytes };
     }
-    if (typeof state.suspended_manifest !== 'string' || typeof state.suspended_manifest_token !== 'string') {
-      throw new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
+    const multiUse = options !== null && typeof options === 'object' && options.multiUse === true;
+    if (options !== null && typeof options === 'object' && options.multiUse !== undefined && typeof options.multiUse !== 'boolean') {
+      throw new TypeError('Progress.load() options.multiUse must be a boolean');
     }
+    // Single use: a snapshot already resumed in this process is refused
+    // before anything else of the dump is looked at.
+    if (!multiUse && consumed.used(state.snapshot_id)) throw singleUseError();
     if (options === undefined || options === null || typeof options !== 'object') {
       throw new TypeError('Progress.load() requires an ExecutionContext or explicit capabilities, limits, and snapshotKey');
     }
@@ -755,25 +885,60 @@ class Progress {
         throw new TypeError('Progress.load() requires explicit capabilities when restoring progress');
       }
       if (!hasOwn(options, 'limits')) throw new TypeError('Progress.load() requires explicit limits when restoring progress');
+      assertPlainObject(options.limits, 'Progress.load() options.limits');
       if (options.snapshotKey === undefined) throw new TypeError('Progress.load() requires explicit snapshotKey when restoring progress');
       ctx = createContext(options, 'Progress.load() options');
     }
-    const snapshot = Buffer.from(state.snapshot);
-    const tampered = () => new MustardSerializationError('Progress.load() rejected a tampered or unauthenticated snapshot', { code: 'tampered_snapshot' });
-    if (sha256Hex(snapshot) !== state.snapshot_id) throw tampered();
-    const program = Buffer.from(state.program);
-    if (sha256Hex(program) !== state.program_id) {
-      throw new MustardSerializationError('Progress.load() rejected a tampered or mismatched detached program');
-    }
+    belowEnvironment(ctx, true);
     if (ctx.digest !== state.snapshot_key_digest) {
       throw new MustardSerializationError('Progress.load() rejected a mismatched snapshot key digest', { code: 'key_digest_mismatch' });
     }
     if (!timingSafeEqualHex(state.token, hmacHex(ctx.key, state.snapshot_id))) throw tampered();
-    const manifestToken = hmacHex(ctx.key, state.snapshot_id, '\0', state.suspended_manifest);
-    if (!timingSafeEqualHex(state.suspended_manifest_token, manifestToken)) {
-      throw new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
+    const manifestError = () => new MustardSerializationError('Progress.load() rejected tampered or unauthenticated suspended metadata');
+    let manifest;
+    if (state.suspended_manifest === undefined && state.suspended_manifest_token === undefined) {
+      // A dump without its manifest (the reference's "legacy" dump, or one
+      // stored with only the reference's required fields): the suspended
+      // call is read from the snapshot, now that its token checked out.
+      const found = inspectSnapshot(snapshot);
+      if (found === null) {
+        throw new MustardSerializationError(
+          "Progress.load() requires the dump's suspended_manifest for this snapshot (a sealed one, or of another format version)",
+        );
+      }
+      manifest = {
+        capability: found.capability,
+        args: found.args,
+        calls: ctx.hostCalls === 'batch' ? found.calls : undefined,
+        host_calls: ctx.hostCalls,
+        console: ctx.consoleMode,
+      };
+    } else {
+      if (
+        typeof state.suspended_manifest !== 'string' ||
+        state.suspended_manifest.length === 0 ||
+        typeof state.suspended_manifest_token !== 'string' ||
+        state.suspended_manifest_token.length === 0
+      ) {
+        throw manifestError();
+      }
+      const manifestToken = hmacHex(ctx.key, state.snapshot_id, '\0', state.suspended_manifest);
+      if (!timingSafeEqualHex(state.suspended_manifest_token, manifestToken)) throw manifestError();
+      try {
+        manifest = JSON.parse(state.suspended_manifest);
+      } catch {
+        throw manifestError();
+      }
+      if (
+        manifest === null ||
+        typeof manifest !== 'object' ||
+        typeof manifest.capability !== 'string' ||
+        manifest.capability.length === 0 ||
+        !Array.isArray(manifest.args)
+      ) {
+        throw manifestError();
+      }
     }
-    const manifest = JSON.parse(state.suspended_manifest);
     if (manifest.host_calls !== ctx.hostCalls) {
       ctx = Object.freeze({ ...ctx, hostCalls: manifest.host_calls === 'batch' ? 'batch' : 'one' });
     }
@@ -789,6 +954,7 @@ class Progress {
         throw new MustardSerializationError(`snapshot policy rejected unauthorized capability \`${name}\``, { code: 'unauthorized_capability' });
       }
     }
+    if (!multiUse && !consumed.claim(state.snapshot_id)) throw singleUseError();
     const step = {
       capability: manifest.capability,
       args: manifest.args,
@@ -799,7 +965,11 @@ class Progress {
       home: null,
       logs: [],
     };
-    return new Progress(PRIVATE, stepState(step, ctx, { id: state.program_id, bytes: program }, { sync: false, pool: null }, 'delta'));
+    const st = stepState(step, ctx, program, { sync: false, pool: null }, 'delta');
+    st.exposed = true;
+    st.claimed = !multiUse;
+    st.multiUse = multiUse;
+    return new Progress(PRIVATE, st);
   }
 }
 
@@ -810,6 +980,50 @@ function timingSafeEqualHex(a, b) {
 
 // ---- Mustard ----
 
+// The sidecar's parse error for a `return` outside a function, and the
+// reference's wording of it.
+const ILLEGAL_RETURN = /^Illegal return statement \((\d+):(\d+)\)$/;
+
+function illegalReturnAt(error) {
+  if (!(error instanceof MustardError) || error.kind !== 'Parse') return null;
+  const m = ILLEGAL_RETURN.exec(error.message);
+  return m === null ? null : { line: Number(m[1]), column: Number(m[2]) };
+}
+
+// referenceCompileError gives a compile failure the reference's kind and
+// wording where they differ from the sidecar's parser: a `return` outside
+// a function, a duplicate lexical binding (a Validation failure there),
+// module syntax (Validation: "module syntax is not supported").
+function referenceCompileError(error, source) {
+  if (!(error instanceof MustardError) || error.kind !== 'Parse') return error;
+  const at = illegalReturnAt(error);
+  if (at !== null) {
+    error.message = `A 'return' statement can only be used within a function body. (${at.line}:${at.column})`;
+    return error;
+  }
+  if (/^Identifier '.*' has already been declared \(\d+:\d+\)$/s.test(error.message)) {
+    return new MustardValidationError(error.message, { code: 'validation', cause: error });
+  }
+  const m = /^Unexpected reserved word \((\d+):(\d+)\)$/.exec(error.message);
+  if (m !== null) {
+    const line = source.split('\n')[Number(m[1]) - 1] ?? '';
+    if (/^(?:import|export)\b/.test(line.slice(Number(m[2]) - 1))) {
+      return new MustardValidationError(`module syntax is not supported (${m[1]}:${m[2]})`, { code: 'validation', cause: error });
+    }
+  }
+  return error;
+}
+
+function compileSource(source, language) {
+  try {
+    return syncBridge().call('compile', { source, language });
+  } catch (error) {
+    throw referenceCompileError(error, source);
+  }
+}
+
+const LOADED = Symbol('mustard-sidecar.loadedProgram');
+
 class Mustard {
   #program;
 
@@ -817,18 +1031,42 @@ class Mustard {
   // MustardParseError / MustardValidationError for one that does not
   // compile.
   constructor(code, options = {}) {
+    if (code === LOADED) {
+      this.#program = options;
+      return;
+    }
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError('compile options must be a plain object');
     }
-    if (options.lenientMode !== undefined && options.lenientMode !== false) {
-      throw new TypeError('options.lenientMode is not supported by mustard-sidecar');
+    if (options.lenientMode !== undefined && typeof options.lenientMode !== 'boolean') {
+      throw new TypeError('options.lenientMode must be a boolean');
+    }
+    if (options.inputs !== undefined && (!Array.isArray(options.inputs) || options.inputs.some((n) => typeof n !== 'string'))) {
+      throw new TypeError('options.inputs must be an array of strings');
     }
     const language = options.language ?? 'javascript';
     if (language !== 'javascript' && language !== 'typescript') {
       throw new TypeError('compile options.language must be "javascript" or "typescript"');
     }
     if (typeof code !== 'string') throw new TypeError('program source must be a string');
-    const compiled = syncBridge().call('compile', { source: code, language });
+    const compiled =
+      options.lenientMode === true
+        ? compileLenient(
+            code,
+            (source) => {
+              try {
+                return syncBridge().call('compile', { source, language });
+              } catch (error) {
+                // The lenient rewrite keeps lines and columns: the
+                // original source names the same places.
+                if (illegalReturnAt(error) !== null) throw error;
+                throw referenceCompileError(error, code);
+              }
+            },
+            illegalReturnAt,
+            (message) => new MustardValidationError(message),
+          )
+        : compileSource(code, language);
     this.#program = { id: compiled.programId, bytes: Buffer.from(compiled.program) };
   }
 
@@ -836,15 +1074,14 @@ class Mustard {
     void new Mustard(code, options);
   }
 
-  // load makes a Mustard of program bytes from dump(), without compiling.
+  // load makes a Mustard of program bytes from dump(), without compiling;
+  // bytes that are not a program fail when it is started.
   static load(buffer) {
     if (!(Buffer.isBuffer(buffer) || buffer instanceof Uint8Array)) {
       throw new TypeError('Mustard.load() requires program bytes as Buffer or Uint8Array');
     }
-    const instance = Object.create(Mustard.prototype);
     const bytes = Buffer.from(buffer);
-    instance.#program = { id: sha256Hex(bytes), bytes };
-    return instance;
+    return new Mustard(LOADED, { id: sha256Hex(bytes), bytes });
   }
 
   dump() {
@@ -861,6 +1098,7 @@ class Mustard {
     const signal = getSignal(options, 'start options');
     if (signal?.aborted) throw cancelledError();
     const ctx = resolveContext(options, 'start options');
+    belowEnvironment(ctx);
     const delivery = getDelivery(options, 'start options');
     const request = startRequest(this.#program, ctx, options, 'start options', delivery);
     const step = loggedSync(ctx, () => syncBridge().call('start', request));
@@ -873,6 +1111,7 @@ class Mustard {
     const signal = getSignal(options, 'start options');
     if (signal?.aborted) throw cancelledError();
     const ctx = resolveContext(options, 'start options');
+    belowEnvironment(ctx);
     const pool = getPool(options, 'start options') || defaultPool();
     const delivery = getDelivery(options, 'start options');
     const step = await startAsync(pool, startRequest(this.#program, ctx, options, 'start options', delivery), signal, ctx);
@@ -888,6 +1127,7 @@ class Mustard {
     const signal = getSignal(options, 'run options');
     if (signal?.aborted) throw cancelledError();
     const ctx = resolveContext(options, 'run options');
+    belowEnvironment(ctx);
     const pool = getPool(options, 'run options') || defaultPool();
     const delivery = getDelivery(options, 'run options');
     const maxConcurrent = options.maxConcurrentCalls ?? 16;
@@ -902,7 +1142,7 @@ class Mustard {
       let callId = 0;
       while (step.type === 'suspended') {
         const handler = ctx.handlers[step.capability];
-        if (typeof handler !== 'function') throw new Error(`Missing capability: ${step.capability}`);
+        if (typeof handler !== 'function') throw new MustardRuntimeError(`Missing capability: ${step.capability}`);
         callId += 1;
         const outcome = await settle(handler, step.args.map((a) => decode(a)), signal, scope.context(callId));
         const st = stepState(step, ctx, this.#program, where, delivery);
@@ -937,7 +1177,7 @@ async function runBatch(step, ctx, program, pool, signal, delivery, maxConcurren
       const outcome =
         typeof handler === 'function'
           ? settle(handler, call.args.map((a) => decode(a)), signal, scope.context(call.call_id))
-          : Promise.reject(new Error(`Missing capability: ${call.capability}`));
+          : Promise.reject(new MustardRuntimeError(`Missing capability: ${call.capability}`));
       outcome
         .then((o) => {
           ready.push({ call_id: call.call_id, payload: toPayload(o, call.capability) });

@@ -306,7 +306,7 @@ function* startOn(client, s, signal) {
     try {
       answer = yield* startWith(null);
     } catch (error) {
-      if (error.code !== 'unknown_program_id') throw error;
+      if (error.code !== 'unknown_program_id' && error.code !== 'evicted_program_id') throw error;
       client.known.delete(s.programId);
     }
   }
@@ -375,7 +375,7 @@ function* resumeOn(client, r, signal) {
       const answer = yield* resumeWith({ snapshot_id: r.snapshotId, policy_id: r.policyId, auth, ...common }, null);
       return toStep(client, answer.result, answer.payload, base);
     } catch (error) {
-      const evicted = error.code === 'unknown_snapshot_id' || error.code === 'unknown_policy_id';
+      const evicted = ['unknown_snapshot_id', 'unknown_policy_id', 'evicted_snapshot_id', 'evicted_policy_id'].includes(error.code);
       if (!evicted || !haveBytes) throw error;
     }
   }

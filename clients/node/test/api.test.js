@@ -118,22 +118,28 @@ for (const sealed of [false, true]) {
     assert.deepEqual(second.args, ['A-second']);
     assert.deepEqual(second.resume('B'), ['A', 'B']);
 
+    // A dump is single-use in a process, as in the reference, unless it
+    // is loaded with multiUse.
+    assert.throws(() => Progress.load(saved, policy), (e) => e instanceof MustardRuntimeError && /single-use/.test(e.message));
+    assert.throws(() => first.resume('A'), /single-use/);
+    const reuse = { ...policy, multiUse: true };
+
     // Asynchronously, on a pool that never saw the execution.
     const pool = new SidecarPool({ size: 1 });
-    const again = await Progress.load(saved, policy).resumeAsync('X', { pool });
+    const again = await Progress.load(saved, reuse).resumeAsync('X', { pool });
     assert.deepEqual(await again.resumeAsync('Y', { pool }), ['X', 'Y']);
     await pool.close();
 
     if (sealed) {
-      const withoutSeal = Progress.load(saved, { ...policy, sealKey: undefined });
+      const withoutSeal = Progress.load(saved, { ...reuse, sealKey: undefined });
       assert.throws(() => withoutSeal.resume('A'), (e) => e instanceof MustardSerializationError && e.code === 'seal_key_required');
-      const otherSeal = Progress.load(saved, { ...policy, sealKey: crypto.randomBytes(32) });
+      const otherSeal = Progress.load(saved, { ...reuse, sealKey: crypto.randomBytes(32) });
       assert.throws(() => otherSeal.resume('A'), (e) => e.code === 'wrong_seal_key');
     }
     const forged = { ...saved, snapshot: Buffer.concat([saved.snapshot, Buffer.from([0])]) };
     assert.throws(() => Progress.load(forged, policy), /Progress.load\(\) rejected a tampered or unauthenticated snapshot/);
-    assert.throws(() => Progress.load(saved, { ...policy, snapshotKey: crypto.randomBytes(32) }), /mismatched snapshot key digest/);
-    assert.throws(() => Progress.load(saved, { ...policy, capabilities: { other() {} } }), /snapshot policy rejected unauthorized capability `get`/);
+    assert.throws(() => Progress.load(saved, { ...reuse, snapshotKey: crypto.randomBytes(32) }), /mismatched snapshot key digest/);
+    assert.throws(() => Progress.load(saved, { ...reuse, capabilities: { other() {} } }), /snapshot policy rejected unauthorized capability `get`/);
   });
 }
 
@@ -193,7 +199,7 @@ test('batch mode with start: every outstanding call, answered by id', async () =
   const partial = step.resumeCalls([{ callId: 2, value: 20 }]);
   assert.deepEqual(partial.calls.map((c) => c.callId), [1]);
   const dumped = partial.dump();
-  const loaded = Progress.load(dumped, { capabilities: { get() {} }, limits: {}, snapshotKey: key });
+  const loaded = Progress.load(dumped, { capabilities: { get() {} }, limits: {}, snapshotKey: key, multiUse: true });
   assert.deepEqual(loaded.calls.map((c) => c.callId), [1]);
   assert.equal(await loaded.resumeCallsAsync([{ callId: 1, value: 10 }]), 30);
   assert.equal(partial.resume(1), 21);

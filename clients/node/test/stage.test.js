@@ -98,7 +98,9 @@ test('start/resume, sync and async, hot and cold from dump() in a fresh Node pro
   // answer are staged.
   const pool = new SidecarPool({ size: 1 });
   try {
-    const again = await Progress.load(dumped, policy).resumeAsync(rows, { pool });
+    // (The snapshot was resumed in this process: loading it again takes
+    // multiUse.)
+    const again = await Progress.load(dumped, { ...policy, multiUse: true }).resumeAsync(rows, { pool });
     assert.equal(await again.resumeAsync('ok', { pool }), want);
     assert.equal(pool.processes()[0].stages, 2);
   } finally {
@@ -155,7 +157,7 @@ test('batch mode: two large answers in one resume, hot and cold', async () => {
 
   const pool = new SidecarPool({ size: 1 });
   try {
-    const loaded = Progress.load(dumped, policy);
+    const loaded = Progress.load(dumped, { ...policy, multiUse: true });
     assert.equal(await loaded.resumeCallsAsync([{ callId: 2, value: b }, { callId: 1, value: a }], { pool }), expected);
     assert.equal(pool.processes()[0].stages, 2, 'the snapshot is small: it went inline, the answers through stages');
     // run() in batch mode, whatever answers arrive together.

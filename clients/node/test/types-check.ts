@@ -111,3 +111,14 @@ async function hostFeatures(program: Mustard): Promise<void> {
 }
 
 void hostFeatures;
+
+// The reference's compile and load options, and this package's multiUse.
+function compat(dumped: ReturnType<Progress['dump']>): void {
+  const lenient = new Mustard('return 1;', { lenientMode: true });
+  void lenient;
+  const again: Progress = Progress.load(dumped, { capabilities: {}, limits: {}, snapshotKey: 'k', multiUse: true });
+  void again;
+  const error = new MustardError('Runtime', 'failed', new Error('cause'));
+  void error.cause;
+}
+void compat;

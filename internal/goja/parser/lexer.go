@@ -728,6 +728,7 @@ func (self *_parser) scanEscape(quote rune) (int, bool) {
 func (self *_parser) scanString(offset int, parse bool) (literal string, parsed unistring.String, err string) {
 	// " ' /
 	quote := rune(self.str[offset])
+	isRegExp := quote == '/' // mustard: quote changes inside a class
 	length := 0
 	isUnicode := false
 	for self.chr != quote {
@@ -735,13 +736,13 @@ func (self *_parser) scanString(offset int, parse bool) (literal string, parsed 
 		if chr == '\n' || chr == '\r' || chr < 0 {
 			goto newline
 		}
-		if quote == '/' && (self.chr == '\u2028' || self.chr == '\u2029') {
+		if isRegExp && (self.chr == '\u2028' || self.chr == '\u2029') {
 			goto newline
 		}
 		self.read()
 		if chr == '\\' {
 			if self.chr == '\n' || self.chr == '\r' || self.chr == '\u2028' || self.chr == '\u2029' || self.chr < 0 {
-				if quote == '/' {
+				if isRegExp {
 					goto newline
 				}
 				self.scanNewline()
@@ -756,8 +757,8 @@ func (self *_parser) scanString(offset int, parse bool) (literal string, parsed 
 		} else if chr == '[' && quote == '/' {
 			// Allow a slash (/) in a bracket character class ([...])
 			// TODO Fix this, this is hacky...
-			quote = -1
-		} else if chr == ']' && quote == -1 {
+			quote = -2 // mustard: not -1, the end of the source (an unterminated class is "missing /")
+		} else if chr == ']' && quote == -2 {
 			quote = '/'
 		}
 		if chr >= utf8.RuneSelf {
@@ -781,7 +782,7 @@ func (self *_parser) scanString(offset int, parse bool) (literal string, parsed 
 newline:
 	self.scanNewline()
 	errStr := "String not terminated"
-	if quote == '/' {
+	if isRegExp {
 		errStr = "Invalid regular expression: missing /"
 		self.error(self.idxOf(offset), errStr)
 	}

@@ -71,12 +71,24 @@ func regexpInsts(re *syntax.Regexp) int64 {
 // (WithMaxTokensPerByte, WithTokenCheck) bound the compile of the pattern
 // too, before the compiler builds it. A pattern RE2 does not take runs on
 // the backtracking engine, whose program grows with the pattern's text.
+// ExpandedBytesPerInst: rewriting a property escape (\p{L}: about 700
+// ranges, 14 KB of \u{...} text, then about 6 KB of ranges in each
+// engine's program) counts an instruction per this many bytes it adds to
+// the pattern.
+const ExpandedBytesPerInst = 64
+
 func (self *_parser) regexpLiteral(pattern, flags string) {
 	if self.opts.maxTokensPerByte == 0 && self.opts.tokenCheck == nil {
 		return
 	}
 	if !strings.Contains(pattern, "{") {
 		return // no counted repeat: at most about two instructions a character
+	}
+	if strings.Contains(flags, "u") { // property escapes, rewritten into their sets' ranges
+		var grown int
+		if pattern, grown, _ = ExpandPropertyEscapes(pattern); grown > 0 {
+			self.scannedMany(int64(grown / ExpandedBytesPerInst))
+		}
 	}
 	re2, err := TransformRegExp(pattern, strings.Contains(flags, "s"), strings.Contains(flags, "u"))
 	if err != nil || !strings.Contains(re2, "{") {

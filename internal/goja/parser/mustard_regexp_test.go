@@ -62,3 +62,33 @@ func TestRegexpLiteralCountsItsProgram(t *testing.T) {
 		}
 	}
 }
+
+// A property escape is rewritten into its set's ranges (\p{L}: about 14
+// KB of pattern), which a literal counts as tokens.
+func TestRegexpLiteralCountsPropertyEscapes(t *testing.T) {
+	src := "var r = /" + strings.Repeat(`\p{L}`, 2000) + "/u;"
+	_, err := ParseFile(nil, "", src, 0, WithMaxTokensPerByte(4))
+	if err == nil || !strings.Contains(err.Error(), "source is too complex to parse") {
+		t.Fatalf("%v", err)
+	}
+	// Without u, \p{L} is text; and a few escapes parse.
+	for _, src := range []string{"var r = /" + strings.Repeat(`\p{L}`, 2000) + "/;", `var r = /\p{L}+\P{Lu}[\p{sc=Greek}\d]/u;`} {
+		if _, err := ParseFile(nil, "", src, 0, WithMaxTokensPerByte(4)); err != nil {
+			t.Errorf("%.40s: %v", src, err)
+		}
+	}
+}
+
+func TestExpandPropertyEscapes(t *testing.T) {
+	for _, c := range []struct{ in, out string }{
+		{`a\p{ASCII}b`, `a[\u{0}-\u{7f}]b`},
+		{`[\P{ASCII}x]`, `[\u{80}-\u{10ffff}x]`},
+		{`\\p{ASCII}`, `\\p{ASCII}`},
+		{`[\p{Any}]\P{Any}`, `[\u{0}-\u{10ffff}][]`},
+		{`\p{Nope}`, `\p{Nope}`},
+	} {
+		if got, _, _ := ExpandPropertyEscapes(c.in); got != c.out {
+			t.Errorf("%s: %s, want %s", c.in, got, c.out)
+		}
+	}
+}

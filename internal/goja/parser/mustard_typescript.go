@@ -211,27 +211,21 @@ func (self *_parser) tsReturnType() {
 	self.tsType()
 }
 
-func (self *_parser) tsUnion() {
-	if self.token == token.OR {
-		self.tsNext()
-	}
-	errs := len(self.errors)
-	self.tsIntersection()
-	for self.token == token.OR && len(self.errors) == errs {
-		self.tsNext()
-		self.tsIntersection()
-	}
-}
+func (self *_parser) tsUnion() { self.tsJoined(token.OR, self.tsIntersection) }
 
-func (self *_parser) tsIntersection() {
-	if self.token == token.AND {
+func (self *_parser) tsIntersection() { self.tsJoined(token.AND, self.tsTypeOperator) }
+
+// tsJoined reads parts joined by op ("|" or "&"), with an optional leading
+// op.
+func (self *_parser) tsJoined(op token.Token, part func()) {
+	if self.token == op {
 		self.tsNext()
 	}
 	errs := len(self.errors)
-	self.tsTypeOperator()
-	for self.token == token.AND && len(self.errors) == errs {
+	part()
+	for self.token == op && len(self.errors) == errs {
 		self.tsNext()
-		self.tsTypeOperator()
+		part()
 	}
 }
 

@@ -18,6 +18,7 @@ type CharSet struct {
 	sub        *CharSet //optional subtractor
 	negate     bool
 	anything   bool
+	building   bool // mustard: being parsed (see canonicalize)
 
 	ascii *asciiBitmap
 }
@@ -719,15 +720,42 @@ func (c *CharSet) addCaseEquivalences() {
 		r := c.ranges[i]
 		// For a single range that's in the set, adds any additional ranges
 		// necessary to ensure that lowercase equivalents are also included.
-		for i := r.First; i <= r.Last; i++ {
-			equiv := tryFindCaseEquivalences(i)
-			for _, eq := range equiv {
-				c.ranges = append(c.ranges, SingleRange{First: eq, Last: eq})
+		// mustard: only the characters of the range that have a case
+		// (unicode.CaseRanges; every other one folds to itself), so a
+		// class of a million characters is not visited character by
+		// character.
+		for _, ch := range foldOutsideCaseRanges {
+			if ch >= r.First && ch <= r.Last {
+				for _, eq := range tryFindCaseEquivalences(ch) {
+					c.ranges = append(c.ranges, SingleRange{First: eq, Last: eq})
+				}
+			}
+		}
+		cr := unicode.CaseRanges
+		k := sort.Search(len(cr), func(k int) bool { return rune(cr[k].Hi) >= r.First })
+		for ; k < len(cr) && rune(cr[k].Lo) <= r.Last; k++ {
+			lo, hi := r.First, r.Last
+			if l := rune(cr[k].Lo); l > lo {
+				lo = l
+			}
+			if h := rune(cr[k].Hi); h < hi {
+				hi = h
+			}
+			for ch := lo; ch <= hi; ch++ {
+				equiv := tryFindCaseEquivalences(ch)
+				for _, eq := range equiv {
+					c.ranges = append(c.ranges, SingleRange{First: eq, Last: eq})
+				}
 			}
 		}
 	}
 	c.canonicalize()
 }
+
+// mustard: foldOutsideCaseRanges are the characters outside
+// unicode.CaseRanges that unicode.SimpleFold does not map to themselves
+// (its orbits: ß and ẞ); TestFoldOutsideCaseRanges keeps the list whole.
+var foldOutsideCaseRanges = []rune{0xDF}
 
 // Performs a fast lookup which determines if a character is involved in case conversion, as well as
 // returns the OTHER characters that should be considered equivalent in case it does participate in case conversion.
@@ -811,6 +839,13 @@ func (p singleRangeSorter) Swap(i, j int)      { p[i], p[j] = p[j], p[i] }
 
 // Logic to reduce a character class to a unique, sorted form.
 func (c *CharSet) canonicalize() {
+	// mustard: a class being parsed is canonicalized once, when whole
+	// (scanCharSet): sorting its ranges at every one added took time
+	// quadratic in them, and inverting it before the last was added lost
+	// ranges (see below).
+	if c.building {
+		return
+	}
 	var i, j int
 	var last rune
 
@@ -863,6 +898,11 @@ func (c *CharSet) canonicalize() {
 	// If the class now represents a single negated range, but does so by including every
 	// other character, invert it to produce a normalized form with a single range.  This
 	// is valuable for subsequent optimizations in most of the engines.
+	//
+	// mustard: not while the class is still being parsed (c.building,
+	// above): a range added after the inversion (the \d of
+	// [\u{0}-\u{40}\u{60}-\u{10FFFF}\d]) would be added to the negated set
+	// and so removed from the class.
 	if !c.negate && c.sub == nil && len(c.categories) == 0 {
 		if len(c.ranges) == 2 {
 			// There are two ranges in the list.  See if there's one missing range between them.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 )
 
 type RegexOptions int32
@@ -721,7 +722,7 @@ func (p *parser) scanRegex() (*RegexNode, error) {
 				{
 					var err error
 					startpos = p.textpos()
-					if min, err = p.scanDecimal(); err != nil {
+					if min, err = p.scanRepeatCount(); err != nil {
 						return nil, err
 					}
 					max = min
@@ -731,7 +732,7 @@ func (p *parser) scanRegex() (*RegexNode, error) {
 							if p.charsRight() == 0 || p.rightChar(0) == '}' {
 								max = math.MaxInt32
 							} else {
-								if max, err = p.scanDecimal(); err != nil {
+								if max, err = p.scanRepeatCount(); err != nil {
 									return nil, err
 								}
 							}
@@ -1615,14 +1616,23 @@ func (p *parser) scanECMACapname() (string, error) {
 			}
 			escaped = true
 			p.moveRight(1)
+			// mustard: \u{...} with or without the u flag, and a surrogate
+			// pair of \uXXXX escapes is one character (a group name is a
+			// RegExpIdentifierName, read as with the u flag).
 			if p.charsRight() > 0 && p.rightChar(0) == '{' {
-				if !p.useOptionU() {
-					return "", p.getErr(ErrInvalidECMAGroupName)
-				}
 				p.moveRight(1)
 				ch, err = p.scanHexUntilBrace()
 			} else {
 				ch, err = p.scanHex(4)
+				if err == nil && ch >= 0xD800 && ch <= 0xDBFF && p.charsRight() >= 6 && p.rightChar(0) == '\\' && p.rightChar(1) == 'u' {
+					pos := p.textpos()
+					p.moveRight(2)
+					if trail, err2 := p.scanHex(4); err2 == nil && trail >= 0xDC00 && trail <= 0xDFFF {
+						ch = utf16.DecodeRune(ch, trail)
+					} else {
+						p.textto(pos)
+					}
+				}
 			}
 			if err != nil {
 				return "", err
@@ -1687,7 +1697,7 @@ func (p *parser) scanCharSet(caseInsensitive, scanOnly bool) (*CharSet, error) {
 
 	var cc *CharSet
 	if !scanOnly {
-		cc = &CharSet{}
+		cc = &CharSet{building: true} // mustard: see canonicalize
 	}
 
 	if p.charsRight() > 0 && p.rightChar(0) == '^' {
@@ -1907,6 +1917,10 @@ func (p *parser) scanCharSet(caseInsensitive, scanOnly bool) (*CharSet, error) {
 	if !scanOnly && caseInsensitive {
 		cc.addLowercase()
 	}
+	if !scanOnly { // mustard: the class is whole; canonicalize may invert it now
+		cc.building = false
+		cc.canonicalize()
+	}
 
 	return cc, nil
 }
@@ -1932,6 +1946,25 @@ func (p *parser) scanDecimal() (int, error) {
 	}
 
 	return int(i), nil
+}
+
+// mustard: scanRepeatCount scans a quantifier's count; in ECMAScript
+// mode a count past 2^31-1 is 2^31-1 (unbounded as a maximum), as in V8,
+// instead of an error.
+func (p *parser) scanRepeatCount() (int, error) {
+	if !p.useOptionE() {
+		return p.scanDecimal()
+	}
+	i := 0
+	for p.charsRight() > 0 {
+		d := int(p.rightChar(0) - '0')
+		if d < 0 || d > 9 {
+			break
+		}
+		p.moveRight(1)
+		i = min(i*10+d, math.MaxInt32)
+	}
+	return i, nil
 }
 
 // Returns true for options allowed only at the top level
