@@ -278,23 +278,37 @@ func countCustomerCalls(t *testing.T, results []value.Value) int {
 	return n
 }
 
-// gate holds get_ticket calls until it opens, counting those it holds.
+// gate holds get_ticket calls until it opens, counting the calls (not
+// the attempts: an attempt the server timed out is run again) it holds.
 type gate struct {
 	open chan struct{}
 	once sync.Once
-	held atomic.Int64
+	mu   sync.Mutex
+	held map[string]bool
 }
 
 func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
 
 func (g *gate) wait(ctx context.Context, c host.Call) error {
-	g.held.Add(1)
+	g.mu.Lock()
+	if g.held == nil {
+		g.held = map[string]bool{}
+	}
+	g.held[fmt.Sprintf("%s/%d", c.Execution, c.ID)] = true
+	g.mu.Unlock()
 	select {
 	case <-g.open:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// calls is the number of calls the gate held.
+func (g *gate) calls() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.held)
 }
 
 // Killing a sidecar worker process with its sidecars, while the
@@ -333,7 +347,7 @@ func TestKillWorkerMidRun(t *testing.T) {
 	rs := e.startTriage(ctx, src, executions)
 
 	// Every execution is parked, waiting for its get_ticket calls.
-	waitFor(t, time.Minute, "all get_ticket calls held", func() bool { return g.held.Load() == executions*tickets })
+	waitFor(t, time.Minute, "all get_ticket calls held", func() bool { return g.calls() == executions*tickets })
 	onA := 0
 	for _, r := range rs {
 		st, err := mustardtemporal.GetStatus(ctx, e.c, r.GetID())
