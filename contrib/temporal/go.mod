@@ -3,7 +3,7 @@ module github.com/mustard-sidecar/mustard-sidecar/contrib/temporal
 go 1.26.8
 
 require (
-	github.com/mustard-sidecar/mustard-sidecar v0.0.0-00010101000000-000000000000
+	github.com/mustard-sidecar/mustard-sidecar v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.50.0

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
@@ -55,6 +56,34 @@ type SidecarConfig struct {
 	// processes for hot resumes (their snapshot bytes stay in memory);
 	// 0 means 1024. Past it the oldest resume cold.
 	MaxParked int
+}
+
+// DefaultHotWait is Options.HotWait's default.
+const DefaultHotWait = 300 * time.Millisecond
+
+// WorkerOptions returns o with the settings the Temporal workers of a
+// SidecarWorker (the shared queue's and HotQueue's) need, where o leaves
+// them zero:
+//
+//   - StickyScheduleToStartTimeout 300 ms (the SDK's default is 5 s): how
+//     long a workflow task waits for the worker that holds the workflow
+//     in its cache before any worker replays it. With DefaultHotWait
+//     this bounds the stall of an execution whose worker died: its next
+//     step runs about 0.75 s after the answer on a server whose timers
+//     fire on time (history.timerProcessorMaxTimeShift 100 ms), 2 s with
+//     the server's default of 1 s; a segment that was running waits for
+//     its 1 s heartbeat timeout first.
+//   - MaxHeartbeatThrottleInterval 250 ms (the SDK sends heartbeats only
+//     every 0.8 × the 1 s heartbeat timeout otherwise): a cancel reaches
+//     a running guest in about a quarter second.
+func WorkerOptions(o worker.Options) worker.Options {
+	if o.StickyScheduleToStartTimeout == 0 {
+		o.StickyScheduleToStartTimeout = 300 * time.Millisecond
+	}
+	if o.MaxHeartbeatThrottleInterval == 0 {
+		o.MaxHeartbeatThrottleInterval = 250 * time.Millisecond
+	}
+	return o
 }
 
 // SidecarWorker runs segments of guest executions on sidecar processes:
@@ -447,14 +476,47 @@ func (s *SidecarWorker) Resume(ctx context.Context, in ResumeInput) (*Segment, e
 	} else {
 		seg, err = s.resumeCold(ctx, in, policy, nil)
 	}
-	if err == nil {
-		for _, id := range in.Drop {
-			if id != seg.SnapshotID && id != in.SnapshotID {
-				_ = s.cfg.Blobs.Delete(ctx, SnapshotKey(id))
-			}
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range in.Drop {
+		if id != seg.SnapshotID && id != in.SnapshotID {
+			_ = s.cfg.Blobs.Delete(ctx, SnapshotKey(id))
 		}
 	}
-	return seg, err
+	if seg.Done {
+		return s.completeAndForget(ctx, seg, in.SnapshotID)
+	}
+	return seg, nil
+}
+
+// completeAndForget ends the execution's last segment and then deletes
+// the snapshot it resumed: the workflow returns the result without
+// waiting for the cleanup. The segment is completed through the worker's
+// client first, so the snapshot is deleted only once Temporal holds the
+// result (a segment retried after a lost completion still finds it);
+// in the SDK's test environment, which has no server to complete
+// through, it is deleted before the segment returns.
+func (s *SidecarWorker) completeAndForget(ctx context.Context, seg *Segment, snapshotID string) (*Segment, error) {
+	info := activity.GetInfo(ctx)
+	var c client.Client
+	if info.WorkflowNamespace != sdkTestNamespace {
+		c = activity.GetClient(ctx)
+	}
+	if c == nil || len(info.TaskToken) == 0 {
+		_ = s.Forget(ctx, []string{snapshotID})
+		return seg, nil
+	}
+	token := slices.Clone(info.TaskToken)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := c.CompleteActivity(ctx, token, seg, nil); err != nil {
+			return
+		}
+		_ = s.Forget(ctx, []string{snapshotID})
+	}()
+	return nil, activity.ErrResultPending
 }
 
 func (s *SidecarWorker) resumeHot(ctx context.Context, in ResumeInput, x *parkedExec, policy *host.Policy) (*Segment, error) {
@@ -556,6 +618,10 @@ func (s *SidecarWorker) finish(ctx context.Context, i int, gen uint64, st *host.
 	seg.SnapshotID, seg.Calls = sus.SnapshotID, sus.Calls
 	return seg, nil
 }
+
+// sdkTestNamespace is the namespace of the SDK's test environment
+// (go.temporal.io/sdk/testsuite).
+const sdkTestNamespace = "default-test-namespace"
 
 func snapshotError(err error) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeSnapshot, nil)

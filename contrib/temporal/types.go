@@ -16,6 +16,8 @@ const (
 
 	StartActivity  = "mustard.Start"
 	ResumeActivity = "mustard.Resume"
+	// ForgetActivity is run by executions started before the segment
+	// that ends an execution deleted its snapshot itself.
 	ForgetActivity = "mustard.Forget"
 
 	// DecideUpdate is the update that decides a call waiting for
@@ -128,8 +130,10 @@ const (
 type Options struct {
 	// HotWait is the schedule-to-start timeout of a segment sent to the
 	// worker that holds the parked execution; after it the segment runs
-	// cold on any worker. 0 means 5 seconds; negative disables hot
-	// resumes.
+	// cold on any worker. A hot segment is normally taken within
+	// milliseconds; HotWait is what a step waits when that worker is
+	// gone or has all its processes busy. 0 means 300 ms; negative
+	// disables hot resumes.
 	HotWait time.Duration `json:",omitempty"`
 	// SegmentTimeout bounds one segment (start-to-close); 0 means 5
 	// minutes. Limits.WallTime bounds the guest's own time per segment.

@@ -85,7 +85,7 @@ type pendingCall struct {
 func (r *run) defaults() {
 	o := r.in.Options
 	if o.HotWait == 0 {
-		o.HotWait = 5 * time.Second
+		o.HotWait = DefaultHotWait
 	}
 	if o.SegmentTimeout <= 0 {
 		o.SegmentTimeout = 5 * time.Minute
@@ -158,7 +158,13 @@ func (r *run) loop() (*value.Value, error) {
 	for {
 		if seg != nil {
 			if seg.Done {
-				r.forget(append(drop, r.st.SnapshotID))
+				// The segment that ended the execution deletes the snapshot
+				// it resumed once Temporal holds its result: the result is
+				// returned without waiting for a cleanup activity.
+				// Executions that started before keep theirs.
+				if workflow.GetVersion(r.ctx, "segment-forgets", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+					r.forget(append(drop, r.st.SnapshotID))
+				}
 				if seg.Failure != "" {
 					return nil, temporal.NewNonRetryableApplicationError(seg.Failure, ErrTypeGuest, nil)
 				}

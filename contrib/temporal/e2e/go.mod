@@ -7,7 +7,7 @@ replace github.com/mustard-sidecar/mustard-sidecar/contrib/temporal => ..
 replace github.com/mustard-sidecar/mustard-sidecar => ../../..
 
 require (
-	github.com/mustard-sidecar/mustard-sidecar v0.0.0-00010101000000-000000000000
+	github.com/mustard-sidecar/mustard-sidecar v0.3.0
 	github.com/mustard-sidecar/mustard-sidecar/contrib/temporal v0.0.0-00010101000000-000000000000
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.50.0

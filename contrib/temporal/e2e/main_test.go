@@ -28,12 +28,15 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/server/common/dynamicconfig"
+	temporalserver "go.temporal.io/server/temporal"
 	"go.temporal.io/server/temporaltest"
 	"gocloud.dev/blob/fileblob"
 
@@ -154,11 +157,9 @@ func workerMain() int {
 		return fail(err)
 	}
 	defer sidecars.Close()
-	// Segments heartbeat every quarter of Options.SegmentHeartbeat (1 s);
-	// without a lower bound the SDK sends them only every 0.8 s, and a
-	// cancel waits for the next one.
-	opts := worker.Options{Identity: id, StickyScheduleToStartTimeout: time.Second,
-		MaxHeartbeatThrottleInterval: 250 * time.Millisecond}
+	// The documented settings: a sticky timeout of 500 ms, heartbeats
+	// every 250 ms at most.
+	opts := mustardtemporal.WorkerOptions(worker.Options{Identity: id})
 	shared := worker.New(c, queue, opts)
 	mustardtemporal.RegisterWorkflow(shared)
 	sidecars.Register(shared)
@@ -180,10 +181,47 @@ func workerMain() int {
 	return 0
 }
 
+// serverSettings are dynamic config values of the tests' server (newEnv
+// runs it with the server's defaults; the latency tests also with the
+// values contrib/temporal/README.md recommends):
+//
+//   - history.transferProcessorMaxPollRPS: how many times a second a
+//     history shard reads the tasks it must hand to matching (activity
+//     and workflow tasks to dispatch). The default, 20 with a burst of
+//     20, makes every dispatch wait up to 50 ms once the burst is spent:
+//     a sequential execution started less than a second after another
+//     takes about three times as long (BenchmarkFiveTools). The test
+//     server, like a dev server, has one shard for every workflow.
+//   - history.timerProcessorMaxTimeShift: the default, 1 s, makes
+//     timeouts fire up to about a second late, among them the sticky
+//     and hot-queue timeouts an execution whose worker died waits for
+//     (TestKilledWorkerNextStep).
+type serverSettings struct {
+	transferPollRPS int           // 0: the server's default
+	timerTimeShift  time.Duration // 0: the server's default
+}
+
+var recommended = serverSettings{transferPollRPS: 1000, timerTimeShift: 100 * time.Millisecond}
+
+// serverConfig is the test server's dynamic config: temporaltest's own
+// setting and s.
+func serverConfig(s serverSettings) dynamicconfig.StaticClient {
+	c := dynamicconfig.StaticClient{
+		dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): []dynamicconfig.ConstrainedValue{{Value: true}},
+	}
+	if s.transferPollRPS > 0 {
+		c[dynamicconfig.TransferProcessorMaxPollRPS.Key()] = []dynamicconfig.ConstrainedValue{{Value: s.transferPollRPS}}
+	}
+	if s.timerTimeShift > 0 {
+		c[dynamicconfig.TimerProcessorMaxTimeShift.Key()] = []dynamicconfig.ConstrainedValue{{Value: s.timerTimeShift}}
+	}
+	return c
+}
+
 // env is a Temporal server with a client, a blob store directory shared
 // by the workers, and the test's task queues.
 type env struct {
-	t         *testing.T
+	t         testing.TB
 	ts        *temporaltest.TestServer
 	c         client.Client
 	codec     *mustardtemporal.Codec
@@ -192,10 +230,24 @@ type env struct {
 	blobDir   string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	return newEnvWith(t, serverSettings{})
+}
+
+// newEnvWith is newEnv with a server running with settings.
+func newEnvWith(t testing.TB, settings serverSettings) *env {
 	t.Helper()
 	codec := newCodec()
-	ts := temporaltest.NewServer(temporaltest.WithT(t))
+	var ts *temporaltest.TestServer
+	opts := []temporaltest.TestServerOption{temporaltest.WithBaseServerOptions(
+		temporalserver.WithDynamicConfigClient(serverConfig(settings)))}
+	if tt, ok := t.(*testing.T); ok {
+		ts = temporaltest.NewServer(append(opts, temporaltest.WithT(tt))...)
+	} else {
+		ts = temporaltest.NewServer(opts...)
+		t.Cleanup(ts.Stop)
+	}
 	// The client's and the tool worker's log (tools that fail on purpose
 	// log errors) goes to a file, shown if the test fails.
 	logPath := filepath.Join(t.TempDir(), "client.log")
@@ -238,7 +290,7 @@ func (e *env) caps(names ...string) []mustardtemporal.Capability {
 
 // workerProc is a sidecar worker process.
 type workerProc struct {
-	t        *testing.T
+	t        testing.TB
 	id       string
 	hotQueue string
 	cmd      *exec.Cmd
@@ -414,10 +466,48 @@ func (r *runs) wrap(tools map[string]host.Capability) map[string]host.Capability
 	return out
 }
 
-// report counts the calls, those run more than once, and lists the calls
-// run more than once other than as Temporal's retries after a failed
-// attempt.
-func (r *runs) report() (calls, twice int, wrong []string) {
+// closedAttempt is what the server recorded of the attempt that closed a
+// tool activity: its number, and whether the attempt before it timed out
+// (rather than failed in the tool).
+type closedAttempt struct {
+	n                int32
+	afterTimeout     bool
+	lastFailureKnown bool
+}
+
+// toolAttempts reads, from the histories of the workflows ids, the
+// attempt that closed each tool activity, by activity id
+// (<execution>/<call id>).
+func (e *env) toolAttempts(ctx context.Context, ids []string) map[string]closedAttempt {
+	out := map[string]closedAttempt{}
+	for _, id := range ids {
+		scheduled := map[int64]string{} // event id -> activity id
+		for _, ev := range e.history(ctx, id) {
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil &&
+				strings.HasPrefix(a.GetActivityType().GetName(), "mustard.tool.") {
+				scheduled[ev.GetEventId()] = a.GetActivityId()
+			}
+			if a := ev.GetActivityTaskStartedEventAttributes(); a != nil {
+				if k, ok := scheduled[a.GetScheduledEventId()]; ok {
+					f := a.GetLastFailure()
+					out[k] = closedAttempt{n: a.GetAttempt(), lastFailureKnown: f != nil,
+						afterTimeout: f.GetTimeoutFailureInfo() != nil || f.GetCause().GetTimeoutFailureInfo() != nil}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// report counts the calls and those run more than once, and lists the
+// calls whose runs are not what Temporal's at-least-once delivery
+// allows, given closed (toolAttempts): each run is a distinct attempt;
+// the attempt that closed the activity ran; an earlier attempt that did
+// not fail in the tool ran only if the server timed out an attempt (its
+// heartbeat came late: the attempt went on running on a live worker
+// while the next one started). timedOut counts the calls whose closing
+// attempt followed such a timeout.
+func (r *runs) report(closed map[string]closedAttempt) (calls, twice, timedOut int, wrong []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k, as := range r.m {
@@ -426,15 +516,116 @@ func (r *runs) report() (calls, twice int, wrong []string) {
 			twice++
 		}
 		slices.SortFunc(as, func(a, b attempt) int { return int(a.n - b.n) })
+		c, ok := closed[k]
+		bad := !ok
+		ranClosing := false
 		for i, a := range as {
-			if a.n != int32(i+1) || (i < len(as)-1 && !a.failed) {
-				wrong = append(wrong, fmt.Sprintf("%s: runs %+v", k, as))
-				break
+			switch {
+			case i > 0 && a.n == as[i-1].n, a.n > c.n:
+				bad = true
+			case a.n == c.n:
+				ranClosing = true
+			case !a.failed:
+				bad = bad || !c.afterTimeout
 			}
+		}
+		if c.n > 1 && !c.lastFailureKnown || len(as) < int(c.n) && !c.afterTimeout {
+			// A retry without a recorded failure, or an attempt that
+			// never reached the tool and did not time out.
+			bad = true
+		}
+		if c.afterTimeout {
+			timedOut++
+		}
+		if bad || !ranClosing {
+			wrong = append(wrong, fmt.Sprintf("%s: runs %+v, closed by attempt %d (after a timeout: %v)", k, as, c.n, c.afterTimeout))
 		}
 	}
 	slices.Sort(wrong)
 	return
+}
+
+// ledger makes tools idempotent, as a tool with effects outside the host
+// must be (RegisterTools): the first run of a call to finish applies the
+// call's effect (here: records its answer) under its idempotency key,
+// "<execution>/<call id>"; a later run of the same call returns the
+// recorded answer and applies nothing. A run that fails (not a
+// host.CallError) applies nothing.
+type ledger struct {
+	mu      sync.Mutex
+	answers map[string]ledgerEntry
+}
+
+type ledgerEntry struct {
+	v   value.Value
+	err error
+}
+
+func (l *ledger) wrap(tools map[string]host.Capability) map[string]host.Capability {
+	out := map[string]host.Capability{}
+	for name, fn := range tools {
+		out[name] = func(ctx context.Context, c host.Call) (value.Value, error) {
+			v, err := fn(ctx, c)
+			var ce host.CallError
+			if err != nil && !errors.As(err, &ce) {
+				return v, err
+			}
+			k := fmt.Sprintf("%s/%d", c.Execution, c.ID)
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.answers == nil {
+				l.answers = map[string]ledgerEntry{}
+			}
+			if e, ok := l.answers[k]; ok {
+				return e.v, e.err
+			}
+			l.answers[k] = ledgerEntry{v, err}
+			return v, err
+		}
+	}
+	return out
+}
+
+// effects is the number of calls whose effect was applied.
+func (l *ledger) effects() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.answers)
+}
+
+// ids returns the workflow ids of rs.
+func ids(rs []client.WorkflowRun) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.GetID())
+	}
+	return out
+}
+
+// segmentTimeouts counts, in the histories of the workflows ids, the
+// segment attempts (mustard.Start, mustard.Resume) the server timed out
+// while they ran: a timed-out segment on a hot queue, and the attempt
+// before a retried one when it timed out.
+func (e *env) segmentTimeouts(ctx context.Context, ids []string) int {
+	n := 0
+	for _, id := range ids {
+		segment := map[int64]bool{}
+		for _, ev := range e.history(ctx, id) {
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+				name := a.GetActivityType().GetName()
+				segment[ev.GetEventId()] = name == mustardtemporal.StartActivity || name == mustardtemporal.ResumeActivity
+			}
+			if a := ev.GetActivityTaskTimedOutEventAttributes(); a != nil && segment[a.GetScheduledEventId()] &&
+				a.GetFailure().GetTimeoutFailureInfo().GetTimeoutType() != enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START {
+				n++
+			}
+			if a := ev.GetActivityTaskStartedEventAttributes(); a != nil && segment[a.GetScheduledEventId()] &&
+				a.GetLastFailure().GetTimeoutFailureInfo() != nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // history returns the events of a workflow's history.

@@ -74,9 +74,10 @@ func run(addr, blobURL, program string) error {
 		return err
 	}
 	defer sidecars.Close()
-	// Heartbeats every 250 ms at most, so that a cancel reaches a running
-	// guest that soon (the SDK's default is 0.8 s with a 1 s timeout).
-	segments := worker.Options{MaxHeartbeatThrottleInterval: 250 * time.Millisecond}
+	// A short sticky timeout (an execution whose worker died moves on
+	// within about a second) and heartbeats every 250 ms at most (a
+	// cancel reaches a running guest that soon).
+	segments := mustardtemporal.WorkerOptions(worker.Options{})
 	shared := worker.New(c, queue, segments)
 	mustardtemporal.RegisterWorkflow(shared)
 	sidecars.Register(shared)
@@ -113,7 +114,11 @@ func run(addr, blobURL, program string) error {
 		}
 		if len(st.AwaitingDecision) > 0 {
 			k := st.AwaitingDecision[0]
-			fmt.Printf("step %d: %s(%s) waits for approval\n", st.Step, k.Capability, k.Args[0].AppendJSON(nil))
+			args, err := host.ToPlainJSON(value.Array(k.Args...))
+			if err != nil {
+				return err
+			}
+			fmt.Printf("step %d: %s%s waits for approval\n", st.Step, k.Capability, args)
 			if err := mustardtemporal.Decide(ctx, c, id, mustardtemporal.Decision{CallID: k.ID, Approve: true}); err != nil {
 				return err
 			}
@@ -125,7 +130,13 @@ func run(addr, blobURL, program string) error {
 	if err := wr.Get(ctx, &v); err != nil {
 		return err
 	}
-	fmt.Printf("result: %s\n", v.AppendJSON(nil))
+	// Plain JSON, as the guest's JSON.stringify would write it (a
+	// value.Value's own JSON is the tagged wire form).
+	out, err := host.ToPlainJSON(*v)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("result: %s\n", out)
 	return nil
 }
 
