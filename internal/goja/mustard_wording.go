@@ -241,3 +241,27 @@ func (r *Runtime) mustardArrayThis(this Value, method string) *Object {
 	}
 	return this.ToObject(r)
 }
+
+// mustardTypeOfArticle is a value's type as V8 writes it after "which is":
+// `a number`, `an object`, `null` (and, as V8 does, `a undefined`).
+func mustardTypeOfArticle(v Value) string {
+	switch v.(type) {
+	case valueNull:
+		return "null"
+	case *Object:
+		return "an object"
+	case nil, valueUndefined:
+		return "a undefined"
+	case valueBool:
+		return "a boolean"
+	case String:
+		return "a string"
+	case valueInt, valueFloat:
+		return "a number"
+	case *valueBigInt:
+		return "a bigint"
+	case *Symbol:
+		return "a symbol"
+	}
+	return "an object"
+}

@@ -116,6 +116,19 @@ const cases = [
   '(10).toString(1)',
   '(1).toExponential(101)',
   '(1).toPrecision(0)',
+  // other callables V8 names
+  'new Promise(1)',
+  'new Promise({})',
+  'new Promise()',
+  'Reflect.apply(1)',
+  'Reflect.apply("s")',
+  'Reflect.apply({})',
+  'Reflect.apply(null)',
+  'Reflect.apply(undefined)',
+  'Reflect.apply(true)',
+  'Reflect.apply(Symbol("x"))',
+  'Reflect.apply(1n)',
+  'new Uint8Array(1).map(1)',
 ];
 const out = [];
 for (const src of cases) {
