@@ -1382,7 +1382,7 @@ func (_mul) exec(vm *vm) {
 	case valueInt:
 		switch right := right.(type) {
 		case valueInt:
-			if left == 0 && right == -1 || left == -1 && right == 0 {
+			if left == 0 && right < 0 || left < 0 && right == 0 { // mustard: -0 for every negative factor, not only -1
 				result = _negativeZero
 				goto end
 			}
