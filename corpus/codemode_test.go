@@ -478,10 +478,6 @@ func runCodemode(p *cmProgram, batch bool, hot *cmSidecar, cold [2]*cmSidecar) e
 // with the reason, otherwise it fails (also when it stops differing, so
 // that it leaves this list).
 var codemodeKnown = map[string]struct{ why, shows string }{
-	"guest_typeerror_message": {
-		"a read through null or undefined throws goja's message, not V8's",
-		"Cannot read property 'order' of undefined",
-	},
 	"tool_error_logged_whole": {
 		"a host error is made outside any guest frame, so its stack has no frames and inspect brackets it as a frameless error",
 		`[Error [QueryError]: relation \"users\" does not exist] { code: '42P01' }`,

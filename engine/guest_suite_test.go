@@ -551,7 +551,7 @@ func cancelCases() []guestCase {
 func tracebackCases() []guestCase {
 	return []guestCase{
 		{name: "trace/function-multiline", src: "function f() {\n  throw new TypeError('bad');\n}\nf();", errKind: KindRuntime, errIs: "Runtime: TypeError: bad\n  at f (2:9)\n  at <script> (4:2)"},
-		{name: "trace/instrumented-line", src: `function f() { return null.x } f()`, errKind: KindRuntime, errHas: "TypeError: Cannot read property 'x' of "},
+		{name: "trace/instrumented-line", src: `function f() { return null.x } f()`, errKind: KindRuntime, errHas: "TypeError: Cannot read properties of null (reading 'x')"},
 		{name: "trace/instrumented-line-position", src: `function f() { return null.x } f()`, errKind: KindRuntime, errHas: "\n  at f (1:28)\n  at <script> (1:33)"},
 		{name: "trace/arrow-expression-body", src: "const g = () => new RangeError('r');\nthrow g()", errKind: KindRuntime, errIs: "Runtime: RangeError: r\n  at g (1:17)\n  at <script> (2:8)"},
 		{name: "trace/loop-body-on-same-line", src: `for (let i = 0; i < 1; i++) { if (i === 0) throw new Error('loop') }`, errKind: KindRuntime, errIs: "Runtime: Error: loop\n  at <script> (1:50)"},

@@ -354,7 +354,7 @@ func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
 }
 
 func (r *Runtime) arrayproto_concat(call FunctionCall) Value {
-	obj := call.This.ToObject(r)
+	obj := r.mustardArrayThis(call.This, "concat") // mustard: V8's words (mustard_wording.go)
 	a := arraySpeciesCreate(obj, 0)
 	r.arrayproto_concat_append(a, call.This.ToObject(r))
 	for _, item := range call.Arguments {
@@ -667,7 +667,7 @@ func (r *Runtime) arrayproto_at(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "indexOf") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	if length == 0 {
 		return intToValue(-1)
@@ -822,7 +822,7 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_every(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "every") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := r.toCallable(call.Argument(0))
 	fc := FunctionCall{
@@ -844,7 +844,7 @@ func (r *Runtime) arrayproto_every(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_some(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "some") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := r.toCallable(call.Argument(0))
 	fc := FunctionCall{
@@ -866,7 +866,7 @@ func (r *Runtime) arrayproto_some(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_forEach(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "forEach") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := r.toCallable(call.Argument(0))
 	fc := FunctionCall{
@@ -886,7 +886,7 @@ func (r *Runtime) arrayproto_forEach(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_map(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "map") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := r.toCallable(call.Argument(0))
 	fc := FunctionCall{
@@ -925,7 +925,7 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "filter") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
@@ -970,13 +970,13 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 		}
 		return a
 	} else {
-		r.typeErrorResult(true, "%s is not a function", call.Argument(0))
+		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard: V8's words (mustard_wording.go)
 	}
 	panic("unreachable")
 }
 
 func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "reduce") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
@@ -999,7 +999,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 				}
 			}
 			if fc.Arguments[0] == nil {
-				r.typeErrorResult(true, "No initial value")
+				r.typeErrorResult(true, "Reduce of empty array with no initial value") // mustard: V8's words (mustard_wording.go)
 				panic("unreachable")
 			}
 			k++
@@ -1016,13 +1016,13 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 		}
 		return fc.Arguments[0]
 	} else {
-		r.typeErrorResult(true, "%s is not a function", call.Argument(0))
+		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard: V8's words (mustard_wording.go)
 	}
 	panic("unreachable")
 }
 
 func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "reduceRight") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
@@ -1045,7 +1045,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 				}
 			}
 			if fc.Arguments[0] == nil {
-				r.typeErrorResult(true, "No initial value")
+				r.typeErrorResult(true, "Reduce of empty array with no initial value") // mustard: V8's words (mustard_wording.go)
 				panic("unreachable")
 			}
 			k--
@@ -1062,7 +1062,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 		}
 		return fc.Arguments[0]
 	} else {
-		r.typeErrorResult(true, "%s is not a function", call.Argument(0))
+		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard: V8's words (mustard_wording.go)
 	}
 	panic("unreachable")
 }
@@ -1242,7 +1242,7 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_find(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "find") // mustard: V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
 	predicate := r.toCallable(call.Argument(0))
 	fc := FunctionCall{
@@ -1263,7 +1263,7 @@ func (r *Runtime) arrayproto_find(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_findIndex(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "findIndex") // mustard: V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
 	predicate := r.toCallable(call.Argument(0))
 	fc := FunctionCall{
@@ -1284,7 +1284,7 @@ func (r *Runtime) arrayproto_findIndex(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_findLast(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "findLast") // mustard: V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
 	predicate := r.toCallable(call.Argument(0))
 	fc := FunctionCall{
@@ -1305,7 +1305,7 @@ func (r *Runtime) arrayproto_findLast(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_findLastIndex(call FunctionCall) Value {
-	o := call.This.ToObject(r)
+	o := r.mustardArrayThis(call.This, "findLastIndex") // mustard: V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
 	predicate := r.toCallable(call.Argument(0))
 	fc := FunctionCall{
@@ -1379,6 +1379,9 @@ func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, dep
 func (r *Runtime) arrayproto_flatMap(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	l := toLength(o.self.getStr("length", nil))
+	if !r.mustardIsCallable(call.Argument(0)) { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("flatMap mapper function is not callable"))
+	}
 	callbackFn := r.toCallable(call.Argument(0))
 	thisArg := Undefined()
 	if len(call.Arguments) > 1 {
@@ -1629,7 +1632,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			}
 		}
 		if mapFn == nil {
-			panic(r.NewTypeError("%s is not a function", mapFnArg))
+			panic(r.mustardNotAFunction(mapFnArg)) // mustard: V8's words (mustard_wording.go)
 		}
 	}
 	t := call.Argument(2)

@@ -99,10 +99,10 @@ func (mo *mapObject) exportToMap(dst reflect.Value, typ reflect.Type, ctx *objec
 }
 
 func (r *Runtime) mapProto_clear(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.clear") // mustard: V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.clear called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Map.prototype.clear called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
 	mo.m.clear()
@@ -111,33 +111,33 @@ func (r *Runtime) mapProto_clear(call FunctionCall) Value {
 }
 
 func (r *Runtime) mapProto_delete(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
-	thisObj := r.toObject(call.This)
+	r.chargeKey(call.Argument(0))                                   // mustard: mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.delete") // mustard: V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.delete called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Map.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
 	return r.toBoolean(mo.m.remove(call.Argument(0)))
 }
 
 func (r *Runtime) mapProto_get(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
-	thisObj := r.toObject(call.This)
+	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.get") // mustard: V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.get called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Map.prototype.get called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
 	return nilSafe(mo.m.get(call.Argument(0)))
 }
 
 func (r *Runtime) mapProto_has(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
-	thisObj := r.toObject(call.This)
+	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.has") // mustard: V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.has called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Map.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	if mo.m.has(call.Argument(0)) {
 		return valueTrue
@@ -146,25 +146,31 @@ func (r *Runtime) mapProto_has(call FunctionCall) Value {
 }
 
 func (r *Runtime) mapProto_set(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
-	thisObj := r.toObject(call.This)
+	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.set") // mustard: V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.set called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Map.prototype.set called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	mo.m.set(call.Argument(0), call.Argument(1))
 	return call.This
 }
 
 func (r *Runtime) mapProto_entries(call FunctionCall) Value {
+	if _, ok := r.mustardReceiver(call.This, "Map.prototype.entries").self.(*mapObject); !ok { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("Method Map.prototype.entries called on incompatible receiver %s", r.mustardRender(call.This)))
+	}
 	return r.createMapIterator(call.This, iterationKindKeyValue)
 }
 
 func (r *Runtime) mapProto_forEach(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.forEach") // mustard: V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.forEach called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Map.prototype.forEach called on incompatible receiver %s", r.mustardRender(thisObj)))
+	}
+	if !r.mustardIsCallable(call.Argument(0)) { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("%s is not a function", mustardTypeOfRender(call.Argument(0))))
 	}
 	callbackFn, ok := r.toObject(call.Argument(0)).self.assertCallable()
 	if !ok {
@@ -188,18 +194,24 @@ func (r *Runtime) mapProto_forEach(call FunctionCall) Value {
 }
 
 func (r *Runtime) mapProto_keys(call FunctionCall) Value {
+	if _, ok := r.mustardReceiver(call.This, "Map.prototype.keys").self.(*mapObject); !ok { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("Method Map.prototype.keys called on incompatible receiver %s", r.mustardRender(call.This)))
+	}
 	return r.createMapIterator(call.This, iterationKindKey)
 }
 
 func (r *Runtime) mapProto_values(call FunctionCall) Value {
+	if _, ok := r.mustardReceiver(call.This, "Map.prototype.values").self.(*mapObject); !ok { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("Method Map.prototype.values called on incompatible receiver %s", r.mustardRender(call.This)))
+	}
 	return r.createMapIterator(call.This, iterationKindValue)
 }
 
 func (r *Runtime) mapProto_getSize(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "get Map.prototype.size") // mustard: V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method get Map.prototype.size called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method get Map.prototype.size called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	return intToValue(int64(mo.m.size))
 }
@@ -272,11 +284,11 @@ func (r *Runtime) createMapIterator(mapValue Value, kind iterationKind) Value {
 }
 
 func (r *Runtime) mapIterProto_next(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Map Iterator.prototype.next") // mustard: V8's words (mustard_wording.go)
 	if iter, ok := thisObj.self.(*mapIterObject); ok {
 		return iter.next()
 	}
-	panic(r.NewTypeError("Method Map Iterator.prototype.next called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+	panic(r.NewTypeError("Method Map Iterator.prototype.next called on incompatible receiver %s", r.mustardRender(thisObj)))
 }
 
 func (r *Runtime) createMapProto(val *Object) objectImpl {

@@ -28,7 +28,7 @@ func (r *Runtime) toNumber(v Value) Value {
 }
 
 func (r *Runtime) numberproto_valueOf(call FunctionCall) Value {
-	return r.toNumber(call.This)
+	return r.mustardThisNumber(call.This, "valueOf") // mustard: V8's words (mustard_wording.go)
 }
 
 // numberproto_toLocaleString is toString in base 10: its arguments are a
@@ -61,7 +61,7 @@ func (r *Runtime) numberproto_toString(call FunctionCall) Value {
 		}
 	}
 	if numVal == nil {
-		panic(r.NewTypeError("Value is not a number"))
+		panic(r.NewTypeError("Number.prototype.toString requires that 'this' be a Number")) // mustard: V8's words (mustard_wording.go)
 	}
 	var radix int
 	if arg := call.Argument(0); arg != _undefined {
@@ -100,11 +100,11 @@ func (r *Runtime) numberproto_toString(call FunctionCall) Value {
 }
 
 func (r *Runtime) numberproto_toFixed(call FunctionCall) Value {
-	num := r.toNumber(call.This).ToFloat()
+	num := r.mustardThisNumber(call.This, "toFixed").ToFloat() // mustard: V8's words (mustard_wording.go)
 	prec := call.Argument(0).ToInteger()
 
 	if prec < 0 || prec > 100 {
-		panic(r.newError(r.getRangeError(), "toFixed() precision must be between 0 and 100"))
+		panic(r.newError(r.getRangeError(), "toFixed() digits argument must be between 0 and 100")) // mustard: V8's words (mustard_wording.go)
 	}
 	if math.IsNaN(num) {
 		return stringNaN
@@ -113,7 +113,7 @@ func (r *Runtime) numberproto_toFixed(call FunctionCall) Value {
 }
 
 func (r *Runtime) numberproto_toExponential(call FunctionCall) Value {
-	num := r.toNumber(call.This).ToFloat()
+	num := r.mustardThisNumber(call.This, "toExponential").ToFloat() // mustard: V8's words (mustard_wording.go)
 	precVal := call.Argument(0)
 	var prec int64
 	if precVal == _undefined {
@@ -133,14 +133,14 @@ func (r *Runtime) numberproto_toExponential(call FunctionCall) Value {
 	}
 
 	if prec < 0 || prec > 100 {
-		panic(r.newError(r.getRangeError(), "toExponential() precision must be between 0 and 100"))
+		panic(r.newError(r.getRangeError(), "toExponential() argument must be between 0 and 100")) // mustard: V8's words (mustard_wording.go)
 	}
 
 	return r.precisionDigits(fToStr(num, ftoa.ModeExponential, int(prec+1)), int(prec)) // mustard
 }
 
 func (r *Runtime) numberproto_toPrecision(call FunctionCall) Value {
-	numVal := r.toNumber(call.This)
+	numVal := r.mustardThisNumber(call.This, "toPrecision") // mustard: V8's words (mustard_wording.go)
 	precVal := call.Argument(0)
 	if precVal == _undefined {
 		return numVal.toString()
@@ -158,7 +158,7 @@ func (r *Runtime) numberproto_toPrecision(call FunctionCall) Value {
 		return stringNegInfinity
 	}
 	if prec < 1 || prec > 100 {
-		panic(r.newError(r.getRangeError(), "toPrecision() precision must be between 1 and 100"))
+		panic(r.newError(r.getRangeError(), "toPrecision() argument must be between 1 and 100")) // mustard: V8's words (mustard_wording.go)
 	}
 
 	return r.precisionDigits(fToStr(num, ftoa.ModePrecision, int(prec)), int(prec)) // mustard

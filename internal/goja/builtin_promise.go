@@ -285,6 +285,9 @@ func (r *Runtime) builtin_newPromise(args []Value, newTarget *Object) *Object {
 	if len(args) > 0 {
 		arg0 = args[0]
 	}
+	if !r.mustardIsCallable(arg0) { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("Promise resolver %s is not a function", r.mustardRender(arg0)))
+	}
 	executor := r.toCallable(arg0)
 
 	proto := r.getPrototypeFromCtor(newTarget, r.global.Promise, r.getPromisePrototype())

@@ -1,6 +1,9 @@
 package goja
 
 func (r *Runtime) builtin_reflect_apply(call FunctionCall) Value {
+	if f := call.Argument(0); !r.mustardIsCallable(f) { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("Function.prototype.apply was called on %s, which is %s and not a function", r.mustardRender(f), mustardTypeOfArticle(f)))
+	}
 	return r.toCallable(call.Argument(0))(FunctionCall{
 		This:      call.Argument(1),
 		Arguments: r.createListFromArrayLike(call.Argument(2))})

@@ -127,11 +127,11 @@ func (r *Runtime) newSetObject() *setObject {
 }
 
 func (r *Runtime) setProto_add(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
-	thisObj := r.toObject(call.This)
+	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.add") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.add called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.add called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
 	so.m.set(call.Argument(0), nil)
@@ -139,10 +139,10 @@ func (r *Runtime) setProto_add(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_clear(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.clear") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.clear called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.clear called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
 	so.m.clear()
@@ -150,25 +150,31 @@ func (r *Runtime) setProto_clear(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_delete(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
-	thisObj := r.toObject(call.This)
+	r.chargeKey(call.Argument(0))                                   // mustard: mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.delete") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.delete called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
 	return r.toBoolean(so.m.remove(call.Argument(0)))
 }
 
 func (r *Runtime) setProto_entries(call FunctionCall) Value {
+	if _, ok := r.mustardReceiver(call.This, "Set.prototype.entries").self.(*setObject); !ok { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("Method Set.prototype.entries called on incompatible receiver %s", r.mustardRender(call.This)))
+	}
 	return r.createSetIterator(call.This, iterationKindKeyValue)
 }
 
 func (r *Runtime) setProto_forEach(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.forEach") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.forEach called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.forEach called on incompatible receiver %s", r.mustardRender(thisObj)))
+	}
+	if !r.mustardIsCallable(call.Argument(0)) { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("%s is not a function", mustardTypeOfRender(call.Argument(0))))
 	}
 	callbackFn, ok := r.toObject(call.Argument(0)).self.assertCallable()
 	if !ok {
@@ -192,31 +198,31 @@ func (r *Runtime) setProto_forEach(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_has(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0)) // mustard: mustard_hops.go
-	thisObj := r.toObject(call.This)
+	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.has") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.has called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
 	return r.toBoolean(so.m.has(call.Argument(0)))
 }
 
 func (r *Runtime) setProto_getSize(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "get Set.prototype.size") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method get Set.prototype.size called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method get Set.prototype.size called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
 	return intToValue(int64(so.m.size))
 }
 
 func (r *Runtime) setProto_difference(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.difference") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.difference called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.difference called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 	result := r.newSetObject()
@@ -263,10 +269,10 @@ func (r *Runtime) setProto_difference(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_intersection(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.intersection") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.intersection called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.intersection called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 	result := r.newSetObject()
@@ -295,10 +301,10 @@ func (r *Runtime) setProto_intersection(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_isDisjointFrom(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.isDisjointFrom") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.isDisjointFrom called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.isDisjointFrom called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 
@@ -329,10 +335,10 @@ func (r *Runtime) setProto_isDisjointFrom(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_isSubsetOf(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.isSubsetOf") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.isSubsetOf called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.isSubsetOf called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 
@@ -355,10 +361,10 @@ func (r *Runtime) setProto_isSubsetOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_isSupersetOf(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.isSupersetOf") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.isSupersetOf called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.isSupersetOf called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 
@@ -378,10 +384,10 @@ func (r *Runtime) setProto_isSupersetOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_symmetricDifference(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.symmetricDifference") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.symmetricDifference called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.symmetricDifference called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 	result := r.newSetObject()
@@ -410,10 +416,10 @@ func (r *Runtime) setProto_symmetricDifference(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_union(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.union") // mustard: V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.union called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method Set.prototype.union called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 	result := r.newSetObject()
@@ -427,6 +433,9 @@ func (r *Runtime) setProto_union(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_values(call FunctionCall) Value {
+	if _, ok := r.mustardReceiver(call.This, "Set.prototype.values").self.(*setObject); !ok { // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("Method Set.prototype.values called on incompatible receiver %s", r.mustardRender(call.This)))
+	}
 	return r.createSetIterator(call.This, iterationKindValue)
 }
 
@@ -497,11 +506,11 @@ func (r *Runtime) createSetIterator(setValue Value, kind iterationKind) Value {
 }
 
 func (r *Runtime) setIterProto_next(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "Set Iterator.prototype.next") // mustard: V8's words (mustard_wording.go)
 	if iter, ok := thisObj.self.(*setIterObject); ok {
 		return iter.next()
 	}
-	panic(r.NewTypeError("Method Set Iterator.prototype.next called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+	panic(r.NewTypeError("Method Set Iterator.prototype.next called on incompatible receiver %s", r.mustardRender(thisObj)))
 }
 
 type setRecord struct {

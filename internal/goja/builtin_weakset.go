@@ -15,20 +15,20 @@ func (ws *weakSetObject) init() {
 }
 
 func (r *Runtime) weakSetProto_add(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.add") // mustard: V8's words (mustard_wording.go)
 	wso, ok := thisObj.self.(*weakSetObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakSet.prototype.add called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method WeakSet.prototype.add called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	wso.s.set(r.toObject(call.Argument(0)), nil)
 	return call.This
 }
 
 func (r *Runtime) weakSetProto_delete(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.delete") // mustard: V8's words (mustard_wording.go)
 	wso, ok := thisObj.self.(*weakSetObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakSet.prototype.delete called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method WeakSet.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	obj, ok := call.Argument(0).(*Object)
 	if ok && wso.s.remove(obj) {
@@ -38,10 +38,10 @@ func (r *Runtime) weakSetProto_delete(call FunctionCall) Value {
 }
 
 func (r *Runtime) weakSetProto_has(call FunctionCall) Value {
-	thisObj := r.toObject(call.This)
+	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.has") // mustard: V8's words (mustard_wording.go)
 	wso, ok := thisObj.self.(*weakSetObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakSet.prototype.has called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
+		panic(r.NewTypeError("Method WeakSet.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 	obj, ok := call.Argument(0).(*Object)
 	if ok && wso.s.has(obj) {

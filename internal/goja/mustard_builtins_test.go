@@ -102,3 +102,16 @@ func TestMustardToPrimitiveMessageAndToLocaleString(t *testing.T) {
 		}
 	}
 }
+
+// An integer product of zero and a negative number is -0, as in
+// JavaScript (upstream gave -0 only for a factor of -1).
+func TestMustardIntegerProductNegativeZero(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`const n = [1, 2, 3].length; [Object.is(-n * 0, -0), Object.is(0 * -n, -0), Object.is(-3 * false, -0), Object.is(-1 * 0, -0), Object.is(3 * 0, 0), Object.is(-n * -0, 0)].join()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), "true,true,true,true,true,true"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}

@@ -1026,11 +1026,7 @@ func (r *Runtime) wrapNativeConstruct(c func(args []Value, proto *Object) *Objec
 }
 
 func (r *Runtime) toCallable(v Value) func(FunctionCall) Value {
-	if call, ok := r.toObject(v).self.assertCallable(); ok {
-		return call
-	}
-	r.typeErrorResult(true, "Value is not callable: %s", v.toString())
-	return nil
+	return r.mustardCallable(v) // mustard: V8's words (mustard_wording.go)
 }
 
 func (r *Runtime) checkObjectCoercible(v Value) {

@@ -1382,7 +1382,7 @@ func (_mul) exec(vm *vm) {
 	case valueInt:
 		switch right := right.(type) {
 		case valueInt:
-			if left == 0 && right == -1 || left == -1 && right == 0 {
+			if left == 0 && right < 0 || left < 0 && right == 0 { // mustard: -0 for every negative factor, not only -1
 				result = _negativeZero
 				goto end
 			}
@@ -1916,8 +1916,8 @@ type _setElem struct{}
 var setElem _setElem
 
 func (_setElem) exec(vm *vm) {
-	obj := vm.stack[vm.sp-3].ToObject(vm.r)
-	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
+	obj := vm.r.mustardSetBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2]) // mustard: V8's words (mustard_wording.go)
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2])                  // mustard: mustard_bigint.go
 	val := vm.stack[vm.sp-1]
 
 	obj.setOwn(propName, val, false)
@@ -1989,8 +1989,8 @@ type _setElemP struct{}
 var setElemP _setElemP
 
 func (_setElemP) exec(vm *vm) {
-	obj := vm.stack[vm.sp-3].ToObject(vm.r)
-	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
+	obj := vm.r.mustardSetBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2]) // mustard: V8's words (mustard_wording.go)
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2])                  // mustard: mustard_bigint.go
 	val := vm.stack[vm.sp-1]
 
 	obj.setOwn(propName, val, false)
@@ -2010,7 +2010,7 @@ func (_setElemStrict) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.setOwn(propName, val, true)
 	} else {
-		base := receiver.ToObject(vm.r)
+		base := vm.r.mustardSetBase(receiver, vm.stack[vm.sp-2]) // mustard: V8's words (mustard_wording.go)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2072,7 +2072,7 @@ func (_setElemStrictP) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.setOwn(propName, val, true)
 	} else {
-		base := receiver.ToObject(vm.r)
+		base := vm.r.mustardSetBase(receiver, vm.stack[vm.sp-2]) // mustard: V8's words (mustard_wording.go)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2222,7 +2222,7 @@ type setProp unistring.String
 
 func (p setProp) exec(vm *vm) {
 	val := vm.stack[vm.sp-1]
-	vm.stack[vm.sp-2].ToObject(vm.r).self.setOwnStr(unistring.String(p), val, false)
+	vm.r.mustardSetBase(vm.stack[vm.sp-2], stringValueFromRaw(unistring.String(p))).self.setOwnStr(unistring.String(p), val, false) // mustard: V8's words (mustard_wording.go)
 	vm.stack[vm.sp-2] = val
 	vm.sp--
 	vm.pc++
@@ -2232,7 +2232,7 @@ type setPropP unistring.String
 
 func (p setPropP) exec(vm *vm) {
 	val := vm.stack[vm.sp-1]
-	vm.stack[vm.sp-2].ToObject(vm.r).self.setOwnStr(unistring.String(p), val, false)
+	vm.r.mustardSetBase(vm.stack[vm.sp-2], stringValueFromRaw(unistring.String(p))).self.setOwnStr(unistring.String(p), val, false) // mustard: V8's words (mustard_wording.go)
 	vm.sp -= 2
 	vm.pc++
 }
@@ -2246,7 +2246,7 @@ func (p setPropStrict) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.self.setOwnStr(propName, val, true)
 	} else {
-		base := receiver.ToObject(vm.r)
+		base := vm.r.mustardSetBase(receiver, stringValueFromRaw(propName)) // mustard: V8's words (mustard_wording.go)
 		base.setStr(propName, val, receiver, true)
 	}
 
@@ -2338,7 +2338,7 @@ func (p setPropStrictP) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.self.setOwnStr(propName, val, true)
 	} else {
-		base := receiver.ToObject(vm.r)
+		base := vm.r.mustardSetBase(receiver, stringValueFromRaw(propName)) // mustard: V8's words (mustard_wording.go)
 		base.setStr(propName, val, receiver, true)
 	}
 
@@ -2525,7 +2525,7 @@ func (g getProp) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
+		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 	vm.stack[vm.sp-1] = nilSafe(obj.self.getStr(unistring.String(g), v))
@@ -2540,7 +2540,7 @@ func (g getPropRecv) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
+		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 	vm.stack[vm.sp-2] = nilSafe(obj.self.getStr(unistring.String(g), recv))
@@ -2555,7 +2555,7 @@ func (g getPropRecvCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
+		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 
@@ -2576,7 +2576,7 @@ func (g getPropCallee) exec(vm *vm) {
 	obj := v.baseObject(vm.r)
 	n := unistring.String(g)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined or null", n))
+		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(n), false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 	prop := obj.self.getStr(n, v)
@@ -2596,7 +2596,7 @@ func (_getElem) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
+		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
@@ -2616,7 +2616,7 @@ func (_getElemRecv) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-2]))
+		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-2], false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
@@ -2636,7 +2636,7 @@ func (_getKey) exec(vm *vm) {
 	obj := v.baseObject(vm.r)
 	propName := vm.stack[vm.sp-1]
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", propName.String()))
+		vm.throw(vm.r.mustardNullishAccess(v, propName, false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 
@@ -2654,7 +2654,7 @@ func (_getElemCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
+		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 
@@ -2677,7 +2677,7 @@ func (_getElemRecvCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
+		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard: V8's words (mustard_wording.go)
 		return
 	}
 
@@ -4756,7 +4756,7 @@ var op_in _op_in
 
 func (_op_in) exec(vm *vm) {
 	left := vm.stack[vm.sp-2]
-	right := vm.r.toObject(vm.stack[vm.sp-1])
+	right := vm.r.mustardInTarget(left, vm.stack[vm.sp-1]) // mustard: V8's words (mustard_wording.go)
 
 	if b, ok := left.(*valueBigInt); ok { // mustard: a BigInt key's conversion charged
 		left = vm.r.bigIntString(b)
