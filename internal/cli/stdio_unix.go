@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The sidecar reads requests and writes responses on pipes or sockets,
@@ -120,7 +122,8 @@ func (p *pollFile) Read(b []byte) (int, error) {
 // rawWriter writes a non-blocking descriptor that is not in the poller
 // (there, every time the host read a response, the poller would wake a
 // thread to report room to write). Should the host leave no room, the
-// write waits in a blocking system call, as os.File would.
+// write waits in poll(2), a system call the runtime knows may block, as
+// os.File's write would have waited in write(2).
 type rawWriter struct {
 	f  *os.File // kept: its finalizer would close the descriptor
 	fd int
@@ -136,9 +139,7 @@ func (w *rawWriter) Write(b []byte) (int, error) {
 			n += int(r)
 		case syscall.EINTR:
 		case syscall.EAGAIN:
-			m, err := w.blockingWrite(b[n : n+c])
-			n += m
-			if err != nil {
+			if err := w.waitRoom(); err != nil {
 				return n, err
 			}
 		default:
@@ -148,21 +149,16 @@ func (w *rawWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// blockingWrite writes b in blocking mode, a system call the runtime
-// knows may block.
-func (w *rawWriter) blockingWrite(b []byte) (int, error) {
-	if err := syscall.SetNonblock(w.fd, false); err != nil {
-		return 0, &os.PathError{Op: "write", Path: w.f.Name(), Err: err}
-	}
-	defer syscall.SetNonblock(w.fd, true)
+// waitRoom waits until the descriptor has room to write.
+func (w *rawWriter) waitRoom() error {
+	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLOUT}}
 	for {
-		m, err := syscall.Write(w.fd, b)
-		if err == syscall.EINTR {
-			continue
+		_, err := unix.Poll(fds, -1)
+		if err == nil || err != syscall.EINTR {
+			if err != nil {
+				return &os.PathError{Op: "write", Path: w.f.Name(), Err: err}
+			}
+			return nil
 		}
-		if err != nil {
-			return max(m, 0), &os.PathError{Op: "write", Path: w.f.Name(), Err: err}
-		}
-		return m, nil
 	}
 }

@@ -18,9 +18,11 @@ import (
 func pipe(t *testing.T) (r, w int) {
 	t.Helper()
 	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+	if err := syscall.Pipe(p[:]); err != nil {
 		t.Fatal(err)
 	}
+	syscall.CloseOnExec(p[0])
+	syscall.CloseOnExec(p[1])
 	return p[0], p[1]
 }
 
