@@ -21,12 +21,12 @@ import (
 // whose CPUs wake each other slowly, those wake-ups cost a request more
 // than the request itself.
 //
-// pollFile instead puts the descriptor in non-blocking mode, reads and
-// writes it with raw system calls (which cannot block: they copy what the
-// kernel has, or has room for, and return), and waits in Go's network
-// poller when there is nothing to read or no room to write. Between
-// requests every processor is then idle and the monitor sleeps; a request
-// wakes the one thread the poller hands it to.
+// pollFile instead puts stdin in non-blocking mode, reads it with raw
+// system calls (which cannot block: they copy what the kernel has and
+// return), and waits in Go's network poller when there is nothing to read;
+// rawWriter writes stdout the same way. Between requests every processor
+// is then idle and the monitor sleeps; a request wakes the one thread the
+// poller hands it to.
 type pollFile struct {
 	f  *os.File // kept: its finalizer would close the descriptor
 	rc syscall.RawConn
