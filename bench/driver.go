@@ -359,6 +359,12 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		r := rep.row("pipe floor: 600 B echoed by cat (no sidecar)", "")
 		r.Ours = append(r.Ours, d...)
 	}
+	d, err := pings(o.bin, n)
+	if err != nil {
+		return err
+	}
+	r := rep.row("ping round trip, binary frames", "")
+	r.Ours = append(r.Ours, d...)
 	for _, pass := range []struct {
 		h              *host
 		name, delivery string
@@ -401,7 +407,7 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 	if err != nil {
 		return err
 	}
-	r := rep.row("cold start: spawn → first compile answered", "")
+	r = rep.row("cold start: spawn → first compile answered", "")
 	r.Ours = append(r.Ours, compile...)
 	r = rep.row("fresh process: first start ("+fresh.Name+", to its first call)", "")
 	r.Ours = append(r.Ours, first...)
@@ -547,6 +553,25 @@ func pipeFloor(n int) ([]time.Duration, error) {
 		d = append(d, time.Since(t0))
 	}
 	return d, nil
+}
+
+// pings times n ping requests: the sidecar's cheapest round trip, to set
+// beside the pipe floor.
+func pings(h *host, n int) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		hdr, _, err := h.roundTrip(pingRequest, nil)
+		d := time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Contains(hdr, []byte(`"ok":true`)) {
+			return nil, fmt.Errorf("ping: %.300s", hdr)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // historyRoundTrips times n hot round trips of the cold program (~1 KiB
