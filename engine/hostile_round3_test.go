@@ -12,6 +12,8 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // BigInt operations are charged by operand size before they run and
@@ -81,13 +83,16 @@ func TestRound3WorkFitsOrStops(t *testing.T) {
 		sw.WriteString("case " + strconv.Itoa(i) + ": x++; break;")
 	}
 	sw.WriteString("} x")
-	for _, c := range []struct{ src, want string }{
+	for i, c := range []struct{ src, want string }{
 		{"nums.sort(); nums[0] + nums[99999]", "99999"}, // string order: 0 first, 99999 last
 		{"strs.sort(); strs[0] + strs[99999]", "k0k99999"},
 		{body, "Limit: instruction budget exhausted"},
 		{sw.String(), "Limit: instruction budget exhausted"},
 		{"let n = 0; for (let i = 0; i < 3; i++) n += (i); n", "3"},
 	} {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(c.src[:min(len(c.src), 40)], func(t *testing.T) {
 			p, err := Compile(c.src)
 			require.NoError(t, err)
@@ -203,7 +208,7 @@ func TestHugeSparseReverseEndsQuickly(t *testing.T) {
 // within the hang bound (each ran for minutes before).
 func TestOperandWorkUnderDefaultLimits(t *testing.T) {
 	const chain = `let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); `
-	for _, src := range []string{
+	for i, src := range []string{
 		`const s = '1'.repeat(4e6); let n = 0; for (;;) n += +s`,
 		`const s = '1'.repeat(4e6); let n = 0; for (;;) n += Number(s)`,
 		`const s = '1'.repeat(4e6); let n = 0; for (;;) n += s * 1`,
@@ -221,6 +226,9 @@ func TestOperandWorkUnderDefaultLimits(t *testing.T) {
 		chain + `const p = {}; let n = 0; for (;;) if (p.isPrototypeOf(o)) n++`,
 		chain + `const x = {}; for (;;) { Object.setPrototypeOf(x, o); Object.setPrototypeOf(x, null) }`,
 	} {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(src[:min(len(src), 60)], func(t *testing.T) {
 			began := time.Now()
 			step := runLimits(t, src, policy.DefaultLimits())
@@ -280,12 +288,15 @@ func TestOperandWorkKeepsValues(t *testing.T) {
 // hours under the default budget; it now ends with the budget within a
 // few searches. The charge is the same on every run.
 func TestBacktrackingRegexpLoopsUnderDefaultLimits(t *testing.T) {
-	for _, src := range []string{
+	for i, src := range []string{
 		`let n = 0; for (;;) if (/^(a+)+(?=b)/.test('a'.repeat(19) + '!')) n++`,
 		`let n = 0; for (;;) if (/(x+x+)+y\1/.test('x'.repeat(26))) n++`,
 		`let n = 0; for (;;) n += 'a'.repeat(18).replace(/(?=(a*)*b)/g, '').length`,
 		`let n = 0; for (;;) if (/(?<=(a|aa)+)b|^(a|aa)+$(?!x)/u.test('a'.repeat(30) + '!')) n++`,
 	} {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(src[:min(len(src), 60)], func(t *testing.T) {
 			began := time.Now()
 			step := runLimits(t, src, policy.DefaultLimits())

@@ -9,6 +9,8 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // runLimits runs src under limits with no capabilities.
@@ -66,7 +68,10 @@ func TestHostileProgramsEndWithLimit(t *testing.T) {
 		{"deep built at default limits", "let a=[]; for(let i=0;i<200000;i++) a=[a]; JSON.stringify(a)", "Limit:", nil},
 		{"deep parse", "JSON.parse('['.repeat(200000) + ']'.repeat(200000))", "Limit: call depth limit exceeded", nil},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			limits := policy.DefaultLimits()
 			if c.limits != nil {

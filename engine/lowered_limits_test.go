@@ -8,6 +8,8 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // A resume may lower any limit. Whatever it lowers, resuming a snapshot
@@ -47,7 +49,10 @@ func loweredStep(s Step) string {
 }
 
 func TestEveryLimitLoweredAtResumeHotEqualsCold(t *testing.T) {
-	for _, prog := range loweredPrograms {
+	for i, prog := range loweredPrograms {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(prog.name, func(t *testing.T) {
 			p, err := Compile(prog.src)
 			require.NoError(t, err)
