@@ -451,8 +451,10 @@ func TestMeteringBuiltinCharges(t *testing.T) {
 		{"padEnd, per character produced", "'x'.padEnd(6400); 1", "'x'.padEnd(0); 1", 106, 100},
 		// Each hole is read through two prototype links (Array.prototype,
 		// Object.prototype), a quarter of an instruction each, charged per
-		// 1,024 links: 12,288 of the 12,800.
-		{"join, per element", "Array(6400).join(); 1", "Array(0).join(); 1", 100 + 12288/4, 100},
+		// 1,024 links: 12,288 of the 12,800; and the 6,399 bytes of the
+		// result, four copies' work at 16 bytes a unit (1,599 units: 24
+		// instructions).
+		{"join, per element", "Array(6400).join(); 1", "Array(0).join(); 1", 100 + 12288/4 + 24, 100},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			assert.Equal(t, c.v3, meter(c.src, programVersion)-meter(c.none, programVersion), "current programs")

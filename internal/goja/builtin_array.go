@@ -1252,7 +1252,7 @@ func (r *Runtime) arrayproto_find(call FunctionCall) Value {
 	for k := int64(0); k < l; k++ {
 		r.workStep(k, l) // mustard
 		idx := valueInt(k)
-		kValue := o.self.getIdx(idx, nil)
+		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard: a hole is undefined to a native callback too
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
 		if predicate(fc).ToBoolean() {
 			return kValue
@@ -1273,7 +1273,7 @@ func (r *Runtime) arrayproto_findIndex(call FunctionCall) Value {
 	for k := int64(0); k < l; k++ {
 		r.workStep(k, l) // mustard
 		idx := valueInt(k)
-		kValue := o.self.getIdx(idx, nil)
+		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
 		if predicate(fc).ToBoolean() {
 			return idx
@@ -1294,7 +1294,7 @@ func (r *Runtime) arrayproto_findLast(call FunctionCall) Value {
 	for k := int64(l - 1); k >= 0; k-- {
 		r.workStep(l-1-k, l) // mustard
 		idx := valueInt(k)
-		kValue := o.self.getIdx(idx, nil)
+		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
 		if predicate(fc).ToBoolean() {
 			return kValue
@@ -1315,7 +1315,7 @@ func (r *Runtime) arrayproto_findLastIndex(call FunctionCall) Value {
 	for k := int64(l - 1); k >= 0; k-- {
 		r.workStep(l-1-k, l) // mustard
 		idx := valueInt(k)
-		kValue := o.self.getIdx(idx, nil)
+		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
 		if predicate(fc).ToBoolean() {
 			return idx
@@ -1710,7 +1710,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			r.workStep(k, l)    // mustard
 			r.allocStep(k, per) // mustard
 			idx := valueInt(k)
-			item := arrayLike.self.getIdx(idx, nil)
+			item := nilSafe(arrayLike.self.getIdx(idx, nil)) // mustard: a hole is undefined to a native callback too
 			if mapFn != nil {
 				item = mapFn(FunctionCall{This: t, Arguments: []Value{item, idx}})
 			} else {

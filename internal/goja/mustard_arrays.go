@@ -238,7 +238,7 @@ func (a *partsAlloc) add(s String) {
 		if a.n >= partsBatch {
 			n := a.n
 			a.n = 0
-			a.r.allocBytes(n)
+			a.report(n)
 		}
 	}
 }
@@ -247,6 +247,22 @@ func (a *partsAlloc) flush() {
 	if a.r.meter != nil && a.n > 0 {
 		n := a.n
 		a.n = 0
+		a.report(n)
+	}
+}
+
+// report reports n bytes of the result: their memory, and, in programs
+// metered by operand size (current ones), the work of copying them
+// (copying, joinCopies times: the builder copies what it holds again each
+// time it grows, and the result is collected): a long separator copied between 100,000 elements is the join's
+// real work, not the elements. Older programs keep the memory alone, as
+// their journals recorded.
+func (a *partsAlloc) report(n int) {
+	const joinCopies = 4
+	if a.r.bigMetered {
+		a.r.allocBytes(n)
+		a.r.work(joinCopies * a.r.copyUnits(n))
+	} else {
 		a.r.allocBytes(n)
 	}
 }

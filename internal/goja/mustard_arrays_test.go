@@ -498,3 +498,15 @@ func TestMustardSortSparseByItsKeys(t *testing.T) {
 		t.Fatalf("largest allocation reported: %d bytes", m.maxAlloc)
 	}
 }
+
+// A hole reaches a native callback as undefined, not as Go's nil.
+func TestHoleToNativeCallback(t *testing.T) {
+	for _, src := range []string{
+		`[,1].find(Number)`, `[,1].findIndex(Number)`, `[1,,].findLast(Number)`,
+		`[1,,].findLastIndex(Number)`, `Array.from({length: 2}, Number).join()`,
+	} {
+		if _, err := New().RunString(src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+}

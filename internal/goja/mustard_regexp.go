@@ -95,6 +95,10 @@ type linearProg struct {
 // instructions of the program, which keeps a unit under a microsecond.
 const regexpInstsPerUnit = 2
 
+// linearStepFactor multiplies a large program's extra cost a character in
+// current programs (linearFind).
+const linearStepFactor = 4
+
 // programExtra is the extra cost a character of the compiled src has.
 func programExtra(src string) int {
 	tree, err := syntax.Parse(src, syntax.Perl)
@@ -346,6 +350,12 @@ func (p *regexpPattern) linearFind(r *Runtime, l *linearProg, s String, start in
 		// reads them, so that a long search stops at the budget instead of
 		// being charged after it.
 		cr := chargingReader{r: r, extra: l.extra}
+		if r.bigMetered {
+			// Measured on long searches with large programs, a step of
+			// the automaton with captures takes 4 times the 5 ns the
+			// rate assumes; programs of format version 1 or 2 keep it.
+			cr.extra *= linearStepFactor
+		}
 		res = l.find(r, s, start, p.unicode, &cr)
 		cr.settle()
 	} else {

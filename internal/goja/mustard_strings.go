@@ -227,7 +227,16 @@ const regexpInstBytes = 40
 // compiling reports a RegExp pattern of n units about to be compiled.
 func (r *Runtime) compiling(n int) {
 	if r.meter != nil && n > 0 {
-		r.work(n)
+		if r.bigMetered {
+			// A character compiles to about one instruction of each
+			// program (the backtracking one and the linear engine's), a
+			// microsecond in all: charged as the instructions past one a
+			// character are (chargeProgram). Programs of format version 1
+			// or 2 keep a unit a character, as their journals recorded.
+			r.work(mulBytes(int64(n), regexpInstUnits))
+		} else {
+			r.work(n)
+		}
 		r.allocBytes(mulBytes(int64(n), regexpInstBytes))
 	}
 }
