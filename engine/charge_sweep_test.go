@@ -27,7 +27,7 @@ import (
 //
 // By default the sweep takes every sixteenth combination, on small inputs
 // (200 elements, 2 KB strings), in seconds; MUSTARD_CHARGE_SWEEP=1
-// (.ci/run sets it) takes every 64th on 100,000-element arrays and 1 MB
+// takes every 64th on 100,000-element arrays and 1 MB
 // strings, and MUSTARD_CHARGE_SWEEP=all every one of them (an hour or
 // more on a 2-core machine).
 const (
