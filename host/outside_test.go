@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // Must hold: a Go program outside the module, in a directory of its own
@@ -21,6 +23,7 @@ import (
 // and the goja fork are packages of this module, so no replace of ours is
 // needed), and the program finds that binary on PATH, as a host would.
 func TestAProgramOutsideTheModuleEmbedsTheSidecar(t *testing.T) {
+	longtest.Skip(t) // builds the whole module again, in a module of its own: minutes under -race
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH to build the program with")

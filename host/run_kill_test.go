@@ -20,6 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/value"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 const killSource = `
@@ -61,7 +63,7 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 	runWhileKilling(t, killSource, HostCallsOne, runAll, func() time.Duration { return 50 * time.Millisecond })
 }
 
-// runWhileKilling runs 200 executions of source through a pool of 4
+// runWhileKilling runs 200 executions (50 in the default run) of source through a pool of 4
 // processes undisturbed, then again while a random process is SIGKILLed
 // every interval() throughout, with run (runAll or runAllBatched), and
 // checks that every execution gives the undisturbed value, that each
@@ -69,7 +71,7 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 // left.
 func runWhileKilling(t *testing.T, source string, mode HostCalls, run func(*testing.T, *Runner, Program, int) ([]string, map[string]int), interval func() time.Duration) {
 	noLeaks(t)
-	const executions, processes = 200, 4
+	executions, processes := longtest.Pick(50, 200), 4
 	ctx := context.Background()
 
 	quiet := newPool(t, processes)

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // The limits of docs/limits.md, checked on the real binary. These tests are
@@ -189,7 +191,10 @@ var limBombs = []limBomb{
 // with a Limit error while the sidecar's peak RSS stays under 256 MiB, and
 // the next request in that process succeeds.
 func TestE2ELimitsMemoryBombs(t *testing.T) {
-	for _, b := range limBombs {
+	for i, b := range limBombs {
+		if !longtest.Sampled(i) {
+			continue
+		}
 		t.Run(b.name, func(t *testing.T) { limInFreshProcess(t, b.src, nil, b.want...) })
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // The memory budget end to end (docs/limits.md, "The memory budget"): the
@@ -345,6 +347,9 @@ func TestE2EMemorySoak(t *testing.T) {
 	shortOps := 3000
 	if limRace {
 		shortOps = 300 // several times slower: the mix, not the count, is the test there
+	}
+	if !longtest.Enabled() {
+		shortOps /= 10
 	}
 	holderID, holderBytes := h.compile(`const keep = 'x'.repeat(size); const a = fetch_data(n); const b = fetch_data(a); keep.length + a + b;`)
 	smallID, smallBytes := h.compile(`const a = fetch_data(n); a * 2;`)

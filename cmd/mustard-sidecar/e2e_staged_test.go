@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // noise returns n bytes of hex text that does not compress: snapshots
@@ -84,6 +86,9 @@ func TestE2EStagedValues(t *testing.T) {
 	caps := []string{"done", "fetch_rows"}
 
 	for _, tr := range transports {
+		if tr.jsonl && !longtest.Enabled() {
+			continue // the same steps in base64 lines: minutes under -race
+		}
 		t.Run(tr.name, func(t *testing.T) {
 			chunk := 960 << 10
 			if tr.jsonl {
