@@ -30,16 +30,7 @@ import (
 // result.
 const leaseHostEnv = "MUSTARD_HOST_TEST_LEASE_HOST"
 
-const leaseSource = `
-let acc = seed;
-const log = [];
-for (let i = 0; i < 24; i++) {
-  const r = step(i, acc);
-  acc = r.acc;
-  log.push(r.tag);
-}
-({ seed, acc, log: log.join(",") });
-`
+var leaseSource = stepsSource(24)
 
 // leaseRun runs execution id of leaseSource on a DirStore in dir. Its one
 // tool, step, is idempotent per (execution, call id) in the way a tool

@@ -24,16 +24,23 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
-const killSource = `
+// killSource calls step 20 times, each call's answer feeding the next.
+var killSource = stepsSource(20)
+
+// stepsSource is a program calling step n times in a chain: its result
+// shows whether any call was answered twice or out of order.
+func stepsSource(n int) string {
+	return `
 let acc = seed;
 const log = [];
-for (let i = 0; i < 20; i++) {
+for (let i = 0; i < ` + strconv.Itoa(n) + `; i++) {
   const r = step(i, acc);
   acc = r.acc;
   log.push(r.tag);
 }
 ({ seed, acc, log: log.join(",") });
 `
+}
 
 // runAll runs n executions of killSource at once through r and returns
 // their results by index, and how often each (execution, call) was asked.

@@ -57,29 +57,21 @@ func (r *Runtime) mustardRender(v Value) string {
 // mustardDataProp is the value of a data property found on o or its
 // prototypes, nil for an accessor, a missing property or a proxy.
 func (r *Runtime) mustardDataProp(o *Object, name unistring.String) Value {
-	for ; o != nil; o = o.self.proto() {
-		if _, isProxy := o.self.(*proxyObject); isProxy {
-			return nil
-		}
-		if v := o.self.getOwnPropStr(name); v != nil {
-			if p, ok := v.(*valueProperty); ok {
-				if p.accessor {
-					return nil
-				}
-				return p.value
-			}
-			return v
-		}
-	}
-	return nil
+	return mustardDataPropBy(o, func(self objectImpl) Value { return self.getOwnPropStr(name) })
 }
 
 func (r *Runtime) mustardDataPropSym(o *Object, s *Symbol) Value {
+	return mustardDataPropBy(o, func(self objectImpl) Value { return self.getOwnPropSym(s) })
+}
+
+// mustardDataPropBy walks o's prototype chain with own, the lookup of one
+// own property, stopping at a proxy (whose traps are guest code).
+func mustardDataPropBy(o *Object, own func(objectImpl) Value) Value {
 	for ; o != nil; o = o.self.proto() {
 		if _, isProxy := o.self.(*proxyObject); isProxy {
 			return nil
 		}
-		if v := o.self.getOwnPropSym(s); v != nil {
+		if v := own(o.self); v != nil {
 			if p, ok := v.(*valueProperty); ok {
 				if p.accessor {
 					return nil
