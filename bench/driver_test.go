@@ -20,6 +20,7 @@ func TestDriver(t *testing.T) {
 	}
 	want := map[string]int{
 		"pipe floor: 600 B echoed by cat (no sidecar)":                           6,
+		"ping round trip, binary frames":                                         6,
 		"hot round trip, binary frames":                                          6,
 		"hot round trip, binary frames, 1 KiB args, from step 5":                 2,
 		"hot round trip, binary frames, delta delivery":                          6,
