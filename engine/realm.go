@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
@@ -15,28 +16,63 @@ func init() {
 	goja.MustardSetLocalZone(time.UTC)
 }
 
-// lockdownSource runs in every realm before guest code. It removes eval and
-// replaces every route to a Function constructor with one that throws, so
-// no guest text escapes validation and metering. The stub keeps
-// Function.prototype as its prototype, so `f instanceof Function` works.
+// lockdownSource runs in every realm before guest code. With lockDown, it
+// removes eval and replaces every route to a Function constructor with one
+// that throws, so no guest text escapes validation and metering. The stub
+// keeps Function.prototype as its prototype, so `f instanceof Function`
+// works. The program only makes the stubs (their text and their frames'
+// name and position are what guests see); lockDown installs them.
 const lockdownSource = `(function () {
   "use strict";
   var g = globalThis, dp = Object.defineProperty, gpo = Object.getPrototypeOf;
   function lock(proto, name) {
     var stub = function () { throw new TypeError("dynamic code evaluation is not available"); };
-    dp(stub, "name", { value: name, configurable: true });
-    dp(stub, "prototype", { value: proto, writable: false, enumerable: false, configurable: false });
-    dp(proto, "constructor", { value: stub, writable: false, enumerable: false, configurable: false });
-    return stub;
+    return [proto, stub, name];
   }
-  dp(g, "Function", { value: lock(Function.prototype, "Function"), writable: true, enumerable: false, configurable: true });
-  lock(gpo(function* () {}), "GeneratorFunction");
-  lock(gpo(async function () {}), "AsyncFunction");
-  lock(gpo(async function* () {}), "AsyncGeneratorFunction");
-  delete g.eval;
-  delete g.GoError;
-  return [Object.prototype, Array.prototype, Error, function (e) { throw e; }, Object.defineProperty];
+  return [Object.prototype, Array.prototype, Error, function (e) { throw e; }, dp,
+    lock(Function.prototype, "Function"),
+    lock(gpo(function* () {}), "GeneratorFunction"),
+    lock(gpo(async function () {}), "AsyncFunction"),
+    lock(gpo(async function* () {}), "AsyncGeneratorFunction")];
 })()`
+
+// lockdownCaptured is how many leading elements of the lockdown program's
+// result are intrinsics the realm keeps; the rest are [prototype, stub,
+// name] triples that lockDown installs.
+const lockdownCaptured = 5
+
+// lockDown installs the stubs the lockdown program made: each becomes its
+// prototype's constructor (and the first the global Function), and each
+// prototype its stub's prototype. It defines the properties directly, in
+// the order and with the attributes Object.defineProperty gave them,
+// without a descriptor object per property, and deletes eval and GoError
+// without making them first.
+func lockDown(rt *goja.Runtime, caps *goja.Object) error {
+	g := rt.GlobalObject()
+	n := int(caps.Get("length").ToInteger())
+	var fn *goja.Object
+	for i := lockdownCaptured; i < n; i++ {
+		t := caps.Get(strconv.Itoa(i)).(*goja.Object)
+		proto := t.Get("0").(*goja.Object)
+		stub := t.Get("1").(*goja.Object)
+		if err := stub.DefineDataProperty("name", t.Get("2"), goja.FLAG_NOT_SET, goja.FLAG_TRUE, goja.FLAG_NOT_SET); err != nil {
+			return err
+		}
+		if err := stub.DefineDataProperty("prototype", proto, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+		if err := proto.DefineDataProperty("constructor", stub, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+		if fn == nil {
+			fn = stub
+			if err := g.DefineDataProperty("Function", fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+				return err
+			}
+		}
+	}
+	return rt.MustardDeleteGlobals("eval", "GoError")
+}
 
 // meterHandoff briefly holds the meter functions on globalThis while
 // meterProgram binds them.
@@ -72,6 +108,9 @@ func buildRealm() (*realm, error) {
 		return nil, err
 	}
 	caps := v.(*goja.Object)
+	if err := lockDown(rt, caps); err != nil {
+		return nil, err
+	}
 	r := &realm{rt: rt}
 	rt.SetMeter(r)
 	r.objProto = caps.Get("0").(*goja.Object)
@@ -155,8 +194,5 @@ func (r *realm) Job() { r.x.spend(JobWeight) }
 // defineFunction installs a Go function under an explicit name, so no Go
 // symbol name is visible to the guest.
 func (r *realm) newFunction(name string, length int, fn func(goja.FunctionCall) goja.Value) *goja.Object {
-	f := r.rt.ToValue(fn).(*goja.Object)
-	_ = f.DefineDataProperty("name", r.rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	_ = f.DefineDataProperty("length", r.rt.ToValue(length), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	return f
+	return r.rt.MustardNewNativeFunc(fn, name, length)
 }

@@ -436,7 +436,9 @@ func (e *Exception) Value() Value {
 
 func (e *Exception) Unwrap() error {
 	if obj, ok := e.val.(*Object); ok {
-		if obj.runtime.getGoError().self.hasInstance(obj) {
+		// mustard: no GoError made, no instance of it (and nothing made
+		// here, where the runtime may be another goroutine's).
+		if ge := obj.runtime.global.GoError; ge != nil && ge.self.hasInstance(obj) {
 			if val := obj.Get("value"); val != nil {
 				e1, _ := val.Export().(error)
 				return e1
