@@ -64,7 +64,7 @@ func Main(args []string) int {
 		// of resident memory (bench/README.md).
 		debug.SetGCPercent(gcPercent)
 	}
-	return run(args, requestInput(), os.Stderr)
+	return run(args, os.Stdin, os.Stderr)
 }
 
 // softMemoryLimitAbove is how far the Go runtime's soft memory limit sits
@@ -230,7 +230,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			"pinned_key", opts.PinnedKey != nil)
 	}
 	code := 0
-	if err := serve(opts, stdin, responseOutput(out), tr, log); err != nil {
+	if err := serve(opts, stdin, out, tr, log); err != nil {
 		if log != nil {
 			log.Error("fatal error", "error", err.Error())
 		}
