@@ -8,9 +8,11 @@
 // The test files import the reference's package as `../../index.ts`; here
 // they run in a temporary tree whose `index.ts` re-exports this package (a
 // CommonJS file with an unknown extension loads as JavaScript). The
-// reference's internal modules (its native binding loader, its snapshot
-// policy, its boundary codec, its Rust sidecar) have no counterpart: their
-// shims throw, and the tests that use them are listed as `internal`.
+// reference's sidecar tests run against this project's sidecar, which
+// speaks the same protocol (see below). The rest of the reference's
+// internal modules (its native binding loader, the parts of its snapshot
+// policy and boundary codec this package has no counterpart for) have
+// shims that throw, and the tests that use them are listed as `internal`.
 //
 // test/reference/expected-failures.json lists every test expected to fail,
 // each with its category and reason. The run fails when a test outside that
@@ -95,12 +97,12 @@ if (referenceDir) {
   shim('native-loader.ts', `module.exports = require(${JSON.stringify(path.join(dist, 'native-loader.js'))});`);
 } else {
   shim('index.ts', `module.exports = require(${JSON.stringify(pkg)});`);
-  internal('lib/structured.ts');
   internal('native-loader.ts');
   // The reference's public formulas for a dump's program_id and
   // snapshot_key_digest, and for a token over a snapshot id; this package
   // signs dumps with the same ones. (The reference's snapshotToken without
-  // an id asks its native binding for the snapshot's identity.)
+  // an id asks its native binding for the snapshot's identity; here it is
+  // the sidecar's, the digest of the bytes.)
   internal(
     'lib/policy.ts',
     [
@@ -108,13 +110,88 @@ if (referenceDir) {
       "own.programIdentity = (program) => crypto.createHash('sha256').update(Buffer.from(program)).digest('hex');",
       "own.snapshotKeyDigest = (key) => crypto.createHash('sha256').update(key).digest('hex');",
       'own.snapshotToken = (snapshot, key, id) => {',
-      "  if (id === undefined) throw new Error('snapshotToken without a snapshot id reads the reference native binding');",
+      // A snapshot's id is the SHA-256 of its bytes (docs/protocol.md).
+      "  if (id === undefined) id = crypto.createHash('sha256').update(Buffer.from(snapshot)).digest('hex');",
       "  return crypto.createHmac('sha256', key).update(id, 'utf8').digest('hex');",
       '};',
     ].join('\n'),
   );
 }
-internal('lib/sidecar.ts');
+// The reference's sidecar tests (sidecar-equivalence, durable-ptc-equivalence,
+// sidecar-profile) build its Rust sidecar with `cargo build -p mustard-sidecar`
+// and run `target/debug/mustard-sidecar` over the binary protocol. Here that
+// sidecar is this project's: `target/debug/mustard-sidecar` is the binary
+// under test, `cargo` on the tests' PATH is a stand-in that only accepts that
+// build command (the binary is already built), and the reference's frame
+// client and structured encoders are this package's, behind the reference's
+// function names.
+if (referenceDir) {
+  internal('lib/sidecar.ts');
+} else {
+  const wire = path.join(pkg, 'lib', 'wire.js');
+  const structured = path.join(pkg, 'lib', 'structured.js');
+  shim(
+    'lib/sidecar.ts',
+    [
+      "const { performance } = require('node:perf_hooks');",
+      `const { encodeFrame, FrameReader, DEFAULT_MAX_RESPONSE_BYTES } = require(${JSON.stringify(wire)});`,
+      'function createBinarySidecarClient(child) {',
+      '  const reader = new FrameReader(DEFAULT_MAX_RESPONSE_BYTES);',
+      '  const ready = [];',
+      '  const waiters = [];',
+      '  let ended = null;',
+      '  function settle() {',
+      '    while (waiters.length && ready.length) waiters.shift().resolve(ready.shift());',
+      '    while (waiters.length && ended) waiters.shift().reject(ended);',
+      '  }',
+      "  child.stdout.on('data', (chunk) => {",
+      '    for (const f of reader.push(chunk)) {',
+      '      const decodeStarted = performance.now();',
+      "      const payload = JSON.parse(f.header.toString('utf8'));",
+      '      ready.push({ payload, blob: Buffer.from(f.payload), responseDecodeMs: performance.now() - decodeStarted });',
+      '    }',
+      '    settle();',
+      '  });',
+      "  const end = () => { ended = ended || new Error('sidecar closed before a full frame was read'); settle(); };",
+      "  child.stdout.on('end', end);",
+      "  child.stdout.on('close', end);",
+      '  return {',
+      '    async request(payload, blob = undefined) {',
+      '      const roundTripStarted = performance.now();',
+      '      child.stdin.write(encodeFrame(payload, blob === undefined || blob === null ? undefined : Buffer.from(blob)));',
+      '      const response = await new Promise((resolve, reject) => { waiters.push({ resolve, reject }); settle(); });',
+      '      response.roundTripMs = performance.now() - roundTripStarted;',
+      '      return response;',
+      '    },',
+      '  };',
+      '}',
+      'module.exports = { createBinarySidecarClient };',
+    ].join('\n'),
+  );
+  internal(
+    'lib/structured.ts',
+    [
+      `const s = require(${JSON.stringify(structured)});`,
+      'own.encodeStructured = (v) => s.encode(v);',
+      'own.decodeStructured = (v) => s.decode(v);',
+      'own.encodeStructuredInputs = (inputs) => JSON.stringify(s.encodeInputs(inputs));',
+      "own.encodeResumePayloadValue = (v) => JSON.stringify({ type: 'value', value: s.encode(v) });",
+      'own.encodeResumePayloadError = (e) => JSON.stringify(s.encodeError(e));',
+    ].join('\n'),
+  );
+  const bin = path.join(root, 'target', 'debug');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.symlinkSync(path.resolve(env.MUSTARD_SIDECAR_BIN), path.join(bin, 'mustard-sidecar'));
+  const stand = path.join(tmp, 'bin');
+  fs.mkdirSync(stand);
+  fs.writeFileSync(
+    path.join(stand, 'cargo'),
+    '#!/bin/sh\n# The sidecar under test is already built; only its build command is accepted.\n' +
+      '[ "$*" = "build -q -p mustard-sidecar" ] && exit 0\necho "cargo stand-in: unexpected cargo $*" >&2\nexit 1\n',
+    { mode: 0o755 },
+  );
+  env.PATH = `${stand}${path.delimiter}${env.PATH}`;
+}
 const modules = path.join(root, 'node_modules');
 fs.mkdirSync(modules, { recursive: true });
 for (const dep of ['fast-check', 'pure-rand']) {
