@@ -477,7 +477,10 @@ func (a *arrayObject) _deleteIdxProp(idx uint32, throw bool) bool {
 		if v := a.values[idx]; v != nil {
 			if p, ok := v.(*valueProperty); ok {
 				if !p.configurable {
-					a.val.runtime.typeErrorResult(throw, "Cannot delete property '%d' of %s", idx, a.val.toString())
+					if throw { // mustard: V8's words; the message neither joins the array nor runs its toString
+						r := a.val.runtime
+						r.typeErrorResult(true, "Cannot delete property '%d' of %s", idx, r.objectproto_toString(FunctionCall{This: a.val}))
+					}
 					return false
 				}
 				a.propValueCount--

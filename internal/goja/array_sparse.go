@@ -414,7 +414,10 @@ func (a *sparseArrayObject) _deleteIdxProp(idx uint32, throw bool) bool {
 	if i < len(a.items) && a.items[i].idx == idx {
 		if p, ok := a.items[i].value.(*valueProperty); ok {
 			if !p.configurable {
-				a.val.runtime.typeErrorResult(throw, "Cannot delete property '%d' of %s", idx, a.val.toString())
+				if throw { // mustard: V8's words; the message neither joins the array nor runs its toString
+					r := a.val.runtime
+					r.typeErrorResult(true, "Cannot delete property '%d' of %s", idx, r.objectproto_toString(FunctionCall{This: a.val}))
+				}
 				return false
 			}
 			a.propValueCount--

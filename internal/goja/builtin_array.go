@@ -217,8 +217,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	r.workStep(0, int64(l)) // mustard
 	element0 := o.self.getIdx(valueInt(0), nil)
 	if element0 != nil && element0 != _undefined && element0 != _null {
-		s := r.stringOf(element0) // mustard: a BigInt's conversion charged
-		sa.add(s)                 // mustard
+		s := sa.elementString(element0) // mustard: a number's or a BigInt's conversion charged
 		buf.WriteString(s)
 	}
 
@@ -228,8 +227,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 		buf.WriteString(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
 		if element != nil && element != _undefined && element != _null {
-			s := r.stringOf(element) // mustard: a BigInt's conversion charged
-			sa.add(s)                // mustard
+			s := sa.elementString(element) // mustard: a number's or a BigInt's conversion charged
 			buf.WriteString(s)
 		}
 	}
@@ -366,7 +364,7 @@ func (r *Runtime) arrayproto_concat(call FunctionCall) Value {
 func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	start := relToIdx(call.Argument(0).ToInteger(), length)
+	start := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard: a long string argument's conversion charged
 	var end int64
 	if endArg := call.Argument(1); endArg != _undefined {
 		end = endArg.ToInteger()
@@ -494,14 +492,14 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	actualStart := relToIdx(call.Argument(0).ToInteger(), length)
+	actualStart := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard: a long string argument's conversion charged
 	var actualDeleteCount int64
 	switch len(call.Arguments) {
 	case 0:
 	case 1:
 		actualDeleteCount = length - actualStart
 	default:
-		actualDeleteCount = min(max(call.Argument(1).ToInteger(), 0), length-actualStart)
+		actualDeleteCount = min(max(r.numArg(call.Argument(1)).ToInteger(), 0), length-actualStart) // mustard: a long string argument's conversion charged
 	}
 	itemCount := max(int64(len(call.Arguments)-2), 0)
 	newLength := length - actualDeleteCount + itemCount
@@ -651,7 +649,7 @@ func (r *Runtime) arrayproto_unshift(call FunctionCall) Value {
 
 func (r *Runtime) arrayproto_at(call FunctionCall) Value {
 	o := call.This.ToObject(r)
-	idx := call.Argument(0).ToInteger()
+	idx := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	length := toLength(o.self.getStr("length", nil))
 	if idx < 0 {
 		idx = length + idx
@@ -673,7 +671,7 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 		return intToValue(-1)
 	}
 
-	n := call.Argument(1).ToInteger()
+	n := r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
 	if n >= length {
 		return intToValue(-1)
 	}
@@ -723,7 +721,7 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 		return valueFalse
 	}
 
-	n := call.Argument(1).ToInteger()
+	n := r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
 	if n >= length {
 		return valueFalse
 	}
@@ -778,7 +776,7 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	if len(call.Arguments) < 2 {
 		fromIndex = length - 1
 	} else {
-		fromIndex = call.Argument(1).ToInteger()
+		fromIndex = r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
 		if fromIndex >= 0 {
 			fromIndex = min(fromIndex, length-1)
 		} else {
@@ -1170,8 +1168,8 @@ func (r *Runtime) arrayproto_copyWithin(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	l := toLength(o.self.getStr("length", nil))
 	var relEnd, dir int64
-	to := relToIdx(call.Argument(0).ToInteger(), l)
-	from := relToIdx(call.Argument(1).ToInteger(), l)
+	to := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l)   // mustard: a long string argument's conversion charged
+	from := relToIdx(r.numArg(call.Argument(1)).ToInteger(), l) // mustard: a long string argument's conversion charged
 	if end := call.Argument(2); end != _undefined {
 		relEnd = end.ToInteger()
 	} else {
@@ -1215,7 +1213,7 @@ func (r *Runtime) arrayproto_entries(call FunctionCall) Value {
 func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	l := toLength(o.self.getStr("length", nil))
-	k := relToIdx(call.Argument(1).ToInteger(), l)
+	k := relToIdx(r.numArg(call.Argument(1)).ToInteger(), l) // mustard: a long string argument's conversion charged
 	var relEnd int64
 	if endArg := call.Argument(2); endArg != _undefined {
 		relEnd = endArg.ToInteger()
@@ -1394,7 +1392,7 @@ func (r *Runtime) arrayproto_flatMap(call FunctionCall) Value {
 
 func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 	o := call.This.ToObject(r)
-	relativeIndex := call.Argument(0).ToInteger()
+	relativeIndex := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	value := call.Argument(1)
 	length := toLength(o.self.getStr("length", nil))
 
@@ -1515,12 +1513,12 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	actualStart := relToIdx(call.Argument(0).ToInteger(), length)
+	actualStart := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard: a long string argument's conversion charged
 	var actualSkipCount int64
 	if len(call.Arguments) == 1 {
 		actualSkipCount = length - actualStart
 	} else if len(call.Arguments) > 1 {
-		actualSkipCount = min(max(call.Argument(1).ToInteger(), 0), length-actualStart)
+		actualSkipCount = min(max(r.numArg(call.Argument(1)).ToInteger(), 0), length-actualStart) // mustard: a long string argument's conversion charged
 	}
 	itemCount := max(int64(len(call.Arguments)-2), 0)
 	newLength := length - actualSkipCount + itemCount

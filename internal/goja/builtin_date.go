@@ -469,7 +469,7 @@ func (r *Runtime) dateproto_getTimezoneOffset(call FunctionCall) Value {
 func (r *Runtime) dateproto_setTime(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
-		n := call.Argument(0).ToNumber()
+		n := r.numArg(call.Argument(0)).ToNumber() // mustard: a long string argument's conversion charged
 		if IsNaN(n) {
 			d.unset()
 			return _NaN
@@ -688,7 +688,7 @@ func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
-		n := call.Argument(0).ToNumber()
+		n := r.numArg(call.Argument(0)).ToNumber() // mustard: a long string argument's conversion charged
 		if tv == timeUnset {
 			return _NaN
 		}
@@ -713,7 +713,7 @@ func (r *Runtime) dateproto_setUTCMilliseconds(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
-		n := call.Argument(0).ToNumber()
+		n := r.numArg(call.Argument(0)).ToNumber() // mustard: a long string argument's conversion charged
 		if tv == timeUnset {
 			return _NaN
 		}

@@ -20,7 +20,7 @@ var (
 )
 
 func (r *Runtime) builtin_isNaN(call FunctionCall) Value {
-	if math.IsNaN(call.Argument(0).ToFloat()) {
+	if math.IsNaN(r.numArg(call.Argument(0)).ToFloat()) { // mustard: a long string argument's conversion charged
 		return valueTrue
 	} else {
 		return valueFalse
@@ -59,7 +59,7 @@ func (r *Runtime) builtin_parseFloat(call FunctionCall) Value {
 }
 
 func (r *Runtime) builtin_isFinite(call FunctionCall) Value {
-	f := call.Argument(0).ToFloat()
+	f := r.numArg(call.Argument(0)).ToFloat() // mustard: a long string argument's conversion charged
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return valueFalse
 	}

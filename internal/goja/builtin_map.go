@@ -105,6 +105,7 @@ func (r *Runtime) mapProto_clear(call FunctionCall) Value {
 		panic(r.NewTypeError("Method Map.prototype.clear called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
+	r.clearWork(mo.m) // mustard: mustard_arrays.go
 	mo.m.clear()
 
 	return _undefined

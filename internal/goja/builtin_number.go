@@ -101,7 +101,7 @@ func (r *Runtime) numberproto_toString(call FunctionCall) Value {
 
 func (r *Runtime) numberproto_toFixed(call FunctionCall) Value {
 	num := r.mustardThisNumber(call.This, "toFixed").ToFloat() // mustard: V8's words (mustard_wording.go)
-	prec := call.Argument(0).ToInteger()
+	prec := r.numArg(call.Argument(0)).ToInteger()             // mustard: a long string argument's conversion charged
 
 	if prec < 0 || prec > 100 {
 		panic(r.newError(r.getRangeError(), "toFixed() digits argument must be between 0 and 100")) // mustard: V8's words (mustard_wording.go)

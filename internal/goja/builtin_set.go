@@ -145,6 +145,7 @@ func (r *Runtime) setProto_clear(call FunctionCall) Value {
 		panic(r.NewTypeError("Method Set.prototype.clear called on incompatible receiver %s", r.mustardRender(thisObj)))
 	}
 
+	r.clearWork(so.m) // mustard: mustard_arrays.go
 	so.m.clear()
 	return _undefined
 }

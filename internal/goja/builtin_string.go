@@ -187,8 +187,8 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_at(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
-	pos := call.Argument(0).ToInteger()
+	s := r.stringOf(call.This)                    // mustard: a BigInt's conversion charged
+	pos := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	length := int64(s.Length())
 	if pos < 0 {
 		pos = length + pos
@@ -201,8 +201,8 @@ func (r *Runtime) stringproto_at(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
-	pos := call.Argument(0).ToInteger()
+	s := r.stringOf(call.This)                    // mustard: a BigInt's conversion charged
+	pos := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	if pos < 0 || pos >= int64(s.Length()) {
 		return stringEmpty
 	}
@@ -211,8 +211,8 @@ func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
-	pos := call.Argument(0).ToInteger()
+	s := r.stringOf(call.This)                    // mustard: a BigInt's conversion charged
+	pos := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	if pos < 0 || pos >= int64(s.Length()) {
 		return _NaN
 	}
@@ -221,8 +221,8 @@ func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
-	p := call.Argument(0).ToInteger()
+	s := r.stringOf(call.This)                  // mustard: a BigInt's conversion charged
+	p := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	size := s.Length()
 	if p < 0 || p >= int64(size) {
 		return _undefined
@@ -353,9 +353,9 @@ func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := r.stringOf(call.This)         // mustard: a BigInt's conversion charged
-	target := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
-	pos := call.Argument(1).ToNumber().ToInteger()
+	value := r.stringOf(call.This)                           // mustard: a BigInt's conversion charged
+	target := r.stringOf(call.Argument(0))                   // mustard: a BigInt's conversion charged
+	pos := r.numArg(call.Argument(1)).ToNumber().ToInteger() // mustard: a long string argument's conversion charged
 
 	if pos < 0 {
 		pos = 0
@@ -373,9 +373,9 @@ func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := r.stringOf(call.This)         // mustard: a BigInt's conversion charged
-	target := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
-	numPos := call.Argument(1).ToNumber()
+	value := r.stringOf(call.This)                  // mustard: a BigInt's conversion charged
+	target := r.stringOf(call.Argument(0))          // mustard: a BigInt's conversion charged
+	numPos := r.numArg(call.Argument(1)).ToNumber() // mustard: a long string argument's conversion charged
 
 	var pos int64
 	if f, ok := numPos.(valueFloat); ok && math.IsNaN(float64(f)) {
@@ -588,8 +588,8 @@ func (r *Runtime) stringproto_padStart(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
-	n := call.Argument(0).ToNumber()
+	s := r.stringOf(call.This)                 // mustard: a BigInt's conversion charged
+	n := r.numArg(call.Argument(0)).ToNumber() // mustard: a long string argument's conversion charged
 	if n == _positiveInf {
 		panic(r.newError(r.getRangeError(), "Invalid count value"))
 	}
@@ -830,7 +830,7 @@ func (r *Runtime) stringproto_slice(call FunctionCall) Value {
 	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
 	l := int64(s.Length())
-	start := call.Argument(0).ToInteger()
+	start := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	var end int64
 	if arg1 := call.Argument(1); arg1 != _undefined {
 		end = arg1.ToInteger()
@@ -1031,7 +1031,7 @@ func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
 
 	l := int64(s.Length())
-	intStart := call.Argument(0).ToInteger()
+	intStart := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	var intEnd int64
 	if end := call.Argument(1); end != _undefined {
 		intEnd = end.ToInteger()
@@ -1100,8 +1100,8 @@ func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_substr(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
-	start := call.Argument(0).ToInteger()
+	s := r.stringOf(call.This)                      // mustard: a BigInt's conversion charged
+	start := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	var length int64
 	sl := int64(s.Length())
 	if arg := call.Argument(1); arg != _undefined {

@@ -118,7 +118,7 @@ func (r *Runtime) arrayBufferProto_slice(call FunctionCall) Value {
 	o := r.toObject(call.This)
 	if b, ok := o.self.(*arrayBufferObject); ok {
 		l := int64(len(b.data))
-		start := relToIdx(call.Argument(0).ToInteger(), l)
+		start := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l) // mustard: a long string argument's conversion charged
 		var stop int64
 		if arg := call.Argument(1); arg != _undefined {
 			stop = arg.ToInteger()
@@ -302,14 +302,14 @@ func (r *Runtime) dataViewProto_getUint32(call FunctionCall) Value {
 
 func (r *Runtime) dataViewProto_getBigInt64(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
-		return (*valueBigInt)(dv.viewedArrayBuf.getBigInt64(dv.getIdxAndByteOrder(r.toIndex(call.Argument(0).ToNumber()), call.Argument(1), 8)))
+		return (*valueBigInt)(dv.viewedArrayBuf.getBigInt64(dv.getIdxAndByteOrder(r.toIndex(r.numArg(call.Argument(0)).ToNumber()), call.Argument(1), 8))) // mustard: a long string argument's conversion charged
 	}
 	panic(r.NewTypeError("Method DataView.prototype.getBigInt64 called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
 func (r *Runtime) dataViewProto_getBigUint64(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
-		return (*valueBigInt)(dv.viewedArrayBuf.getBigUint64(dv.getIdxAndByteOrder(r.toIndex(call.Argument(0).ToNumber()), call.Argument(1), 8)))
+		return (*valueBigInt)(dv.viewedArrayBuf.getBigUint64(dv.getIdxAndByteOrder(r.toIndex(r.numArg(call.Argument(0)).ToNumber()), call.Argument(1), 8))) // mustard: a long string argument's conversion charged
 	}
 	panic(r.NewTypeError("Method DataView.prototype.getBigUint64 called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
@@ -328,7 +328,7 @@ func (r *Runtime) dataViewProto_setFloat32(call FunctionCall) Value {
 func (r *Runtime) dataViewProto_setFloat64(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
 		idxVal := r.toIndex(call.Argument(0))
-		val := call.Argument(1).ToFloat()
+		val := r.numArg(call.Argument(1)).ToFloat() // mustard: a long string argument's conversion charged
 		idx, bo := dv.getIdxAndByteOrder(idxVal, call.Argument(2), 8)
 		dv.viewedArrayBuf.setFloat64(idx, val, bo)
 		return _undefined
@@ -466,8 +466,8 @@ func (r *Runtime) typedArrayProto_copyWithin(call FunctionCall) Value {
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		l := int64(ta.length)
 		var relEnd int64
-		to := toIntStrict(relToIdx(call.Argument(0).ToInteger(), l))
-		from := toIntStrict(relToIdx(call.Argument(1).ToInteger(), l))
+		to := toIntStrict(relToIdx(r.numArg(call.Argument(0)).ToInteger(), l))   // mustard: a long string argument's conversion charged
+		from := toIntStrict(relToIdx(r.numArg(call.Argument(1)).ToInteger(), l)) // mustard: a long string argument's conversion charged
 		if end := call.Argument(2); end != _undefined {
 			relEnd = end.ToInteger()
 		} else {
@@ -525,7 +525,7 @@ func (r *Runtime) typedArrayProto_fill(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		l := int64(ta.length)
-		k := toIntStrict(relToIdx(call.Argument(1).ToInteger(), l))
+		k := toIntStrict(relToIdx(r.numArg(call.Argument(1)).ToInteger(), l)) // mustard: a long string argument's conversion charged
 		var relEnd int64
 		if endArg := call.Argument(2); endArg != _undefined {
 			relEnd = endArg.ToInteger()
@@ -725,7 +725,7 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 			return valueFalse
 		}
 
-		n := call.Argument(1).ToInteger()
+		n := r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
 		if n >= length {
 			return valueFalse
 		}
@@ -762,7 +762,7 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_at(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		idx := call.Argument(0).ToInteger()
+		idx := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 		length := int64(ta.length)
 		if idx < 0 {
 			idx = length + idx
@@ -786,7 +786,7 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 			return intToValue(-1)
 		}
 
-		n := call.Argument(1).ToInteger()
+		n := r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
 		if n >= length {
 			return intToValue(-1)
 		}
@@ -841,8 +841,7 @@ func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 			element0 = ta.typedArray.get(ta.offset + 0)
 		}
 		if element0 != nil && element0 != _undefined && element0 != _null {
-			s := element0.toString()
-			sa.add(s) // mustard
+			s := sa.elementString(element0) // mustard: the conversion charged
 			buf.WriteString(s)
 		}
 
@@ -853,8 +852,7 @@ func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 			if ta.isValidIntegerIndex(i) {
 				element := ta.typedArray.get(ta.offset + i)
 				if element != nil && element != _undefined && element != _null {
-					s := element.toString()
-					sa.add(s) // mustard
+					s := sa.elementString(element) // mustard: the conversion charged
 					buf.WriteString(s)
 				}
 			}
@@ -887,7 +885,7 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 		if len(call.Arguments) < 2 {
 			fromIndex = length - 1
 		} else {
-			fromIndex = call.Argument(1).ToInteger()
+			fromIndex = r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
 			if fromIndex >= 0 {
 				fromIndex = min(fromIndex, length-1)
 			} else {
@@ -1034,7 +1032,7 @@ func (r *Runtime) typedArrayProto_reverse(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		srcObj := call.Argument(0).ToObject(r)
-		targetOffset := toIntStrict(call.Argument(1).ToInteger())
+		targetOffset := toIntStrict(r.numArg(call.Argument(1)).ToInteger()) // mustard: a long string argument's conversion charged
 		if targetOffset < 0 {
 			panic(r.newError(r.getRangeError(), "offset should be >= 0"))
 		}
@@ -1120,7 +1118,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		length := int64(ta.length)
-		start := toIntStrict(relToIdx(call.Argument(0).ToInteger(), length))
+		start := toIntStrict(relToIdx(r.numArg(call.Argument(0)).ToInteger(), length)) // mustard: a long string argument's conversion charged
 		var e int64
 		if endArg := call.Argument(1); endArg != _undefined {
 			e = endArg.ToInteger()
@@ -1215,7 +1213,7 @@ func (r *Runtime) typedArrayProto_sort(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_subarray(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		l := int64(ta.length)
-		beginIdx := relToIdx(call.Argument(0).ToInteger(), l)
+		beginIdx := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l) // mustard: a long string argument's conversion charged
 		var relEnd int64
 		if endArg := call.Argument(1); endArg != _undefined {
 			relEnd = endArg.ToInteger()
@@ -1281,7 +1279,7 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	}
 	ta.viewedArrayBuf.ensureNotDetached(true)
 	length := ta.length
-	relativeIndex := call.Argument(0).ToInteger()
+	relativeIndex := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
 	var actualIndex int
 
 	if relativeIndex >= 0 {
@@ -1295,7 +1293,7 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	case *bigInt64Array, *bigUint64Array:
 		numericValue = toBigInt(call.Argument(1))
 	default:
-		numericValue = call.Argument(1).ToNumber()
+		numericValue = r.numArg(call.Argument(1)).ToNumber() // mustard: a long string argument's conversion charged
 	}
 
 	if !ta.isValidIntegerIndex(actualIndex) {

@@ -205,3 +205,12 @@ func (r *Runtime) chargeFrames(n int) {
 		r.meter.Work(n * hopUnits)
 	}
 }
+
+// numArg is v, a built-in's argument about to be converted to a number,
+// with the conversion charged when it is a long string (Math.abs(s),
+// s.slice(t), ...: parsing reads every character, and a failed parse
+// copies the text into its error).
+func (r *Runtime) numArg(v Value) Value {
+	r.chargeNumber(v)
+	return v
+}

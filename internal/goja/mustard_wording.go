@@ -257,3 +257,19 @@ func mustardTypeOfArticle(v Value) string {
 	}
 	return "an object"
 }
+
+// mustardPlainRender is v as V8 writes it where it runs nothing: a
+// primitive's text, an object's class tag (`[object Array]`), never the
+// object's own toString (guest code, or a large array joined, uncharged).
+func mustardPlainRender(v Value) string {
+	if o, ok := v.(*Object); ok {
+		return "[object " + o.self.className() + "]"
+	}
+	if s, ok := v.(*Symbol); ok {
+		return s.descriptiveString().String()
+	}
+	if v == nil {
+		return "undefined"
+	}
+	return v.String()
+}

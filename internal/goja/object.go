@@ -947,7 +947,7 @@ func (o *baseObject) assertCallable() (func(FunctionCall) Value, bool) {
 }
 
 func (o *baseObject) vmCall(vm *vm, _ int) {
-	panic(vm.r.NewTypeError("Not a function: %s", o.val.toString()))
+	panic(vm.r.mustardNotAFunction(o.val)) // mustard: V8's words, rendered without running guest code
 }
 
 func (o *baseObject) assertConstructor() func(args []Value, newTarget *Object) *Object {
@@ -1437,7 +1437,7 @@ func (o *baseObject) keys(all bool, accum []Value) []Value {
 }
 
 func (o *baseObject) hasInstance(Value) bool {
-	panic(o.val.runtime.NewTypeError("Expecting a function in instanceof check, but got %s", o.val.toString()))
+	panic(o.val.runtime.NewTypeError("Right-hand side of 'instanceof' is not callable")) // mustard: V8's words
 }
 
 func toMethod(v Value) func(FunctionCall) Value {
@@ -1449,7 +1449,7 @@ func toMethod(v Value) func(FunctionCall) Value {
 			return call
 		}
 	}
-	panic(newTypeError("%s is not a method", v.String()))
+	panic(newTypeError("%s is not a method", mustardPlainRender(v))) // mustard: no guest code run for the message
 }
 
 func instanceOfOperator(o Value, c *Object) bool {

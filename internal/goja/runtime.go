@@ -2657,6 +2657,8 @@ func (r *Runtime) toObject(v Value, args ...interface{}) *Object {
 		var s string
 		if v == nil {
 			s = "undefined"
+		} else if b, ok := v.(*valueBigInt); ok {
+			s = r.bigIntString(b).String() // mustard: a long BigInt's digits are charged work
 		} else {
 			s = v.String()
 		}
