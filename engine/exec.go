@@ -126,7 +126,7 @@ type Execution struct {
 	async       uint64
 	legacy      bool
 	// adopt: the journal's meter readings were taken under an earlier
-	// release's metering (snapshot format version 3), so the replay takes
+	// release's metering (snapshot format versions 3 and 4), so the replay takes
 	// each as recorded where the current metering counts otherwise; the
 	// calls, their arguments and their order must still match.
 	adopt bool
@@ -185,7 +185,7 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 			return nil, Step{Err: err}
 		}
 		x.replay, x.legacy = j, j.Version == 1
-		x.adopt = j.Version == snapshot.VersionCountedEarlier
+		x.adopt = snapshot.EarlierMetering(j.Version)
 		// The replay holds the journal until it has gone past it; a parked
 		// execution keeps nothing of it.
 		x.cfg.Journal = nil

@@ -9,11 +9,11 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
-// A journal of snapshot format version 3 was written under release 0.2.0's
-// metering, which charged less of the work of built-ins: its readings are
-// taken as recorded, and the execution resumes with the calls it made
-// checked as always. The same readings in a version 4 journal, this
-// release's, are a divergence.
+// Journals of snapshot format versions 3 and 4 were written under releases
+// 0.2.0's and 0.3.0's metering, which charged less of the work of some
+// built-ins: their readings are taken as recorded, and the execution
+// resumes with the calls it made checked as always. The same readings in a
+// version 5 journal, this release's, are a divergence.
 func TestEarlierReleaseJournalsResumeWithTheirReadings(t *testing.T) {
 	for _, p := range mdPrograms {
 		t.Run(p.name, func(t *testing.T) {
@@ -38,7 +38,7 @@ func TestEarlierReleaseJournalsResumeWithTheirReadings(t *testing.T) {
 			for i := range snap.Suspensions {
 				snap.Suspensions[i].Meter = lower(snap.Suspensions[i].Meter, uint64(i+1))
 			}
-			for _, version := range []uint64{snapshot.VersionCountedEarlier, snapshot.Version} {
+			for _, version := range []uint64{snapshot.VersionRelease020, snapshot.VersionRelease030, snapshot.Version} {
 				snap.Version = version
 				again, err := snapshot.Decode(snapshot.Encode(snap))
 				require.NoError(t, err)

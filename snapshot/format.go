@@ -13,19 +13,22 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-// Format: a CBOR sequence (RFC 8742) of items. Versions 4, 3 and 2 have
-// one layout and differ in what the meter readings count: versions 4 and 3
-// journal programs the interpreter meters (program format version 3: every
-// instruction executed), version 2 programs metered by calls inserted into
-// their text (program format versions 1 and 2: function entries and loop
-// iterations). Version 4 readings are this release's metering; version 3
-// ones were written by release 0.2.0, which charged less of the work of
-// built-ins, and a replay takes them as recorded (engine). A journal's
-// execution continues in its version, and a sidecar refuses a journal whose
-// version does not match its program's.
+// Format: a CBOR sequence (RFC 8742) of items. Versions 5, 4, 3 and 2
+// have one layout and differ in what the meter readings count: versions 5,
+// 4 and 3 journal programs the interpreter meters (program format version
+// 3: every instruction executed), version 2 programs metered by calls
+// inserted into their text (program format versions 1 and 2: function
+// entries and loop iterations). Version 5 readings are this release's
+// metering; version 4 ones were written by release 0.3.0 and version 3
+// ones by release 0.2.0, which charged less of the work of some built-ins,
+// and a replay takes them as recorded (engine). A journal's execution
+// continues in its version, and a sidecar refuses a journal whose version
+// does not match its program's.
 //
-//	header  ["mustard-snapshot", 4, 3 or 2, program: bytes, inputs: Object,
-//	         capabilities: [text...], seed: uint, clock_ms: int]
+//	header  ["mustard-snapshot", 5, 4, 3 or 2, program: bytes, inputs: Object,
+//	         capabilities: [text...], seed: uint, clock_ms: int, shape?]
+//	        shape: [entry, console], only in versions 5 and 4, and only
+//	        when either differs from its default
 //	then one item per event of the execution, in the order they happened:
 //	call    [5, capability: text, args: Array, instructions: uint,
 //	         allocations: uint, sync: bool]
@@ -59,11 +62,13 @@ const (
 	Magic = "mustard-snapshot"
 	// Version is the format of executions of current programs;
 	// VersionInserted that of programs metered by inserted calls;
-	// VersionCountedEarlier that of current programs' executions journaled
-	// by release 0.2.0, under its metering.
-	Version               = 4
-	VersionInserted       = 2
-	VersionCountedEarlier = 3
+	// VersionRelease020 and VersionRelease030 those of current programs'
+	// executions journaled by releases 0.2.0 and 0.3.0, under their
+	// metering.
+	Version           = 5
+	VersionInserted   = 2
+	VersionRelease020 = 3
+	VersionRelease030 = 4
 
 	tagPending      = 1 // version 1
 	tagValue        = 2
@@ -76,7 +81,16 @@ const (
 
 // Counted reports whether a journal of format version v is of a program the
 // interpreter meters.
-func Counted(v uint64) bool { return v == Version || v == VersionCountedEarlier }
+func Counted(v uint64) bool { return v == Version || EarlierMetering(v) }
+
+// EarlierMetering reports whether a journal of format version v holds meter
+// readings an earlier release's metering took, which a replay takes as
+// recorded: its calls, their arguments and their order still decide.
+func EarlierMetering(v uint64) bool { return v == VersionRelease020 || v == VersionRelease030 }
+
+// shapedVersion reports whether a header of format version v may carry the
+// execution's shape (entry and console), which release 0.3.0 added.
+func shapedVersion(v uint64) bool { return v == Version || v == VersionRelease030 }
 
 // ID is the snapshot id: lowercase hex SHA-256 of the bytes.
 func ID(b []byte) string {
@@ -494,7 +508,7 @@ func Decode(b []byte) (*Snapshot, error) {
 // current programs have, each a known value other than both defaults.
 func (d *decoder) shape(s *Snapshot) error {
 	d.mark()
-	if s.Version != Version {
+	if !shapedVersion(s.Version) {
 		return d.fail(ErrHeader)
 	}
 	if err := d.Array(2); err != nil {

@@ -194,8 +194,8 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 			t.Errorf("%s: offset %d, want %d (%v)", c.name, fe.Offset, c.at, err)
 		}
 	}
-	_, err := Decode(append(append(good[:versionAt:versionAt], 5), good[versionAt+1:]...))
-	if want := "snapshot bytes rejected at byte 18: unsupported format version 5 (this sidecar reads versions 1 to 4)"; err.Error() != want {
+	_, err := Decode(append(append(good[:versionAt:versionAt], 6), good[versionAt+1:]...))
+	if want := "snapshot bytes rejected at byte 18: unsupported format version 6 (this sidecar reads versions 1 to 5)"; err.Error() != want {
 		t.Fatalf("version error %q, want %q", err, want)
 	}
 }
