@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// chargeOf is the instructions op costs on top of setup: both run in one
+// program, then setup alone.
+func chargeOf(t *testing.T, setup, op string) uint64 {
+	t.Helper()
+	count := func(src string) uint64 {
+		l := policy.DefaultLimits()
+		l.InstructionBudget = 1e9
+		l.HeapLimitBytes = 256 << 20
+		step := runLimits(t, src, l)
+		require.NoError(t, step.Err, src)
+		return step.Meter.Instructions
+	}
+	return count(setup+"; "+op+"; 0") - count(setup+"; 0; 0")
+}
+
+// Formatting a number takes far longer than visiting an element, and
+// clearing a Map or Set unlinks every entry: each is charged by the work,
+// not as a sixty-fourth of an instruction (docs/limits.md).
+func TestJoinsAndClearsChargeTheirWork(t *testing.T) {
+	const n = 100_000
+	ints := chargeOf(t, "const a = Array(100000).fill(7)", "a.join()")
+	floats := chargeOf(t, "const a = Array.from({ length: 100000 }, (_, i) => i + 0.5)", "a.join()")
+	typed := chargeOf(t, "const a = new Uint8Array(100000).fill(7)", "String(a)")
+	strs := chargeOf(t, "const a = Array(100000).fill('7')", "a.join()")
+	assert.GreaterOrEqual(t, ints, uint64(n*16/workUnit), "integers")
+	assert.GreaterOrEqual(t, floats, uint64(n*48/workUnit), "floats")
+	assert.GreaterOrEqual(t, typed, uint64(n*16/workUnit), "a typed array")
+	assert.Less(t, strs, uint64(n*16/workUnit), "strings are not formatted")
+	assert.GreaterOrEqual(t, chargeOf(t, "const s = new Set(Array.from({ length: 100000 }, (_, i) => i))", "s.clear()"), uint64(n/workUnit))
+	assert.GreaterOrEqual(t, chargeOf(t, "const m = new Map(Array.from({ length: 100000 }, (_, i) => [i, i]))", "m.clear()"), uint64(n/workUnit))
+}
+
+// A built-in that converts a long string argument to a number reads every
+// character, and pays for each as `+s` does.
+func TestLongStringArgumentsChargeTheirParse(t *testing.T) {
+	const n = 1 << 20
+	for _, op := range []string{"Math.abs(s)", "Math.min(1, s)", "'abc'.slice(s)", "new Date(0).setMilliseconds(s)", "(5).toFixed(s.length > 0 ? 2 : s)"} {
+		got := chargeOf(t, "const s = '1'.repeat(1 << 20)", op)
+		if strings.Contains(op, "toFixed") {
+			assert.Less(t, got, uint64(n/workUnit), "%s: the string is not converted", op)
+			continue
+		}
+		assert.GreaterOrEqual(t, got, uint64(n/workUnit), op)
+	}
+}
+
+// Error messages name an object by its class tag, as V8 does, and run
+// none of the guest's code to make them.
+func TestErrorMessagesRunNoGuestCode(t *testing.T) {
+	step := runLimits(t, `
+		const a = [1, 2, 3];
+		let ran = 0;
+		a.toString = () => { ran++; return 'X'; };
+		const out = [];
+		for (const f of [() => a(), () => 1 instanceof a, () => Symbol.keyFor(a),
+		                 () => Object.freeze(a).pop(), () => Object.seal([1, 2]).splice(-1)]) {
+			try { f(); } catch (e) { out.push(e.message); }
+		}
+		out.push(ran);
+		out.join('|');
+	`, policy.DefaultLimits())
+	require.NoError(t, step.Err)
+	require.True(t, step.Done)
+	assert.Equal(t, value.String("[object Array] is not a function|Right-hand side of 'instanceof' is not callable|"+
+		"[object Array] is not a symbol|Cannot delete property '2' of [object Array]|Cannot delete property '1' of [object Array]|0"), step.Value)
+}
