@@ -17,37 +17,6 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
-const usage = `usage: mustard-sidecar [--jsonl] [--memory-budget N] [--max-stage-bytes N]
-                       [--snapshot-key-file PATH] [--trace FILE] [--log-format text|json]
-                       [--version]
-
-Runs guest JavaScript for an embedding host, speaking the mustard-sidecar
-protocol (version 2) on stdin/stdout.
-
-  (default)              length-prefixed binary frames
-  --jsonl                newline-delimited JSON, raw bytes as base64 fields
-  --memory-budget N      bound in bytes on what the sidecar holds and takes:
-                         cached programs, snapshots and policies, parked
-                         executions, staged bytes, a compile, the running
-                         execution's heap limit (a positive integer; default
-                         134217728, 128 MiB, or twice --max-stage-bytes)
-  --max-stage-bytes N    bound on staged upload bytes, all stages together
-                         (a positive integer, at most half the memory
-                         budget; default 67108864, 64 MiB)
-  --snapshot-key-file PATH
-                         the file's bytes (at least 32) are the only snapshot
-                         key resumes may use; snapshot_key_base64 may then be
-                         left out
-  --trace FILE           record every request and response, keys and tokens
-                         redacted, as a transcript the corpus replayer runs
-                         (corpus/README.md)
-  --log-format text|json log to stderr, one structured record a line: the
-                         start, each request (method, duration, error
-                         code), limits hit, fatal errors; default: no log
-  --version              print the sidecar's version and exit
-  -h, --help             print this help and exit
-`
-
 // entropyEnv ("<seed>:<unix_millis>") fixes every execution's Math.random
 // seed and clock so recorded transcripts are reproducible. Tests only:
 // guests could otherwise predict Math.random.
@@ -81,91 +50,11 @@ const gcPercent = 400
 const maxMemoryBudget = 1 << 50
 
 func run(args []string, stdin io.Reader, stderr io.Writer) int {
-	opts := protocol.Options{Transport: protocol.Binary}
-	var tracePath, logFormat string
-	replayArgs := []string{} // the arguments a replay of a trace passes
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, val, hasVal := strings.Cut(a, "=")
-		// value reads the flag's value: after "=" or the next argument.
-		value := func() bool {
-			if hasVal {
-				return true
-			}
-			if i+1 == len(args) {
-				fmt.Fprintf(stderr, "mustard-sidecar: %s needs a value\n%s", name, usage)
-				return false
-			}
-			i++
-			val = args[i]
-			return true
-		}
-		switch {
-		case a == "--jsonl":
-			opts.Transport = protocol.JSONL
-			replayArgs = append(replayArgs, a)
-		case a == "-h" || a == "--help":
-			fmt.Fprint(os.Stdout, usage)
-			return 0
-		case a == "--version":
-			fmt.Fprintln(os.Stdout, version.Version)
-			return 0
-		case name == "--snapshot-key-file":
-			if !value() {
-				return 2
-			}
-			key, err := readKeyFile(val)
-			if err != nil {
-				fmt.Fprintf(stderr, "mustard-sidecar: --snapshot-key-file: %v\n", err)
-				return 2
-			}
-			opts.PinnedKey = key
-			replayArgs = append(replayArgs, name, trace.PinnedKeyArg)
-		case name == "--max-stage-bytes":
-			if !value() {
-				return 2
-			}
-			n, err := strconv.ParseInt(val, 10, 64)
-			if err != nil || n <= 0 {
-				fmt.Fprintf(stderr, "mustard-sidecar: --max-stage-bytes must be a positive integer, got %q\n%s", val, usage)
-				return 2
-			}
-			opts.MaxStageBytes = n
-			replayArgs = append(replayArgs, name, val)
-		case name == "--memory-budget":
-			if !value() {
-				return 2
-			}
-			n, err := strconv.ParseInt(val, 10, 64)
-			if err != nil || n <= 0 || n > maxMemoryBudget {
-				fmt.Fprintf(stderr, "mustard-sidecar: --memory-budget must be a positive integer of bytes (at most %d), got %q\n%s", int64(maxMemoryBudget), val, usage)
-				return 2
-			}
-			opts.MemoryBudget = n
-			replayArgs = append(replayArgs, name, val)
-		case name == "--trace":
-			if !value() {
-				return 2
-			}
-			tracePath = val
-		case name == "--log-format":
-			if !value() {
-				return 2
-			}
-			if val != "text" && val != "json" {
-				fmt.Fprintf(stderr, "mustard-sidecar: --log-format must be text or json, got %q\n%s", val, usage)
-				return 2
-			}
-			logFormat = val
-		default:
-			fmt.Fprintf(stderr, "mustard-sidecar: unknown argument %q\n%s", a, usage)
-			return 2
-		}
+	cl, exit, ok := parseFlags(args, os.Stdout, stderr)
+	if !ok {
+		return exit
 	}
-	if opts.MemoryBudget > 0 && opts.MaxStageBytes > opts.MemoryBudget/2 {
-		fmt.Fprintf(stderr, "mustard-sidecar: --max-stage-bytes (%d) must be at most half of --memory-budget (%d)\n%s", opts.MaxStageBytes, opts.MemoryBudget, usage)
-		return 2
-	}
+	opts, tracePath, logFormat, replayArgs := cl.opts, cl.tracePath, cl.logFormat, cl.replayArgs
 	if os.Getenv("GOMEMLIMIT") == "" {
 		budget := opts.MemoryBudget
 		if budget == 0 {

@@ -67,7 +67,7 @@ func TestLoneSurrogatesSurviveNoOpMethods(t *testing.T) {
 // Sorting 100,000 numbers or short strings without a comparator fits the
 // default budget; a loop body or a switch of tens of thousands of
 // statements is charged for what it executes, not once per iteration.
-func TestRound3WorkFitsOrStops(t *testing.T) {
+func TestLargeSortsFitLongBodiesStop(t *testing.T) {
 	var nums, strs []value.Value
 	for i := 0; i < 100000; i++ {
 		nums = append(nums, value.Number(float64((i*7919)%100003)))

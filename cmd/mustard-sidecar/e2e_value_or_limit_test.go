@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Hostile guests, round 3: one program per class and per variant named,
-// each in a fresh sidecar at default limits. A case wants a Limit error
-// (any of want) or, for an ordinary program, the value Node gives (value,
-// as the step's JSON). Either way the request is answered before the hang
-// bound, the process's peak RSS stays under 256 MiB, and it then serves a
-// normal program. (The round's attacks on work per step are in
-// hostileClasses, e2e_hostile_test.go.)
-type round3Case struct {
+// Programs near the default limits, hostile and ordinary: one program per
+// class and per variant named, each in a fresh sidecar at default limits.
+// A case wants a Limit error (any of want) or, for an ordinary program, the
+// value Node gives (value, as the step's JSON). Either way the request is
+// answered before the hang bound, the process's peak RSS stays under
+// 256 MiB, and it then serves a normal program. (Other attacks on the work
+// one step does are in hostileClasses, e2e_hostile_test.go.)
+type valueOrLimitCase struct {
 	name, src string
 	want      []string // Limit errors, one of which is expected
 	value     string   // or the completion, as JSON
@@ -25,7 +25,7 @@ type round3Case struct {
 func nodeNumber(s string) string { return `{"Number":{"Finite":` + s + `}}` }
 func nodeString(s string) string { return `{"String":"` + s + `"}` }
 
-var round3Classes = map[string][]round3Case{
+var valueOrLimitClasses = map[string][]valueOrLimitCase{
 	// Class 1, the variants not in hostileClasses.
 	"work per step": {
 		{name: "< on two long strings", src: "const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; let n = 0; for (let i = 0; i < 100000; i++) if (a < b) n++; n", want: []string{limInstructions, limHeap}},
@@ -36,7 +36,7 @@ var round3Classes = map[string][]round3Case{
 		{name: "catastrophic regex on 18 a's, 3,000 times", src: "let n = 0; for (let i = 0; i < 3000; i++) if (/^(a+)+$/.test('a'.repeat(18) + '!')) n++; n", want: []string{limInstructions}, value: nodeNumber("0.0")},
 		{name: "a counted class over 600,000 characters", src: "/[ab]{1,1000}c/.test('ab'.repeat(3e5))", want: []string{limInstructions}, value: `{"Bool":false}`},
 		{name: "900 optional a's under a plus", src: "new RegExp('(?:x|' + 'a?'.repeat(900) + ')+b').test('a'.repeat(2e5))", want: []string{limInstructions}, value: `{"Bool":false}`},
-		// Variants found after the round: walks and copies that one step did.
+		// Walks and copies that one step did.
 		{name: "for-in over a 30,000-link chain", src: deepChain + "let n = 0; for (let j = 0; j < 100000; j++) { for (const k in o) n++ } n", want: []string{limInstructions}},
 		{name: "new properties on a 30,000-link chain", src: deepChain + "for (let j = 0; j < 100000; j++) o['k' + j] = 1; 1", want: []string{limInstructions, limHeap}},
 		{name: "includes of a long string", src: longStrings + "let n = 0; for (let i = 0; i < 100000; i++) if ([a].includes(b)) n++; n", want: []string{limInstructions}},
@@ -115,11 +115,11 @@ func joinRange(n int, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-func TestE2ERound3Classes(t *testing.T) {
+func TestE2EValueOrLimitClasses(t *testing.T) {
 	if limRace {
 		t.Skip("slow under the race detector, and its bounds are the plain binary's: .ci/run runs it without -race")
 	}
-	for class, cases := range round3Classes {
+	for class, cases := range valueOrLimitClasses {
 		for _, c := range cases {
 			t.Run(class+"/"+c.name, func(t *testing.T) {
 				t.Parallel()
