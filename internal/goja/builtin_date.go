@@ -467,9 +467,10 @@ func (r *Runtime) dateproto_getTimezoneOffset(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setTime(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
-		n := r.numArg(call.Argument(0)).ToNumber() // mustard: a long string argument's conversion charged
+		n := call.Argument(0).ToNumber()
 		if IsNaN(n) {
 			d.unset()
 			return _NaN
@@ -685,10 +686,11 @@ func _dateSetMilliseconds(year, mon, day, hours, min, sec int64, t time.Time, ca
 }
 
 func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
-		n := r.numArg(call.Argument(0)).ToNumber() // mustard: a long string argument's conversion charged
+		n := call.Argument(0).ToNumber()
 		if tv == timeUnset {
 			return _NaN
 		}
@@ -710,10 +712,11 @@ func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMilliseconds(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
-		n := r.numArg(call.Argument(0)).ToNumber() // mustard: a long string argument's conversion charged
+		n := call.Argument(0).ToNumber()
 		if tv == timeUnset {
 			return _NaN
 		}
@@ -735,6 +738,7 @@ func (r *Runtime) dateproto_setUTCMilliseconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setSeconds(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -752,6 +756,7 @@ func (r *Runtime) dateproto_setSeconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCSeconds(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -769,6 +774,7 @@ func (r *Runtime) dateproto_setUTCSeconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setMinutes(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -786,6 +792,7 @@ func (r *Runtime) dateproto_setMinutes(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMinutes(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -803,6 +810,7 @@ func (r *Runtime) dateproto_setUTCMinutes(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setHours(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -820,6 +828,7 @@ func (r *Runtime) dateproto_setHours(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCHours(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -837,6 +846,7 @@ func (r *Runtime) dateproto_setUTCHours(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setDate(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -854,6 +864,7 @@ func (r *Runtime) dateproto_setDate(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCDate(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -871,6 +882,7 @@ func (r *Runtime) dateproto_setUTCDate(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setMonth(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -888,6 +900,7 @@ func (r *Runtime) dateproto_setMonth(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMonth(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -905,6 +918,7 @@ func (r *Runtime) dateproto_setUTCMonth(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setFullYear(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		var t time.Time
@@ -924,6 +938,7 @@ func (r *Runtime) dateproto_setFullYear(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCFullYear(call FunctionCall) Value {
+	r.numArgs(call) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		var t time.Time

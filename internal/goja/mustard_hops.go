@@ -214,3 +214,11 @@ func (r *Runtime) numArg(v Value) Value {
 	r.chargeNumber(v)
 	return v
 }
+
+// numArgs charges, as numArg, every argument of a call that converts all
+// of them to numbers (the Date setters).
+func (r *Runtime) numArgs(call FunctionCall) {
+	for _, a := range call.Arguments {
+		r.chargeNumber(a)
+	}
+}

@@ -1306,7 +1306,7 @@ func toIntClamp(i int64) int {
 }
 
 func (r *Runtime) toIndex(v Value) int {
-	num := v.ToInteger()
+	num := r.numArg(v).ToInteger() // mustard: a long string's conversion charged
 	if num >= 0 && num < maxInt {
 		if bits.UintSize == 32 && num >= math.MaxInt32 {
 			panic(r.newErrorf(r.getRangeError(), "Index %s overflows int", v.String()))
