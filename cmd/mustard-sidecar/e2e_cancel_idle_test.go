@@ -32,15 +32,30 @@ const (
 // never spend; the user then cancels. The host is the host package's
 // Client, which sends the in-band cancel when the resume's context ends
 // and stops the process if the cancel is not honoured within its grace
-// (hostapi.DefaultCancelGrace). What is asserted is the outcome: the resume
+// (host.DefaultCancelGrace). What is asserted is the outcome: the resume
 // ends cancelled ("Limit: execution cancelled") and the same process
 // serves the next request. Several rounds, each after the sidecar went
 // idle: a cancel that does not reach the guest fails the round; should
 // the machine be too busy for the process to go idle, the round passes
-// without reaching the case, never failing for it.
+// without reaching the case, never failing for it. With the sidecar's
+// default GOMAXPROCS and with GOMAXPROCS=1.
 func TestE2ECancelAfterIdle(t *testing.T) {
 	t.Parallel()
-	cmd, err := hosttest.Command()
+	// With one processor, the guest's, nothing else can run until the
+	// runtime preempts it.
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{{"default", nil}, {"GOMAXPROCS=1", []string{"GOMAXPROCS=1"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cancelAfterIdle(t, c.env)
+		})
+	}
+}
+
+func cancelAfterIdle(t *testing.T, env []string) {
+	cmd, err := hosttest.CommandEnv(env)
 	require.NoError(t, err)
 	c, err := hostapi.NewClient(hostapi.Config{Cmd: cmd})
 	require.NoError(t, err)
