@@ -3,9 +3,11 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -70,9 +72,24 @@ func BenchmarkHotResume(b *testing.B) {
 // round trip of the 40 × 50 KB driver row costs without the pipes. Every
 // 39 resumes the execution starts afresh so the journal stays in range.
 func BenchmarkLargeAnswerResume(b *testing.B) {
+	benchLargeResume(b, LargeAnswers())
+}
+
+// BenchmarkLargeAnswerResume1MB is the same with ~1 MB answers: 880 KB of
+// JSON-like text, about the largest whose JSON escaping still fits one
+// request (1 MiB).
+func BenchmarkLargeAnswerResume1MB(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1000))
+	answers := make([]string, largeCalls)
+	for i := range answers {
+		answers[i] = sampletext.JSONLike(r, 880_000)
+	}
+	benchLargeResume(b, answers)
+}
+
+func benchLargeResume(b *testing.B, answers []string) {
 	s := protocol.NewSession(protocol.Options{})
 	defer s.Close()
-	answers := LargeAnswers()
 	payloads := make([][]byte, len(answers))
 	for i, a := range answers {
 		payloads[i] = mustJSON(map[string]any{"type": "value", "value": map[string]any{"String": a}})
@@ -110,4 +127,46 @@ func BenchmarkLargeAnswerResume(b *testing.B) {
 		sid = id
 		step++
 	}
+}
+
+// BenchmarkLargeColdResume resumes the last suspension of the 40 × 50 KB
+// program from its bytes in a fresh Session, as the driver's cold row does
+// without the pipes and the staging: authenticate, decode 39 compressed
+// answers, replay them, deliver the 40th and run to completion.
+func BenchmarkLargeColdResume(b *testing.B) {
+	answers := LargeAnswers()
+	s := protocol.NewSession(protocol.Options{})
+	pid := handleRaw(b, s, compileRequest(1, largeSource), nil).Result.ProgramID
+	req := startRequest(2, pid, noInputs, []byte(`["fetch_page"]`))
+	var snap []byte
+	var sid string
+	for i := 0; i < largeCalls; i++ {
+		resp, err := s.Handle(req, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := parseResponse(resp.Header)
+		if err != nil {
+			b.Fatal(err)
+		}
+		snap, sid = bytes.Clone(resp.Payload), r.Result.SnapshotID
+		if i < largeCalls-1 {
+			req = resumeRequest(nil, 3, sid, r.Result.PolicyID, mustJSON(map[string]any{"type": "value", "value": map[string]any{"String": answers[i]}}))
+		}
+	}
+	s.Close()
+	req = rawResumeRequest(1, sid, []string{"fetch_page"}, mustJSON(map[string]any{"type": "value", "value": map[string]any{"String": answers[largeCalls-1]}}))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := protocol.NewSession(protocol.Options{})
+		resp, err := s.Handle(req, snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !bytes.Contains(resp.Header, []byte(`"completed"`)) {
+			b.Fatalf("%.300s", resp.Header)
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(len(snap)), "snapshot-bytes")
 }
