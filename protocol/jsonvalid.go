@@ -117,6 +117,9 @@ func objectKey(b []byte, i int) int {
 // or -1.
 func scanString(b []byte, i int) int {
 	for i++; i < len(b); i++ {
+		if i = jsonscan.PlainRun(b, i); i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 )
 
 // The JSON wire form is an externally tagged enum:
@@ -622,6 +624,9 @@ func (d *jsonDecoder) str() ([]byte, error) {
 	b := d.b
 	start := d.i + 1
 	for i := start; i < len(b); {
+		if i = jsonscan.PlainRun(b, i); i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -692,8 +697,10 @@ func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
 		case c < 0x20:
 			return nil, invalidf("unescaped control character in string at offset %d", i)
 		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			i++
+			// A run of plain ASCII is copied at once.
+			j := jsonscan.PlainRun(b, i+1)
+			buf = append(buf, b[i:j]...)
+			i = j
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {

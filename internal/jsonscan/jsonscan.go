@@ -8,7 +8,11 @@
 // position within b, never panic, and never loop forever.
 package jsonscan
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
 
 // SkipSpace returns the index of the first non-space byte at or after i.
 func SkipSpace(b []byte, i int) int {
@@ -140,4 +144,33 @@ func Elements(b []byte, fn func(elem []byte) bool) bool {
 		i = SkipSpace(b, i+1)
 	}
 	return true
+}
+
+// PlainRun returns the index of the first byte at or after i that a JSON
+// string's scanner has to look at: a quote, a backslash, a control
+// character or a byte of a multi-byte UTF-8 sequence; len(b) if there is
+// none. It looks at eight bytes at a time.
+func PlainRun(b []byte, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for ; len(b)-i >= 8; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q := x ^ 0x2222222222222222 // a zero byte where x has '"'
+		s := x ^ 0x5c5c5c5c5c5c5c5c // where x has '\\'
+		// A byte's high bit is set in m if it is zero in q or s, below
+		// 0x20 in x, or has its own high bit set. Borrows only run from a
+		// byte that is one of those upwards, so the lowest bit set is the
+		// first such byte.
+		if m := ((q-ones)&^q | (s-ones)&^s | (x-0x2020202020202020)&^x | x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return i
+		}
+	}
+	return i
 }

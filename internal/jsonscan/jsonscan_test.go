@@ -160,3 +160,33 @@ func TestElements(t *testing.T) {
 		t.Errorf("did not stop early: %d calls", n)
 	}
 }
+
+// PlainRun stops at exactly the first quote, backslash, control character
+// or non-ASCII byte, wherever it falls within a word.
+func TestPlainRun(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	for c := 0; c < 256; c++ {
+		for n := 0; n < 20; n++ {
+			for at := 0; at <= n; at++ {
+				b := bytes.Repeat([]byte{'a'}, n)
+				if at < n {
+					b[at] = byte(c)
+				}
+				if at+1 < n {
+					b[at+1] = '"' // a later one does not matter
+				}
+				want := n
+				if at < n && special(byte(c)) {
+					want = at
+				} else if at+1 < n {
+					want = at + 1
+				}
+				for start := 0; start <= min(at, 3); start++ {
+					if got := PlainRun(b, start); got != want {
+						t.Fatalf("byte %#x at %d of %d from %d: %d, want %d", c, at, n, start, got, want)
+					}
+				}
+			}
+		}
+	}
+}

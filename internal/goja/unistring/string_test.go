@@ -1,6 +1,9 @@
 package unistring
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestString_AsUtf16(t *testing.T) {
 	const str = "más"
@@ -12,5 +15,23 @@ func TestString_AsUtf16(t *testing.T) {
 
 	if s.String() != str {
 		t.Fatal(s)
+	}
+}
+
+// Scan finds a non-ASCII character wherever it falls against the eight
+// bytes it reads at a time, and returns nil only for ASCII.
+func TestScanEveryPosition(t *testing.T) {
+	for n := 0; n < 24; n++ {
+		ascii := strings.Repeat("a", n)
+		if Scan(ascii) != nil {
+			t.Fatalf("%d ASCII bytes scanned as unicode", n)
+		}
+		for at := 0; at <= n; at++ {
+			s := ascii[:at] + "é" + ascii[at:]
+			u := Scan(s)
+			if len(u) != n+2 || u[0] != BOM || u[at+1] != 'é' {
+				t.Fatalf("é at %d of %d: %v", at, n, u)
+			}
+		}
 	}
 }
