@@ -24,6 +24,7 @@ type resumeReq struct {
 	// (raw; owned when they came from a stage) or the cached entry (entry).
 	snapID string
 	raw    []byte
+	digest snapshot.Digest // of raw, which a replay's journal continues from
 	owned  bool
 	entry  *snapshotEntry
 
@@ -139,7 +140,8 @@ func (s *Session) resolveSnapshot(r *resumeReq, f fields, payload, stagedBytes [
 	}
 	switch {
 	case hasRaw:
-		r.raw, r.snapID = raw, snapshot.ID(raw)
+		r.raw, r.digest = raw, snapshot.NewDigest(raw)
+		r.snapID = r.digest.ID()
 		if hasGivenID && givenID != r.snapID {
 			return errorf(codeSnapshotIDMismatch, "snapshot_id did not match snapshot bytes")
 		}
@@ -377,7 +379,11 @@ func (s *Session) resumeReplay(r *resumeReq, out *stepResult, fl *flight) (*step
 		return nil, failedStep(step)
 	}
 	if exec != nil {
-		b := snapshot.ContinueBuilder(raw, snap, r.seal)
+		var d snapshot.Digest
+		if r.entry == nil {
+			d, r.digest = r.digest, snapshot.Digest{} // raw is r.raw
+		}
+		b := snapshot.ContinueBuilderFrom(raw, snap, r.seal, d)
 		engine.RecordAnswers(b, answers)
 		if err := s.park(out, exec, b, prog); err != nil {
 			return nil, err

@@ -284,14 +284,38 @@ func newBuilder(h Header, seal *Sealer, version uint64) *Builder {
 // from (with the same seal, if any), in the format version they were
 // written in.
 func ContinueBuilder(raw []byte, s *Snapshot, seal *Sealer) *Builder {
-	b := &Builder{buf: append([]byte(nil), raw...), h: sha256.New(), seal: seal, records: s.records, version: s.Version,
+	return ContinueBuilderFrom(raw, s, seal, Digest{})
+}
+
+// ContinueBuilderFrom is ContinueBuilder given the Digest of raw (taken
+// over: it must not be used again), which spares hashing raw a second
+// time. A zero Digest hashes it.
+func ContinueBuilderFrom(raw []byte, s *Snapshot, seal *Sealer, d Digest) *Builder {
+	b := &Builder{buf: append([]byte(nil), raw...), h: d.h, seal: seal, records: s.records, version: s.Version,
 		calls: uint64(len(s.Calls))}
 	if l := s.Last().Limits; l != nil {
 		b.limits, b.hasLimits = *l, true
 	}
-	b.h.Write(b.buf)
+	if b.h == nil {
+		b.h = sha256.New()
+		b.h.Write(b.buf)
+	}
 	return b
 }
+
+// Digest is the SHA-256 of snapshot bytes: their id, and the state a
+// builder continuing them starts from.
+type Digest struct{ h hash.Hash }
+
+// NewDigest hashes raw.
+func NewDigest(raw []byte) Digest {
+	h := sha256.New()
+	h.Write(raw)
+	return Digest{h}
+}
+
+// ID is the id of the bytes hashed (ID(raw)).
+func (d Digest) ID() string { return hex.EncodeToString(d.h.Sum(nil)) }
 
 // Sealer is the builder's seal, or nil.
 func (b *Builder) Sealer() *Sealer { return b.seal }
