@@ -3014,6 +3014,7 @@ func (r *Runtime) iterableToList(iterable Value, method func(FunctionCall) Value
 	iter := r.getIterator(iterable, method)
 	var values []Value
 	iter.iterate(func(item Value) {
+		r.listStep(len(values)) // mustard: mustard_arrays.go
 		values = append(values, item)
 	})
 	return values
