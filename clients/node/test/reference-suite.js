@@ -179,6 +179,8 @@ if (referenceDir) {
       'own.encodeResumePayloadError = (e) => JSON.stringify(s.encodeError(e));',
     ].join('\n'),
   );
+}
+if (!referenceDir && !typesOnly) {
   const bin = path.join(root, 'target', 'debug');
   fs.mkdirSync(bin, { recursive: true });
   fs.symlinkSync(path.resolve(env.MUSTARD_SIDECAR_BIN), path.join(bin, 'mustard-sidecar'));
