@@ -267,11 +267,12 @@ func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder, sa *part
 	if item != nil && item != _undefined && item != _null {
 		if f, ok := r.getVStr(item, "toLocaleString").(*Object); ok {
 			if c, ok := f.self.assertCallable(); ok {
+				c = r.chargedCallback(f, c) // mustard: a native method's call charged
 				strVal := c(FunctionCall{
 					This: item,
 				})
-				s := r.stringOf(strVal) // mustard: a BigInt's conversion charged
-				sa.add(s)               // mustard: the result, as it grows
+				s := r.stringOf(strVal)  // mustard: a BigInt's conversion charged
+				sa.localeString(item, s) // mustard: the result, as it grows, and a number's formatting
 				buf.WriteString(s)
 				return
 			}

@@ -402,3 +402,16 @@ func (r *Runtime) chargedCallback(v Value, fn func(FunctionCall) Value) func(Fun
 	}
 	return fn
 }
+
+// localeString adds s, the text item's toLocaleString made, with a
+// number's formatting reported as elementString reports it.
+func (a *partsAlloc) localeString(item Value, s String) {
+	switch item.(type) {
+	case valueInt:
+		a.number(s, intStringUnits)
+	case valueFloat:
+		a.number(s, floatStringUnits)
+	default:
+		a.add(s)
+	}
+}
