@@ -267,11 +267,12 @@ func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder, sa *part
 	if item != nil && item != _undefined && item != _null {
 		if f, ok := r.getVStr(item, "toLocaleString").(*Object); ok {
 			if c, ok := f.self.assertCallable(); ok {
+				c = r.chargedCallback(f, c) // mustard: a native method's call charged
 				strVal := c(FunctionCall{
 					This: item,
 				})
-				s := r.stringOf(strVal) // mustard: a BigInt's conversion charged
-				sa.add(s)               // mustard: the result, as it grows
+				s := r.stringOf(strVal)  // mustard: a BigInt's conversion charged
+				sa.localeString(item, s) // mustard: the result, as it grows, and a number's formatting
 				buf.WriteString(s)
 				return
 			}
@@ -822,7 +823,7 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 func (r *Runtime) arrayproto_every(call FunctionCall) Value {
 	o := r.mustardArrayThis(call.This, "every") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
-	callbackFn := r.toCallable(call.Argument(0))
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -844,7 +845,7 @@ func (r *Runtime) arrayproto_every(call FunctionCall) Value {
 func (r *Runtime) arrayproto_some(call FunctionCall) Value {
 	o := r.mustardArrayThis(call.This, "some") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
-	callbackFn := r.toCallable(call.Argument(0))
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -866,7 +867,7 @@ func (r *Runtime) arrayproto_some(call FunctionCall) Value {
 func (r *Runtime) arrayproto_forEach(call FunctionCall) Value {
 	o := r.mustardArrayThis(call.This, "forEach") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
-	callbackFn := r.toCallable(call.Argument(0))
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -886,7 +887,7 @@ func (r *Runtime) arrayproto_forEach(call FunctionCall) Value {
 func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 	o := r.mustardArrayThis(call.This, "map") // mustard: V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
-	callbackFn := r.toCallable(call.Argument(0))
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -927,6 +928,7 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
+		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
 		a := arraySpeciesCreate(o, 0)
 		fc := FunctionCall{
 			This:      call.Argument(1),
@@ -978,6 +980,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
+		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, o},
@@ -1024,6 +1027,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
+		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, o},
@@ -1242,7 +1246,7 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 func (r *Runtime) arrayproto_find(call FunctionCall) Value {
 	o := r.mustardArrayThis(call.This, "find") // mustard: V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
-	predicate := r.toCallable(call.Argument(0))
+	predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -1263,7 +1267,7 @@ func (r *Runtime) arrayproto_find(call FunctionCall) Value {
 func (r *Runtime) arrayproto_findIndex(call FunctionCall) Value {
 	o := r.mustardArrayThis(call.This, "findIndex") // mustard: V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
-	predicate := r.toCallable(call.Argument(0))
+	predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -1284,7 +1288,7 @@ func (r *Runtime) arrayproto_findIndex(call FunctionCall) Value {
 func (r *Runtime) arrayproto_findLast(call FunctionCall) Value {
 	o := r.mustardArrayThis(call.This, "findLast") // mustard: V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
-	predicate := r.toCallable(call.Argument(0))
+	predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -1305,7 +1309,7 @@ func (r *Runtime) arrayproto_findLast(call FunctionCall) Value {
 func (r *Runtime) arrayproto_findLastIndex(call FunctionCall) Value {
 	o := r.mustardArrayThis(call.This, "findLastIndex") // mustard: V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
-	predicate := r.toCallable(call.Argument(0))
+	predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -1380,7 +1384,7 @@ func (r *Runtime) arrayproto_flatMap(call FunctionCall) Value {
 	if !r.mustardIsCallable(call.Argument(0)) { // mustard: V8's words (mustard_wording.go)
 		panic(r.NewTypeError("flatMap mapper function is not callable"))
 	}
-	callbackFn := r.toCallable(call.Argument(0))
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 	thisArg := Undefined()
 	if len(call.Arguments) > 1 {
 		thisArg = call.Argument(1)

@@ -174,6 +174,9 @@ func (r *Runtime) mapProto_forEach(call FunctionCall) Value {
 		panic(r.NewTypeError("%s is not a function", mustardTypeOfRender(call.Argument(0))))
 	}
 	callbackFn, ok := r.toObject(call.Argument(0)).self.assertCallable()
+	if ok {
+		callbackFn = r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
+	}
 	if !ok {
 		panic(r.NewTypeError("object is not a function %s"))
 	}

@@ -498,7 +498,7 @@ func (r *Runtime) typedArrayProto_entries(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_every(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.toCallable(call.Argument(0))
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
@@ -548,7 +548,7 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 	o := r.toObject(call.This)
 	if ta, ok := o.self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.toCallable(call.Argument(0))
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
@@ -597,7 +597,7 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_find(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		predicate := r.toCallable(call.Argument(0))
+		predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
@@ -622,7 +622,7 @@ func (r *Runtime) typedArrayProto_find(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_findIndex(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		predicate := r.toCallable(call.Argument(0))
+		predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
@@ -647,7 +647,7 @@ func (r *Runtime) typedArrayProto_findIndex(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_findLast(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		predicate := r.toCallable(call.Argument(0))
+		predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
@@ -672,7 +672,7 @@ func (r *Runtime) typedArrayProto_findLast(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_findLastIndex(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		predicate := r.toCallable(call.Argument(0))
+		predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
@@ -697,7 +697,7 @@ func (r *Runtime) typedArrayProto_findLastIndex(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_forEach(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.toCallable(call.Argument(0))
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
@@ -920,7 +920,7 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_map(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.toCallable(call.Argument(0))
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
@@ -944,7 +944,7 @@ func (r *Runtime) typedArrayProto_map(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.toCallable(call.Argument(0))
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, call.This},
@@ -980,7 +980,7 @@ func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_reduceRight(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.toCallable(call.Argument(0))
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, call.This},
@@ -1167,7 +1167,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_some(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.toCallable(call.Argument(0))
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
