@@ -55,6 +55,11 @@ func TestLongStringArgumentsChargeTheirParse(t *testing.T) {
 		}
 		assert.GreaterOrEqual(t, got, uint64(n/workUnit), op)
 	}
+	// A Date setter converts only its own arguments: one past them is never
+	// read and costs nothing.
+	assert.GreaterOrEqual(t, chargeOf(t, "const s = '1'.repeat(1 << 20)", "new Date(0).setSeconds(1, s)"), uint64(n/workUnit), "setSeconds' second argument")
+	assert.Less(t, chargeOf(t, "const s = '1'.repeat(1 << 20)", "new Date(0).setMilliseconds(1, s)"), uint64(n/workUnit), "past setMilliseconds' arity")
+	assert.Less(t, chargeOf(t, "const s = '1'.repeat(1 << 20)", "new Date(0).setTime(1, s)"), uint64(n/workUnit), "past setTime's arity")
 }
 
 // Error messages name an object by its class tag, as V8 does, and run
@@ -66,7 +71,8 @@ func TestErrorMessagesRunNoGuestCode(t *testing.T) {
 		a.toString = () => { ran++; return 'X'; };
 		const out = [];
 		for (const f of [() => a(), () => 1 instanceof a, () => Symbol.keyFor(a),
-		                 () => Object.freeze(a).pop(), () => Object.seal([1, 2]).splice(-1)]) {
+		                 () => Object.freeze(a).pop(), () => Object.seal([1, 2]).splice(-1),
+		                 () => Reflect.ownKeys(new Proxy({}, { ownKeys: () => [a] }))]) {
 			try { f(); } catch (e) { out.push(e.message); }
 		}
 		out.push(ran);
@@ -75,5 +81,20 @@ func TestErrorMessagesRunNoGuestCode(t *testing.T) {
 	require.NoError(t, step.Err)
 	require.True(t, step.Done)
 	assert.Equal(t, value.String("[object Array] is not a function|Right-hand side of 'instanceof' is not callable|"+
-		"[object Array] is not a symbol|Cannot delete property '2' of [object Array]|Cannot delete property '1' of [object Array]|0"), step.Value)
+		"[object Array] is not a symbol|Cannot delete property '2' of [object Array]|Cannot delete property '1' of [object Array]|"+
+		"[object Array] is not a valid property name|0"), step.Value)
+}
+
+// A long BigInt named in a TypeError's message costs what printing it
+// costs, as String(big) does.
+func TestLongBigIntsInMessagesAreCharged(t *testing.T) {
+	const setup = "const b = 7n ** 100000n"
+	printed := chargeOf(t, setup, "String(b)")
+	require.Greater(t, printed, uint64(1000), "String of a long BigInt is charged")
+	for _, op := range []string{
+		"try { Symbol.keyFor(b) } catch {}",
+		"try { Reflect.ownKeys(new Proxy({}, { ownKeys: () => [b] })) } catch {}",
+	} {
+		assert.GreaterOrEqual(t, chargeOf(t, setup, op), printed/2, op)
+	}
 }

@@ -467,7 +467,7 @@ func (r *Runtime) dateproto_getTimezoneOffset(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setTime(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		n := call.Argument(0).ToNumber()
@@ -686,7 +686,7 @@ func _dateSetMilliseconds(year, mon, day, hours, min, sec int64, t time.Time, ca
 }
 
 func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -712,7 +712,7 @@ func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMilliseconds(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -738,7 +738,7 @@ func (r *Runtime) dateproto_setUTCMilliseconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setSeconds(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 2) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -756,7 +756,7 @@ func (r *Runtime) dateproto_setSeconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCSeconds(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 2) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -774,7 +774,7 @@ func (r *Runtime) dateproto_setUTCSeconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setMinutes(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 3) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -792,7 +792,7 @@ func (r *Runtime) dateproto_setMinutes(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMinutes(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 3) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -810,7 +810,7 @@ func (r *Runtime) dateproto_setUTCMinutes(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setHours(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 4) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -828,7 +828,7 @@ func (r *Runtime) dateproto_setHours(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCHours(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 4) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -846,7 +846,7 @@ func (r *Runtime) dateproto_setUTCHours(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setDate(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -864,7 +864,7 @@ func (r *Runtime) dateproto_setDate(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCDate(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -882,7 +882,7 @@ func (r *Runtime) dateproto_setUTCDate(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setMonth(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 2) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -900,7 +900,7 @@ func (r *Runtime) dateproto_setMonth(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMonth(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 2) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -918,7 +918,7 @@ func (r *Runtime) dateproto_setUTCMonth(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setFullYear(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 3) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		var t time.Time
@@ -938,7 +938,7 @@ func (r *Runtime) dateproto_setFullYear(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCFullYear(call FunctionCall) Value {
-	r.numArgs(call) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 3) // mustard: long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		var t time.Time

@@ -79,7 +79,7 @@ func (r *Runtime) symbol_keyfor(call FunctionCall) Value {
 	arg := call.Argument(0)
 	sym, ok := arg.(*Symbol)
 	if !ok {
-		panic(r.NewTypeError("%s is not a symbol", mustardPlainRender(arg))) // mustard: V8's words, no guest code run
+		panic(r.NewTypeError("%s is not a symbol", r.mustardRender(arg))) // mustard: V8's words, no guest code run
 	}
 	for key, s := range r.symbolRegistry {
 		if s == sym {

@@ -215,10 +215,15 @@ func (r *Runtime) numArg(v Value) Value {
 	return v
 }
 
-// numArgs charges, as numArg, every argument of a call that converts all
-// of them to numbers (the Date setters).
-func (r *Runtime) numArgs(call FunctionCall) {
-	for _, a := range call.Arguments {
+// numArgs charges, as numArg, the first arity arguments of a call that
+// converts them all to numbers (the Date setters): an argument past the
+// setter's own is never read, so it costs nothing.
+func (r *Runtime) numArgs(call FunctionCall, arity int) {
+	args := call.Arguments
+	if len(args) > arity {
+		args = args[:arity]
+	}
+	for _, a := range args {
 		r.chargeNumber(a)
 	}
 }

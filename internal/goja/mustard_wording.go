@@ -14,10 +14,14 @@ import (
 // description form), an error's `name: message`, `#<Ctor>` for an object
 // whose toString is Object.prototype.toString and whose constructor is a
 // named function, and `[object Tag]` otherwise. Only data properties are
-// read, and nothing through a proxy, so no guest code runs.
+// read, and nothing through a proxy, so no guest code runs. A BigInt's
+// digits are charged as String(big) charges them.
 func (r *Runtime) mustardRender(v Value) string {
 	o, ok := v.(*Object)
 	if !ok {
+		if b, ok := v.(*valueBigInt); ok {
+			return r.bigIntString(b).String()
+		}
 		if v == nil {
 			return "undefined"
 		}

@@ -801,7 +801,7 @@ func (p *proxyObject) proxyOwnKeys() ([]Value, bool) {
 			item := keys.self.getIdx(valueInt(k), nil)
 			if _, ok := item.(String); !ok {
 				if _, ok := item.(*Symbol); !ok {
-					panic(p.val.runtime.NewTypeError("%s is not a valid property name", item.String()))
+					panic(p.val.runtime.NewTypeError("%s is not a valid property name", p.val.runtime.mustardRender(item))) // mustard: no guest code run for the message
 				}
 			}
 			if keySet.has(item) {
