@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"crypto/subtle"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
@@ -19,16 +20,16 @@ type authFields struct {
 func readAuth(f fields) (authFields, error) {
 	var a authFields
 	var err error
-	if a.snapshotID, a.hasID, err = f.string("snapshot_id"); err != nil {
+	if a.snapshotID, a.hasID, err = f.string(wire.FieldSnapshotID); err != nil {
 		return a, err
 	}
-	if a.keyB64, a.hasKey, err = f.string("snapshot_key_base64"); err != nil {
+	if a.keyB64, a.hasKey, err = f.string(wire.FieldSnapshotKeyBase64); err != nil {
 		return a, err
 	}
-	if a.digest, a.hasDigest, err = f.string("snapshot_key_digest"); err != nil {
+	if a.digest, a.hasDigest, err = f.string(wire.FieldSnapshotKeyDigest); err != nil {
 		return a, err
 	}
-	if a.token, a.hasToken, err = f.string("snapshot_token"); err != nil {
+	if a.token, a.hasToken, err = f.string(wire.FieldSnapshotToken); err != nil {
 		return a, err
 	}
 	return a, nil

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // Closed structures: the objects inside a request whose keys are all known.
@@ -13,12 +14,12 @@ import (
 // the default budget). Top-level keys stay open: hosts may add their own.
 // limits is closed by policy.LimitsSpec.
 var (
-	optionsKeys      = []string{"inputs", inputsStageField, "capabilities", "limits", "host_calls", "console", "entry", sealKeyField}
-	policyKeys       = []string{"capabilities", "limits", "host_calls", "console", "snapshot_id", "snapshot_key_base64", "snapshot_key_digest", "snapshot_token", sealKeyField}
-	answerKeys       = []string{"call_id", "payload", payloadStageField}
-	authKeys         = []string{"snapshot_key_base64", "snapshot_key_digest", "snapshot_token", sealKeyField}
-	payloadKeys      = []string{"type", "value", "error"}
-	payloadErrorKeys = []string{"name", "message", "code", "details"}
+	optionsKeys      = []string{wire.FieldInputs, wire.FieldInputsStageID, wire.FieldCapabilities, wire.FieldLimits, wire.FieldHostCalls, wire.FieldConsole, wire.FieldEntry, wire.FieldSealKeyBase64}
+	policyKeys       = []string{wire.FieldCapabilities, wire.FieldLimits, wire.FieldHostCalls, wire.FieldConsole, wire.FieldSnapshotID, wire.FieldSnapshotKeyBase64, wire.FieldSnapshotKeyDigest, wire.FieldSnapshotToken, wire.FieldSealKeyBase64}
+	answerKeys       = []string{wire.FieldCallID, wire.FieldPayload, wire.FieldPayloadStageID}
+	authKeys         = []string{wire.FieldSnapshotKeyBase64, wire.FieldSnapshotKeyDigest, wire.FieldSnapshotToken, wire.FieldSealKeyBase64}
+	payloadKeys      = []string{wire.FieldType, wire.FieldValue, wire.FieldError}
+	payloadErrorKeys = []string{wire.FieldName, wire.FieldMessage, wire.FieldCode, wire.FieldDetails}
 )
 
 // closedObject reads f[key] as an object that may hold only the known

@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"strconv"
 	"unicode/utf8"
 
@@ -21,24 +21,6 @@ const Version = wire.ProtocolVersion
 type FatalError struct{ Msg string }
 
 func (e *FatalError) Error() string { return e.Msg }
-
-// requestError fails one request; the session goes on. Its code is the
-// response's error_code (codes.go): a failure cannot be made without one.
-type requestError struct {
-	code code
-	msg  string
-}
-
-func (e *requestError) Error() string { return e.msg }
-
-// errorf is a request failure with its code and its phrase.
-func errorf(c code, format string, args ...any) error {
-	return &requestError{code: c, msg: fmt.Sprintf(format, args...)}
-}
-
-// wrapError is a request failure with its code whose phrase another
-// package wrote.
-func wrapError(c code, err error) error { return &requestError{code: c, msg: err.Error()} }
 
 // envelope reads id and method, which every request must carry for its
 // response to be correlated.
@@ -57,12 +39,12 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 	if err != nil {
 		return nil, 0, "", &FatalError{prefix + ": not a JSON object"}
 	}
-	id, ok := parseUint(f.at("id"))
+	id, ok := parseUint(f.at(wire.FieldID))
 	if !ok {
 		return nil, 0, "", &FatalError{prefix + ": id must be an unsigned integer"}
 	}
 	// Unmarshal accepts null into a string; a method must be a real string.
-	raw, ok := f.get("method")
+	raw, ok := f.get(wire.FieldMethod)
 	if !ok || len(raw) == 0 || raw[0] != '"' {
 		return nil, 0, "", &FatalError{prefix + ": method must be a string"}
 	}
@@ -79,21 +61,24 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 // knownMethod returns the contract's method names without decoding or
 // allocating; any other spelling goes through the decoder.
 func knownMethod(raw []byte) (string, bool) {
-	switch string(raw) {
-	case `"resume"`:
-		return "resume", true
-	case `"start"`:
-		return "start", true
-	case `"compile"`:
-		return "compile", true
-	case `"cancel"`:
-		return "cancel", true
-	case `"snapshot"`:
-		return "snapshot", true
-	case `"stage"`:
-		return "stage", true
-	case `"ping"`:
-		return "ping", true
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	switch string(raw[1 : len(raw)-1]) {
+	case wire.MethodResume:
+		return wire.MethodResume, true
+	case wire.MethodStart:
+		return wire.MethodStart, true
+	case wire.MethodCompile:
+		return wire.MethodCompile, true
+	case wire.MethodCancel:
+		return wire.MethodCancel, true
+	case wire.MethodSnapshot:
+		return wire.MethodSnapshot, true
+	case wire.MethodStage:
+		return wire.MethodStage, true
+	case wire.MethodPing:
+		return wire.MethodPing, true
 	}
 	return "", false
 }
@@ -116,7 +101,7 @@ func parseUint(raw json.RawMessage) (uint64, bool) {
 }
 
 func checkVersion(f fields) error {
-	raw, ok := f.get("protocol_version")
+	raw, ok := f.get(wire.FieldProtocolVersion)
 	if !ok {
 		return errorf(codeUnsupportedVersion, "unsupported sidecar protocol version missing; expected %d", Version)
 	}
@@ -276,4 +261,53 @@ func (f fields) stageID(key string) (string, bool, error) {
 		}
 	}
 	return id, true, nil
+}
+
+func decodeBase64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
+
+// delivery is a start/resume's snapshot_delivery.
+type delivery int
+
+const (
+	deliverFull  delivery = iota // the whole snapshot
+	deliverDelta                 // the bytes appended to the resumed snapshot
+	deliverNone                  // no bytes; the host fetches them if it wants them
+)
+
+// delivery reads snapshot_delivery: "full" (also when absent or null),
+// "delta" or "none".
+func (f fields) delivery(key string) (delivery, error) {
+	if !f.present(key) {
+		return deliverFull, nil
+	}
+	v, _, err := f.string(key)
+	if err != nil {
+		return 0, err
+	}
+	switch v {
+	case "full":
+		return deliverFull, nil
+	case "delta":
+		return deliverDelta, nil
+	case "none":
+		return deliverNone, nil
+	}
+	return 0, errorf(codeUnknownDelivery, "unknown snapshot_delivery `%s`", v)
+}
+
+// language reads compile's language: "javascript" (also when absent or
+// null) or "typescript".
+func (f fields) language() (engine.Language, error) {
+	if !f.present(wire.FieldLanguage) {
+		return engine.JavaScript, nil
+	}
+	v, _, err := f.string(wire.FieldLanguage)
+	if err != nil {
+		return "", err
+	}
+	lang, ok := engine.ParseLanguage(v)
+	if !ok {
+		return "", errorf(codeUnknownLanguage, "unknown language `%s`", v)
+	}
+	return lang, nil
 }

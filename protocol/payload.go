@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
@@ -13,22 +14,22 @@ import (
 // payload reads f's payload, or the one its payload_stage_id staged;
 // structure names f in the error for both.
 func (set stagedSet) payload(f fields, structure string) (resumePayload, error) {
-	b, ok, err := set.staged(f, payloadStageField, "payload", structure)
+	b, ok, err := set.staged(f, wire.FieldPayloadStageID, wire.FieldPayload, structure)
 	if err != nil {
 		return resumePayload{}, err
 	}
 	if !ok {
-		return f.payload("payload")
+		return f.payload(wire.FieldPayload)
 	}
-	stageKey := payloadStageField
-	if structure != "resume" {
-		stageKey = structure + "." + payloadStageField
+	stageKey := wire.FieldPayloadStageID
+	if structure != wire.MethodResume {
+		stageKey = structure + "." + wire.FieldPayloadStageID
 	}
-	sf, err := stagedJSON(stageKey, "payload", b)
+	sf, err := stagedJSON(stageKey, wire.FieldPayload, b)
 	if err != nil {
 		return resumePayload{}, err
 	}
-	return sf.payload("payload")
+	return sf.payload(wire.FieldPayload)
 }
 
 // resumePayload decodes the host's answer to a suspended call.
@@ -100,7 +101,7 @@ func (set stagedSet) answers(f fields, key string) ([]engine.Answer, error) {
 		if err = checkClosed(a, raw, key, answerKeys); err != nil {
 			return false
 		}
-		id, ok, uerr := a.uint("call_id")
+		id, ok, uerr := a.uint(wire.FieldCallID)
 		if uerr != nil || !ok || id == 0 {
 			err = errorf(codeInvalidField, "%s[%d].call_id must be a positive integer", key, i)
 			return false
@@ -123,23 +124,23 @@ func (set stagedSet) answers(f fields, key string) ([]engine.Answer, error) {
 }
 
 func (f fields) payload(key string) (resumePayload, error) {
-	p, ok, err := f.closedObject(key, "payload", payloadKeys)
+	p, ok, err := f.closedObject(key, wire.FieldPayload, payloadKeys)
 	if err != nil {
 		return resumePayload{}, err
 	}
 	if !ok {
 		return resumePayload{}, errorf(codeMissingField, "resume requires payload")
 	}
-	kind, _, err := p.string("type")
+	kind, _, err := p.string(wire.FieldType)
 	if err != nil {
 		return resumePayload{}, errorf(codeInvalidField, "payload.type must be a string")
 	}
 	switch kind {
-	case "value":
-		if _, ok := p.get("value"); !ok {
+	case wire.FieldValue:
+		if _, ok := p.get(wire.FieldValue); !ok {
 			return resumePayload{}, errorf(codeMissingField, "payload.value is required")
 		}
-		v, err := value.ParseJSON(p.at("value"))
+		v, err := value.ParseJSON(p.at(wire.FieldValue))
 		if err == nil {
 			err = v.Validate()
 		}
@@ -147,29 +148,29 @@ func (f fields) payload(key string) (resumePayload, error) {
 			return resumePayload{}, errorf(codeInvalidValue, "invalid payload.value: %s", err.Error())
 		}
 		return resumePayload{outcome: snapshot.Outcome{Value: v}}, nil
-	case "error":
-		e, ok, err := p.object("error")
+	case wire.FieldError:
+		e, ok, err := p.object(wire.FieldError)
 		if err != nil || !ok {
 			return resumePayload{}, errorf(codeInvalidField, "payload.error must be an object")
 		}
-		if err := checkClosed(e, p.at("error"), "payload.error", payloadErrorKeys); err != nil {
+		if err := checkClosed(e, p.at(wire.FieldError), "payload.error", payloadErrorKeys); err != nil {
 			return resumePayload{}, err
 		}
 		he := &snapshot.HostError{}
-		if he.Name, _, err = e.guestString("name"); err != nil {
+		if he.Name, _, err = e.guestString(wire.FieldName); err != nil {
 			return resumePayload{}, errorf(codeInvalidField, "payload.error.name must be a string")
 		}
-		if he.Message, _, err = e.guestString("message"); err != nil {
+		if he.Message, _, err = e.guestString(wire.FieldMessage); err != nil {
 			return resumePayload{}, errorf(codeInvalidField, "payload.error.message must be a string")
 		}
-		code, ok, err := e.guestString("code")
+		code, ok, err := e.guestString(wire.FieldCode)
 		if err != nil {
 			return resumePayload{}, errorf(codeInvalidField, "payload.error.code must be a string")
 		}
 		if ok {
 			he.Code = &code
 		}
-		if raw, ok := e.get("details"); ok {
+		if raw, ok := e.get(wire.FieldDetails); ok {
 			d, err := value.ParseJSON(raw)
 			if err == nil {
 				err = d.Validate()
