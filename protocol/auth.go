@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"crypto/subtle"
-	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
@@ -14,25 +13,6 @@ import (
 type authFields struct {
 	snapshotID, keyB64, digest, token  string
 	hasID, hasKey, hasDigest, hasToken bool
-}
-
-// readAuth reads them from policy (raw form) or auth (cached form).
-func readAuth(f fields) (authFields, error) {
-	var a authFields
-	var err error
-	if a.snapshotID, a.hasID, err = f.string(wire.FieldSnapshotID); err != nil {
-		return a, err
-	}
-	if a.keyB64, a.hasKey, err = f.string(wire.FieldSnapshotKeyBase64); err != nil {
-		return a, err
-	}
-	if a.digest, a.hasDigest, err = f.string(wire.FieldSnapshotKeyDigest); err != nil {
-		return a, err
-	}
-	if a.token, a.hasToken, err = f.string(wire.FieldSnapshotToken); err != nil {
-		return a, err
-	}
-	return a, nil
 }
 
 // errTampered is the one answer to a snapshot the host's token does not

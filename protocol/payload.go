@@ -6,7 +6,6 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
-	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -41,48 +40,6 @@ type resumePayload struct {
 // engine is the payload as the engine takes it.
 func (p resumePayload) engine() engine.Payload {
 	return engine.Payload{Cancelled: p.cancelled, Outcome: p.outcome}
-}
-
-// hostCalls reads a host_calls mode: "one" (also when absent or null) or
-// "batch".
-func (f fields) hostCalls(key string) (policy.HostCalls, error) {
-	v, ok, err := f.string(key)
-	if err != nil || !ok {
-		return policy.HostCallsOne, err
-	}
-	m, err := policy.ParseHostCalls(v)
-	if err != nil {
-		return 0, wrapError(codeUnknownHostCalls, err)
-	}
-	return m, nil
-}
-
-// console reads a console mode: "off" (also when absent or null) or
-// "collect".
-func (f fields) console(key string) (policy.Console, error) {
-	v, ok, err := f.string(key)
-	if err != nil || !ok {
-		return policy.ConsoleOff, err
-	}
-	c, err := policy.ParseConsole(v)
-	if err != nil {
-		return 0, wrapError(codeUnknownConsole, err)
-	}
-	return c, nil
-}
-
-// entry reads how a start enters its program: "script" (also when absent
-// or null) or "call".
-func (f fields) entry(key string) (snapshot.Entry, error) {
-	v, ok, err := f.string(key)
-	if err != nil || !ok {
-		return snapshot.EntryScript, err
-	}
-	e, err := snapshot.ParseEntry(v)
-	if err != nil {
-		return 0, wrapError(codeUnknownEntry, err)
-	}
-	return e, nil
 }
 
 // answers reads a batch resume's answers: [{"call_id": N, "payload":

@@ -401,6 +401,25 @@ func (d *decoder) rawPolicy(r *resumeRequest, pf fields, policyID string, hasPol
 	return err
 }
 
+// readAuth reads them from policy (raw form) or auth (cached form).
+func readAuth(f fields) (authFields, error) {
+	var a authFields
+	var err error
+	if a.snapshotID, a.hasID, err = f.string(wire.FieldSnapshotID); err != nil {
+		return a, err
+	}
+	if a.keyB64, a.hasKey, err = f.string(wire.FieldSnapshotKeyBase64); err != nil {
+		return a, err
+	}
+	if a.digest, a.hasDigest, err = f.string(wire.FieldSnapshotKeyDigest); err != nil {
+		return a, err
+	}
+	if a.token, a.hasToken, err = f.string(wire.FieldSnapshotToken); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
 // resumeAuth reads the auth object that comes with a policy named by id,
 // checked once that policy is found.
 func (d *decoder) resumeAuth(r *resumeRequest, f fields) error {
