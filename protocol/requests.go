@@ -257,16 +257,16 @@ type resumeRequest struct {
 	outstanding []snapshot.HostCall
 }
 
-func (d *decoder) resume(f fields, payload []byte) *resumeRequest {
-	r := &resumeRequest{}
+// resume fills r, which the caller provides so that it can stay on its
+// stack: the hot path allocates nothing for the request.
+func (d *decoder) resume(r *resumeRequest, f fields, payload []byte) {
 	if r.err = d.resumeSnapshot(r, f, payload); r.err != nil {
-		return r
+		return
 	}
 	if r.afterSnapshot = d.resumePolicy(r, f); r.afterSnapshot != nil || !r.cached {
-		return r
+		return
 	}
 	r.afterPolicy = d.resumeAuth(r, f)
-	return r
 }
 
 // resumeSnapshot reads what is checked before anything cached is looked

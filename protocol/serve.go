@@ -118,7 +118,9 @@ func (s *Session) dispatch(r *Request, fl *flight) (result, error) {
 		}
 		return s.start(req, fl)
 	case wire.MethodResume:
-		return s.resume(s.decode.resume(f, payload), fl)
+		var req resumeRequest
+		s.decode.resume(&req, f, payload)
+		return s.resume(&req, fl)
 	case wire.MethodSnapshot:
 		req, err := s.decode.fetch(f, payload)
 		if err != nil {
