@@ -15,25 +15,6 @@ type authFields struct {
 	hasID, hasKey, hasDigest, hasToken bool
 }
 
-// readAuth reads them from policy (raw form) or auth (cached form).
-func readAuth(f fields) (authFields, error) {
-	var a authFields
-	var err error
-	if a.snapshotID, a.hasID, err = f.string("snapshot_id"); err != nil {
-		return a, err
-	}
-	if a.keyB64, a.hasKey, err = f.string("snapshot_key_base64"); err != nil {
-		return a, err
-	}
-	if a.digest, a.hasDigest, err = f.string("snapshot_key_digest"); err != nil {
-		return a, err
-	}
-	if a.token, a.hasToken, err = f.string("snapshot_token"); err != nil {
-		return a, err
-	}
-	return a, nil
-}
-
 // errTampered is the one answer to a snapshot the host's token does not
 // authenticate.
 var errTampered = errorf(codeTamperedSnapshot, "raw snapshot restore rejected a tampered or unauthenticated snapshot")

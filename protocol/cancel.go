@@ -85,23 +85,13 @@ type cancelAnswer struct {
 	err        error // the request was malformed: it cancelled nothing
 }
 
-// readCancel reads {"method":"cancel","target_id":N} and, if it is well
-// formed, cancels N's flights at once.
-func (s *Session) readCancel(f fields, payload []byte) *cancelAnswer {
-	if err := checkVersion(f); err != nil {
-		return &cancelAnswer{err: err}
-	}
-	if s.opts.Transport == Binary && len(payload) > 0 {
-		return &cancelAnswer{err: errorf(codeUnexpectedPayload, "cancel requests must not include a binary payload")}
-	}
-	target, ok, err := f.uint("target_id")
+// answer is a cancel of target, decoded with err when it was read: if it
+// is well formed, it cancels target's flights at once.
+func (fs *flights) answer(target uint64, err error) *cancelAnswer {
 	if err != nil {
 		return &cancelAnswer{err: err}
 	}
-	if !ok {
-		return &cancelAnswer{err: errorf(codeMissingField, "cancel requires target_id")}
-	}
-	return &cancelAnswer{target: target, wasRunning: s.flights.cancel(target)}
+	return &cancelAnswer{target: target, wasRunning: fs.cancel(target)}
 }
 
 // encode answers a well-formed cancel ({"kind":"cancelled"}).

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 )
@@ -199,3 +200,43 @@ var allCodes = []code{
 	codeLimitOutstandingCalls, codeLimitCancelled, codeLimitWallTime, codeLimitSnapshotSize,
 	codeLimitMemoryBudget, codeInternal,
 }
+
+// requestError fails one request; the session goes on. Its code is the
+// response's error_code (codes.go): a failure cannot be made without one.
+type requestError struct {
+	code code
+	msg  string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+// errorf is a request failure with its code and its phrase.
+func errorf(c code, format string, args ...any) error {
+	return &requestError{code: c, msg: fmt.Sprintf(format, args...)}
+}
+
+// wrapError is a request failure with its code whose phrase another
+// package wrote.
+func wrapError(c code, err error) error { return &requestError{code: c, msg: err.Error()} }
+
+// stepError is a start or resume whose execution failed, with the console
+// lines its last segment wrote: the failure response carries them.
+type stepError struct {
+	err  error
+	logs []engine.Log
+}
+
+func (e *stepError) Error() string { return e.err.Error() }
+func (e *stepError) Unwrap() error { return e.err }
+
+// failedStep is the error a failed step answers with.
+func failedStep(s engine.Step) error {
+	if len(s.Logs) == 0 {
+		return s.Err
+	}
+	return &stepError{err: s.Err, logs: s.Logs}
+}
+
+// ErrSnapshotTooLarge ends an execution whose next snapshot would be larger
+// than the stage bound: no process could ever resume it from its bytes.
+var ErrSnapshotTooLarge = &engine.Error{Kind: engine.KindLimit, Message: "snapshot size limit exceeded"}

@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -21,24 +23,6 @@ const Version = wire.ProtocolVersion
 type FatalError struct{ Msg string }
 
 func (e *FatalError) Error() string { return e.Msg }
-
-// requestError fails one request; the session goes on. Its code is the
-// response's error_code (codes.go): a failure cannot be made without one.
-type requestError struct {
-	code code
-	msg  string
-}
-
-func (e *requestError) Error() string { return e.msg }
-
-// errorf is a request failure with its code and its phrase.
-func errorf(c code, format string, args ...any) error {
-	return &requestError{code: c, msg: fmt.Sprintf(format, args...)}
-}
-
-// wrapError is a request failure with its code whose phrase another
-// package wrote.
-func wrapError(c code, err error) error { return &requestError{code: c, msg: err.Error()} }
 
 // envelope reads id and method, which every request must carry for its
 // response to be correlated.
@@ -57,12 +41,12 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 	if err != nil {
 		return nil, 0, "", &FatalError{prefix + ": not a JSON object"}
 	}
-	id, ok := parseUint(f.at("id"))
+	id, ok := parseUint(f.at(wire.FieldID))
 	if !ok {
 		return nil, 0, "", &FatalError{prefix + ": id must be an unsigned integer"}
 	}
 	// Unmarshal accepts null into a string; a method must be a real string.
-	raw, ok := f.get("method")
+	raw, ok := f.get(wire.FieldMethod)
 	if !ok || len(raw) == 0 || raw[0] != '"' {
 		return nil, 0, "", &FatalError{prefix + ": method must be a string"}
 	}
@@ -79,21 +63,24 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 // knownMethod returns the contract's method names without decoding or
 // allocating; any other spelling goes through the decoder.
 func knownMethod(raw []byte) (string, bool) {
-	switch string(raw) {
-	case `"resume"`:
-		return "resume", true
-	case `"start"`:
-		return "start", true
-	case `"compile"`:
-		return "compile", true
-	case `"cancel"`:
-		return "cancel", true
-	case `"snapshot"`:
-		return "snapshot", true
-	case `"stage"`:
-		return "stage", true
-	case `"ping"`:
-		return "ping", true
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	switch string(raw[1 : len(raw)-1]) {
+	case wire.MethodResume:
+		return wire.MethodResume, true
+	case wire.MethodStart:
+		return wire.MethodStart, true
+	case wire.MethodCompile:
+		return wire.MethodCompile, true
+	case wire.MethodCancel:
+		return wire.MethodCancel, true
+	case wire.MethodSnapshot:
+		return wire.MethodSnapshot, true
+	case wire.MethodStage:
+		return wire.MethodStage, true
+	case wire.MethodPing:
+		return wire.MethodPing, true
 	}
 	return "", false
 }
@@ -116,7 +103,7 @@ func parseUint(raw json.RawMessage) (uint64, bool) {
 }
 
 func checkVersion(f fields) error {
-	raw, ok := f.get("protocol_version")
+	raw, ok := f.get(wire.FieldProtocolVersion)
 	if !ok {
 		return errorf(codeUnsupportedVersion, "unsupported sidecar protocol version missing; expected %d", Version)
 	}
@@ -276,4 +263,164 @@ func (f fields) stageID(key string) (string, bool, error) {
 		}
 	}
 	return id, true, nil
+}
+
+func decodeBase64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
+
+// delivery is a start/resume's snapshot_delivery.
+type delivery int
+
+const (
+	deliverFull  delivery = iota // the whole snapshot
+	deliverDelta                 // the bytes appended to the resumed snapshot
+	deliverNone                  // no bytes; the host fetches them if it wants them
+)
+
+// delivery reads snapshot_delivery: "full" (also when absent or null),
+// "delta" or "none".
+func (f fields) delivery(key string) (delivery, error) {
+	if !f.present(key) {
+		return deliverFull, nil
+	}
+	v, _, err := f.string(key)
+	if err != nil {
+		return 0, err
+	}
+	switch v {
+	case "full":
+		return deliverFull, nil
+	case "delta":
+		return deliverDelta, nil
+	case "none":
+		return deliverNone, nil
+	}
+	return 0, errorf(codeUnknownDelivery, "unknown snapshot_delivery `%s`", v)
+}
+
+// language reads compile's language: "javascript" (also when absent or
+// null) or "typescript".
+func (f fields) language() (engine.Language, error) {
+	if !f.present(wire.FieldLanguage) {
+		return engine.JavaScript, nil
+	}
+	v, _, err := f.string(wire.FieldLanguage)
+	if err != nil {
+		return "", err
+	}
+	lang, ok := engine.ParseLanguage(v)
+	if !ok {
+		return "", errorf(codeUnknownLanguage, "unknown language `%s`", v)
+	}
+	return lang, nil
+}
+
+// Closed structures: the objects inside a request whose keys are all known.
+// Any other key fails the request, so that a misspelt field never silently
+// means its default ("instructions" for "instruction_budget" would run on
+// the default budget). Top-level keys stay open: hosts may add their own.
+// limits is closed by policy.LimitsSpec.
+var (
+	optionsKeys      = []string{wire.FieldInputs, wire.FieldInputsStageID, wire.FieldCapabilities, wire.FieldLimits, wire.FieldHostCalls, wire.FieldConsole, wire.FieldEntry, wire.FieldSealKeyBase64}
+	policyKeys       = []string{wire.FieldCapabilities, wire.FieldLimits, wire.FieldHostCalls, wire.FieldConsole, wire.FieldSnapshotID, wire.FieldSnapshotKeyBase64, wire.FieldSnapshotKeyDigest, wire.FieldSnapshotToken, wire.FieldSealKeyBase64}
+	answerKeys       = []string{wire.FieldCallID, wire.FieldPayload, wire.FieldPayloadStageID}
+	authKeys         = []string{wire.FieldSnapshotKeyBase64, wire.FieldSnapshotKeyDigest, wire.FieldSnapshotToken, wire.FieldSealKeyBase64}
+	payloadKeys      = []string{wire.FieldType, wire.FieldValue, wire.FieldError}
+	payloadErrorKeys = []string{wire.FieldName, wire.FieldMessage, wire.FieldCode, wire.FieldDetails}
+)
+
+// closedObject reads f[key] as an object that may hold only the known
+// keys; structure names it in the error.
+func (f fields) closedObject(key, structure string, known []string) (fields, bool, error) {
+	sub, ok, err := f.object(key)
+	if err != nil || !ok {
+		return sub, ok, err
+	}
+	if err := checkClosed(sub, f.at(key), structure, known); err != nil {
+		return nil, false, err
+	}
+	return sub, true, nil
+}
+
+// unknownIn checks f[key] when it is an object; anything else is left for
+// the step that reads the field to report.
+func (f fields) unknownIn(key, structure string, known []string) error {
+	if !f.present(key) {
+		return nil
+	}
+	sub, err := splitObject(f.at(key))
+	if err != nil {
+		return nil
+	}
+	return checkClosed(sub, f.at(key), structure, known)
+}
+
+// checkClosed fails with the first unknown key of raw, in document order,
+// so the error is the same on every run. The common case, every key known,
+// costs one look per key.
+func checkClosed(sub fields, raw []byte, structure string, known []string) error {
+	for _, fl := range sub {
+		if !slices.Contains(known, fl.key) {
+			return errorf(codeUnknownField, "unknown field `%s` in %s", firstUnknownKey(raw, known), structure)
+		}
+	}
+	return nil
+}
+
+// firstUnknownKey walks an object splitObject accepted and returns its
+// first key that is not known.
+func firstUnknownKey(b []byte, known []string) (unknown string) {
+	jsonscan.Members(b, func(key, _ []byte) bool {
+		k, ok := jsonscan.PlainString(key)
+		if !ok {
+			_ = json.Unmarshal(key, &k)
+		}
+		if !slices.Contains(known, k) {
+			unknown = k
+			return false
+		}
+		return true
+	})
+	return unknown
+}
+
+// hostCalls reads a host_calls mode: "one" (also when absent or null) or
+// "batch".
+func (f fields) hostCalls(key string) (policy.HostCalls, error) {
+	v, ok, err := f.string(key)
+	if err != nil || !ok {
+		return policy.HostCallsOne, err
+	}
+	m, err := policy.ParseHostCalls(v)
+	if err != nil {
+		return 0, wrapError(codeUnknownHostCalls, err)
+	}
+	return m, nil
+}
+
+// console reads a console mode: "off" (also when absent or null) or
+// "collect".
+func (f fields) console(key string) (policy.Console, error) {
+	v, ok, err := f.string(key)
+	if err != nil || !ok {
+		return policy.ConsoleOff, err
+	}
+	c, err := policy.ParseConsole(v)
+	if err != nil {
+		return 0, wrapError(codeUnknownConsole, err)
+	}
+	return c, nil
+}
+
+// entry reads how a start enters its program: "script" (also when absent
+// or null) or "call".
+func (f fields) entry(key string) (snapshot.Entry, error) {
+	v, ok, err := f.string(key)
+	if err != nil || !ok {
+		return snapshot.EntryScript, err
+	}
+	e, err := snapshot.ParseEntry(v)
+	if err != nil {
+		return 0, wrapError(codeUnknownEntry, err)
+	}
+	return e, nil
 }

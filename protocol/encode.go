@@ -2,11 +2,11 @@ package protocol
 
 import (
 	"encoding/base64"
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 	"strconv"
 	"unicode/utf8"
 )
-
-func decodeBase64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
 
 func appendEnvelope(b []byte, id uint64, ok bool) []byte {
 	b = append(b, `{"protocol_version":2,"id":`...)
@@ -111,4 +111,41 @@ func appendRaw(b []byte, jsonl bool, field string, raw []byte) (header, payload 
 	b = append(b, `":"`...)
 	b = base64.StdEncoding.AppendEncode(b, raw)
 	return append(b, '"'), nil
+}
+
+// appendLogs writes a step's "logs" member, when it has lines.
+func appendLogs(b []byte, logs []engine.Log) []byte {
+	if len(logs) == 0 {
+		return b
+	}
+	b = append(b, `,"logs":[`...)
+	for i, l := range logs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"level":`...)
+		b = appendString(b, l.Level)
+		b = append(b, `,"text":`...)
+		b = appendString(b, l.Text)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendArgs writes a call's "args" member.
+func appendArgs(b []byte, args []value.Value) []byte {
+	b = append(b, `,"args":[`...)
+	for i, a := range args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = a.AppendJSON(b)
+	}
+	return append(b, ']')
+}
+
+// Response is one encoded response.
+type Response struct {
+	Header  []byte
+	Payload []byte
 }

@@ -45,29 +45,6 @@ func pinPolicy(pins []pinnedPolicy, id string, pol policy.Policy) []pinnedPolicy
 	return out
 }
 
-// pinned returns the policy the entry pins under id.
-func (e *snapshotEntry) pinned(id string) (policy.Policy, bool) {
-	for _, p := range e.pols {
-		if p.id == id {
-			return p.pol, true
-		}
-	}
-	return policy.Policy{}, false
-}
-
-// weight is what the entry keeps: its bytes and the policies it pins.
-func (e *snapshotEntry) weight() int64 {
-	return snapshotWeight(e.bytes) + e.pinWeight()
-}
-
-func (e *snapshotEntry) pinWeight() int64 {
-	var n int64
-	for _, p := range e.pols {
-		n += policyWeight(p.pol)
-	}
-	return n
-}
-
 // maxEvictedIDs bounds the ids remembered as evicted, per kind: enough for
 // every entry the caches' count bounds hold, and a few kilobytes each.
 const maxEvictedIDs = 1024
@@ -109,47 +86,28 @@ type evictions struct {
 
 // unknownSnapshot is the failure of a snapshot id the session does not
 // hold: evicted, or never known.
-func (s *Session) unknownSnapshot(id string) error {
+func (e *evictions) unknownSnapshot(id string) error {
 	c := codeUnknownSnapshotID
-	if s.evicted.snapshots.has(id) {
+	if e.snapshots.has(id) {
 		c = codeEvictedSnapshotID
 	}
 	return errorf(c, "unknown snapshot_id `%s`", id)
 }
 
 // unknownPolicy is unknownSnapshot for a policy id.
-func (s *Session) unknownPolicy(id string) error {
+func (e *evictions) unknownPolicy(id string) error {
 	c := codeUnknownPolicyID
-	if s.evicted.policies.has(id) {
+	if e.policies.has(id) {
 		c = codeEvictedPolicyID
 	}
 	return errorf(c, "unknown policy_id `%s`", id)
 }
 
 // unknownProgram is unknownSnapshot for a program id.
-func (s *Session) unknownProgram(id string) error {
+func (e *evictions) unknownProgram(id string) error {
 	c := codeUnknownProgramID
-	if s.evicted.programs.has(id) {
+	if e.programs.has(id) {
 		c = codeEvictedProgramID
 	}
 	return errorf(c, "unknown program_id `%s`", id)
-}
-
-// snapshotEvicted records a snapshot id whose last cached form (its entry,
-// or the execution parked on it) has gone.
-func (s *Session) snapshotEvicted(id string) {
-	if s.lookupPeek(id) == nil {
-		s.evicted.snapshots.add(id)
-	}
-}
-
-// lookupPeek is lookupSnapshot without making the entry recently used.
-func (s *Session) lookupPeek(id string) *snapshotEntry {
-	if c, ok := s.conts.Peek(id); ok {
-		return c.entry
-	}
-	if e, ok := s.snapshots.Peek(id); ok {
-		return e
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 )
@@ -97,46 +98,46 @@ func knownKey(raw []byte) (string, bool) {
 		return "", false
 	}
 	switch string(raw[1 : len(raw)-1]) {
-	case "protocol_version":
-		return "protocol_version", true
-	case "id":
-		return "id", true
-	case "method":
-		return "method", true
-	case "snapshot_id":
-		return "snapshot_id", true
-	case "policy_id":
-		return "policy_id", true
-	case "program_id":
-		return "program_id", true
-	case "auth":
-		return "auth", true
-	case "policy":
-		return "policy", true
-	case "payload":
-		return "payload", true
-	case "options":
-		return "options", true
-	case "snapshot_delivery":
-		return "snapshot_delivery", true
-	case "snapshot_key_base64":
-		return "snapshot_key_base64", true
-	case "snapshot_key_digest":
-		return "snapshot_key_digest", true
-	case "snapshot_token":
-		return "snapshot_token", true
-	case "type":
-		return "type", true
-	case "value":
-		return "value", true
-	case "inputs":
-		return "inputs", true
-	case "capabilities":
-		return "capabilities", true
-	case "limits":
-		return "limits", true
-	case "source":
-		return "source", true
+	case wire.FieldProtocolVersion:
+		return wire.FieldProtocolVersion, true
+	case wire.FieldID:
+		return wire.FieldID, true
+	case wire.FieldMethod:
+		return wire.FieldMethod, true
+	case wire.FieldSnapshotID:
+		return wire.FieldSnapshotID, true
+	case wire.FieldPolicyID:
+		return wire.FieldPolicyID, true
+	case wire.FieldProgramID:
+		return wire.FieldProgramID, true
+	case wire.FieldAuth:
+		return wire.FieldAuth, true
+	case wire.FieldPolicy:
+		return wire.FieldPolicy, true
+	case wire.FieldPayload:
+		return wire.FieldPayload, true
+	case wire.FieldOptions:
+		return wire.FieldOptions, true
+	case wire.FieldSnapshotDelivery:
+		return wire.FieldSnapshotDelivery, true
+	case wire.FieldSnapshotKeyBase64:
+		return wire.FieldSnapshotKeyBase64, true
+	case wire.FieldSnapshotKeyDigest:
+		return wire.FieldSnapshotKeyDigest, true
+	case wire.FieldSnapshotToken:
+		return wire.FieldSnapshotToken, true
+	case wire.FieldType:
+		return wire.FieldType, true
+	case wire.FieldValue:
+		return wire.FieldValue, true
+	case wire.FieldInputs:
+		return wire.FieldInputs, true
+	case wire.FieldCapabilities:
+		return wire.FieldCapabilities, true
+	case wire.FieldLimits:
+		return wire.FieldLimits, true
+	case wire.FieldSource:
+		return wire.FieldSource, true
 	}
 	return "", false
 }

@@ -2,10 +2,10 @@ package protocol
 
 import (
 	"fmt"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
-	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -13,22 +13,22 @@ import (
 // payload reads f's payload, or the one its payload_stage_id staged;
 // structure names f in the error for both.
 func (set stagedSet) payload(f fields, structure string) (resumePayload, error) {
-	b, ok, err := set.staged(f, payloadStageField, "payload", structure)
+	b, ok, err := set.staged(f, wire.FieldPayloadStageID, wire.FieldPayload, structure)
 	if err != nil {
 		return resumePayload{}, err
 	}
 	if !ok {
-		return f.payload("payload")
+		return f.payload(wire.FieldPayload)
 	}
-	stageKey := payloadStageField
-	if structure != "resume" {
-		stageKey = structure + "." + payloadStageField
+	stageKey := wire.FieldPayloadStageID
+	if structure != wire.MethodResume {
+		stageKey = structure + "." + wire.FieldPayloadStageID
 	}
-	sf, err := stagedJSON(stageKey, "payload", b)
+	sf, err := stagedJSON(stageKey, wire.FieldPayload, b)
 	if err != nil {
 		return resumePayload{}, err
 	}
-	return sf.payload("payload")
+	return sf.payload(wire.FieldPayload)
 }
 
 // resumePayload decodes the host's answer to a suspended call.
@@ -40,48 +40,6 @@ type resumePayload struct {
 // engine is the payload as the engine takes it.
 func (p resumePayload) engine() engine.Payload {
 	return engine.Payload{Cancelled: p.cancelled, Outcome: p.outcome}
-}
-
-// hostCalls reads a host_calls mode: "one" (also when absent or null) or
-// "batch".
-func (f fields) hostCalls(key string) (policy.HostCalls, error) {
-	v, ok, err := f.string(key)
-	if err != nil || !ok {
-		return policy.HostCallsOne, err
-	}
-	m, err := policy.ParseHostCalls(v)
-	if err != nil {
-		return 0, wrapError(codeUnknownHostCalls, err)
-	}
-	return m, nil
-}
-
-// console reads a console mode: "off" (also when absent or null) or
-// "collect".
-func (f fields) console(key string) (policy.Console, error) {
-	v, ok, err := f.string(key)
-	if err != nil || !ok {
-		return policy.ConsoleOff, err
-	}
-	c, err := policy.ParseConsole(v)
-	if err != nil {
-		return 0, wrapError(codeUnknownConsole, err)
-	}
-	return c, nil
-}
-
-// entry reads how a start enters its program: "script" (also when absent
-// or null) or "call".
-func (f fields) entry(key string) (snapshot.Entry, error) {
-	v, ok, err := f.string(key)
-	if err != nil || !ok {
-		return snapshot.EntryScript, err
-	}
-	e, err := snapshot.ParseEntry(v)
-	if err != nil {
-		return 0, wrapError(codeUnknownEntry, err)
-	}
-	return e, nil
 }
 
 // answers reads a batch resume's answers: [{"call_id": N, "payload":
@@ -100,7 +58,7 @@ func (set stagedSet) answers(f fields, key string) ([]engine.Answer, error) {
 		if err = checkClosed(a, raw, key, answerKeys); err != nil {
 			return false
 		}
-		id, ok, uerr := a.uint("call_id")
+		id, ok, uerr := a.uint(wire.FieldCallID)
 		if uerr != nil || !ok || id == 0 {
 			err = errorf(codeInvalidField, "%s[%d].call_id must be a positive integer", key, i)
 			return false
@@ -123,23 +81,23 @@ func (set stagedSet) answers(f fields, key string) ([]engine.Answer, error) {
 }
 
 func (f fields) payload(key string) (resumePayload, error) {
-	p, ok, err := f.closedObject(key, "payload", payloadKeys)
+	p, ok, err := f.closedObject(key, wire.FieldPayload, payloadKeys)
 	if err != nil {
 		return resumePayload{}, err
 	}
 	if !ok {
 		return resumePayload{}, errorf(codeMissingField, "resume requires payload")
 	}
-	kind, _, err := p.string("type")
+	kind, _, err := p.string(wire.FieldType)
 	if err != nil {
 		return resumePayload{}, errorf(codeInvalidField, "payload.type must be a string")
 	}
 	switch kind {
-	case "value":
-		if _, ok := p.get("value"); !ok {
+	case wire.FieldValue:
+		if _, ok := p.get(wire.FieldValue); !ok {
 			return resumePayload{}, errorf(codeMissingField, "payload.value is required")
 		}
-		v, err := value.ParseJSON(p.at("value"))
+		v, err := value.ParseJSON(p.at(wire.FieldValue))
 		if err == nil {
 			err = v.Validate()
 		}
@@ -147,29 +105,29 @@ func (f fields) payload(key string) (resumePayload, error) {
 			return resumePayload{}, errorf(codeInvalidValue, "invalid payload.value: %s", err.Error())
 		}
 		return resumePayload{outcome: snapshot.Outcome{Value: v}}, nil
-	case "error":
-		e, ok, err := p.object("error")
+	case wire.FieldError:
+		e, ok, err := p.object(wire.FieldError)
 		if err != nil || !ok {
 			return resumePayload{}, errorf(codeInvalidField, "payload.error must be an object")
 		}
-		if err := checkClosed(e, p.at("error"), "payload.error", payloadErrorKeys); err != nil {
+		if err := checkClosed(e, p.at(wire.FieldError), "payload.error", payloadErrorKeys); err != nil {
 			return resumePayload{}, err
 		}
 		he := &snapshot.HostError{}
-		if he.Name, _, err = e.guestString("name"); err != nil {
+		if he.Name, _, err = e.guestString(wire.FieldName); err != nil {
 			return resumePayload{}, errorf(codeInvalidField, "payload.error.name must be a string")
 		}
-		if he.Message, _, err = e.guestString("message"); err != nil {
+		if he.Message, _, err = e.guestString(wire.FieldMessage); err != nil {
 			return resumePayload{}, errorf(codeInvalidField, "payload.error.message must be a string")
 		}
-		code, ok, err := e.guestString("code")
+		code, ok, err := e.guestString(wire.FieldCode)
 		if err != nil {
 			return resumePayload{}, errorf(codeInvalidField, "payload.error.code must be a string")
 		}
 		if ok {
 			he.Code = &code
 		}
-		if raw, ok := e.get("details"); ok {
+		if raw, ok := e.get(wire.FieldDetails); ok {
 			d, err := value.ParseJSON(raw)
 			if err == nil {
 				err = d.Validate()

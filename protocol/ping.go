@@ -27,15 +27,6 @@ var Features = []string{
 	"entry_call",        // options.entry "call": the program evaluates to the function to call
 }
 
-// ping serves {"method":"ping"}: what a host needs to know before it sends
-// anything else.
-func (s *Session) ping(payload []byte) (pong, error) {
-	if s.opts.Transport == Binary && len(payload) > 0 {
-		return pong{}, errorf(codeUnexpectedPayload, "ping requests must not include a binary payload")
-	}
-	return pong{}, nil
-}
-
 // pong is ping's result ({"kind":"pong"}).
 type pong struct{}
 

@@ -3,6 +3,7 @@ package protocol
 import (
 	"crypto/subtle"
 	"errors"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
@@ -14,9 +15,6 @@ import (
 // form). Hot and cold resumes check it alike, so a resume that would fail
 // after a crash fails before one too.
 
-// sealKeyField names the field a seal key travels in.
-const sealKeyField = "seal_key_base64"
-
 // seals turns seal keys into Sealers, keeping the last one: deriving a
 // Sealer's keys (HKDF, three times) would otherwise be paid by every
 // request of a host that seals.
@@ -27,7 +25,7 @@ type seals struct {
 
 // read reads the optional seal key of an object.
 func (c *seals) read(f fields, where string) (*snapshot.Sealer, error) {
-	s, ok, err := f.string(sealKeyField)
+	s, ok, err := f.string(wire.FieldSealKeyBase64)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -37,11 +35,11 @@ func (c *seals) read(f fields, where string) (*snapshot.Sealer, error) {
 	}
 	key, err := decodeBase64(s)
 	if err != nil {
-		return nil, errorf(codeInvalidBase64, "%s.%s is not valid base64", where, sealKeyField)
+		return nil, errorf(codeInvalidBase64, "%s.%s is not valid base64", where, wire.FieldSealKeyBase64)
 	}
 	seal, err := snapshot.NewSealer(key)
 	if err != nil {
-		return nil, errorf(codeInvalidSealKey, "%s.%s must decode to at least %d bytes", where, sealKeyField, snapshot.MinSealKeyBytes)
+		return nil, errorf(codeInvalidSealKey, "%s.%s must decode to at least %d bytes", where, wire.FieldSealKeyBase64, snapshot.MinSealKeyBytes)
 	}
 	c.lastB64, c.last = s, seal
 	return seal, nil

@@ -2,11 +2,14 @@
 // compile/start/resume dispatch of a Session, and response encoding.
 package protocol
 
-// Each method decodes its request, checks it and encodes its response in a
-// file of its own (compile.go, start.go, resume.go, transfer.go, ping.go,
+// A request is read and served in serve.go, decoded once into its method's
+// typed request in requests.go (with the field readers of decode.go,
+// closed.go, payload.go, staged.go), and served by the Session's method in
+// a file of its own (compile.go, start.go, resume.go, transfer.go, ping.go,
 // cancel.go); start and resume share step.go, resume has auth.go and
-// payload.go beside it. This file holds the Session: its lifecycle, its
-// caches, and the dispatch every request goes through.
+// seal.go beside it. What a session holds between requests is its store
+// (store.go, memory.go, evicted.go). This file holds the Session: its
+// options and its lifecycle.
 
 import (
 	"crypto/rand"
@@ -56,50 +59,12 @@ type Options struct {
 // serves, which is how a cancel reaches a running request. Nothing else is
 // safe for concurrent use.
 type Session struct {
-	opts      Options
-	engine    *engine.Runtime
-	budget    *cache.Budget // the memory budget every cache below but compiled shares
-	programs  *cache.LRU[string, *engine.Program]
-	compiled  *cache.LRU[string, string] // source → program_id of its compile
-	snapshots *cache.LRU[string, *snapshotEntry]
-	conts     *cache.LRU[string, *continuation]
-	policies  *cache.LRU[string, policy.Policy]
-	stages    *stages
-	evicted   evictions // ids the caches evicted lately (evicted.go)
-	stats     Stats
-	flights   flights
-	keys      keys
-	seals     seals
-	warming   sync.WaitGroup // the process warm-up, if this session began it
-}
-
-// Stats counts how resumes that got past authentication ran: a hot resume
-// continues a parked execution, a replay re-runs the program from the
-// snapshot's journal. They make the fast path observable to tests.
-type Stats struct {
-	HotResumes int
-	Replays    int
-	Compiles   int // sources compiled (not served from the cache)
-}
-
-// snapshotEntry is a snapshot this session produced or was given.
-type snapshotEntry struct {
-	bytes []byte
-	seal  *snapshot.Sealer // its seal, when it is sealed
-	// pols are the policies it was produced (or resumed from bytes)
-	// under, most recent first: they stay as long as the entry does
-	// (evicted.go).
-	pols []pinnedPolicy
-}
-
-// continuation is a parked live execution: the fast path for resuming the
-// snapshot it produced.
-type continuation struct {
-	exec    *engine.Execution
-	prog    *engine.Program
-	builder *snapshot.Builder
-	entry   *snapshotEntry
-	weight  int64 // in the memory budget
+	opts    Options
+	engine  *engine.Runtime
+	*store  // what it holds between requests: caches, budget, stages, keys, statistics
+	flights flights
+	decode  decoder        // reads requests; it takes their stages, opens their seal keys
+	warming sync.WaitGroup // the process warm-up, if this session began it
 }
 
 // NewSession returns a session with empty caches.
@@ -128,7 +93,7 @@ func NewSession(opts Options) *Session {
 	if opts.Entropy == nil {
 		opts.Entropy = RandomEntropy
 	}
-	s := &Session{opts: opts, engine: engine.NewRuntime()}
+	s := &Session{opts: opts, engine: engine.NewRuntime(), store: &store{}}
 	if opts.PinnedKey != nil {
 		s.keys.pinned = snapshot.NewVerifier(opts.PinnedKey)
 	}
@@ -155,6 +120,7 @@ func NewSession(opts Options) *Session {
 		}
 	})
 	s.stages = newStages(opts.MaxStageBytes, s.budget)
+	s.decode = decoder{binary: opts.Transport == Binary, stages: s.stages}
 	return s
 }
 
@@ -179,154 +145,9 @@ func (s *Session) Stats() Stats { return s.stats }
 // Parked reports how many live executions are parked.
 func (s *Session) Parked() int { return s.conts.Len() }
 
-// Response is one encoded response.
-type Response struct {
-	Header  []byte
-	Payload []byte
-}
+// MemoryUsed reports what the session's budget counts now, and its limit.
+func (s *Session) MemoryUsed() (used, limit int64) { return s.budget.Used(), s.budget.Limit() }
 
-// Handle reads and serves one request. A non-nil error is a *FatalError:
-// the session must end.
-func (s *Session) Handle(header, payload []byte) (Response, error) {
-	return s.Serve(s.Read(header, payload))
-}
-
-// Request is a request as read: its envelope, decoded once, and what had to
-// be settled the moment it was read.
-type Request struct {
-	header, payload []byte
-	f               fields
-	id              uint64
-	method          string
-	fatal           error
-
-	flight *flight       // start/resume: how a cancel reaches it
-	cancel *cancelAnswer // cancel: its effect, settled when read
-}
-
-// Fatal reports whether serving the request ends the session: nothing in it
-// can be correlated. Nothing after it is read.
-func (r *Request) Fatal() bool { return r.fatal != nil }
-
-// Method is the request's method, "" if its envelope could not be read.
-func (r *Request) Method() string { return r.method }
-
-// Runs reports whether the request is a start or resume: one that runs
-// guest code, which a cancel can stop.
-func (r *Request) Runs() bool { return r.flight != nil }
-
-// Read takes in the next request, in order, and does what must happen when
-// it is read rather than when it is served: a cancel takes effect. It may
-// run while Serve serves an earlier request. header and payload must stay
-// unchanged until the request is served.
-func (s *Session) Read(header, payload []byte) *Request {
-	r := &Request{header: header, payload: payload}
-	r.f, r.id, r.method, r.fatal = envelope(header, s.opts.Transport == Binary)
-	if r.fatal != nil {
-		return r
-	}
-	switch r.method {
-	case "start", "resume":
-		r.flight = s.flights.add(r.id)
-	case "cancel":
-		r.cancel = s.readCancel(r.f, payload)
-	}
-	return r
-}
-
-// Serve answers a request Read returned, in the order they were read. A
-// non-nil error is a *FatalError: the session must end.
-func (s *Session) Serve(r *Request) (Response, error) {
-	if r.fatal != nil {
-		return Response{}, r.fatal
-	}
-	res, err := s.serve(r)
-	if err != nil {
-		return failure(r.id, err), nil
-	}
-	return res.encode(r.id, s.opts.Transport == JSONL), nil
-}
-
-func (s *Session) serve(r *Request) (result, error) {
-	fl := r.flight
-	if fl == nil {
-		return s.dispatch(r, nil)
-	}
-	// A flight cancelled while it waited its turn is served all the same,
-	// under its stopped Stopper: its segment ends at its first
-	// instruction, so it ends exactly as if the cancel had come while it
-	// ran, however the two goroutines were scheduled.
-	out, err := s.dispatch(r, fl)
-	// A start/resume settles itself once its segment ends; one that failed
-	// before it ran settles here. Either way a cancel read before this
-	// point decides the answer.
-	if s.flights.settle(fl) {
-		return nil, engine.ErrCancelled
-	}
-	return out, err
-}
-
-func (s *Session) dispatch(r *Request, fl *flight) (result, error) {
-	f, method, payload := r.f, r.method, r.payload
-	if method == "cancel" {
-		c := r.cancel // settled when it was read
-		if c.err != nil {
-			return nil, c.err
-		}
-		return c, nil
-	}
-	if err := checkVersion(f); err != nil {
-		return nil, err
-	}
-	switch method {
-	case "compile":
-		return s.compile(f, payload)
-	case "start":
-		return s.start(f, payload, fl)
-	case "resume":
-		return s.resume(f, payload, fl)
-	case "snapshot":
-		return s.fetchSnapshot(f, payload)
-	case "stage":
-		return s.stage(f, payload)
-	case "ping":
-		return s.ping(payload)
-	}
-	return nil, errorf(codeUnknownMethod, "unknown method %q", method)
-}
-
-// rawBytes returns the request's bytes: the binary payload, or the named
-// base64 field in JSONL.
-func (s *Session) rawBytes(f fields, payload []byte, field string) ([]byte, bool, error) {
-	if s.opts.Transport == Binary {
-		if f.present(field) {
-			return nil, false, errorf(codeBinaryField, "%s is not used by the binary transport; send the bytes as the frame payload", field)
-		}
-		return payload, len(payload) > 0, nil
-	}
-	return f.base64(field)
-}
-
-// loadProgram returns the cached program with this id or validates bytes.
-// A program a fresh execution is to begin from (fresh) must be of the
-// current format; one a replay runs may be of any format its snapshot
-// journals.
-func (s *Session) loadProgram(id string, b []byte, fresh bool) (*engine.Program, error) {
-	if p, ok := s.programs.Get(id); ok {
-		if fresh && !p.Startable() {
-			return nil, engine.ErrRetiredProgramFormat
-		}
-		return p, nil
-	}
-	load := engine.LoadProgramWith
-	if fresh {
-		load = engine.LoadProgramToStart
-	}
-	o, release := s.compileBound()
-	p, err := load(append([]byte(nil), b...), o)
-	release()
-	if err != nil {
-		return nil, err
-	}
-	return s.cacheProgram(p), nil
-}
+// StageBound reports the bound on staged bytes (and on a snapshot's size)
+// in force: Options.MaxStageBytes, at most half the budget.
+func (s *Session) StageBound() int64 { return s.opts.MaxStageBytes }

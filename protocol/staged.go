@@ -1,9 +1,11 @@
 package protocol
 
 import (
+	"github.com/mustard-sidecar/mustard-sidecar/cache"
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // Values past 1 MiB (the stage_values extension): a compile's source, a
@@ -29,7 +31,7 @@ type stagedSet map[string][]byte
 
 // takeNamed takes every stage that f names in one of the keys, leaving
 // malformed ids to the step that reads the field.
-func (s *Session) takeNamed(set stagedSet, f fields, keys ...string) stagedSet {
+func (st *stages) takeNamed(set stagedSet, f fields, keys ...string) stagedSet {
 	for _, k := range keys {
 		id, ok, err := f.stageID(k)
 		if err != nil || !ok {
@@ -38,7 +40,7 @@ func (s *Session) takeNamed(set stagedSet, f fields, keys ...string) stagedSet {
 		if _, done := set[id]; done {
 			continue
 		}
-		if b, ok := s.stages.take(id); ok {
+		if b, ok := st.take(id); ok {
 			if set == nil {
 				set = stagedSet{}
 			}
@@ -52,14 +54,31 @@ func (s *Session) takeNamed(set stagedSet, f fields, keys ...string) stagedSet {
 }
 
 // takeAnswerStages takes the stages a batch resume's answers name.
-func (s *Session) takeAnswerStages(set stagedSet, f fields) stagedSet {
-	jsonscan.Elements(f.at("answers"), func(raw []byte) bool {
+func (st *stages) takeAnswerStages(set stagedSet, f fields) stagedSet {
+	jsonscan.Elements(f.at(wire.FieldAnswers), func(raw []byte) bool {
 		if a, err := splitObject(raw); err == nil {
-			set = s.takeNamed(set, a, payloadStageField)
+			set = st.takeNamed(set, a, wire.FieldPayloadStageID)
 		}
 		return true
 	})
 	return set
+}
+
+// takeOne removes the stage f[key] names. It returns nil bytes and no
+// error when f names none.
+func (st *stages) takeOne(f fields, key string) ([]byte, error) {
+	id, ok, err := f.stageID(key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	b, ok := st.take(id)
+	if !ok {
+		return nil, errorf(codeUnknownStageID, "unknown stage_id `%s`", id)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
 }
 
 // staged returns the bytes of the stage f[key] names; ok is false when f
@@ -92,9 +111,94 @@ func stagedJSON(stageKey, key string, b []byte) (fields, error) {
 	return fields{{key: key, raw: b}}, nil
 }
 
-const (
-	sourceStageField  = "source_stage_id"
-	programStageField = "program_stage_id"
-	inputsStageField  = "inputs_stage_id"
-	payloadStageField = "payload_stage_id"
-)
+// MaxStages bounds how many stages a session holds at once.
+const MaxStages = 1024
+
+// stages holds uploads in progress. Their bytes together are bounded by
+// max; what they hold (with the room each has to grow) is reserved in the
+// memory budget, which evicts cached entries to make room.
+type stages struct {
+	max    int64
+	total  int64
+	m      map[string][]byte
+	budget *cache.Budget
+	held   int64 // reserved in budget: the stages' capacity
+}
+
+func newStages(max int64, budget *cache.Budget) *stages {
+	return &stages{max: max, m: make(map[string][]byte), budget: budget}
+}
+
+// take removes a stage and returns its bytes: the request that takes
+// them owns them now, and drops them once served.
+func (st *stages) take(id string) ([]byte, bool) {
+	b, ok := st.m[id]
+	if ok {
+		delete(st.m, id)
+		st.total -= int64(len(b))
+		st.release(int64(cap(b)))
+	}
+	return b, ok
+}
+
+// release gives back a stage's reservation.
+func (st *stages) release(n int64) {
+	st.budget.Release(n)
+	st.held -= n
+}
+
+// add appends chunk at offset. A failed add changes nothing.
+func (st *stages) add(id string, offset uint64, chunk []byte) (int, error) {
+	cur, ok := st.m[id]
+	switch {
+	case offset == 0:
+		if !ok && len(st.m) >= MaxStages {
+			return 0, errorf(codeTooManyStages, "too many stages (at most %d); resume or restart one", MaxStages)
+		}
+		cur = nil
+	case !ok:
+		return 0, errorf(codeUnknownStageID, "unknown stage_id `%s`", id)
+	case offset != uint64(len(cur)):
+		return 0, errorf(codeStageOffsetMismatch, "stage offset %d does not match staged length %d", offset, len(cur))
+	}
+	prev := st.m[id]
+	old := int64(len(prev))
+	if st.total-old+int64(len(cur))+int64(len(chunk)) > st.max {
+		return 0, errorf(codeStageTooLarge, "stage exceeds %d bytes", st.max)
+	}
+	grown := grow(cur, len(chunk), st.max)
+	if more := int64(cap(grown)) - int64(cap(cur)); more > 0 {
+		// Bounded by max, at most half the budget: only a compile under
+		// way could be in the way, and none is while a stage is served.
+		if !st.budget.Reserve(more) {
+			return 0, errorf(codeStageTooLarge, "stage exceeds %d bytes", st.max)
+		}
+		st.held += more
+	}
+	if offset == 0 && prev != nil {
+		st.release(int64(cap(prev))) // restarted: the old bytes are dropped
+	}
+	cur = append(grown, chunk...)
+	st.m[id] = cur
+	st.total += int64(len(cur)) - old
+	return len(cur), nil
+}
+
+// grow makes room for n more bytes, doubling but never past limit, so an
+// upload near the bound does not hold twice the bound.
+func grow(b []byte, n int, limit int64) []byte {
+	need := len(b) + n
+	if need <= cap(b) {
+		return b
+	}
+	c := 2 * cap(b)
+	if c < need {
+		c = need
+	}
+	if int64(c) > limit {
+		c = int(limit)
+	}
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
+}

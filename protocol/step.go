@@ -2,13 +2,13 @@ package protocol
 
 import (
 	"bytes"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"strconv"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
-	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // What start and resume share once their segment has run: the step, the
@@ -32,36 +32,6 @@ type stepResult struct {
 	delivery delivery
 	base     []byte
 	baseID   string
-}
-
-// delivery is a start/resume's snapshot_delivery.
-type delivery int
-
-const (
-	deliverFull  delivery = iota // the whole snapshot
-	deliverDelta                 // the bytes appended to the resumed snapshot
-	deliverNone                  // no bytes; the host fetches them if it wants them
-)
-
-// delivery reads snapshot_delivery: "full" (also when absent or null),
-// "delta" or "none".
-func (f fields) delivery(key string) (delivery, error) {
-	if !f.present(key) {
-		return deliverFull, nil
-	}
-	v, _, err := f.string(key)
-	if err != nil {
-		return 0, err
-	}
-	switch v {
-	case "full":
-		return deliverFull, nil
-	case "delta":
-		return deliverDelta, nil
-	case "none":
-		return deliverNone, nil
-	}
-	return 0, errorf(codeUnknownDelivery, "unknown snapshot_delivery `%s`", v)
 }
 
 // delivered returns the snapshot bytes a suspended response carries and,
@@ -115,7 +85,7 @@ func (o *stepResult) encode(id uint64, jsonl bool) Response {
 		b = appendArgs(b, args)
 		b = appendLogs(b, o.step.Logs)
 		if o.delivery != deliverNone { // none: the session keeps them for a snapshot fetch
-			b, payload = appendRaw(b, jsonl, "snapshot_base64", snap)
+			b, payload = appendRaw(b, jsonl, wire.FieldSnapshotBase64, snap)
 		}
 		b = append(b, `},"snapshot_id":"`...)
 		b = append(b, o.snapID...)
@@ -140,55 +110,6 @@ func (o *stepResult) encode(id uint64, jsonl bool) Response {
 	return Response{Header: append(b, '}'), Payload: payload}
 }
 
-// appendLogs writes a step's "logs" member, when it has lines.
-func appendLogs(b []byte, logs []engine.Log) []byte {
-	if len(logs) == 0 {
-		return b
-	}
-	b = append(b, `,"logs":[`...)
-	for i, l := range logs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"level":`...)
-		b = appendString(b, l.Level)
-		b = append(b, `,"text":`...)
-		b = appendString(b, l.Text)
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-// stepError is a start or resume whose execution failed, with the console
-// lines its last segment wrote: the failure response carries them.
-type stepError struct {
-	err  error
-	logs []engine.Log
-}
-
-func (e *stepError) Error() string { return e.err.Error() }
-func (e *stepError) Unwrap() error { return e.err }
-
-// failedStep is the error a failed step answers with.
-func failedStep(s engine.Step) error {
-	if len(s.Logs) == 0 {
-		return s.Err
-	}
-	return &stepError{err: s.Err, logs: s.Logs}
-}
-
-// appendArgs writes a call's "args" member.
-func appendArgs(b []byte, args []value.Value) []byte {
-	b = append(b, `,"args":[`...)
-	for i, a := range args {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = a.AppendJSON(b)
-	}
-	return append(b, ']')
-}
-
 // settleRun decides a start/resume's outcome once its segment has ended and
 // before anything is parked: a cancel read until now ends the execution.
 func (s *Session) settleRun(fl *flight, exec *engine.Execution) error {
@@ -200,10 +121,6 @@ func (s *Session) settleRun(fl *flight, exec *engine.Execution) error {
 	}
 	return engine.ErrCancelled
 }
-
-// ErrSnapshotTooLarge ends an execution whose next snapshot would be larger
-// than the stage bound: no process could ever resume it from its bytes.
-var ErrSnapshotTooLarge = &engine.Error{Kind: engine.KindLimit, Message: "snapshot size limit exceeded"}
 
 // park records a suspension: its snapshot bytes and the live execution,
 // weighed in the memory budget. A snapshot over the stage bound ends the

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"sync"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
@@ -35,11 +36,11 @@ func warmProcess() {
 	RandomEntropy()
 	engine.WarmProcess()
 	opts := fields{
-		{"capabilities", json.RawMessage(`["a","b"]`)},
-		{"limits", json.RawMessage(`{"instruction_budget":1,"heap_limit_bytes":1048576,"max_outstanding_host_calls":1}`)},
-		{"profile", json.RawMessage(`true`)},
+		{wire.FieldCapabilities, json.RawMessage(`["a","b"]`)},
+		{wire.FieldLimits, json.RawMessage(`{"instruction_budget":1,"heap_limit_bytes":1048576,"max_outstanding_host_calls":1}`)},
+		{wire.FieldProfile, json.RawMessage(`true`)},
 	}
-	_, _ = opts.capabilities("capabilities")
-	_, _ = opts.limits("limits")
-	_, _ = opts.bool("profile")
+	_, _ = opts.capabilities(wire.FieldCapabilities)
+	_, _ = opts.limits(wire.FieldLimits)
+	_, _ = opts.bool(wire.FieldProfile)
 }

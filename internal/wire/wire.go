@@ -67,6 +67,53 @@ const (
 	FieldPayloadStageID = "payload_stage_id" // resume, and each batch answer: the payload
 )
 
+// Fields of the request envelope, which every request carries.
+const (
+	FieldProtocolVersion = "protocol_version"
+	FieldID              = "id"
+	FieldMethod          = "method"
+)
+
+// Fields of the requests' bodies, by the method that reads them first.
+const (
+	FieldSource            = "source"            // compile
+	FieldProgramID         = "program_id"        // start
+	FieldOptions           = "options"           // start
+	FieldInputs            = "inputs"            // start, in options
+	FieldCapabilities      = "capabilities"      // start's options, resume's policy
+	FieldLimits            = "limits"            // start's options, resume's policy
+	FieldHostCalls         = "host_calls"        // start's options, resume's policy
+	FieldConsole           = "console"           // start's options, resume's policy
+	FieldEntry             = "entry"             // start, in options
+	FieldSealKeyBase64     = "seal_key_base64"   // start's options, resume's policy or auth
+	FieldProfile           = "profile"           // start, resume
+	FieldSnapshotDelivery  = "snapshot_delivery" // start, resume
+	FieldSnapshotID        = "snapshot_id"       // resume, its policy or auth; snapshot
+	FieldPolicyID          = "policy_id"         // resume
+	FieldPolicy            = "policy"            // resume
+	FieldAuth              = "auth"              // resume
+	FieldPayload           = "payload"           // resume, and each batch answer
+	FieldAnswers           = "answers"           // resume
+	FieldCallID            = "call_id"           // each batch answer
+	FieldSnapshotKeyBase64 = "snapshot_key_base64"
+	FieldSnapshotKeyDigest = "snapshot_key_digest"
+	FieldSnapshotToken     = "snapshot_token"
+	FieldTargetID          = "target_id" // cancel
+	FieldOffset            = "offset"    // stage, snapshot
+	FieldMaxBytes          = "max_bytes" // snapshot
+)
+
+// Fields of a ResumePayload, and of its error.
+const (
+	FieldType    = "type"
+	FieldValue   = "value"
+	FieldError   = "error"
+	FieldName    = "name"
+	FieldMessage = "message"
+	FieldCode    = "code"
+	FieldDetails = "details"
+)
+
 // SHA256Hex is the lowercase hex SHA-256 of b: program ids, snapshot ids
 // and key digests.
 func SHA256Hex(b []byte) string {
