@@ -184,6 +184,9 @@ func TestHostileSourceCompiles(t *testing.T) {
 		// linear, so a sixteenth of the size shows the same.
 		size /= 16
 	}
+	// The default run: a quarter of that, every source still nesting or
+	// chaining far past MaxSourceNesting.
+	size = longtest.Pick(size/4, size)
 	var worst time.Duration
 	for i, c := range hostileSources(size) {
 		if !longtest.Sampled(i) {
@@ -268,6 +271,9 @@ func TestHostileTypeScriptSource(t *testing.T) {
 		// minutes (its time grows with the square of its length).
 		size /= 16
 	}
+	// The default run: a quarter of that (4 KiB under the race detector):
+	// each source is still erased and compiled, or refused, as a whole.
+	size = longtest.Pick(size/4, size)
 	var worst time.Duration
 	for i, c := range hostileSources(size) {
 		if !longtest.Sampled(i) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -271,8 +272,12 @@ func TestTypeScriptColdResume(t *testing.T) {
 // exhaust the stack, and nested functions cost it more than linear time.
 // Read by the parser itself, TypeScript nests as deep as JavaScript.
 func TestTypeScriptNestingBound(t *testing.T) {
+	// The default run takes the sources at a fraction of their length
+	// (each still nests far past the bound, or is as long as an ordinary
+	// program gets); the long suites at their full length.
+	n := func(short, long int) int { return longtest.Pick(short, long) }
 	deep := []string{
-		"x = " + strings.Repeat("!", 1_000_000) + "1",
+		"x = " + strings.Repeat("!", n(50_000, 1_000_000)) + "1",
 		"x = " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000),
 		"x = " + strings.Repeat("a=>", 2000) + "1",
 		"x = " + strings.Repeat("a=>{return ", 700) + "1" + strings.Repeat("}", 700),
@@ -284,7 +289,7 @@ func TestTypeScriptNestingBound(t *testing.T) {
 		"let x: " + strings.Repeat("A<", 50_000) + "1" + strings.Repeat(">", 50_000),
 		"x = `" + strings.Repeat("${`", 5000) + strings.Repeat("`}", 5000) + "`",
 		// Many nests, each within the bounds: their scopes add up.
-		strings.Repeat("x = "+strings.Repeat("a=>{return ", 40)+"1"+strings.Repeat("}", 40)+";\n", 1000),
+		strings.Repeat("x = "+strings.Repeat("a=>{return ", 40)+"1"+strings.Repeat("}", 40)+";\n", n(600, 1000)),
 	}
 	for _, src := range deep {
 		// Read by the parser, or refused for its nesting.
@@ -301,10 +306,11 @@ func TestTypeScriptNestingBound(t *testing.T) {
 	// What the JavaScript parser accepts nests no deeper than the bound.
 	for _, src := range []string{
 		"x = " + strings.Repeat("(", 990) + "1" + strings.Repeat(")", 990),
-		"x = " + strings.Repeat("a=>{return ", 400) + "1" + strings.Repeat("}", 400),
-		"x = f" + strings.Repeat(".a", 15_000),
-		"x = 0" + strings.Repeat("+a", 15_000),
-		strings.Repeat("var a1 = 1\nvar b = a1 + 2\nif (b) { a1 = b } else { a1 = -b }\nb = a1 ? -a1 : !a1\n", 3000),
+		"x = " + strings.Repeat("a=>{return ", n(200, 400)) + "1" + strings.Repeat("}", n(200, 400)),
+		// Chains longer than the nesting bound are not nesting.
+		"x = f" + strings.Repeat(".a", n(3000, 15_000)),
+		"x = 0" + strings.Repeat("+a", n(3000, 15_000)),
+		strings.Repeat("var a1 = 1\nvar b = a1 + 2\nif (b) { a1 = b } else { a1 = -b }\nb = a1 ? -a1 : !a1\n", n(300, 3000)),
 	} {
 		_, err := CompileLanguage(src, TypeScript, CompileOptions{})
 		assert.NoError(t, err, "%.20s", src)

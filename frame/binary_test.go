@@ -94,7 +94,7 @@ func TestBinaryReader(t *testing.T) {
 	for _, tc := range tests {
 		for _, rk := range readerKinds {
 			t.Run(tc.name+"/"+rk.name, func(t *testing.T) {
-				if testing.Short() && len(tc.in) > 1<<16 && rk.name != "plain" {
+				if len(tc.in) > 1<<16 && slowReader(rk.name) {
 					t.Skip("large input with slow reader")
 				}
 				r := NewBinaryReader(rk.wrap(tc.in))

@@ -5,7 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strings"
+	"testing"
 	"testing/iotest"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // prefix returns a binary length prefix.
@@ -44,6 +48,18 @@ var readerKinds = []struct {
 	{"onebyte-dataerr", func(b []byte) io.Reader {
 		return iotest.DataErrReader(iotest.OneByteReader(bytes.NewReader(b)))
 	}},
+}
+
+// slowReader reports whether inputs of a MiB through the reader kind are
+// left to the long suites: with -short every kind but plain; otherwise the
+// one-byte kinds (a million reads each under the race detector) in the
+// default run. The one-byte kinds meet the limits on small inputs with
+// small limits in fuzzConfigs' seeds.
+func slowReader(kind string) bool {
+	if testing.Short() {
+		return kind != "plain"
+	}
+	return !longtest.Enabled() && strings.HasPrefix(kind, "onebyte")
 }
 
 // countingReader counts the bytes handed out by the underlying reader.

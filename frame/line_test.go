@@ -85,7 +85,7 @@ func TestLineReader(t *testing.T) {
 	for _, tc := range tests {
 		for _, rk := range readerKinds {
 			t.Run(tc.name+"/"+rk.name, func(t *testing.T) {
-				if testing.Short() && len(tc.in) > 1<<16 && rk.name != "plain" {
+				if len(tc.in) > 1<<16 && slowReader(rk.name) {
 					t.Skip("large input with slow reader")
 				}
 				r := NewLineReader(rk.wrap([]byte(tc.in)))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -361,14 +362,16 @@ func codeCases() []codeCase {
 			}
 			return c.call("stage", []byte("x"), "bytes_base64", "stage_id", "one-more", "offset", 0)
 		}),
-		both("stage_too_large", "stage exceeds 67108864 bytes", func(c *sess, fx *fixture) reply {
+		// The default run: binary frames only (the same 64 MiB in base64
+		// lines takes minutes under -race).
+		{code: "stage_too_large", phrase: "stage exceeds 67108864 bytes", binary: !longtest.Enabled(), do: func(c *sess, fx *fixture) reply {
 			c.must(c.call("stage", make([]byte, 1<<19), "bytes_base64", "stage_id", "big", "offset", 0))
 			for off := 1 << 19; ; off += 1 << 19 {
 				if r := c.call("stage", make([]byte, 1<<19), "bytes_base64", "stage_id", "big", "offset", off); !r.ok() {
 					return r
 				}
 			}
-		}),
+		}},
 
 		// Values past 1 MiB.
 		both("value_and_stage_id", "resume takes payload or payload_stage_id, not both", func(c *sess, fx *fixture) reply {
@@ -418,9 +421,11 @@ func codeCases() []codeCase {
 		both("limit_wall_time", "Limit: wall time exceeded", func(c *sess, fx *fixture) reply {
 			return run(c, `for (;;) {}`, limits("instruction_budget", 1e15, "wall_time_ms", 5))
 		}),
-		both("limit_snapshot_size", "Limit: snapshot size limit exceeded", func(c *sess, fx *fixture) reply {
+		// The default run: binary frames only (a snapshot of 128 MiB in
+		// base64 lines takes minutes under -race).
+		{code: "limit_snapshot_size", phrase: "Limit: snapshot size limit exceeded", binary: !longtest.Enabled(), do: func(c *sess, fx *fixture) reply {
 			return run(c, `fetch_data('x'.repeat(1 << 27));`, limits("heap_limit_bytes", 1<<30, "instruction_budget", 1e12, "allocation_budget", 1e12))
-		}),
+		}},
 		both("limit_memory_budget", "Limit: source too large to compile within the memory budget", func(c *sess, fx *fixture) reply {
 			// 600,000 tokens: about 150 MiB to compile, over the
 			// default budget.

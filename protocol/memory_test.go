@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -35,7 +36,7 @@ func withinBudget(t *testing.T, c *sess) (used, limit int64) {
 // least recently used goes, and resumes from its snapshot bytes with what
 // the hot resume gives.
 func TestMemoryBudgetEvictsParkedExecutions(t *testing.T) {
-	forBoth(t, func(t *testing.T, jsonl bool) {
+	forBothLong(t, func(t *testing.T, jsonl bool) {
 		c := newSess(t, jsonl, protocol.Options{MemoryBudget: 48 * mib})
 		prog := c.must(c.call("compile", nil, "", "source", holder(6_500_000))).str("program_id")
 		type parked struct {
@@ -77,14 +78,17 @@ func TestMemoryBudgetEvictsParkedExecutions(t *testing.T) {
 // unknown, as the contract allows), and a source whose compile would take
 // more than the budget is refused before it takes it.
 func TestMemoryBudgetWeighsPrograms(t *testing.T) {
-	c := newSess(t, false, protocol.Options{MemoryBudget: 64 * mib})
+	// The default run halves every size and budget below (compiling is
+	// the test's time); the long suites take them whole.
+	k := longtest.Pick(2, 1)
+	c := newSess(t, false, protocol.Options{MemoryBudget: 64 * mib / int64(k)})
 	// About 120,000 tokens each: ~7 MiB compiled, ~30 MiB at the peak.
-	source := func(i int) string { return fmt.Sprintf("var v%d = 0;", i) + strings.Repeat("a=>0;", 30_000) + "0" }
+	source := func(i int) string { return fmt.Sprintf("var v%d = 0;", i) + strings.Repeat("a=>0;", 30_000/k) + "0" }
 	var ids []string
 	for i := range 12 {
 		ids = append(ids, c.must(c.call("compile", nil, "", "source", source(i))).str("program_id"))
 		used, _ := withinBudget(t, c)
-		if i == 0 && used < 4*mib {
+		if i == 0 && used < 4*mib/int64(k) {
 			t.Fatalf("a program of 120,000 tokens weighs %d bytes", used)
 		}
 	}
@@ -97,7 +101,7 @@ func TestMemoryBudgetWeighsPrograms(t *testing.T) {
 	}
 
 	// Refused: more than the budget to compile. The session goes on.
-	big := strings.Repeat("a;", 150_000)
+	big := strings.Repeat("a;", 150_000/k)
 	r = c.call("compile", nil, "", "source", big)
 	c.fail(r, "Limit: source too large to compile within the memory budget")
 	if r.hdr["error_code"] != "limit_memory_budget" {
@@ -107,11 +111,11 @@ func TestMemoryBudgetWeighsPrograms(t *testing.T) {
 	withinBudget(t, c)
 	// The same source compiles in a larger budget, and in this one
 	// unless stages hold what it needs.
-	c2 := newSess(t, false, protocol.Options{MemoryBudget: 256 * mib})
+	c2 := newSess(t, false, protocol.Options{MemoryBudget: 256 * mib / int64(k)})
 	c2.must(c2.call("compile", nil, "", "source", big))
-	c3 := newSess(t, false, protocol.Options{MemoryBudget: 64 * mib})
-	mid := strings.Repeat("a;", 80_000) // 160,000 tokens: an estimated 41 MiB to compile
-	c3.stageAll("s", make([]byte, 30*mib))
+	c3 := newSess(t, false, protocol.Options{MemoryBudget: 64 * mib / int64(k)})
+	mid := strings.Repeat("a;", 80_000/k) // 160,000 tokens: an estimated 41 MiB to compile
+	c3.stageAll("s", make([]byte, 30*mib/k))
 	r = c3.call("compile", nil, "", "source", mid)
 	c3.fail(r, "Limit: source too large to compile within the memory budget")
 	c3.call("resume", nil, "", "stage_id", "s", "policy", rawPolicy("x"), "payload", numPayload(1)) // drops the stage

@@ -45,7 +45,7 @@ func strValue(s string) map[string]any { return map[string]any{"String": s} }
 // result is what the inline request gives, and every stage a request
 // named is gone afterwards.
 func TestStagedValues(t *testing.T) {
-	forBoth(t, func(t *testing.T, jsonl bool) {
+	forBothLong(t, func(t *testing.T, jsonl bool) {
 		c := newSess(t, jsonl, protocol.Options{})
 		// A source past a frame: a long comment, then the program.
 		source := "// " + strings.Repeat("padding ", 200_000) + "\n" +

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -177,6 +178,17 @@ func forBoth(t *testing.T, f func(t *testing.T, jsonl bool)) {
 	for _, jsonl := range []bool{false, true} {
 		t.Run(map[bool]string{false: "binary", true: "jsonl"}[jsonl], func(t *testing.T) { f(t, jsonl) })
 	}
+}
+
+// forBothLong is forBoth for tests that move tens of megabytes: the
+// default run takes binary frames only (the same bytes in base64 lines
+// take minutes under -race), the long suites both transports.
+func forBothLong(t *testing.T, f func(t *testing.T, jsonl bool)) {
+	if longtest.Enabled() {
+		forBoth(t, f)
+		return
+	}
+	t.Run("binary", func(t *testing.T) { f(t, false) })
 }
 
 // Delta delivery: a start comes in full; each resume, hot or replayed,

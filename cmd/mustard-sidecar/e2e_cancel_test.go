@@ -17,6 +17,7 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -25,18 +26,25 @@ import (
 // quiet machine takes well under 5 (TestE2ECancelLatency logs the
 // distribution); this is ten times the promise, for busy CI machines. Not
 // honouring the cancel fails regardless: the guests run for minutes (a
-// comparator sort of 10^6 numbers under the race detector) or forever.
+// comparator sort of sortLength numbers under the race detector) or
+// forever.
 const cancelHang = 500 * time.Millisecond
 
+// sortLength is how many numbers the comparator sort below sorts: 10^6 in
+// the long suites; in the default run 2*10^5, whose sort still takes
+// seconds (far past cancelHang and the wall-time limits below), while
+// building them before ready() takes a fifth of the time.
+var sortLength = longtest.Pick(200_000, 1_000_000)
+
 // spinning runs each guest until the host's answer to ready() is 1: then it
-// spins in for(;;){}, or sorts 10^6 numbers with a comparator (the numbers
-// are built before ready(), so the resumed segment is inside
+// spins in for(;;){}, or sorts sortLength numbers with a comparator (the
+// numbers are built before ready(), so the resumed segment is inside
 // Array.prototype.sort). Any other answer completes at once (done), so a
 // snapshot taken at ready() can be shown to stay resumable.
 var spinning = []struct{ name, src, done string }{
 	{"tight loop", `const mode = ready(); if (mode === 1) { for(;;){} } 'done';`, `{"String":"done"}`},
-	{"comparator sort", `const a = []; for (let i = 0; i < 1e6; i++) a.push((i * 7919) % 1000003);
-const mode = ready(); if (mode === 1) a.sort((x, y) => x - y); a.length;`, `{"Number":{"Finite":1000000.0}}`},
+	{"comparator sort", fmt.Sprintf(`const a = []; for (let i = 0; i < %d; i++) a.push((i * 7919) %% 1000003);
+const mode = ready(); if (mode === 1) a.sort((x, y) => x - y); a.length;`, sortLength), fmt.Sprintf(`{"Number":{"Finite":%d.0}}`, sortLength)},
 	// ready() in async code: the resumed segment spins in a promise job.
 	{"promise job", `(async () => { const mode = await ready(); if (mode === 1) { for(;;){} } return 'done' })()`, `{"String":"done"}`},
 }
@@ -87,7 +95,7 @@ func requireCancelled(t *testing.T, resp hosttest.Response, id, target uint64, w
 }
 
 // A cancel written while a resume runs a guest in a tight loop, or inside a
-// comparator sort of 10^6 numbers, ends that resume with `Limit: execution
+// comparator sort of sortLength numbers, ends that resume with `Limit: execution
 // cancelled` promptly; the cancel is answered after it; the execution is
 // over, the snapshot it resumed still resumes, and the process serves the
 // next request. Both transports.
@@ -127,7 +135,7 @@ func TestE2ECancelRunningGuest(t *testing.T) {
 
 				// The process goes on; the parked execution is gone, so the
 				// snapshot resumes by replay, to the end this time (the tight
-				// loop only: replaying the sort's guest builds its 10^6
+				// loop only: replaying the sort's guest builds its sortLength
 				// numbers again, which takes seconds under -race).
 				h.ping()
 				if g.name != "tight loop" {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
 )
 
@@ -119,6 +120,11 @@ total;`
 	texts := map[string]func(*rand.Rand, int) string{"json-like": sampletext.JSONLike, "random": randomText}
 	for _, tr := range transports {
 		for kind, text := range texts {
+			if !longtest.Enabled() && tr.jsonl == (kind == "random") {
+				// The default run takes one pair of each: binary/random
+				// and jsonl/json-like.
+				continue
+			}
 			t.Run(tr.name+"/"+kind, func(t *testing.T) {
 				t.Parallel()
 				rng := rand.New(rand.NewPCG(7, 40))

@@ -53,7 +53,7 @@ func TestE2EWallTime(t *testing.T) {
 	for _, tr := range transports {
 		for _, g := range spinning {
 			if g.name != "tight loop" && tr.jsonl {
-				continue // building 10^6 numbers takes seconds under -race: once is enough
+				continue // building sortLength numbers takes seconds under -race: once is enough
 			}
 			t.Run(tr.name+"/"+g.name, func(t *testing.T) {
 				t.Parallel()
@@ -61,7 +61,7 @@ func TestE2EWallTime(t *testing.T) {
 				programID, _ := h.compile(g.src)
 				limits := endlessLimits()
 				limits["wall_time_ms"] = 100
-				// The start (building 10^6 numbers) runs under no wall-time
+				// The start (building sortLength numbers) runs under no wall-time
 				// limit; the hot resume that spins or sorts under one: the
 				// cached snapshot with a full policy.
 				s := stepOf(t, h.do(h.req("start", "program_id", programID, "options", endlessOptions()), nil, ""))

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -222,10 +223,13 @@ func limInFreshProcess(t *testing.T, src string, caps []string, wants ...string)
 // recursive built-in, or an allocation too large to satisfy) end with a
 // clean error; the process lives on and serves the next request.
 func TestE2ELimitsGoFatalTriggers(t *testing.T) {
-	deep := "let a = []; for (let i = 0; i < 200000; i++) a = [a]; "
-	deepObject := "let o = {}; for (let i = 0; i < 200000; i++) o = { o }; "
-	// With a large heap limit the 200,000 levels are built and the
-	// recursive built-ins themselves are reached.
+	// 200,000 levels in the long suites; 20,000 in the default run, still
+	// twenty times engine.MaxNativeDepth.
+	levels := longtest.Pick(20_000, 200_000)
+	deep := fmt.Sprintf("let a = []; for (let i = 0; i < %d; i++) a = [a]; ", levels)
+	deepObject := fmt.Sprintf("let o = {}; for (let i = 0; i < %d; i++) o = { o }; ", levels)
+	// With a large heap limit the levels are built and the recursive
+	// built-ins themselves are reached.
 	bigHeap := map[string]any{"heap_limit_bytes": 1 << 30, "instruction_budget": 10_000_000}
 	cases := []struct {
 		name, src string
@@ -236,7 +240,7 @@ func TestE2ELimitsGoFatalTriggers(t *testing.T) {
 		{"padEnd 2**40", "'ab'.padEnd(2**40)", nil, []string{limHeap}},
 		{"padStart 2**40", "'ab'.padStart(2**40)", nil, []string{limHeap}},
 		{"backtracking regex", "/^(a+)+(?=b)/.test('a'.repeat(40) + '!')", nil, []string{limInstructions}},
-		{"deep JSON.parse", "JSON.parse('['.repeat(200000) + ']'.repeat(200000))", nil, []string{limDepth}},
+		{"deep JSON.parse", fmt.Sprintf("JSON.parse('['.repeat(%d) + ']'.repeat(%[1]d))", levels), nil, []string{limDepth}},
 		{"deep JSON.stringify", deep + "JSON.stringify(a)", nil, []string{limDepth, limHeap}},
 		{"deep String()", deep + "String(a)", nil, []string{limDepth, limHeap}},
 		{"deep join", deep + "a.join()", nil, []string{limDepth, limHeap}},
@@ -308,7 +312,13 @@ func TestE2ELimitsCannotBeCaught(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h.t = t
-			resp, d := h.limStart(c.src, nil, nil)
+			var limits map[string]any
+			if c.want == limInstructions && !longtest.Enabled() {
+				// The default run: a tenth of the default budget, spent
+				// as surely (the long suites spend the default).
+				limits = map[string]any{"instruction_budget": 100_000}
+			}
+			resp, d := h.limStart(c.src, nil, limits)
 			limFails(t, resp, c.want)
 			limInTime(t, d)
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // workflowProgram makes 24 capability calls mixing sequential awaits, loops,
@@ -384,7 +385,10 @@ let r; try { cap("fail"); } catch (e) { r = [e instanceof Error, e.message, Obje
 	}
 	caps := []string{"cap"}
 	for _, tr := range transports {
-		for _, pg := range programs {
+		for i, pg := range programs {
+			if tr.jsonl && !longtest.Sampled(i) {
+				continue // every program over binary frames, a sample over JSONL
+			}
 			t.Run(tr.name+"/"+pg.name, func(t *testing.T) {
 				t.Parallel()
 				h := newHost(t, tr)

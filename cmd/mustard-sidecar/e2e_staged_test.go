@@ -31,10 +31,20 @@ func noise(seed string, n int) string {
 // bigLimits let a guest hold tens of megabytes of values.
 var bigLimits = map[string]any{"heap_limit_bytes": 1 << 30, "allocation_budget": 1 << 30, "instruction_budget": 1 << 30}
 
-// stagedProgram is a 2 MB program (a data literal) that reads 5 MB of
-// inputs and a 20 MB answer, then makes one more call.
+// The sizes of the staged values: in the long suites a 2 MB program, 5 MB
+// of inputs (20,000 strings) and a 20 MB answer (100,000 rows); in the
+// default run 1.2 MB, 1.5 MB and 3 MB, each still past the 1 MiB request
+// limit, so staged in several pieces.
+var (
+	stagedProgramBytes = longtest.Pick(1_200_000, 2_000_000)
+	stagedDocs         = longtest.Pick(6_000, 20_000)
+	stagedRows         = longtest.Pick(15_000, 100_000)
+)
+
+// stagedProgram is a program of stagedProgramBytes (a data literal) that
+// reads the inputs and the answer, then makes one more call.
 func stagedProgram() string {
-	return "const table = \"" + noise("program", 2_000_000) + "\";\n" +
+	return "const table = \"" + noise("program", stagedProgramBytes) + "\";\n" +
 		`const rows = fetch_rows(docs.length);
 let total = 0;
 for (const r of rows) total += r.text.length;
@@ -42,19 +52,19 @@ const ack = done(rows.length);
 [table.length, docs.length, docs[docs.length - 1].slice(0, 8), rows.length, total, rows[rows.length - 1].text.slice(0, 8), ack].join(",");`
 }
 
-// stagedInputs are 5 MB of inputs: 20,000 strings of 250 bytes.
+// stagedInputs are the inputs: stagedDocs strings of 250 bytes.
 func stagedInputs() (map[string]any, string) {
-	docs := make([]any, 20_000)
-	text := noise("inputs", 20_000*250)
+	docs := make([]any, stagedDocs)
+	text := noise("inputs", stagedDocs*250)
 	for i := range docs {
 		docs[i] = str(text[i*250 : (i+1)*250])
 	}
 	return map[string]any{"docs": map[string]any{"Array": docs}}, text[len(text)-250 : len(text)-242]
 }
 
-// stagedAnswer is a 20 MB answer: 100,000 rows of 200 bytes of text and an id.
+// stagedAnswer is the answer: stagedRows rows of 200 bytes of text and an id.
 func stagedAnswer() ([]byte, int, string) {
-	const rows = 100_000
+	rows := stagedRows
 	text := noise("answer", rows*200)
 	out := make([]any, rows)
 	for i := range out {
@@ -67,7 +77,8 @@ func stagedAnswer() ([]byte, int, string) {
 	return b, rows * 200, text[len(text)-200 : len(text)-192]
 }
 
-// A 20 MB answer, 5 MB of inputs and a 2 MB program go through the real
+// A 20 MB answer, 5 MB of inputs and a 2 MB program (in the default run
+// 3 MB, 1.5 MB and 1.2 MB) go through the real
 // binary in stages, with no request over 1 MiB: compiled from a staged
 // source, started from staged program bytes and inputs in a process that
 // never saw the program, resumed hot with a staged answer, and resumed
@@ -79,10 +90,10 @@ func TestE2EStagedValues(t *testing.T) {
 	inputJSON, err := json.Marshal(inputs)
 	require.NoError(t, err)
 	answer, total, lastRow := stagedAnswer()
-	require.Greater(t, len(answer), 20_000_000)
-	require.Greater(t, len(inputJSON), 5_000_000)
-	require.Greater(t, len(source), 2_000_000)
-	want := fmt.Sprintf(`{"String":"2000000,20000,%s,100000,%d,%s,ok"}`, lastDoc, total, lastRow)
+	require.Greater(t, len(answer), stagedRows*200)
+	require.Greater(t, len(inputJSON), stagedDocs*250)
+	require.Greater(t, len(source), stagedProgramBytes)
+	want := fmt.Sprintf(`{"String":"%d,%d,%s,%d,%d,%s,ok"}`, stagedProgramBytes, stagedDocs, lastDoc, stagedRows, total, lastRow)
 	caps := []string{"done", "fetch_rows"}
 
 	for _, tr := range transports {
@@ -106,15 +117,15 @@ func TestE2EStagedValues(t *testing.T) {
 			opts := map[string]any{"inputs_stage_id": "inputs", "capabilities": caps, "limits": bigLimits}
 			first := stepOf(t, b.do(b.req("start", "program_stage_id", "prog", "program_id", progID, "options", opts), nil, ""))
 			require.Equal(t, "fetch_rows", first.Capability)
-			require.Equal(t, `[{"Number":{"Finite":20000.0}}]`, first.Args)
-			require.Greater(t, len(first.Snapshot), 7_000_000, "the snapshot holds the program and the inputs")
+			require.Equal(t, fmt.Sprintf(`[{"Number":{"Finite":%d.0}}]`, stagedDocs), first.Args)
+			require.Greater(t, len(first.Snapshot), stagedProgramBytes+stagedDocs*250, "the snapshot holds the program and the inputs")
 
 			// Hot, with the answer staged.
 			b.stageAll("answer", answer, chunk)
 			hot := stepOf(t, b.do(b.req("resume", "snapshot_id", first.SnapshotID, "policy_id", first.PolicyID,
 				"auth", hosttest.Auth(hostKey, first.SnapshotID), "payload_stage_id", "answer"), nil, ""))
 			require.Equal(t, "done", hot.Capability)
-			require.Greater(t, len(hot.Snapshot), len(first.Snapshot)+9_000_000, "the snapshot holds the answer too (hex text compresses by half)")
+			require.Greater(t, len(hot.Snapshot), len(first.Snapshot)+stagedRows*90, "the snapshot holds the answer too (hex text compresses by half)")
 			fin := stepOf(t, b.resumeCached(hot.SnapshotID, hot.PolicyID, valuePayload(str("ok"))))
 			require.Equal(t, want, fin.Value)
 

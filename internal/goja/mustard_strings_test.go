@@ -302,7 +302,10 @@ func TestMustardRegexp2Steps(t *testing.T) {
 	} {
 		r, m := newStrMetered()
 		r.MustardMeterOperands(true)
-		m.maxWork = 1e8 // about 0.25 s of steps
+		// About 0.25 s of steps in the long suites; a tenth of it in the
+		// default run, where the race detector makes each step ten times
+		// slower. Either is a sliver of the 2^40 ways to split the run.
+		m.maxWork = longtest.Pick(10_000_000, 100_000_000)
 		if _, err := r.RunString(expr); !errors.As(err, &ie) || ie.Value() != "work budget" {
 			t.Errorf("%s: err = %v, want the Meter's interrupt", expr, err)
 		}
@@ -489,11 +492,12 @@ func TestMustardBytesClamp(t *testing.T) {
 	}
 }
 
-// parseFloatPrefix finds what upstream's regexp found.
+// parseFloatPrefix finds what upstream's regexp found, on 200,000 random
+// strings in the long suites and the first 50,000 of them by default.
 func TestParseFloatPrefixIsTheRegexps(t *testing.T) {
 	rnd := rand.New(rand.NewSource(3))
 	const alphabet = "+-.eE0123456789Infity x"
-	for i := 0; i < 200000; i++ {
+	for i := 0; i < longtest.Pick(50_000, 200_000); i++ {
 		b := make([]byte, rnd.Intn(12))
 		for j := range b {
 			b[j] = alphabet[rnd.Intn(len(alphabet))]

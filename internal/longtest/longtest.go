@@ -39,5 +39,11 @@ func Pick[T any](short, long T) T {
 // Sampled reports whether case i of a long table runs: every case in the
 // long suites, every fourth in the default run.
 func Sampled(i int) bool {
-	return Enabled() || i%4 == 0
+	return SampledOneIn(i, 4)
+}
+
+// SampledOneIn reports whether case i of a long table runs: every case in
+// the long suites, every nth (the first among them) in the default run.
+func SampledOneIn(i, n int) bool {
+	return Enabled() || i%n == 0
 }

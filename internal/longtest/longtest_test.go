@@ -14,5 +14,13 @@ func TestEnabledFollowsTheVariable(t *testing.T) {
 		if got := Pick(1, 2); got != map[bool]int{false: 1, true: 2}[tc.want] {
 			t.Errorf("%s=%q: Pick(1, 2) = %d", Env, tc.value, got)
 		}
+		for i := range 10 {
+			if got, want := SampledOneIn(i, 3), tc.want || i%3 == 0; got != want {
+				t.Errorf("%s=%q: SampledOneIn(%d, 3) = %v", Env, tc.value, i, got)
+			}
+			if got, want := Sampled(i), tc.want || i%4 == 0; got != want {
+				t.Errorf("%s=%q: Sampled(%d) = %v", Env, tc.value, i, got)
+			}
+		}
 	}
 }
