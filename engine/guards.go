@@ -33,10 +33,13 @@ func init() {
 	goja.MustardSetRegexpTimeout(RegexpTimeout)
 }
 
-// installGuards charges promise jobs scheduled through then/catch/finally.
+// installGuards charges promise jobs scheduled through then/catch/finally,
+// for programs of format version 1 or 2 (instrumented), which pay for a job
+// when it is scheduled. Current programs pay when it runs (realm.Job), so
+// their realms keep the original methods, and Promise is only built when
+// the guest first reaches it.
 func (r *realm) installGuards() {
 	rt := r.rt
-	r.rt.SetMaxNativeDepth(MaxNativeDepth)
 	promise := rt.Get("Promise").ToObject(rt).Get("prototype").ToObject(rt)
 	for _, m := range []string{"then", "catch", "finally"} {
 		r.wrap(promise, m, r.guardJob)
@@ -74,12 +77,7 @@ func (x *Execution) fail(e *Error) goja.Value {
 
 func (r *realm) guardJob(orig goja.Callable) func(goja.FunctionCall) goja.Value {
 	return func(c goja.FunctionCall) goja.Value {
-		x := r.x
-		if !x.cfg.Program.counted() {
-			// Instrumented programs pay for a job when it is scheduled;
-			// counted ones when it runs (realm.Job).
-			x.spend(JobWeight)
-		}
+		r.x.spend(JobWeight)
 		return call(orig, c.This, c.Arguments...)
 	}
 }

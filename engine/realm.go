@@ -118,8 +118,8 @@ func buildRealm() (*realm, error) {
 	r.errorCtor = caps.Get("2").(*goja.Object)
 	r.rethrow, _ = goja.AssertFunction(caps.Get("3"))
 	r.defProp, _ = goja.AssertFunction(caps.Get("4"))
-	r.installGuards()
-	// What the lockdown and the guards made is part of the realm: the heap
+	rt.SetMaxNativeDepth(MaxNativeDepth)
+	// What the lockdown made is part of the realm: the heap
 	// figure counts only what is added to it from here on.
 	rt.MustardSealRealm()
 	return r, nil
@@ -159,6 +159,10 @@ func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) error {
 	r.rt.MustardSetLinearRegexp(x.cfg.Program.counted())
 	switch p := x.cfg.Program; {
 	case !p.counted():
+		// The guards are part of the realm, as the lockdown is: sealed
+		// again, so the heap figure does not count them as the guest's.
+		r.installGuards()
+		r.rt.MustardSealRealm()
 		return r.installMeterCalls()
 	case !p.unmetered:
 		// The interpreter counts into the execution's own meter and takes

@@ -183,7 +183,7 @@ func (f *wrappedFuncObject) export(*objectExportCtx) interface{} {
 
 func (f *funcObject) _addProto(n unistring.String) Value {
 	if n == "prototype" {
-		if _, exists := f.values[n]; !exists {
+		if exists := f.values.has(n); !exists {
 			return f.addPrototype()
 		}
 	}
@@ -241,7 +241,7 @@ func (f *funcObject) hasOwnPropertyStr(name unistring.String) bool {
 
 func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
 	if all {
-		if _, exists := f.values["prototype"]; !exists {
+		if exists := f.values.has("prototype"); !exists {
 			accum = append(accum, asciiString("prototype"))
 		}
 	}
@@ -249,7 +249,7 @@ func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
 }
 
 func (f *funcObject) iterateStringKeys() iterNextFunc {
-	if _, exists := f.values["prototype"]; !exists {
+	if exists := f.values.has("prototype"); !exists {
 		f.addPrototype()
 	}
 	return f.baseFuncObject.iterateStringKeys()

@@ -69,7 +69,7 @@ func (r *Runtime) MustardNewObject(n int) *Object {
 	v := &Object{runtime: r}
 	o := &baseObject{class: classObject, val: v, extensible: true, prototype: r.global.ObjectPrototype}
 	v.self = o
-	o.values = make(map[unistring.String]Value, n)
+	o.values.sized(n)
 	if n > 0 {
 		o.propNames = make([]unistring.String, 0, n)
 	}

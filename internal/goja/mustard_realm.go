@@ -17,10 +17,10 @@ func (r *Runtime) MustardDeleteGlobals(names ...string) error {
 		for _, s := range names {
 			name := unistring.NewFromString(s)
 			if g, ok := r.globalObject.self.(*templatedObject); ok && !globalFixed[name] {
-				if _, made := g.values[name]; !made && g.tmpl.props[name] != nil {
+				if made := g.values.has(name); !made && g.tmpl.props[name] != nil {
 					g.materialisePropNames()
 					g._delete(name)
-					g.values[name] = nil // white hole, as deleteStr leaves
+					g.values.set(name, nil) // white hole, as deleteStr leaves
 					continue
 				}
 			}

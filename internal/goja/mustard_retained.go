@@ -185,7 +185,7 @@ func ownProperties(o *Object) uint32 {
 	if !ok {
 		return 0
 	}
-	n := len(b.mustardBase().values)
+	n := b.mustardBase().values.len()
 	if m := b.mustardBase().symValues; m != nil {
 		n += m.size
 	}
@@ -508,8 +508,8 @@ func (w *retainedWalk) buffer(b *arrayBufferObject) {
 
 func (w *retainedWalk) base(b *baseObject) {
 	w.object(b.prototype)
-	w.add(propertyBytes * len(b.values))
-	for k, v := range b.values {
+	w.add(propertyBytes * b.values.len())
+	for k, v := range b.values.all() {
 		w.key(k)
 		w.propValue(v)
 	}
@@ -548,7 +548,7 @@ func (w *retainedWalk) private(b *baseObject) {
 func (w *retainedWalk) builtinBase(o *Object, b *baseObject, tmpl *objectTemplate) {
 	w.object(b.prototype)
 	if tmpl != nil {
-		for k, v := range b.values {
+		for k, v := range b.values.all() {
 			if _, own := tmpl.props[k]; own {
 				w.ownValue(v)
 			} else if v != nil {
@@ -561,7 +561,7 @@ func (w *retainedWalk) builtinBase(o *Object, b *baseObject, tmpl *objectTemplat
 		if n, own := ownProperties(o), o.builtinOwn(); n > own {
 			w.add(retainedMapEntry * int(n-own))
 		}
-		for k, v := range b.values {
+		for k, v := range b.values.all() {
 			w.key(k)
 			w.ownValue(v)
 		}

@@ -218,7 +218,7 @@ type baseObject struct {
 	prototype  *Object
 	extensible bool
 
-	values    map[unistring.String]Value
+	values    propStore
 	propNames []unistring.String
 
 	lastSortedPropLen, idxPropCount int
@@ -272,7 +272,7 @@ func (f ConstructorCall) Argument(idx int) Value {
 }
 
 func (o *baseObject) init() {
-	o.values = make(map[unistring.String]Value)
+	o.values = propStore{}
 	if v := o.val; v != nil && v.runtime != nil && v.runtime.making != 0 {
 		v.runtime.builtinsMade = append(v.runtime.builtinsMade, v) // mustard_retained.go
 	}
@@ -356,7 +356,7 @@ func (o *baseObject) getSym(s *Symbol, receiver Value) Value {
 }
 
 func (o *baseObject) getStr(name unistring.String, receiver Value) Value {
-	prop := o.values[name]
+	prop := o.values.get(name)
 	if prop == nil {
 		if o.prototype != nil {
 			o.hop() // mustard
@@ -387,7 +387,7 @@ func (o *baseObject) getOwnPropSym(s *Symbol) Value {
 }
 
 func (o *baseObject) getOwnPropStr(name unistring.String) Value {
-	return o.values[name]
+	return o.values.get(name)
 }
 
 func (o *baseObject) checkDeleteProp(name unistring.String, prop *valueProperty, throw bool) bool {
@@ -409,7 +409,7 @@ func (o *baseObject) checkDelete(name unistring.String, val Value, throw bool) b
 }
 
 func (o *baseObject) _delete(name unistring.String) {
-	delete(o.values, name)
+	o.values.del(name)
 	for i, n := range o.propNames {
 		if n == name {
 			names := o.propNames
@@ -451,7 +451,7 @@ func (o *baseObject) deleteSym(s *Symbol, throw bool) bool {
 }
 
 func (o *baseObject) deleteStr(name unistring.String, throw bool) bool {
-	if val, exists := o.values[name]; exists {
+	if val, exists := o.values.lookup(name); exists {
 		if !o.checkDelete(name, val, throw) {
 			return false
 		}
@@ -492,7 +492,7 @@ func (o *baseObject) setProto(proto *Object, throw bool) bool {
 
 func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
 	o.val.wrote() // mustard_retained.go
-	ownDesc := o.values[name]
+	ownDesc := o.values.get(name)
 	if ownDesc == nil {
 		if proto := o.prototype; proto != nil {
 			o.hop() // mustard: a link walked
@@ -506,7 +506,7 @@ func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) boo
 			o.val.runtime.typeErrorResult(throw, "Cannot add property %s, object is not extensible", name)
 			return false
 		} else {
-			o.values[name] = val
+			o.values.set(name, val)
 			names := copyNamesIfNeeded(o.propNames, 1)
 			o.propNames = append(names, name)
 		}
@@ -520,7 +520,7 @@ func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) boo
 			prop.set(o.val, val)
 		}
 	} else {
-		o.values[name] = val
+		o.values.set(name, val)
 	}
 	return true
 }
@@ -617,7 +617,7 @@ func (o *baseObject) _setForeignIdx(idx valueInt, prop, val, receiver Value, thr
 }
 
 func (o *baseObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
-	return o._setForeignStr(name, o.values[name], val, receiver, throw)
+	return o._setForeignStr(name, o.values.get(name), val, receiver, throw)
 }
 
 func (o *baseObject) setForeignIdx(name valueInt, val, receiver Value, throw bool) (bool, bool) {
@@ -666,7 +666,7 @@ func (o *baseObject) hasOwnPropertySym(s *Symbol) bool {
 }
 
 func (o *baseObject) hasOwnPropertyStr(name unistring.String) bool {
-	_, exists := o.values[name]
+	exists := o.values.has(name)
 	return exists
 }
 
@@ -782,9 +782,9 @@ Reject:
 
 func (o *baseObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
 	o.val.wrote() // mustard_retained.go
-	existingVal := o.values[name]
+	existingVal := o.values.get(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
-		o.values[name] = v
+		o.values.set(name, v)
 		if existingVal == nil {
 			names := copyNamesIfNeeded(o.propNames, 1)
 			o.propNames = append(names, name)
@@ -815,12 +815,12 @@ func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, t
 }
 
 func (o *baseObject) _put(name unistring.String, v Value) {
-	if _, exists := o.values[name]; !exists {
+	if exists := o.values.has(name); !exists {
 		names := copyNamesIfNeeded(o.propNames, 1)
 		o.propNames = append(names, name)
 	}
 
-	o.values[name] = v
+	o.values.set(name, v)
 }
 
 func valueProp(value Value, writable, enumerable, configurable bool) Value {
@@ -1216,7 +1216,7 @@ func (i *objectPropIter) next() (propIterItem, iterNextFunc) {
 	for i.idx < len(i.propNames) {
 		name := i.propNames[i.idx]
 		i.idx++
-		prop := i.o.values[name]
+		prop := i.o.values.get(name)
 		if prop != nil {
 			return propIterItem{name: stringValueFromRaw(name), value: prop}, i.next
 		}
@@ -1392,7 +1392,7 @@ func (o *baseObject) stringKeys(all bool, keys []Value) []Value {
 		}
 	} else {
 		for _, k := range o.propNames {
-			prop := o.values[k]
+			prop := o.values.get(k)
 			if prop, ok := prop.(*valueProperty); ok && !prop.enumerable {
 				continue
 			}

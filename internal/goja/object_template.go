@@ -108,12 +108,12 @@ func (o *templatedObject) getSym(s *Symbol, receiver Value) Value {
 }
 
 func (o *templatedObject) getOwnPropStr(p unistring.String) Value {
-	if v, exists := o.values[p]; exists {
+	if v, exists := o.values.lookup(p); exists {
 		return v
 	}
 	if f := o.tmpl.props[p]; f != nil {
 		v := o.val.runtime.makeBuiltin(f) // mustard_retained.go
-		o.values[p] = v
+		o.values.set(p, v)
 		return v
 	}
 	return nil
@@ -212,7 +212,7 @@ func (o *templatedObject) hasPropertySym(s *Symbol) bool {
 }
 
 func (o *templatedObject) hasOwnPropertyStr(name unistring.String) bool {
-	if v, exists := o.values[name]; exists {
+	if v, exists := o.values.lookup(name); exists {
 		return v != nil
 	}
 
@@ -232,7 +232,7 @@ func (o *templatedObject) defineOwnPropertyStr(name unistring.String, descr Prop
 	o.val.wrote() // mustard_retained.go
 	existingVal := o.getOwnPropStr(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
-		o.values[name] = v
+		o.values.set(name, v)
 		if existingVal == nil {
 			o.materialisePropNames()
 			names := copyNamesIfNeeded(o.propNames, 1)
@@ -256,7 +256,7 @@ func (o *templatedObject) deleteStr(name unistring.String, throw bool) bool {
 		o.materialisePropNames()
 		o._delete(name)
 		if _, exists := o.tmpl.props[name]; exists {
-			o.values[name] = nil // white hole
+			o.values.set(name, nil) // white hole
 		}
 	}
 	return true
@@ -269,8 +269,8 @@ func (o *templatedObject) deleteSym(s *Symbol, throw bool) bool {
 
 func (o *templatedObject) materialiseProps() {
 	for name, f := range o.tmpl.props {
-		if _, exists := o.values[name]; !exists {
-			o.values[name] = o.val.runtime.makeBuiltin(f) // mustard_retained.go
+		if exists := o.values.has(name); !exists {
+			o.values.set(name, o.val.runtime.makeBuiltin(f)) // mustard_retained.go
 		}
 	}
 	o.materialisePropNames()

@@ -36,7 +36,23 @@ func main() {
 	procs := flag.Int("sidecar-procs", 0, "GOMAXPROCS for the sidecars it spawns (0: their default, or the environment's)")
 	noPeer := flag.Bool("no-peer", false, "skip the peer comparison")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
+	parked := flag.Bool("parked", false, "measure only the memory per parked execution (see -parked-n, -parked-procs)")
+	parkedN := flag.Int("parked-n", 60, "executions parked per program and process (-parked)")
+	parkedProcs := flag.Int("parked-procs", 3, "fresh sidecar processes per program (-parked)")
 	flag.Parse()
+	if *parked {
+		pc := bench.ParkedConfig{N: *parkedN, Procs: *parkedProcs}
+		if !*quiet {
+			pc.Log = os.Stderr
+		}
+		figs, err := bench.MeasureParked(pc)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sidecar-bench:", err)
+			os.Exit(1)
+		}
+		bench.PrintParked(os.Stdout, figs, max(*parkedN, 2))
+		return
+	}
 	cfg.ColdSteps = stepList("-cold-steps", *steps)
 	cfg.HistorySteps = stepList("-history-steps", *history)
 	if *workloadsOnly {
