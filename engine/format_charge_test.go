@@ -98,3 +98,16 @@ func TestLongBigIntsInMessagesAreCharged(t *testing.T) {
 		assert.GreaterOrEqual(t, chargeOf(t, setup, op), printed/2, op)
 	}
 }
+
+// A search that reads each element through the property lookup (a frozen,
+// sealed or holey array) pays 2 units an element, a plain array's one.
+func TestSearchesThroughPropertiesChargeTheirLookups(t *testing.T) {
+	const n = 20_000
+	const setup = "const p = Array.from({ length: 20000 }, (_, i) => i + 2); const f = Object.freeze(p.slice()); const s = Object.seal(p.slice())"
+	for _, op := range []string{"indexOf(1)", "lastIndexOf(1)", "includes(1)"} {
+		plain := chargeOf(t, setup, "p."+op)
+		assert.Less(t, plain, uint64(2*n/workUnit), "p.%s", op)
+		assert.GreaterOrEqual(t, chargeOf(t, setup, "f."+op), uint64(2*n/workUnit), "f.%s", op)
+		assert.GreaterOrEqual(t, chargeOf(t, setup, "s."+op), uint64(2*n/workUnit), "s.%s", op)
+	}
+}

@@ -698,7 +698,7 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 	}
 
 	for start := n; n < length; n++ {
-		r.workStep(n-start, length-start) // mustard
+		r.propertyStep(n-start, length-start) // mustard: elements read through the property lookup
 		idx := valueInt(n)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
@@ -751,7 +751,7 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 	}
 
 	for start := n; n < length; n++ {
-		r.workStep(n-start, length-start) // mustard
+		r.propertyStep(n-start, length-start) // mustard: elements read through the property lookup
 		idx := valueInt(n)
 		val := nilSafe(o.self.getIdx(idx, nil))
 		if long {
@@ -803,7 +803,7 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	}
 
 	for k := fromIndex; k >= 0; k-- {
-		r.workStep(fromIndex-k, fromIndex+1) // mustard
+		r.propertyStep(fromIndex-k, fromIndex+1) // mustard: elements read through the property lookup
 		idx := valueInt(k)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {

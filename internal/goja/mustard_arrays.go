@@ -106,6 +106,17 @@ func (r *Runtime) workStep(i, n int64) {
 	}
 }
 
+// propertyStep is workStep for a search that reads each element through
+// the object's property lookup (hasPropertyIdx, getIdx: a frozen, sealed,
+// holey or array-like receiver), 20–35 ns an element against the plain
+// array's few: 2 units an element.
+func (r *Runtime) propertyStep(i, n int64) {
+	if i&(workEvery-1) == 0 {
+		r.workChunk(i, n)
+		r.workChunk(i, n)
+	}
+}
+
 func (r *Runtime) workChunk(i, n int64) {
 	if r.meter != nil {
 		r.work(int(max(min(n-i, workEvery), 1)))
