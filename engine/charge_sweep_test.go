@@ -198,10 +198,24 @@ type sweepSample struct {
 	desc  string
 	instr uint64
 	ns    int64 // the smaller of CPU and wall time
+	// slowdown is how much slower than quiet the machine ran when the
+	// sample was taken (machineSlowdown), at least 1.
+	slowdown float64
 }
 
+// perInstr is the sample's time an instruction as a quiet machine would
+// have measured it.
 func (s sweepSample) perInstr() float64 {
-	return float64(s.ns) / float64(max(s.instr, 1))
+	return float64(s.ns) / s.scale() / float64(max(s.instr, 1))
+}
+
+func (s sweepSample) scale() float64 { return max(s.slowdown, 1) }
+
+// scaleSamples records the machine's slowdown in samples just measured.
+func scaleSamples(samples []sweepSample, slowdown float64) {
+	for i := range samples {
+		samples[i].slowdown = slowdown
+	}
 }
 
 // over reports whether the sample took more than bound an instruction
@@ -210,7 +224,7 @@ func (s sweepSample) perInstr() float64 {
 // whose charge is short of their work by a factor that matters take far
 // longer on the sweep's inputs.
 func (s sweepSample) over(bound float64) bool {
-	return float64(s.ns-sweepNoise.Nanoseconds()) > bound*float64(max(s.instr, 1))
+	return float64(s.ns-sweepNoise.Nanoseconds()) > bound*s.scale()*float64(max(s.instr, 1))
 }
 
 const sweepNoise = 200 * time.Microsecond
@@ -317,6 +331,7 @@ func TestChargeSweep(t *testing.T) {
 
 	began := time.Now()
 	samples, ended, total := runSweep(t, n, s, stride, nil, false)
+	scaleSamples(samples, machineSlowdown(t))
 	t.Logf("%d combinations in %v; %d ended the execution with a Limit error", total, time.Since(began).Round(time.Millisecond), len(ended))
 	for _, e := range ended {
 		t.Logf("ended: %s", e)
@@ -352,6 +367,7 @@ func TestChargeSweep(t *testing.T) {
 		}
 		sort.Ints(over)
 		again, _, _ := runSweep(t, n, s, stride, over, true)
+		scaleSamples(again, machineSlowdown(t))
 		for _, sm := range again {
 			if sm.perInstr() < best[sm.index].perInstr() {
 				best[sm.index] = sm
@@ -380,7 +396,7 @@ func TestChargeSweep(t *testing.T) {
 			w.sample = sm
 		}
 		if sm.over(bound) {
-			failed = append(failed, fmt.Sprintf("%s: %.0f ns an instruction (%d instructions, %v)", sm.desc, sm.perInstr(), sm.instr, time.Duration(sm.ns)))
+			failed = append(failed, fmt.Sprintf("%s: %.0f ns an instruction (%d instructions, %v, the machine %.1fx slower than quiet)", sm.desc, sm.perInstr(), sm.instr, time.Duration(sm.ns), sm.scale()))
 		}
 	}
 	var names []string
