@@ -27,8 +27,7 @@ const quietCalibrationNs = 32
 // guest work now, at least 1: the fastest of five runs of the
 // calibration program, each timed like a sweep combination (the smaller
 // of process CPU and wall time). A busy machine slows every measurement
-// alike, so the sweep's bound is scaled by it; on a quiet machine the
-// bound is the documented one.
+// alike, so the sweep's bound is scaled by it.
 func machineSlowdown(t *testing.T) float64 {
 	t.Helper()
 	limits := policy.DefaultLimits()
@@ -50,8 +49,5 @@ func machineSlowdown(t *testing.T) float64 {
 		}
 	}
 	t.Logf("calibration: %.1f ns an instruction", best)
-	if quietCalibrationNs == 0 {
-		return 1
-	}
 	return max(1, best/quietCalibrationNs)
 }
