@@ -298,7 +298,7 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 		for i, item := range a.values {
 			r.workStep(int64(i), int64(len(a.values))) // mustard(arrays)
 			if i > 0 {
-				sa.add(asciiString(",")) // mustard(regexp-syntax)
+				sa.add(asciiString(",")) // mustard(arrays)
 				buf.WriteRune(',')
 			}
 			r.writeItemLocaleString(item, &buf, &sa) // mustard(arrays)
@@ -308,7 +308,7 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 		for i := int64(0); i < length; i++ {
 			r.workStep(i, length) // mustard(arrays)
 			if i > 0 {
-				sa.add(asciiString(",")) // mustard(regexp-syntax)
+				sa.add(asciiString(",")) // mustard(arrays)
 				buf.WriteRune(',')
 			}
 			item := array.self.getIdx(valueInt(i), nil)
@@ -1226,7 +1226,7 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 	}
 	final := relToIdx(relEnd, l)
 	value := call.Argument(0)
-	start := k // mustard(async)
+	start := k // mustard(arrays)
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for ; k < final; k++ {
 			r.workStep(k-start, final-start) // mustard(arrays)

@@ -20,7 +20,7 @@ func (v *valueBigInt) ToInteger() int64 {
 }
 
 func (v *valueBigInt) toString() String {
-	return asciiString(v.String()) // mustard(regexp-syntax)
+	return asciiString(v.String()) // mustard(bigint)
 }
 
 func (v *valueBigInt) string() unistring.String {
@@ -185,7 +185,7 @@ func stringToBigInt(str string) (*big.Int, error) {
 	if b, ok := (*Runtime)(nil).stringToBigInt(str); ok {
 		return b, nil
 	}
-	return nil, strconv.ErrSyntax // mustard(asyncgen)
+	return nil, strconv.ErrSyntax // mustard(bignum)
 }
 
 func (r *Runtime) thisBigIntValue(value Value) Value {

@@ -127,7 +127,7 @@ func (r *Runtime) newErrorObject(proto *Object, class string) *errorObject {
 func (r *Runtime) builtin_Error(args []Value, proto *Object) *Object {
 	obj := r.newErrorObject(proto, classError)
 	if len(args) > 0 && args[0] != _undefined {
-		obj._putProp("message", r.stringOf(args[0]), true, false, true) // mustard(spec-fixes): a BigInt's conversion charged
+		obj._putProp("message", r.stringOf(args[0]), true, false, true) // mustard(sweep-charges): a BigInt's conversion charged
 	}
 	if len(args) > 1 && args[1] != _undefined {
 		if options, ok := args[1].(*Object); ok {
@@ -147,7 +147,7 @@ func (r *Runtime) builtin_Error(args []Value, proto *Object) *Object {
 func (r *Runtime) builtin_AggregateError(args []Value, proto *Object) *Object {
 	obj := r.newErrorObject(proto, classError)
 	if len(args) > 1 && args[1] != nil && args[1] != _undefined {
-		obj._putProp("message", r.stringOf(args[1]), true, false, true) // mustard(spec-fixes): a BigInt's conversion charged
+		obj._putProp("message", r.stringOf(args[1]), true, false, true) // mustard(sweep-charges): a BigInt's conversion charged
 	}
 	items := _undefined
 	if len(args) > 0 {

@@ -65,8 +65,8 @@ func (r *Runtime) builtinJSON_decodeToken(d *json.Decoder, tok json.Token) (Valu
 	case nil:
 		return _null, nil
 	case string:
-		r.allocBytes(len(tok))                                                           // mustard(asyncgen)
-		return r.longString(len(tok), func() String { return newStringValue(tok) }), nil // mustard(asyncgen): interruptible
+		r.allocBytes(len(tok))                                                           // mustard(interrupt)
+		return r.longString(len(tok), func() String { return newStringValue(tok) }), nil // mustard(interrupt): interruptible
 	case float64:
 		return floatToValue(tok), nil
 	case json.Number: // mustard(spec-fixes): UseNumber
@@ -93,7 +93,7 @@ func (r *Runtime) builtinJSON_decodeValue(d *json.Decoder) (Value, error) {
 }
 
 func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
-	r.enterNative() // mustard(arrays): nesting bound
+	r.enterNative() // mustard(strings): nesting bound
 	defer r.leaveNative()
 	r.alloc(propertyBytes) // mustard(arrays): the object
 	object := r.NewObject()
@@ -135,7 +135,7 @@ func (r *Runtime) builtinJSON_decodeObjectKey(d *json.Decoder) (string, bool, er
 }
 
 func (r *Runtime) builtinJSON_decodeArray(d *json.Decoder) (*Object, error) {
-	r.enterNative() // mustard(arrays): nesting bound
+	r.enterNative() // mustard(strings): nesting bound
 	defer r.leaveNative()
 	r.alloc(propertyBytes) // mustard(arrays): the array
 	var arrayValue []Value
@@ -407,7 +407,7 @@ func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 				ctx.r.typeErrorResult(true, "Converting circular structure to JSON")
 			}
 		}
-		ctx.r.enterNative() // mustard(arrays): nesting bound
+		ctx.r.enterNative() // mustard(strings): nesting bound
 		defer ctx.r.leaveNative()
 		ctx.stack = append(ctx.stack, value1)
 		defer func() { ctx.stack = ctx.stack[:len(ctx.stack)-1] }()

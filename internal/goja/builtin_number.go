@@ -109,7 +109,7 @@ func (r *Runtime) numberproto_toFixed(call FunctionCall) Value {
 	if math.IsNaN(num) {
 		return stringNaN
 	}
-	return r.precisionDigits(fToStr(num, ftoa.ModeFixed, int(prec)), int(prec)) // mustard(asyncgen)
+	return r.precisionDigits(fToStr(num, ftoa.ModeFixed, int(prec)), int(prec)) // mustard(strings)
 }
 
 func (r *Runtime) numberproto_toExponential(call FunctionCall) Value {
@@ -136,7 +136,7 @@ func (r *Runtime) numberproto_toExponential(call FunctionCall) Value {
 		panic(r.newError(r.getRangeError(), "toExponential() argument must be between 0 and 100")) // mustard(wording): V8's words (mustard_wording.go)
 	}
 
-	return r.precisionDigits(fToStr(num, ftoa.ModeExponential, int(prec+1)), int(prec)) // mustard(asyncgen)
+	return r.precisionDigits(fToStr(num, ftoa.ModeExponential, int(prec+1)), int(prec)) // mustard(strings)
 }
 
 func (r *Runtime) numberproto_toPrecision(call FunctionCall) Value {
@@ -161,7 +161,7 @@ func (r *Runtime) numberproto_toPrecision(call FunctionCall) Value {
 		panic(r.newError(r.getRangeError(), "toPrecision() argument must be between 1 and 100")) // mustard(wording): V8's words (mustard_wording.go)
 	}
 
-	return r.precisionDigits(fToStr(num, ftoa.ModePrecision, int(prec)), int(prec)) // mustard(asyncgen)
+	return r.precisionDigits(fToStr(num, ftoa.ModePrecision, int(prec)), int(prec)) // mustard(strings)
 }
 
 func (r *Runtime) number_isFinite(call FunctionCall) Value {
@@ -216,7 +216,7 @@ func createNumberProtoTemplate() *objectTemplate {
 
 	t.putStr("toExponential", func(r *Runtime) Value { return r.methodProp(r.numberproto_toExponential, "toExponential", 1) })
 	t.putStr("toFixed", func(r *Runtime) Value { return r.methodProp(r.numberproto_toFixed, "toFixed", 1) })
-	t.putStr("toLocaleString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toLocaleString, "toLocaleString", 0) }) // mustard(asyncgen)
+	t.putStr("toLocaleString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toLocaleString, "toLocaleString", 0) }) // mustard(spec-fixes)
 	t.putStr("toPrecision", func(r *Runtime) Value { return r.methodProp(r.numberproto_toPrecision, "toPrecision", 1) })
 	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toString, "toString", 1) })
 	t.putStr("valueOf", func(r *Runtime) Value { return r.methodProp(r.numberproto_valueOf, "valueOf", 0) })

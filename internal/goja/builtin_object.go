@@ -99,7 +99,7 @@ func (r *Runtime) object_getOwnPropertyDescriptors(call FunctionCall) Value {
 			createDataPropertyOrThrow(result, item.name, descriptor)
 		}
 	}
-	km.done() // mustard(asyncgen)
+	km.done() // mustard(arrays)
 	return result
 }
 
@@ -285,7 +285,7 @@ func (r *Runtime) object_seal(call FunctionCall) Value {
 				obj.defineOwnProperty(item.name, descr, true)
 			}
 		}
-		km.done() // mustard(asyncgen)
+		km.done() // mustard(arrays)
 
 		return obj
 	}
@@ -318,7 +318,7 @@ func (r *Runtime) object_freeze(call FunctionCall) Value {
 				obj.defineOwnProperty(item.name, descr, true)
 			}
 		}
-		km.done() // mustard(asyncgen)
+		km.done() // mustard(arrays)
 		return obj
 	} else {
 		// ES6 behavior
@@ -339,7 +339,7 @@ func (r *Runtime) object_isSealed(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
-		km := r.newIntegrityMeter(obj) // mustard(strings): the work, per property visited
+		km := r.newIntegrityMeter(obj) // mustard(integrity): the work, per property visited
 		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
 			km.next() // mustard(arrays)
@@ -369,7 +369,7 @@ func (r *Runtime) object_isFrozen(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
-		km := r.newIntegrityMeter(obj) // mustard(strings): the work, per property visited
+		km := r.newIntegrityMeter(obj) // mustard(integrity): the work, per property visited
 		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
 			km.next() // mustard(arrays)
@@ -425,7 +425,7 @@ func (r *Runtime) object_entries(call FunctionCall) Value {
 		km.next() // mustard(arrays)
 		values = append(values, r.newArrayValues([]Value{item.name, item.value}))
 	}
-	km.done() // mustard(asyncgen)
+	km.done() // mustard(arrays)
 
 	return r.newArrayValues(values)
 }
@@ -440,7 +440,7 @@ func (r *Runtime) object_values(call FunctionCall) Value {
 		km.next() // mustard(arrays)
 		values = append(values, item.value)
 	}
-	km.done() // mustard(asyncgen)
+	km.done() // mustard(arrays)
 
 	return r.newArrayValues(values)
 }
@@ -563,7 +563,7 @@ func (r *Runtime) object_assign(call FunctionCall) Value {
 					km.next() // mustard(arrays)
 					to.setOwn(item.name, item.value, true)
 				}
-				km.done() // mustard(asyncgen)
+				km.done() // mustard(arrays)
 			}
 		}
 	}

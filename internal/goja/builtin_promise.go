@@ -403,19 +403,19 @@ func (r *Runtime) promiseProto_finally(call FunctionCall) Value {
 			value := call.Argument(0)
 			result := onFinallyFn(FunctionCall{})
 			promise := r.promiseResolve(c, result)
-			valueThunk := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(hooks)
+			valueThunk := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 				return value
 			}, "", 0), func(visit func(Value)) { visit(value) }) // mustard(retained)
 			return r.invoke(promise, "then", valueThunk)
 		}, "", 1), holds) // mustard(retained)
 
-		catchFinally = holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(hooks)
+		catchFinally = holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 			reason := call.Argument(0)
 			result := onFinallyFn(FunctionCall{})
 			promise := r.promiseResolve(c, result)
-			thrower := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(hooks)
+			thrower := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 				panic(reason)
-			}, "", 0), func(visit func(Value)) { visit(reason) }) // mustard(regexp-syntax)
+			}, "", 0), func(visit func(Value)) { visit(reason) }) // mustard(retained)
 			return r.invoke(promise, "then", thrower)
 		}, "", 1), holds) // mustard(retained)
 	}
@@ -480,7 +480,7 @@ func (r *Runtime) promise_all(call FunctionCall) Value {
 			values = append(values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
-			onFulfilled := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(hooks)
+			onFulfilled := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 				if alreadyCalled {
 					return _undefined
 				}
@@ -519,7 +519,7 @@ func (r *Runtime) promise_allSettled(call FunctionCall) Value {
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
 			reaction := func(status Value, valueKey unistring.String) *Object {
-				return holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(hooks)
+				return holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 					if alreadyCalled {
 						return _undefined
 					}
@@ -563,7 +563,7 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 			errors = append(errors, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
-			onRejected := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(hooks)
+			onRejected := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 				if alreadyCalled {
 					return _undefined
 				}
@@ -574,7 +574,7 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 					pcap.reject(r.newAggregateErrorErrors(errors))
 				}
 				return _undefined
-			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, errors) }) // mustard(spec-fixes)
+			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, errors) }) // mustard(retained)
 
 			remainingElementsCount++
 			r.invoke(nextPromise, "then", pcap.resolveFn(), onRejected) // mustard(call-alloc)

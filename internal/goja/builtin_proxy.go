@@ -364,7 +364,7 @@ func (r *Runtime) builtin_proxy_revocable(call FunctionCall) Value {
 		if target, ok := call.Argument(0).(*Object); ok {
 			if proxyHandler, ok := call.Argument(1).(*Object); ok {
 				proxy := r.newProxyObject(target, proxyHandler, nil)
-				revoke := holding(r.newNativeFunc(func(FunctionCall) Value { // mustard(hooks)
+				revoke := holding(r.newNativeFunc(func(FunctionCall) Value { // mustard(retained)
 					proxy.revoke()
 					return _undefined
 				}, "", 0), func(visit func(Value)) { // mustard(retained)

@@ -233,7 +233,7 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 			case 'u':
 				if unicode {
 					invalidFlags()
-					return // mustard(asyncgen)
+					return // mustard(regexp-syntax)
 				}
 				unicode = true
 			default:

@@ -117,7 +117,7 @@ func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
 		r.poll(i) // mustard(meter)
 		chr := toUint16(arg)
 		if chr >= utf8.RuneSelf {
-			r.allocBytes(unitBytes(int64(len(call.Arguments)), false)) // mustard(arrays): the UTF-16 copy
+			r.allocBytes(unitBytes(int64(len(call.Arguments)), false)) // mustard(strings): the UTF-16 copy
 			bb := make([]uint16, len(call.Arguments)+1)
 			bb[0] = unistring.BOM
 			bb1 := bb[1:]

@@ -1241,7 +1241,7 @@ func (r *Runtime) typedArrayProto_toLocaleString(call FunctionCall) Value {
 			r.workStep(int64(i), int64(length)) // mustard(arrays)
 			ta.viewedArrayBuf.ensureNotDetached(true)
 			if i > 0 {
-				sa.add(asciiString(",")) // mustard(regexp-syntax)
+				sa.add(asciiString(",")) // mustard(arrays)
 				buf.WriteRune(',')
 			}
 			item := ta.typedArray.get(ta.offset + i)

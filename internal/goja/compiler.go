@@ -86,9 +86,9 @@ type compiler struct {
 	enumGetExpr compiledEnumGetExpr
 
 	evalVM  *vm                          // VM used to evaluate constant expressions
-	consts  map[compiledExpr]constResult // mustard(hooks): evalConst's results, see mustard_compiler.go
+	consts  map[compiledExpr]constResult // mustard(compiler-folding): evalConst's results, see mustard_compiler.go
 	hooks   *hookCompiler                // mustard(hooks): hook calls, see mustard_hooks.go
-	mustard MustardCompileOptions        // mustard(hooks): see mustard_steps.go
+	mustard MustardCompileOptions        // mustard(steps): see mustard_steps.go
 	ctxVM   *vm                          // VM in which an eval() code is compiled
 
 	codeScratchpad []instruction

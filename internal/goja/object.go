@@ -387,7 +387,7 @@ func (o *baseObject) getOwnPropSym(s *Symbol) Value {
 }
 
 func (o *baseObject) getOwnPropStr(name unistring.String) Value {
-	return o.values.get(name) // mustard(asyncgen)
+	return o.values.get(name) // mustard(props)
 }
 
 func (o *baseObject) checkDeleteProp(name unistring.String, prop *valueProperty, throw bool) bool {
@@ -477,7 +477,7 @@ func (o *baseObject) setProto(proto *Object, throw bool) bool {
 		return false
 	}
 	for p := proto; p != nil; p = p.self.proto() {
-		o.hop() // mustard(parser-limits): a link walked
+		o.hop() // mustard(hops): a link walked
 		if p.SameAs(o.val) {
 			o.val.runtime.typeErrorResult(throw, "Cyclic __proto__ value")
 			return false
@@ -617,7 +617,7 @@ func (o *baseObject) _setForeignIdx(idx valueInt, prop, val, receiver Value, thr
 }
 
 func (o *baseObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
-	return o._setForeignStr(name, o.values.get(name), val, receiver, throw) // mustard(asyncgen)
+	return o._setForeignStr(name, o.values.get(name), val, receiver, throw) // mustard(props)
 }
 
 func (o *baseObject) setForeignIdx(name valueInt, val, receiver Value, throw bool) (bool, bool) {

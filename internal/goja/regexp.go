@@ -220,7 +220,7 @@ func (p *regexpPattern) findAllSubmatchIndex(r *Runtime, s String, start int, li
 						result.indexes[i] = pm.get(idx)
 					}
 				}
-				return r.foundAll(res, 0, limit, u.Length()) // mustard(asyncgen)
+				return r.foundAll(res, 0, limit, u.Length()) // mustard(strings)
 			}
 		}
 	}
@@ -258,11 +258,11 @@ type regexpObject struct {
 	standard bool
 }
 
-func (r *regexp2Wrapper) findSubmatchIndex(rt *Runtime, s String, start int, fullUnicode, doCache bool) regexpResult { // mustard(async)
+func (r *regexp2Wrapper) findSubmatchIndex(rt *Runtime, s String, start int, fullUnicode, doCache bool) regexpResult { // mustard(strings)
 	if fullUnicode {
-		return r.findSubmatchIndexUnicode(rt, s, start, doCache) // mustard(async)
+		return r.findSubmatchIndexUnicode(rt, s, start, doCache) // mustard(strings)
 	}
-	return r.findSubmatchIndexUTF16(rt, s, start, doCache) // mustard(async)
+	return r.findSubmatchIndexUTF16(rt, s, start, doCache) // mustard(strings)
 }
 
 func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, runes []rune, err error) { // mustard(regexp-linear)
@@ -294,7 +294,7 @@ func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCac
 	return
 }
 
-func (r *regexp2Wrapper) findSubmatchIndexUTF16(rt *Runtime, s String, start int, doCache bool) regexpResult { // mustard(async)
+func (r *regexp2Wrapper) findSubmatchIndexUTF16(rt *Runtime, s String, start int, doCache bool) regexpResult { // mustard(strings)
 	match, _, err := r.findUTF16Cached(rt, s, start, doCache)
 	if err != nil {
 		return regexpResult{}
@@ -365,7 +365,7 @@ func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doC
 	return
 }
 
-func (r *regexp2Wrapper) findSubmatchIndexUnicode(rt *Runtime, s String, start int, doCache bool) regexpResult { // mustard(async)
+func (r *regexp2Wrapper) findSubmatchIndexUnicode(rt *Runtime, s String, start int, doCache bool) regexpResult { // mustard(strings)
 	match, posMap, err := r.findUnicodeCached(rt, s, start, doCache)
 	if match == nil || err != nil {
 		return regexpResult{}
@@ -387,7 +387,7 @@ func (r *regexp2Wrapper) findSubmatchIndexUnicode(rt *Runtime, s String, start i
 	return result
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start, limit int, sticky bool) []regexpResult { // mustard(async)
+func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start, limit int, sticky bool) []regexpResult { // mustard(strings)
 	wrapped := r.rx
 	match, runes, err := r.findUTF16Cached(rt, s, start, false) // mustard(regexp-linear)
 	if match == nil || err != nil {
@@ -483,7 +483,7 @@ func posMapReverseLookup(posMap []int, pos int) (int, bool) {
 	return mapped, false
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeString, start, limit int, sticky bool) []regexpResult { // mustard(async)
+func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeString, start, limit int, sticky bool) []regexpResult { // mustard(strings)
 	wrapped := r.rx
 	if limit < 0 {
 		limit = len(s) + 1
@@ -543,11 +543,11 @@ func (r *regexp2Wrapper) findAllSubmatchIndex(rt *Runtime, s String, start, limi
 	a, u := devirtualizeString(s)
 	if u != nil {
 		if fullUnicode {
-			return r.findAllSubmatchIndexUnicode(rt, u, start, limit, sticky) // mustard(async)
+			return r.findAllSubmatchIndexUnicode(rt, u, start, limit, sticky) // mustard(strings)
 		}
-		return r.findAllSubmatchIndexUTF16(rt, u, start, limit, sticky) // mustard(async)
+		return r.findAllSubmatchIndexUTF16(rt, u, start, limit, sticky) // mustard(strings)
 	}
-	return r.findAllSubmatchIndexUTF16(rt, a, start, limit, sticky) // mustard(async)
+	return r.findAllSubmatchIndexUTF16(rt, a, start, limit, sticky) // mustard(strings)
 }
 
 func (r *regexp2Wrapper) clone() *regexp2Wrapper {

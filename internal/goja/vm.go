@@ -388,7 +388,7 @@ type vm struct {
 	profTracker *profTracker
 
 	stepc stepCounter   // mustard(steps): instruction counting, see mustard_steps.go
-	wake  chan struct{} // mustard(steps): closed by Interrupt, see mustard_interrupt.go
+	wake  chan struct{} // mustard(bignum): closed by Interrupt, see mustard_interrupt.go
 }
 
 type instruction interface {

@@ -145,7 +145,7 @@ func cmdSeries(args []string, w io.Writer) error {
 		}
 	}
 	total, _ := a.hunkCount()
-	fmt.Fprintf(w, "%d patches, %d hunks in upstream files (%d shared by several sections), %d new files\n", len(names), total, len(a.shared), len(a.newFile))
+	fmt.Fprintf(w, "%d patches, %d hunks in upstream files, %d new files\n", len(names), total, len(a.newFile))
 	return nil
 }
 
@@ -245,8 +245,8 @@ func check(a *analysis, dir string, w io.Writer, start time.Time) error {
 		}
 	}
 	total, unmarked := a.hunkCount()
-	fmt.Fprintf(w, "%d sections, %d hunks in upstream files, %d unmarked, %d shared by several sections, %d new files; %s\n",
-		len(a.secs), total, unmarked, len(a.shared), len(a.newFile), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(w, "%d sections, %d hunks in upstream files, %d unmarked, %d new files; %s\n",
+		len(a.secs), total, unmarked, len(a.newFile), time.Since(start).Round(time.Millisecond))
 	if failures > 0 {
 		return fmt.Errorf("check failed: %d problems", failures)
 	}

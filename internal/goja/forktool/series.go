@@ -18,8 +18,8 @@ var markerRe = regexp.MustCompile(`mustard\(([a-z0-9-]+)\)`)
 type change struct {
 	path    string
 	b       block
-	section int // index into the series; -1 when unmarked or unknown
-	slugs   []string
+	section int      // index into the series; -1 when unmarked or unknown
+	slugs   []string // the markers' slugs: one, or none when unmarked
 }
 
 // problem is something that keeps the series from describing the fork.
@@ -45,7 +45,6 @@ type analysis struct {
 	changes  []change       // in upstream files, by path then position
 	newFile  map[string]int // fork-only file -> section
 	problems []problem
-	shared   []change // hunks whose markers name several sections
 }
 
 func isBinary(b []byte) bool {
@@ -121,14 +120,7 @@ func analyze(secs []section, up, fork tree) *analysis {
 					a.problems = append(a.problems, problem{p, line, fmt.Sprintf("marker names %q, which no section's Patch: line names", s)})
 					continue
 				}
-				// A hunk that serves several sections goes to the last of
-				// them: it can apply only once all of them have.
-				if i > c.section {
-					c.section = i
-				}
-			}
-			if len(c.slugs) > 1 {
-				a.shared = append(a.shared, c)
+				c.section = i // one slug: splitBlocks split the others off
 			}
 			a.changes = append(a.changes, c)
 		}

@@ -427,7 +427,7 @@ func (self *_parser) parseObjectProperty() ast.Property {
 			}
 		}
 		switch {
-		case self.token == token.LEFT_PARENTHESIS || self.ts() && self.token == token.LESS: // mustard(strings): a generic method
+		case self.token == token.LEFT_PARENTHESIS || self.ts() && self.token == token.LESS: // mustard(typescript): a generic method
 			return &ast.PropertyKeyed{
 				Key:      value,
 				Kind:     ast.PropertyKindMethod,

@@ -226,7 +226,7 @@ func (self *_parser) slice(idx0, idx1 file.Idx) string {
 	return ""
 }
 
-func (self *_parser) parse() (program *ast.Program, err error) { // mustard(footprint)
+func (self *_parser) parse() (program *ast.Program, err error) { // mustard(parser-limits)
 	self.openScope()
 	defer self.closeScope()
 	defer func() { // mustard(parser-limits)
