@@ -5,6 +5,9 @@ import (
 	"errors"
 	"math/rand"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -216,5 +219,68 @@ func TestRewriteImports(t *testing.T) {
 	}
 	if got := string(rewriteImports("README.md", []byte(src))); got != src {
 		t.Fatal("a non-Go file is rewritten")
+	}
+}
+
+// The patches are ordinary git diffs: git apply takes the series in order
+// on pristine upstream and gives the fork too. Skipped without git or
+// upstream.
+func TestGitApply(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	dir, err := forkDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, _, err := loadUpstream(baseVersion)
+	var de *downloadError
+	if errors.As(err, &de) {
+		t.Skipf("upstream goja not reachable: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := loadFork(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	for p, b := range up {
+		fp := filepath.Join(work, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(fp), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(fp, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patches, _ := filepath.Glob(filepath.Join(dir, "patches", "*.patch"))
+	sort.Strings(patches)
+	for _, p := range patches {
+		if b, err := os.ReadFile(p); err != nil || !bytes.Contains(b, []byte("\ndiff --git ")) {
+			continue // a section with no hunks: git apply wants at least one
+		}
+		cmd := exec.Command(git, "apply", "--whitespace=nowarn", p)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+filepath.Dir(work))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git apply %s: %v\n%s", filepath.Base(p), err, out)
+		}
+	}
+	got, err := loadFork(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range fork.paths() {
+		if !bytes.Equal(got[p], fork[p]) {
+			t.Errorf("%s: git apply makes it differently", p)
+		}
+	}
+	for _, p := range got.paths() {
+		if _, ok := fork[p]; !ok {
+			t.Errorf("%s: made by git apply, not in the fork", p)
+		}
 	}
 }
