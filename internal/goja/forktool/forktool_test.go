@@ -114,20 +114,23 @@ func lcs(a, b []string) int {
 }
 
 // A series written and read back applies: changed files (one of them
-// without a final newline), a new text file and a new binary file; a
-// section's hunks see the earlier sections' changes as context.
+// without a final newline); a section's hunks see the earlier sections'
+// changes as context. The patches hold hunks in upstream files only and
+// name their sections' new files (a text and a binary one), which are
+// added whole.
 func TestSeriesRoundTrip(t *testing.T) {
 	up := tree{
 		"a.go":  []byte("package a\n\nfunc f() {\n\tx()\n}\n\nfunc g() {\n\ty()\n}\n"),
 		"b.txt": []byte("one\ntwo\nthree"),
 	}
 	fork := tree{
-		"a.go":            []byte("package a\n\nfunc f() {\n\tm() // mustard(one): why\n\tx()\n}\n\nfunc g() {\n\tz() // mustard(two)\n\tn() // mustard(one)\n}\n"),
-		"b.txt":           []byte("one\ntwo // mustard(two)\nthree"),
-		"mustard_one.go":  []byte("package a\n\nfunc m() {}\n"),
-		"mustard_two.bin": {0, 1, 2, 3, 255, 254},
+		"a.go":                   []byte("package a\n\nfunc f() {\n\tm() // mustard(one): why\n\tx()\n}\n\nfunc g() {\n\tz() // mustard(two)\n\tn() // mustard(one)\n}\n"),
+		"b.txt":                  []byte("one\ntwo // mustard(two)\nthree"),
+		"mustard_one.go":         []byte("package a\n\nfunc m() {}\n"),
+		"mustard_two.bin":        {0, 1, 2, 3, 255, 254},
+		"testdata/mustard_two/x": []byte("data\n"),
 	}
-	secs, err := parseSections("# x\n\n## One\n\nPatch: `one`; new files `mustard_one.go`.\n\n## Two\n\nPatch: `two`; new files\n`mustard_two.bin`.\n")
+	secs, err := parseSections("# x\n\n## One\n\nPatch: `one`; new files `mustard_one.go`.\n\n## Two\n\nPatch: `two`; new files\n`mustard_two.bin`, `testdata/mustard_two/`.\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,36 +142,104 @@ func TestSeriesRoundTrip(t *testing.T) {
 	if len(names) != 2 || names[0] != "0001-one.patch" || names[1] != "0002-two.patch" {
 		t.Fatal(names)
 	}
+	if p := string(patches["0002-two.patch"]); !strings.Contains(p, "(not in this patch):\n  mustard_two.bin\n  testdata/mustard_two/x\n") ||
+		strings.Contains(p, "diff --git a/mustard_two") || strings.Contains(p, "diff --git a/testdata") {
+		t.Fatalf("0002-two.patch:\n%s", p)
+	}
+	if p := string(patches["0001-one.patch"]); !strings.Contains(p, "  mustard_one.go\n") || strings.Contains(p, "func m()") {
+		t.Fatalf("0001-one.patch:\n%s", p)
+	}
 	got, report, err := applySeries(up, names, patches, false)
 	if err != nil || len(report) > 0 {
 		t.Fatal(err, report)
+	}
+	if report := a.addNewFiles(got); len(report) > 0 {
+		t.Fatal(report)
 	}
 	for p, b := range fork {
 		if !bytes.Equal(got[p], b) {
 			t.Errorf("%s: got %q, want %q", p, got[p], b)
 		}
 	}
+	if len(got) != len(fork) {
+		t.Errorf("got %v", got.paths())
+	}
 	// Upstream added lines before f and changed the line after g's
 	// body: the series applies elsewhere, with fuzz; a line it changes
-	// that is gone is a conflict.
+	// that is gone is a conflict, and so is a new file upstream now has.
 	moved := tree{
-		"a.go":  []byte("package a\n\n// new\n// lines\n\nfunc f() {\n\tx()\n}\n\nfunc g() {\n\ty()\n}\n\n// more\n"),
-		"b.txt": []byte("one\nTWO\nthree"),
+		"a.go":           []byte("package a\n\n// new\n// lines\n\nfunc f() {\n\tx()\n}\n\nfunc g() {\n\ty()\n}\n\n// more\n"),
+		"b.txt":          []byte("one\nTWO\nthree"),
+		"mustard_one.go": []byte("package a\n"),
 	}
 	got, report, err = applySeries(moved, names, patches, true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	report = append(report, a.addNewFiles(got)...)
 	want := []string{
 		"0001-one.patch: a.go: hunk 1 @@ -1,9 +1,11 @@ applies +3 lines away with fuzz 1",
 		"0002-two.patch: a.go: hunk 1 @@ -6,6 +6,6 @@ applies +3 lines away",
 		"0002-two.patch: b.txt: hunk 1 @@ -1,3 +1,3 @@ does not apply",
+		"0001-one.patch: mustard_one.go: new file of the section is in upstream too (the fork's copy kept)",
 	}
 	if strings.Join(report, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("report:\n%s", strings.Join(report, "\n"))
 	}
 	if w := "package a\n\n// new\n// lines\n\nfunc f() {\n\tm() // mustard(one): why\n\tx()\n}\n\nfunc g() {\n\tz() // mustard(two)\n\tn() // mustard(one)\n}\n\n// more\n"; string(got["a.go"]) != w {
 		t.Fatalf("%s", got["a.go"])
+	}
+	if !bytes.Equal(got["mustard_one.go"], fork["mustard_one.go"]) || !bytes.Equal(got["mustard_two.bin"], fork["mustard_two.bin"]) {
+		t.Fatal("new files not added")
+	}
+}
+
+// A patch that creates a file (the series' old form) is refused: new
+// files are not part of the patches.
+func TestPatchWithNewFile(t *testing.T) {
+	p := "Subject: x\n---\ndiff --git a/n.go b/n.go\nnew file mode 100644\n--- /dev/null\n+++ b/n.go\n@@ -0,0 +1 @@\n+package a\n"
+	_, err := parsePatch("0001-x.patch", []byte(p))
+	if err == nil || !strings.Contains(err.Error(), "only changes upstream files") {
+		t.Fatal(err)
+	}
+}
+
+// A new file in no section is an error that names the Patch: line to add
+// it to: its source's section for a test or a testdata file with the same
+// stem, else the section it belongs to.
+func TestUnlistedNewFiles(t *testing.T) {
+	up := tree{"a.go": []byte("package a\n")}
+	fork := tree{
+		"a.go":                           []byte("package a\n"),
+		"mustard_x.go":                   []byte("package a\n"),
+		"mustard_x_test.go":              []byte("package a\n"),
+		"testdata/mustard_x.json":        []byte("{}\n"),
+		"mustard_test262_test.go":        []byte("package a\n"),
+		"testdata/test262-failures.txt":  []byte("\n"),
+		"mustard_y_test.go":              []byte("package a\n"),
+		"testdata/mustard_y/golden.json": []byte("{}\n"),
+	}
+	secs, err := parseSections("## The x\n\nPatch: `x`; new files `mustard_x.go`.\n\n## The y\n\nPatch: `y`; new files `testdata/mustard_y/`.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := analyze(secs, up, fork)
+	var msgs []string
+	for _, p := range a.problems {
+		msgs = append(msgs, p.String())
+	}
+	want := []string{
+		"mustard_test262_test.go: new file in no section: add `mustard_test262_test.go` to the line \"Patch: `<slug>`; new files ...\" of the section it belongs to in PATCHES.md (paths relative to internal/goja; an entry ending in / takes a whole directory)",
+		"mustard_x_test.go: new file in no section: add `mustard_x_test.go` to the line \"Patch: `x`; new files ...\" of the section \"The x\" in PATCHES.md, the section of `mustard_x.go` (or to the Patch: line of the section it belongs to)",
+		"mustard_y_test.go: new file in no section: add `mustard_y_test.go` to the line \"Patch: `<slug>`; new files ...\" of the section it belongs to in PATCHES.md (paths relative to internal/goja; an entry ending in / takes a whole directory)",
+		"testdata/mustard_x.json: new file in no section: add `testdata/mustard_x.json` to the line \"Patch: `x`; new files ...\" of the section \"The x\" in PATCHES.md, the section of `mustard_x.go` (or to the Patch: line of the section it belongs to)",
+		"testdata/test262-failures.txt: new file in no section: add `testdata/test262-failures.txt` to the line \"Patch: `<slug>`; new files ...\" of the section it belongs to in PATCHES.md (paths relative to internal/goja; an entry ending in / takes a whole directory)",
+	}
+	if strings.Join(msgs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s", strings.Join(msgs, "\n"))
+	}
+	if !notFork("testdata/test262/test/a.js") || notFork("testdata/test262-failures.txt") {
+		t.Fatal("testdata/test262/ is upstream's test262 checkout, not the fork's")
 	}
 }
 
@@ -223,8 +294,8 @@ func TestRewriteImports(t *testing.T) {
 }
 
 // The patches are ordinary git diffs: git apply takes the series in order
-// on pristine upstream and gives the fork too. Skipped without git or
-// upstream.
+// on pristine upstream and, with the fork's new files, gives the fork too.
+// Skipped without git or upstream.
 func TestGitApply(t *testing.T) {
 	git, err := exec.LookPath("git")
 	if err != nil {
@@ -272,6 +343,12 @@ func TestGitApply(t *testing.T) {
 	got, err := loadFork(work)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The fork's new files are not in the patches; they are copied.
+	for _, p := range fork.paths() {
+		if _, ok := up[p]; !ok {
+			got[p] = fork[p]
+		}
 	}
 	for _, p := range fork.paths() {
 		if !bytes.Equal(got[p], fork[p]) {

@@ -1,9 +1,10 @@
 // Command forktool keeps internal/goja as a patch series on upstream goja:
 // one patch per section of internal/goja/PATCHES.md, in
-// internal/goja/patches.
+// internal/goja/patches, of the section's hunks in upstream files, plus the
+// section's new files, which stay whole in internal/goja.
 //
 //	go run ./internal/goja/forktool series           # regenerate the patches
-//	go run ./internal/goja/forktool check            # the series rebuilds the fork exactly
+//	go run ./internal/goja/forktool check            # the series and new files rebuild the fork exactly
 //	go run ./internal/goja/forktool rebase -to latest # try the series on a newer upstream
 //
 // Upstream comes from the Go module cache or proxy (go mod download).
@@ -56,7 +57,8 @@ func usage(w io.Writer) {
   check             apply the series to pristine upstream, compare with the fork, check markers
   hunks             list the hunks in upstream files, their lines in the fork and sections
   rebase -to V      apply the series to upstream goja at version V (a version,
-                    commit or "latest") in memory and report what conflicts
+                    commit or "latest") in memory, add the new files, and
+                    report what conflicts
 `)
 }
 
@@ -174,8 +176,8 @@ func check(a *analysis, dir string, w io.Writer, start time.Time) error {
 		reportProblems(w, a)
 		failures += len(a.problems)
 	}
-	// The committed patches, applied to pristine upstream, must give the
-	// fork byte for byte.
+	// The committed patches, applied to pristine upstream, plus the fork's
+	// new files, must give the fork byte for byte.
 	pdir := filepath.Join(dir, "patches")
 	files, _ := filepath.Glob(filepath.Join(pdir, "*.patch"))
 	sort.Strings(files)
@@ -193,6 +195,7 @@ func check(a *analysis, dir string, w io.Writer, start time.Time) error {
 	if err != nil {
 		return err
 	}
+	report = append(report, a.addNewFiles(got)...)
 	if len(report) > 0 {
 		fmt.Fprintln(w, "the committed series does not apply to upstream "+baseVersion+":")
 		for _, r := range report {
@@ -203,7 +206,11 @@ func check(a *analysis, dir string, w io.Writer, start time.Time) error {
 	var diffs []string
 	for _, p := range a.fork.paths() {
 		g, ok := got[p]
+		_, inUp := a.up[p]
+		_, listed := a.newFile[p]
 		switch {
+		case !ok && !inUp && !listed:
+			// a new file in no section, reported above
 		case !ok:
 			diffs = append(diffs, p+": in the fork, not made by the series")
 		case !bytes.Equal(g, a.fork[p]):
@@ -250,7 +257,7 @@ func check(a *analysis, dir string, w io.Writer, start time.Time) error {
 	if failures > 0 {
 		return fmt.Errorf("check failed: %d problems", failures)
 	}
-	fmt.Fprintln(w, "ok: upstream "+baseVersion+" plus "+fmt.Sprint(len(names))+" patches is internal/goja, byte for byte")
+	fmt.Fprintln(w, "ok: upstream "+baseVersion+" plus "+fmt.Sprint(len(names))+" patches plus "+fmt.Sprint(len(a.newFile))+" new files is internal/goja, byte for byte")
 	return nil
 }
 
@@ -266,6 +273,12 @@ func cmdRebase(args []string, w io.Writer) error {
 		return errors.New("rebase needs -to <version>")
 	}
 	dir, err := forkDir(*dirFlag)
+	if err != nil {
+		return err
+	}
+	// The fork's new files, by section, come from PATCHES.md against the
+	// base version.
+	a, err := load(dir)
 	if err != nil {
 		return err
 	}
@@ -293,6 +306,7 @@ func cmdRebase(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	report = append(report, a.addNewFiles(got)...)
 	conflicts, moved := 0, 0
 	perPatch := map[string]int{}
 	for _, r := range report {
@@ -303,7 +317,11 @@ func cmdRebase(args []string, w io.Writer) error {
 		conflicts++
 		perPatch[strings.SplitN(r, ":", 2)[0]]++
 	}
-	fmt.Fprintf(w, "series of %d patches on upstream %s (base %s):\n", len(names), resolved, baseVersion)
+	if len(a.problems) > 0 {
+		fmt.Fprintln(w, "the fork does not sort into the series (run check); the rebased tree leaves out what is not placed:")
+		reportProblems(w, a)
+	}
+	fmt.Fprintf(w, "series of %d patches and %d new files on upstream %s (base %s):\n", len(names), len(a.newFile), resolved, baseVersion)
 	for _, r := range report {
 		fmt.Fprintln(w, "  "+r)
 	}
@@ -312,7 +330,7 @@ func cmdRebase(args []string, w io.Writer) error {
 			fmt.Fprintf(w, "conflicts: %s: %d\n", n, c)
 		}
 	}
-	fmt.Fprintf(w, "%d hunks conflict, %d apply elsewhere than their line\n", conflicts, moved)
+	fmt.Fprintf(w, "%d hunks or new files conflict, %d hunks apply elsewhere than their line\n", conflicts, moved)
 	if *out != "" {
 		for p, b := range got {
 			fp := filepath.Join(*out, filepath.FromSlash(p))
@@ -326,7 +344,7 @@ func cmdRebase(args []string, w io.Writer) error {
 		fmt.Fprintln(w, "rebased tree written to", *out)
 	}
 	if conflicts > 0 {
-		return fmt.Errorf("%d conflicting hunks", conflicts)
+		return fmt.Errorf("%d conflicts", conflicts)
 	}
 	return nil
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"bytes"
-	"compress/zlib"
-	"crypto/sha1"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -23,12 +20,10 @@ type hunk struct {
 	lines                              []op
 }
 
-// filePatch is one file's part of a patch.
+// filePatch is one upstream file's part of a patch.
 type filePatch struct {
-	path    string
-	newFile bool
-	binary  []byte // a new binary file's contents
-	hunks   []hunk
+	path  string
+	hunks []hunk
 }
 
 // hunksOf groups a whole file's line operations into unified-diff hunks.
@@ -86,26 +81,7 @@ func hunksOf(ops []op) []hunk {
 
 func writeFilePatch(w *bytes.Buffer, fp filePatch) {
 	fmt.Fprintf(w, "diff --git a/%s b/%s\n", fp.path, fp.path)
-	if fp.newFile {
-		w.WriteString("new file mode 100644\n")
-	}
-	if fp.binary != nil {
-		// git apply wants the blob's full id to apply a binary patch.
-		h := sha1.New()
-		fmt.Fprintf(h, "blob %d\x00", len(fp.binary))
-		h.Write(fp.binary)
-		fmt.Fprintf(w, "index %040x..%x\n", 0, h.Sum(nil))
-		w.WriteString("GIT binary patch\n")
-		fmt.Fprintf(w, "literal %d\n", len(fp.binary))
-		writeBase85Lines(w, deflate(fp.binary))
-		w.WriteString("literal 0\nHcmV?d00001\n\n")
-		return
-	}
-	if fp.newFile {
-		w.WriteString("--- /dev/null\n")
-	} else {
-		fmt.Fprintf(w, "--- a/%s\n", fp.path)
-	}
+	fmt.Fprintf(w, "--- a/%s\n", fp.path)
 	fmt.Fprintf(w, "+++ b/%s\n", fp.path)
 	for _, h := range fp.hunks {
 		fmt.Fprintf(w, "@@ -%s +%s @@\n", rangeOf(h.oldStart, h.oldLen), rangeOf(h.newStart, h.newLen))
@@ -148,38 +124,10 @@ func parsePatch(name string, b []byte) ([]filePatch, error) {
 		i++
 		for i < len(lines) && !strings.HasPrefix(lines[i], "@@") && !strings.HasPrefix(lines[i], "diff --git ") {
 			l := strings.TrimSuffix(lines[i], "\n")
-			switch {
-			case strings.HasPrefix(l, "new file mode"):
-				fp.newFile = true
-			case l == "GIT binary patch":
-				i++
-				if i >= len(lines) || !strings.HasPrefix(lines[i], "literal ") {
-					return nil, bad(i, "expected literal")
+			for _, h := range []string{"new file mode", "deleted file mode", "rename from", "copy from", "GIT binary patch", "Binary files"} {
+				if strings.HasPrefix(l, h) {
+					return nil, bad(i, fmt.Sprintf("%s: %q: the series only changes upstream files (new files stay whole in internal/goja, listed by PATCHES.md; regenerate the series: go run ./internal/goja/forktool series)", fp.path, h))
 				}
-				size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(lines[i], "literal ")))
-				if err != nil {
-					return nil, bad(i, "bad literal size")
-				}
-				i++
-				var enc []string
-				for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
-					enc = append(enc, strings.TrimSuffix(lines[i], "\n"))
-					i++
-				}
-				z, err := readBase85Lines(enc)
-				if err != nil {
-					return nil, bad(i, err.Error())
-				}
-				data, err := inflate(z)
-				if err != nil || len(data) != size {
-					return nil, bad(i, "bad binary literal")
-				}
-				fp.binary = data
-				// The reverse literal ("literal 0") and blank lines follow.
-				for i < len(lines) && !strings.HasPrefix(lines[i], "diff --git ") {
-					i++
-				}
-				i--
 			}
 			i++
 		}
@@ -337,103 +285,4 @@ func applyHunks(lines []string, hs []hunk, fuzzy bool) ([]string, []applyResult)
 	}
 	out = append(out, lines[pos:]...)
 	return out, res
-}
-
-func deflate(b []byte) []byte {
-	var buf bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestCompression)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
-}
-
-func inflate(b []byte) ([]byte, error) {
-	zr, err := zlib.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(zr)
-}
-
-// git's base85 alphabet and line format for binary patches: each line
-// starts with its byte count ('A'-'Z' 1-26, 'a'-'z' 27-52).
-const b85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
-
-func writeBase85Lines(w *bytes.Buffer, b []byte) {
-	for len(b) > 0 {
-		n := len(b)
-		if n > 52 {
-			n = 52
-		}
-		if n <= 26 {
-			w.WriteByte(byte('A' + n - 1))
-		} else {
-			w.WriteByte(byte('a' + n - 27))
-		}
-		chunk := b[:n]
-		for i := 0; i < n; i += 4 {
-			var v uint32
-			for k := 0; k < 4; k++ {
-				v <<= 8
-				if i+k < n {
-					v |= uint32(chunk[i+k])
-				}
-			}
-			var enc [5]byte
-			for k := 4; k >= 0; k-- {
-				enc[k] = b85[v%85]
-				v /= 85
-			}
-			w.Write(enc[:])
-		}
-		w.WriteByte('\n')
-		b = b[n:]
-	}
-	w.WriteByte('\n')
-}
-
-func readBase85Lines(ls []string) ([]byte, error) {
-	var dec [256]int
-	for i := range dec {
-		dec[i] = -1
-	}
-	for i := 0; i < len(b85); i++ {
-		dec[b85[i]] = i
-	}
-	var out []byte
-	for _, l := range ls {
-		if len(l) < 1 {
-			return nil, fmt.Errorf("empty base85 line")
-		}
-		var n int
-		switch c := l[0]; {
-		case c >= 'A' && c <= 'Z':
-			n = int(c-'A') + 1
-		case c >= 'a' && c <= 'z':
-			n = int(c-'a') + 27
-		default:
-			return nil, fmt.Errorf("bad base85 line length")
-		}
-		body := l[1:]
-		if len(body) != (n+3)/4*5 {
-			return nil, fmt.Errorf("bad base85 line")
-		}
-		var chunk []byte
-		for i := 0; i < len(body); i += 5 {
-			var v uint64
-			for k := 0; k < 5; k++ {
-				d := dec[body[i+k]]
-				if d < 0 {
-					return nil, fmt.Errorf("bad base85 character")
-				}
-				v = v*85 + uint64(d)
-			}
-			if v > 0xffffffff {
-				return nil, fmt.Errorf("bad base85 group")
-			}
-			chunk = append(chunk, byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
-		}
-		out = append(out, chunk[:n]...)
-	}
-	return out, nil
 }
