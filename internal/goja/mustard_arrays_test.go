@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,9 +57,11 @@ func newMetered() (*Runtime, *recMeter) {
 // TestMustardArraysReports checks that each metered built-in reports about
 // the work and the memory expected of it (within a factor).
 func TestMustardArraysReports(t *testing.T) {
-	const n = 20000
-	const setup = `
-		var n = 20000;
+	// 20,000 elements in the long suites; a quarter of that in the default
+	// run, where the bounds scale with n all the same.
+	n := int64(longtest.Pick(5000, 20000))
+	setup := `
+		var n = ` + strconv.FormatInt(n, 10) + `;
 		var a = Array.from({length: n}, function (_, i) { return i; });
 		var s = a.map(function (i) { return "s" + i; });
 		var str = "x".repeat(n);
@@ -73,6 +76,13 @@ func TestMustardArraysReports(t *testing.T) {
 		var like = {length: n};
 		var seed = 1, shuffled = a.map(function () { seed = (seed * 1103515245 + 12345) % 2147483648; return seed; });
 	`
+	// joined is the length of a.join(): the digits of 0 to n-1 and the
+	// commas between them; sJoined that of s.join('--').
+	var digits int64
+	for i := range n {
+		digits += int64(len(strconv.FormatInt(i, 10)))
+	}
+	joined, sJoined := digits+n-1, digits+n+2*(n-1)
 	type rng struct{ lo, hi int64 }
 	anything := rng{0, 1 << 62}
 	none := rng{0, 0}
@@ -107,10 +117,10 @@ func TestMustardArraysReports(t *testing.T) {
 		{"a.reduceRight(function (x, y) { return y; })", about(n), none},
 		{"a.map(function (x) { return x; })", about(n), grown(16 * n)},
 		{"a.filter(function () { return true; })", about(n), grown(16 * n)},
-		{"a.join()", about(n), rng{5 * n, 6 * n}},
-		{"s.join('--')", about(n), rng{7 * n, 9 * n}},
-		{"a.toLocaleString()", about(n), rng{5 * n, 6 * n}},
-		{"[a, a, a].join()", rng{n, 4 * n}, rng{2 * 3 * 5 * n, 2 * 3 * 6 * n}},
+		{"a.join()", about(n), rng{joined, 6 * joined / 5}},
+		{"s.join('--')", about(n), rng{sJoined, 6 * sJoined / 5}},
+		{"a.toLocaleString()", about(n), rng{joined, 6 * joined / 5}},
+		{"[a, a, a].join()", rng{n, 4 * n}, rng{2 * 3 * joined, 2 * 3 * 6 * joined / 5}},
 		{"a.reverse()", about(n / 2), none},
 		{"a.slice()", about(n), grown(16 * n)},
 		{"a.toReversed()", about(n), rng{16 * n, 16 * n}},
@@ -186,8 +196,8 @@ func TestMustardArraysReports(t *testing.T) {
 		{"Promise.allSettled(a)", loop(n), chunked((16+promiseElementBytes)*n, 16+promiseElementBytes)},
 		{"Promise.race(a)", loop(n), chunked(promiseElementBytes*n, promiseElementBytes)},
 	}
-	// Each case builds the 20,000-element setup afresh (seconds under
-	// -race): the default run takes every eighth case, the long suites all.
+	// Each case builds the setup afresh (seconds under -race at 20,000
+	// elements): the default run takes every eighth case, the long suites all.
 	for i, tc := range tests {
 		if !longtest.SampledOneIn(i, 8) {
 			continue
@@ -213,8 +223,12 @@ func TestMustardArraysReports(t *testing.T) {
 
 // TestMustardArraysRefuseHuge checks that a single huge request is reported
 // before it is allocated, so a Meter refusing any Alloc over 8 MiB stops it
-// with the process heap barely touched.
+// with the process heap barely touched. Results built piecemeal grow to the
+// cap first: the default run refuses over 2 MiB, and makes big a third of
+// its size, so they stop four times sooner.
 func TestMustardArraysRefuseHuge(t *testing.T) {
+	allocCap := longtest.Pick(2<<20, 8<<20)
+	bigLen := longtest.Pick("1e5", "3e5")
 	for i, src := range []string{
 		"new ArrayBuffer(2**31)",
 		"new ArrayBuffer(2**40)",
@@ -244,11 +258,11 @@ func TestMustardArraysRefuseHuge(t *testing.T) {
 		t.Run(src, func(t *testing.T) {
 			r, m := newMetered()
 			if strings.Contains(src, "big") {
-				if _, err := r.RunString("var big = []; for (var i = 0; i < 3e5; i++) big.push(1);"); err != nil {
+				if _, err := r.RunString("var big = []; for (var i = 0; i < " + bigLen + "; i++) big.push(1);"); err != nil {
 					t.Fatal(err)
 				}
 			}
-			m.allocCap = 8 << 20
+			m.allocCap = allocCap
 			runtime.GC()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)

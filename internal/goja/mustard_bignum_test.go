@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // smallBigPieces makes the interruptible algorithms' pieces tiny, so that
@@ -46,7 +48,7 @@ func TestBigPiecesAgreeWithMathBig(t *testing.T) {
 	rnd := rand.New(rand.NewSource(1))
 	rounds := 3000
 	if testing.Short() || raceEnabled {
-		rounds = 300
+		rounds = longtest.Pick(100, 300)
 	}
 	for i := 0; i < rounds; i++ {
 		x, y := randBig(rnd, 3000), randBig(rnd, 3000)

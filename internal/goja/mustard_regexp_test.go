@@ -251,10 +251,8 @@ func TestLinearRegexpDifferential(t *testing.T) {
 	backtracking := newRegexpProber(t, linearBacktrackOnly)
 	rnd := rand.New(rand.NewPCG(19, 10))
 	n := *regexpCases
-	if testing.Short() {
+	if testing.Short() || !longtest.Enabled() {
 		n /= 10
-	} else if !longtest.Enabled() {
-		n /= 4
 	}
 	var ran, onLinear, prechecked, compared, failed, deviations int
 	start := time.Now()

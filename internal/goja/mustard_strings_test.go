@@ -230,6 +230,7 @@ func TestMustardStringsGlobalLinear(t *testing.T) {
 			continue
 		}
 		expr := c.expr
+		n := longtest.Pick(5000, 20000) // then twice that
 		t.Run(expr, func(t *testing.T) {
 			work := func(n int) int {
 				r, m := newStrMetered()
@@ -238,14 +239,14 @@ func TestMustardStringsGlobalLinear(t *testing.T) {
 				}
 				return m.work
 			}
-			w1, w2 := work(20000), work(40000)
+			w1, w2 := work(n), work(2*n)
 			t.Logf("work %d, then %d for twice the length", w1, w2)
 			if w2 > 3*w1 {
-				t.Errorf("work %d for 2e4, %d for 4e4: not linear", w1, w2)
+				t.Errorf("work %d for %d, %d for %d: not linear", w1, n, w2, 2*n)
 			}
-			bound := (regexpScanUnits + 10) * 20000
+			bound := (regexpScanUnits + 10) * n
 			if c.regexp2 {
-				bound += 15 * regexpStepUnits * 20000
+				bound += 15 * regexpStepUnits * n
 			}
 			if w1 > bound {
 				t.Errorf("work %d, want < %d", w1, bound)
