@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,13 +69,22 @@ func TestLoneSurrogatesSurviveNoOpMethods(t *testing.T) {
 // default budget; a loop body or a switch of tens of thousands of
 // statements is charged for what it executes, not once per iteration.
 func TestLargeSortsFitLongBodiesStop(t *testing.T) {
+	// The default run sorts a fifth as many under a fifth of the budget
+	// (fewer comparisons an element: it fits with more room).
+	n := longtest.Pick(20000, 100000)
 	var nums, strs []value.Value
-	for i := 0; i < 100000; i++ {
+	var keys []string
+	for i := 0; i < n; i++ {
 		nums = append(nums, value.Number(float64((i*7919)%100003)))
 		strs = append(strs, value.String("k"+strconv.Itoa((i*7919)%100003)))
+		keys = append(keys, strconv.Itoa((i*7919)%100003))
 	}
+	sort.Strings(keys) // string order, as sort() without a comparator
+	first, _ := strconv.Atoi(keys[0])
+	last, _ := strconv.Atoi(keys[n-1])
+	last1 := strconv.Itoa(n - 1)
 	inputs := SortedMembers(value.Object(value.M("nums", value.Array(nums...)), value.M("strs", value.Array(strs...))).Members)
-	limits := policy.DefaultLimits()
+	limits := budgetLimits()
 	limits.HeapLimitBytes = 64 << 20
 	body := "let x = 0; for (let i = 0; i < 1000; i++) { " + strings.Repeat("x++;", 50000) + " } x"
 	var sw strings.Builder
@@ -84,8 +94,8 @@ func TestLargeSortsFitLongBodiesStop(t *testing.T) {
 	}
 	sw.WriteString("} x")
 	for i, c := range []struct{ src, want string }{
-		{"nums.sort(); nums[0] + nums[99999]", "99999"}, // string order: 0 first, 99999 last
-		{"strs.sort(); strs[0] + strs[99999]", "k0k99999"},
+		{"nums.sort(); nums[0] + nums[" + last1 + "]", strconv.Itoa(first + last)}, // string order: 0 first, 99999 last of 100,000
+		{"strs.sort(); strs[0] + strs[" + last1 + "]", "k" + keys[0] + "k" + keys[n-1]},
 		{body, "Limit: instruction budget exhausted"},
 		{sw.String(), "Limit: instruction budget exhausted"},
 		{"let n = 0; for (let i = 0; i < 3; i++) n += (i); n", "3"},
@@ -154,13 +164,15 @@ func TestSparseSortFitsTheHeap(t *testing.T) {
 // proxies, is charged for every link it walks: the reads end with the
 // instruction limit instead of running for many seconds.
 func TestLongChainsAreCharged(t *testing.T) {
+	// The default run: chains a fifth as long under a fifth of the budget.
+	chain, proxies := longtest.Pick("6000", "30000"), longtest.Pick("2000", "10000")
 	for _, src := range []string{
-		"let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if (o.zz) n++; n",
-		"let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if ('zz' in o) n++; n",
-		"let p = {}; for (let i = 0; i < 10000; i++) p = new Proxy(p, {}); let n = 0; for (let i = 0; i < 100000; i++) if (p.zz) n++; n",
+		"let o = {}; for (let i = 0; i < " + chain + "; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if (o.zz) n++; n",
+		"let o = {}; for (let i = 0; i < " + chain + "; i++) o = Object.create(o); let n = 0; for (let i = 0; i < 100000; i++) if ('zz' in o) n++; n",
+		"let p = {}; for (let i = 0; i < " + proxies + "; i++) p = new Proxy(p, {}); let n = 0; for (let i = 0; i < 100000; i++) if (p.zz) n++; n",
 	} {
 		began := time.Now()
-		step := runLimits(t, src, policy.DefaultLimits())
+		step := runLimits(t, src, budgetLimits())
 		require.Error(t, step.Err)
 		assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
 		if !raceEnabled {
@@ -171,13 +183,15 @@ func TestLongChainsAreCharged(t *testing.T) {
 
 // Comparing and hashing long strings is charged by their length.
 func TestLongStringWorkIsCharged(t *testing.T) {
+	// The default run: strings a fifth as long under a fifth of the budget.
+	long := longtest.Pick("6e5", "3e6")
 	for _, src := range []string{
-		"const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; let n = 0; for (let i = 0; i < 100000; i++) if (a === b) n++; n",
-		"const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; let n = 0; for (let i = 0; i < 100000; i++) if (a < b) n++; n",
-		"const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; let n = 0; for (let i = 0; i < 100000; i++) switch (a) { case b: n++ } n",
-		"const k = 'x'.repeat(3e6), m = new Map([[k, 1]]); let n = 0; for (let i = 0; i < 100000; i++) n += m.get(k); n",
+		"const a = 'x'.repeat(" + long + ") + 'a', b = 'x'.repeat(" + long + ") + 'b'; let n = 0; for (let i = 0; i < 100000; i++) if (a === b) n++; n",
+		"const a = 'x'.repeat(" + long + ") + 'a', b = 'x'.repeat(" + long + ") + 'b'; let n = 0; for (let i = 0; i < 100000; i++) if (a < b) n++; n",
+		"const a = 'x'.repeat(" + long + ") + 'a', b = 'x'.repeat(" + long + ") + 'b'; let n = 0; for (let i = 0; i < 100000; i++) switch (a) { case b: n++ } n",
+		"const k = 'x'.repeat(" + long + "), m = new Map([[k, 1]]); let n = 0; for (let i = 0; i < 100000; i++) n += m.get(k); n",
 	} {
-		limits := policy.DefaultLimits()
+		limits := budgetLimits()
 		limits.HeapLimitBytes = 64 << 20
 		began := time.Now()
 		step := runLimits(t, src, limits)
@@ -194,7 +208,7 @@ func TestLongStringWorkIsCharged(t *testing.T) {
 // at once.
 func TestHugeSparseReverseEndsQuickly(t *testing.T) {
 	began := time.Now()
-	step := runLimits(t, "const a = [1, 2]; a.length = 4e9; a.reverse(); a.length", policy.DefaultLimits())
+	step := runLimits(t, "const a = [1, 2]; a.length = 4e9; a.reverse(); a.length", budgetLimits())
 	require.Error(t, step.Err)
 	assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
 	if !raceEnabled {
@@ -231,7 +245,7 @@ func TestOperandWorkUnderDefaultLimits(t *testing.T) {
 		}
 		t.Run(src[:min(len(src), 60)], func(t *testing.T) {
 			began := time.Now()
-			step := runLimits(t, src, policy.DefaultLimits())
+			step := runLimits(t, src, budgetLimits())
 			require.Error(t, step.Err)
 			assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
 			if !raceEnabled {
@@ -299,7 +313,7 @@ func TestBacktrackingRegexpLoopsUnderDefaultLimits(t *testing.T) {
 		}
 		t.Run(src[:min(len(src), 60)], func(t *testing.T) {
 			began := time.Now()
-			step := runLimits(t, src, policy.DefaultLimits())
+			step := runLimits(t, src, budgetLimits())
 			require.Error(t, step.Err)
 			assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error())
 			if !raceEnabled {

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -30,17 +32,19 @@ func chargeOf(t *testing.T, setup, op string) uint64 {
 // clearing a Map or Set unlinks every entry: each is charged by the work,
 // not as a sixty-fourth of an instruction (docs/limits.md).
 func TestJoinsAndClearsChargeTheirWork(t *testing.T) {
-	const n = 100_000
-	ints := chargeOf(t, "const a = Array(100000).fill(7)", "a.join()")
-	floats := chargeOf(t, "const a = Array.from({ length: 100000 }, (_, i) => i + 0.5)", "a.join()")
-	typed := chargeOf(t, "const a = new Uint8Array(100000).fill(7)", "String(a)")
-	strs := chargeOf(t, "const a = Array(100000).fill('7')", "a.join()")
+	// 100,000 elements in the long suites, 20,000 in the default run.
+	n := longtest.Pick(20_000, 100_000)
+	ns := strconv.Itoa(n)
+	ints := chargeOf(t, "const a = Array("+ns+").fill(7)", "a.join()")
+	floats := chargeOf(t, "const a = Array.from({ length: "+ns+" }, (_, i) => i + 0.5)", "a.join()")
+	typed := chargeOf(t, "const a = new Uint8Array("+ns+").fill(7)", "String(a)")
+	strs := chargeOf(t, "const a = Array("+ns+").fill('7')", "a.join()")
 	assert.GreaterOrEqual(t, ints, uint64(n*16/workUnit), "integers")
 	assert.GreaterOrEqual(t, floats, uint64(n*48/workUnit), "floats")
 	assert.GreaterOrEqual(t, typed, uint64(n*16/workUnit), "a typed array")
 	assert.Less(t, strs, uint64(n*16/workUnit), "strings are not formatted")
-	assert.GreaterOrEqual(t, chargeOf(t, "const s = new Set(Array.from({ length: 100000 }, (_, i) => i))", "s.clear()"), uint64(n/workUnit))
-	assert.GreaterOrEqual(t, chargeOf(t, "const m = new Map(Array.from({ length: 100000 }, (_, i) => [i, i]))", "m.clear()"), uint64(n/workUnit))
+	assert.GreaterOrEqual(t, chargeOf(t, "const s = new Set(Array.from({ length: "+ns+" }, (_, i) => i))", "s.clear()"), uint64(n/workUnit))
+	assert.GreaterOrEqual(t, chargeOf(t, "const m = new Map(Array.from({ length: "+ns+" }, (_, i) => [i, i]))", "m.clear()"), uint64(n/workUnit))
 }
 
 // A built-in that converts a long string argument to a number reads every
@@ -102,8 +106,9 @@ func TestLongBigIntsInMessagesAreCharged(t *testing.T) {
 // A search that reads each element through the property lookup (a frozen,
 // sealed or holey array) pays 2 units an element, a plain array's one.
 func TestSearchesThroughPropertiesChargeTheirLookups(t *testing.T) {
-	const n = 20_000
-	const setup = "const p = Array.from({ length: 20000 }, (_, i) => i + 2); const f = Object.freeze(p.slice()); const s = Object.seal(p.slice())"
+	// 20,000 elements in the long suites, 5,000 in the default run.
+	n := longtest.Pick(5_000, 20_000)
+	setup := "const p = Array.from({ length: " + strconv.Itoa(n) + " }, (_, i) => i + 2); const f = Object.freeze(p.slice()); const s = Object.seal(p.slice())"
 	for _, op := range []string{"indexOf(1)", "lastIndexOf(1)", "includes(1)"} {
 		plain := chargeOf(t, setup, "p."+op)
 		assert.Less(t, plain, uint64(2*n/workUnit), "p.%s", op)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,14 +15,16 @@ import (
 // default budget in about a second, not the minutes a constant charge let
 // it run.
 func TestIntegrityChecksChargedPerProperty(t *testing.T) {
+	// The default run: a fifth of the properties under a fifth of the budget.
+	n := longtest.Pick("20000", "100000")
 	for _, src := range []string{
-		`const a = Object.freeze(Array(100000).fill(1)); let n = 0; for (;;) if (Object.isFrozen(a)) n++`,
-		`const a = Object.seal(Array(100000).fill(1)); let n = 0; for (;;) if (Object.isSealed(a)) n++`,
-		`const a = Object.freeze(Array(100000).fill(1)); let n = 0; for (;;) if (Object.isSealed(a)) n++`,
-		`const o = {}; for (let i = 0; i < 100000; i++) o['k' + i] = i; Object.freeze(o); let n = 0; for (;;) if (Object.isFrozen(o)) n++`,
+		`const a = Object.freeze(Array(` + n + `).fill(1)); let n = 0; for (;;) if (Object.isFrozen(a)) n++`,
+		`const a = Object.seal(Array(` + n + `).fill(1)); let n = 0; for (;;) if (Object.isSealed(a)) n++`,
+		`const a = Object.freeze(Array(` + n + `).fill(1)); let n = 0; for (;;) if (Object.isSealed(a)) n++`,
+		`const o = {}; for (let i = 0; i < ` + n + `; i++) o['k' + i] = i; Object.freeze(o); let n = 0; for (;;) if (Object.isFrozen(o)) n++`,
 	} {
 		began := time.Now()
-		step := runLimits(t, src, policy.DefaultLimits())
+		step := runLimits(t, src, budgetLimits())
 		require.Error(t, step.Err, src)
 		assert.Equal(t, "Limit: instruction budget exhausted", step.Err.Error(), src)
 		// 10x what a quiet machine needs (about a second).

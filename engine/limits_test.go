@@ -14,6 +14,15 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
+// budgetLimits are the default limits with, in the default run, a fifth of
+// the instruction budget: a loop whose work is charged ends with the budget
+// all the same, five times sooner. The long suites keep the default budget.
+func budgetLimits() policy.Limits {
+	l := policy.DefaultLimits()
+	l.InstructionBudget = longtest.Pick(l.InstructionBudget/5, l.InstructionBudget)
+	return l
+}
+
 // runLimits runs src under limits with no capabilities.
 func runLimits(t *testing.T, src string, limits policy.Limits) Step {
 	t.Helper()
@@ -31,6 +40,9 @@ func TestHostileProgramsEndWithLimit(t *testing.T) {
 	roomy := policy.DefaultLimits()
 	roomy.HeapLimitBytes = 1 << 30
 	roomy.InstructionBudget = 10_000_000
+	// Nesting far past MaxNativeDepth: 200,000 levels in the long suites,
+	// 20,000 in the default run.
+	deep := longtest.Pick("20000", "200000")
 	cases := []struct {
 		name, src, want string
 		limits          *policy.Limits
@@ -57,17 +69,17 @@ func TestHostileProgramsEndWithLimit(t *testing.T) {
 		{"typed array", "new Float64Array(1e9)", "Limit: heap limit exceeded", nil},
 		{"array buffer", "new ArrayBuffer(2**31)", "Limit: heap limit exceeded", nil},
 		{"regex backtracking", "/^(a+)+(?=b)/.test('a'.repeat(40) + '!')", "Limit: instruction budget exhausted", nil},
-		{"deep stringify", "let a=[]; for(let i=0;i<200000;i++) a=[a]; JSON.stringify(a)", "Limit: call depth limit exceeded", &roomy},
-		{"deep String", "let a=[]; for(let i=0;i<200000;i++) a=[a]; String(a)", "Limit: call depth limit exceeded", &roomy},
-		{"deep join", "let a=[]; for(let i=0;i<200000;i++) a=[a]; a.join()", "Limit: call depth limit exceeded", &roomy},
-		{"deep template", "let a=[]; for(let i=0;i<200000;i++) a=[a]; `${a}`", "Limit: call depth limit exceeded", &roomy},
+		{"deep stringify", "let a=[]; for(let i=0;i<" + deep + ";i++) a=[a]; JSON.stringify(a)", "Limit: call depth limit exceeded", &roomy},
+		{"deep String", "let a=[]; for(let i=0;i<" + deep + ";i++) a=[a]; String(a)", "Limit: call depth limit exceeded", &roomy},
+		{"deep join", "let a=[]; for(let i=0;i<" + deep + ";i++) a=[a]; a.join()", "Limit: call depth limit exceeded", &roomy},
+		{"deep template", "let a=[]; for(let i=0;i<" + deep + ";i++) a=[a]; `${a}`", "Limit: call depth limit exceeded", &roomy},
 		{"stringify in one call", "const a = Array(2e5).fill('x'.repeat(64)); JSON.stringify(a)", "Limit: heap limit exceeded", nil},
 		{"join in one call", "const a = Array(4e5).fill('x'.repeat(64)); a.join('')", "Limit: heap limit exceeded", nil},
 		{"Array.from length", "Array.from({length: 6e6})", "Limit: heap limit exceeded", nil},
 		{"spread of keys", "[...Array(4e6).keys()]", "Limit: heap limit exceeded", nil},
 		{"Object.keys of a string", "Object.keys('x'.repeat(4e6))", "Limit: heap limit exceeded", nil},
-		{"deep built at default limits", "let a=[]; for(let i=0;i<200000;i++) a=[a]; JSON.stringify(a)", "Limit:", nil},
-		{"deep parse", "JSON.parse('['.repeat(200000) + ']'.repeat(200000))", "Limit: call depth limit exceeded", nil},
+		{"deep built at default limits", "let a=[]; for(let i=0;i<" + deep + ";i++) a=[a]; JSON.stringify(a)", "Limit:", nil},
+		{"deep parse", "JSON.parse('['.repeat(" + deep + ") + ']'.repeat(" + deep + "))", "Limit: call depth limit exceeded", nil},
 	}
 	for i, c := range cases {
 		if !longtest.Sampled(i) {
