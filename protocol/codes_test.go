@@ -421,16 +421,18 @@ func codeCases() []codeCase {
 		both("limit_wall_time", "Limit: wall time exceeded", func(c *sess, fx *fixture) reply {
 			return run(c, `for (;;) {}`, limits("instruction_budget", 1e15, "wall_time_ms", 5))
 		}),
-		// The default run: binary frames only (a snapshot of 128 MiB in
-		// base64 lines takes minutes under -race).
-		{code: "limit_snapshot_size", phrase: "Limit: snapshot size limit exceeded", binary: !longtest.Enabled(), do: func(c *sess, fx *fixture) reply {
-			return run(c, `fetch_data('x'.repeat(1 << 27));`, limits("heap_limit_bytes", 1<<30, "instruction_budget", 1e12, "allocation_budget", 1e12))
+		// The long suites: a snapshot of 128 MiB over the default stage
+		// bound. The default run: one of 2 MiB over a bound of 1 MiB (128
+		// MiB in base64 lines takes minutes under -race).
+		{code: "limit_snapshot_size", phrase: "Limit: snapshot size limit exceeded", opts: longtest.Pick(protocol.Options{MaxStageBytes: 1 << 20}, protocol.Options{}), do: func(c *sess, fx *fixture) reply {
+			return run(c, "fetch_data('x'.repeat("+longtest.Pick("1 << 21", "1 << 27")+"));", limits("heap_limit_bytes", 1<<30, "instruction_budget", 1e12, "allocation_budget", 1e12))
 		}},
-		both("limit_memory_budget", "Limit: source too large to compile within the memory budget", func(c *sess, fx *fixture) reply {
-			// 600,000 tokens: about 150 MiB to compile, over the
-			// default budget.
-			return c.call("compile", nil, "", "source", strings.Repeat("a;", 300_000))
-		}),
+		// The long suites: 600,000 tokens, about 150 MiB to compile, over
+		// the default budget. The default run: 120,000 tokens, about 30
+		// MiB, over a budget of 16 MiB.
+		{code: "limit_memory_budget", phrase: "Limit: source too large to compile within the memory budget", opts: longtest.Pick(protocol.Options{MemoryBudget: 16 << 20}, protocol.Options{}), do: func(c *sess, fx *fixture) reply {
+			return c.call("compile", nil, "", "source", strings.Repeat("a;", longtest.Pick(60_000, 300_000)))
+		}},
 	}
 }
 

@@ -1,8 +1,10 @@
 package protocol_test
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -11,8 +13,15 @@ import (
 // policy a cached snapshot or parked execution was produced under goes
 // only with the last of them.
 func TestBudgetKeepsThePolicyOfCachedExecutions(t *testing.T) {
-	c := newSess(t, false, protocol.Options{})
-	const src = `let n = 0; for (let i = 0; i < 18; i++) n += fetch_data(String.fromCharCode(65 + i % 26).repeat(35e5) + i).length; n`
+	// The long suites: the default budget (128 MiB) and arguments of 3.5
+	// MB. The default run: a quarter of each.
+	k := longtest.Pick(4, 1)
+	opts := protocol.Options{}
+	if k > 1 {
+		opts.MemoryBudget = protocol.DefaultMemoryBudget / int64(k)
+	}
+	c := newSess(t, false, opts)
+	src := fmt.Sprintf(`let n = 0; for (let i = 0; i < 18; i++) n += fetch_data(String.fromCharCode(65 + i %% 26).repeat(%d) + i).length; n`, 3_500_000/k)
 	prog := c.must(c.call("compile", nil, "", "source", src)).str("program_id")
 	r := c.must(c.call("start", nil, "", "program_id", prog, "options", map[string]any{"capabilities": []string{"fetch_data"}, "limits": map[string]any{"instruction_budget": 1e11}}))
 	for i := 0; r.step()["type"] == "suspended"; i++ {

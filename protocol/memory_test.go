@@ -36,9 +36,12 @@ func withinBudget(t *testing.T, c *sess) (used, limit int64) {
 // least recently used goes, and resumes from its snapshot bytes with what
 // the hot resume gives.
 func TestMemoryBudgetEvictsParkedExecutions(t *testing.T) {
+	// The default run quarters the strings and the budget; the long
+	// suites take them whole.
+	k := longtest.Pick(4, 1)
 	forBothLong(t, func(t *testing.T, jsonl bool) {
-		c := newSess(t, jsonl, protocol.Options{MemoryBudget: 48 * mib})
-		prog := c.must(c.call("compile", nil, "", "source", holder(6_500_000))).str("program_id")
+		c := newSess(t, jsonl, protocol.Options{MemoryBudget: 48 * mib / int64(k)})
+		prog := c.must(c.call("compile", nil, "", "source", holder(6_500_000/k))).str("program_id")
 		type parked struct {
 			id, pol string
 			snap    []byte
@@ -52,9 +55,9 @@ func TestMemoryBudgetEvictsParkedExecutions(t *testing.T) {
 			withinBudget(t, c)
 		}
 		if n := c.s.Parked(); n < 2 || n > 7 {
-			t.Fatalf("%d of 12 executions of 6.5 MB parked in a budget of 48 MiB", n)
+			t.Fatalf("%d of 12 executions of %d bytes parked in a budget of %d MiB", n, 6_500_000/k, 48/k)
 		}
-		want := `{"Number":{"Finite":6500001.0}}`
+		want := fmt.Sprintf(`{"Number":{"Finite":%d.0}}`, 6_500_000/k+1)
 		// The newest is parked: a hot resume.
 		hot := c.s.Stats().HotResumes
 		last := all[len(all)-1]
@@ -181,9 +184,11 @@ func TestMemoryBudgetStages(t *testing.T) {
 
 // Many distinct policies of many capabilities are weighed too.
 func TestMemoryBudgetPolicies(t *testing.T) {
-	c := newSess(t, false, protocol.Options{MemoryBudget: 8 * mib})
+	// The default run: a quarter of the budget and of the policies.
+	k := longtest.Pick(4, 1)
+	c := newSess(t, false, protocol.Options{MemoryBudget: 8 * mib / int64(k)})
 	prog := c.must(c.call("compile", nil, "", "source", "1")).str("program_id")
-	for i := range 200 {
+	for i := range 200 / k {
 		caps := make([]string, 1000)
 		for j := range caps {
 			caps[j] = fmt.Sprintf("cap_%d_%d_%s", i, j, strings.Repeat("x", 100))
