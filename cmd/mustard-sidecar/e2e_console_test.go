@@ -34,6 +34,9 @@ func TestE2EHostileConsoleFloods(t *testing.T) {
 			id := h.limCompile(c.src)
 			opts := options(nil, nil)
 			opts["console"] = "collect"
+			if l := workLimits(c.want); l != nil {
+				opts["limits"] = l
+			}
 			began := time.Now()
 			resp := h.do(h.req("start", "program_id", id, "options", opts), nil, "")
 			d := time.Since(began)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
@@ -103,6 +105,19 @@ func limTrunc(b []byte) string {
 // regular-expression scan: 0.2 s plain, 4.2 s with -race on a quiet
 // machine), so there the bound is 3x wider; .ci/run also runs these tests
 // without -race, where limDeadline holds as documented.
+// workLimits are the limits of a program that must end with the
+// instruction budget (one of wants, and not the heap limit): the defaults
+// (nil) in the long suites; in the default run a fifth of the default
+// budget, so that it ends the same way five times sooner. Programs that may
+// end with the heap limit keep the defaults: their peak RSS is checked at
+// the default limits.
+func workLimits(wants ...string) map[string]any {
+	if longtest.Enabled() || !slices.Contains(wants, limInstructions) || slices.Contains(wants, limHeap) {
+		return nil
+	}
+	return map[string]any{"instruction_budget": policy.DefaultInstructionBudget / 5}
+}
+
 func limInTime(t *testing.T, d time.Duration) {
 	t.Helper()
 	bound := limDeadline
@@ -207,7 +222,7 @@ func TestE2ELimitsMemoryBombs(t *testing.T) {
 func limInFreshProcess(t *testing.T, src string, caps []string, wants ...string) {
 	t.Helper()
 	h := newHost(t, transports[0])
-	resp, d := h.limStart(src, caps, nil)
+	resp, d := h.limStart(src, caps, workLimits(wants...))
 	// Read after the response and before exit.
 	hwm := vmHWM(t, h.sc.Pid())
 	t.Logf("%s in %v, VmHWM %.1f MiB", resp.Error(), d.Round(time.Millisecond), float64(hwm)/(1<<20))
@@ -270,7 +285,11 @@ func TestE2ELimitsGoFatalTriggers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h.t = t
-			resp, d := h.limStart(c.src, nil, c.limits)
+			limits := c.limits
+			if limits == nil {
+				limits = workLimits(c.want...)
+			}
+			resp, d := h.limStart(c.src, nil, limits)
 			got := limFailsOneOf(t, resp, c.want...)
 			t.Logf("%s in %v", got, d.Round(time.Millisecond))
 			if c.limits == nil {
