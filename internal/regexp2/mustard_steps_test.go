@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // stepCounter is a StepHook that adds up what it is told.
@@ -32,13 +34,16 @@ func countedSearch(t testing.TB, re *Regexp, input string, start int, c *stepCou
 }
 
 // stepCases are patterns with lookarounds and backreferences (what goja
-// runs on regexp2), catastrophic ones among them, and inputs.
+// runs on regexp2), catastrophic ones among them, and inputs. The
+// catastrophic inputs are a few characters shorter in the default run
+// (each character doubles the steps, or nearly), their full length in the
+// long suites.
 var stepCases = []struct{ pattern, input string }{
-	{`(a+)+b(?=c)`, strings.Repeat("a", 18)},
-	{`^(a|aa)+$(?!x)`, strings.Repeat("a", 24) + "!"},
+	{`(a+)+b(?=c)`, strings.Repeat("a", longtest.Pick(14, 18))},
+	{`^(a|aa)+$(?!x)`, strings.Repeat("a", longtest.Pick(20, 24)) + "!"},
 	{`(\w+)\s\1`, "hello world world again"},
 	{`(?<=\$)\d+(\.\d\d)?`, "cost: $42.50 or $7"},
-	{`(x+x+)+y\1`, strings.Repeat("x", 16)},
+	{`(x+x+)+y\1`, strings.Repeat("x", longtest.Pick(12, 16))},
 	{`\w+x(?=y)`, strings.Repeat("a", 300) + "x"},
 	{`(?=(\d+))\w+\1`, "abc123def123"},
 	{`[a-c]{3}(?!d)`, strings.Repeat("abcd", 50) + "abc"},
@@ -176,7 +181,7 @@ func TestSearchNoTimeout(t *testing.T) {
 	if _, err := re.FindRunesMatchStartingAtWith(&SearchOptions{}, in, 0); err == nil || !strings.HasPrefix(err.Error(), "match timeout") {
 		t.Fatalf("got %v; want a timeout", err)
 	}
-	c := stepCounter{limit: 1 << 22}
+	c := stepCounter{limit: longtest.Pick(1<<20, 1<<22)}
 	if _, err := re.FindRunesMatchStartingAtWith(&SearchOptions{StepHook: c.hook, NoTimeout: true}, in, 0); err != errStepLimit {
 		t.Fatalf("got %v; want the hook's error, not a timeout", err)
 	}
