@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -295,10 +296,13 @@ function g(n) { return n === 0 ? 0 : g(n - 1) + 0 }
 fetch_data(1); for (let i = 0; i < 10000; i++) s += i; s`
 	const objects = `const a = []; for (let i = 0; i < 1000; i++) a.push({ i });
 fetch_data(1); for (let i = 0; i < 1000; i++) a.push({ i }); a.length`
-	const kept = `const keep = []; for (let i = 0; i < 40000; i++) keep.push('x'.repeat(100) + i);
-fetch_data(1); keep.length`
-	const garbage = `let s = ''; for (let i = 0; i < 40000; i++) s = 'x'.repeat(100) + i;
-fetch_data(1); s.length`
+	// 40,000 strings of about 105 bytes in the long suites, 20,000 in the
+	// default run: over a heap limit of 1 MiB and under one of 32 MiB either way.
+	n := longtest.Pick(20000, 40000)
+	kept := fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push('x'.repeat(100) + i);
+fetch_data(1); keep.length`, n)
+	garbage := fmt.Sprintf(`let s = ''; for (let i = 0; i < %d; i++) s = 'x'.repeat(100) + i;
+fetch_data(1); s.length`, n)
 	lim := func(kv ...any) map[string]any {
 		m := map[string]any{}
 		for i := 0; i < len(kv); i += 2 {
@@ -322,7 +326,7 @@ fetch_data(1); s.length`
 		{"allocations: past over the new budget", objects, nil, lim("allocation_budget", 500), "Limit: allocation budget exhausted"},
 		{"allocations: room for both", objects, nil, lim("allocation_budget", 3000), `{"Number":{"Finite":2000.0}}`},
 		{"heap: kept memory over the new limit", kept, nil, lim("heap_limit_bytes", 1<<20), "Limit: heap limit exceeded"},
-		{"heap: kept memory under a larger limit", kept, nil, lim("heap_limit_bytes", 32<<20), `{"Number":{"Finite":40000.0}}`},
+		{"heap: kept memory under a larger limit", kept, nil, lim("heap_limit_bytes", 32<<20), fmt.Sprintf(`{"Number":{"Finite":%d.0}}`, n)},
 		{"heap: garbage does not count", garbage, nil, lim("heap_limit_bytes", 1<<20), `{"Number":{"Finite":105.0}}`},
 		{"host calls: none allowed any more", "fetch_data(1); (async () => fetch_data(2))(); 3", nil, lim("max_outstanding_host_calls", 0), "Limit: outstanding host-call limit exhausted"},
 	}
