@@ -61,8 +61,11 @@ func newStrMetered() (*Runtime, *strMeter) {
 
 // Each built-in reports about the work and memory its input calls for.
 func TestMustardStringsReport(t *testing.T) {
-	const setup = `
-		var n = 100000;
+	// Strings of 100,000 characters in the long suites, 25,000 in the
+	// default run; the bounds scale with n.
+	n := longtest.Pick(25000, 100000)
+	setup := `
+		var n = ` + strconv.Itoa(n) + `;
 		var s = 'x'.repeat(n);              // ASCII
 		var u = 'é'.repeat(n);              // UTF-16
 		var csv = 'ab,'.repeat(n / 3);
@@ -71,7 +74,6 @@ func TestMustardStringsReport(t *testing.T) {
 		var codes = []; for (var i = 0; i < n / 10; i++) codes.push(65);
 		var json = JSON.stringify(arr);
 	`
-	const n = 100000
 	cases := []struct {
 		name, expr         string
 		minWork, maxWork   int // 0: not checked
