@@ -212,7 +212,7 @@ func TestConsoleLogBound(t *testing.T) {
 }
 
 func TestConsoleFloodEndsWithTheBudget(t *testing.T) {
-	limits := policy.DefaultLimits()
+	limits := budgetLimits()
 	steps := shapedRun(t, `for (;;) console.log("x".repeat(1000))`, snapshot.Header{Console: policy.ConsoleCollect}, limits, echoArgs)
 	require.Error(t, steps[0].Err)
 	assert.Equal(t, ErrInstructionBudget, steps[0].Err)
