@@ -41,7 +41,7 @@ func ExampleExecution_OnLog() {
 		Capabilities: map[string]host.Capability{
 			"github.create_issue": func(ctx context.Context, call host.Call) (value.Value, error) {
 				fmt.Println("call", call.Name)
-				return host.ValueOf(map[string]int{"number": 42})
+				return value.FromGo(map[string]int{"number": 42})
 			},
 		},
 	})

@@ -91,10 +91,10 @@ func ExampleInterceptor() {
 		Inputs: map[string]value.Value{"id": value.Number(7)},
 		Capabilities: map[string]host.Capability{
 			"get_user": func(context.Context, host.Call) (value.Value, error) {
-				return host.ValueOf(map[string]any{"id": 7, "name": "Ada"})
+				return value.FromGo(map[string]any{"id": 7, "name": "Ada"})
 			},
 			"get_orders": func(context.Context, host.Call) (value.Value, error) {
-				return host.ValueOf(strings.Split("A-1 A-2", " "))
+				return value.FromGo(strings.Split("A-1 A-2", " "))
 			},
 		}})
 	if err != nil {

@@ -42,9 +42,9 @@ func Example() {
 		var answer value.Value
 		switch s.Capability {
 		case "get_user":
-			answer = host.MustValueOf(map[string]any{"id": 7, "name": "Ada"})
+			answer = value.MustFromGo(map[string]any{"id": 7, "name": "Ada"})
 		case "get_orders":
-			answer = host.MustValueOf([]string{"A-1", "A-2"})
+			answer = value.MustFromGo([]string{"A-1", "A-2"})
 		}
 		step, err = c.Resume(ctx, host.ResumeRequest{
 			SnapshotID: s.SnapshotID, PolicyID: s.PolicyID, Key: key, Payload: host.Return(answer),
@@ -87,7 +87,7 @@ func ExampleRunner() {
 	total, err := r.Run(ctx, host.Execution{
 		ID:      "basket-1",
 		Program: prog,
-		Inputs:  map[string]value.Value{"skus": host.MustValueOf([]string{"apple", "kiwi", "pear"})},
+		Inputs:  map[string]value.Value{"skus": value.MustFromGo([]string{"apple", "kiwi", "pear"})},
 		Capabilities: map[string]host.Capability{
 			"price": func(ctx context.Context, call host.Call) (value.Value, error) {
 				var sku string
@@ -135,7 +135,7 @@ func ExampleRunner_concurrentCalls() {
 	total, err := r.Run(ctx, host.Execution{
 		ID:      "basket-2",
 		Program: prog,
-		Inputs:  map[string]value.Value{"skus": host.MustValueOf([]string{"apple", "pear", "plum"})},
+		Inputs:  map[string]value.Value{"skus": value.MustFromGo([]string{"apple", "pear", "plum"})},
 		Capabilities: map[string]host.Capability{
 			"price": func(ctx context.Context, call host.Call) (value.Value, error) {
 				var sku string
@@ -247,7 +247,7 @@ func ExampleSealKey() {
 					return value.Value{}, err
 				}
 				stored = cp.Snapshot // what sits in the store while the call runs
-				return host.ValueOf(map[string]any{"status": "paid"})
+				return value.FromGo(map[string]any{"status": "paid"})
 			},
 		},
 	})

@@ -255,25 +255,25 @@ func Answer(res *mcp.CallToolResult, structured bool) (value.Value, error) {
 			if structured && json.Valid([]byte(tc.Text)) {
 				return jsonValue([]byte(tc.Text))
 			}
-			return host.ValueOf(tc.Text)
+			return value.FromGo(tc.Text)
 		}
 	}
 	items := make([]any, 0, len(res.Content))
 	for _, c := range res.Content {
 		items = append(items, contentItem(c))
 	}
-	return host.ValueOf(items)
+	return value.FromGo(items)
 }
 
 func jsonValue(raw []byte) (value.Value, error) {
-	return host.FromPlainJSON(raw)
+	return value.FromPlainJSON(raw)
 }
 
 // PlainJSON is v as JSON.stringify writes it: object members that are
 // undefined are left out, undefined array elements, holes, NaN and
 // ±Infinity are null. A top-level undefined is null.
 func PlainJSON(v value.Value) ([]byte, error) {
-	return host.ToPlainJSON(stringifiable(v))
+	return value.ToPlainJSON(stringifiable(v))
 }
 
 func stringifiable(v value.Value) value.Value {

@@ -42,7 +42,7 @@ func connected(t *testing.T, s *mcp.Server, b *Bridge) *mcp.ClientSession {
 
 func obj(t *testing.T, x any) value.Value {
 	t.Helper()
-	v, err := host.ValueOf(x)
+	v, err := value.FromGo(x)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func triageTools(b *barrier, counts *sync.Map) map[string]host.Capability {
 			for i := range tickets {
 				ids = append(ids, fmt.Sprintf("T-%d", i+1))
 			}
-			return host.ValueOf(map[string]any{"ids": ids})
+			return value.FromGo(map[string]any{"ids": ids})
 		},
 		"get_ticket": func(ctx context.Context, c host.Call) (value.Value, error) {
 			count(c)
@@ -84,7 +84,7 @@ func triageTools(b *barrier, counts *sync.Map) map[string]host.Capability {
 			if i == 5 {
 				tags = append(tags, "spam")
 			}
-			return host.ValueOf(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1 + i%3,
+			return value.FromGo(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1 + i%3,
 				"sla_hours_left": 10 * i, "tags": tags, "customer_id": fmt.Sprintf("C-%d", i%4)})
 		},
 		"get_customer": func(ctx context.Context, c host.Call) (value.Value, error) {
@@ -96,11 +96,11 @@ func triageTools(b *barrier, counts *sync.Map) map[string]host.Capability {
 			if q.ID == "C-3" {
 				return value.Value{}, host.CallError{Name: "Error", Message: "no such customer", Code: "NOT_FOUND"}
 			}
-			return host.ValueOf(map[string]any{"name": "customer " + q.ID, "plan": []string{"free", "pro", "enterprise"}[len(q.ID)%3], "mrr": 100 * len(q.ID)})
+			return value.FromGo(map[string]any{"name": "customer " + q.ID, "plan": []string{"free", "pro", "enterprise"}[len(q.ID)%3], "mrr": 100 * len(q.ID)})
 		},
 		"post_summary": func(ctx context.Context, c host.Call) (value.Value, error) {
 			count(c)
-			return host.ValueOf(map[string]any{"message_id": "M-42"})
+			return value.FromGo(map[string]any{"message_id": "M-42"})
 		},
 	}
 }
@@ -332,7 +332,7 @@ func approvalRun(t *testing.T, decide func(h *harness)) (value.Value, int, *harn
 func obj(t *testing.T, v value.Value) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if err := host.Decode(v, &m); err != nil {
+	if err := value.Decode(v, &m); err != nil {
 		t.Fatal(err)
 	}
 	return m

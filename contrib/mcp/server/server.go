@@ -146,7 +146,7 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 	}
 	inputs := map[string]value.Value{}
 	for k, raw := range in.Inputs {
-		v, err := host.FromPlainJSON(raw)
+		v, err := value.FromPlainJSON(raw)
 		if err != nil {
 			return failed(Failure{Kind: "Input", Message: fmt.Sprintf("inputs.%s: %v", k, err)}, nil)
 		}

@@ -59,7 +59,7 @@ func triageTools(before func(ctx context.Context, c host.Call) error) map[string
 			for i := range tickets {
 				ids = append(ids, fmt.Sprintf("T-%s-%d", q.Team, i+1))
 			}
-			return host.ValueOf(map[string]any{"ids": ids})
+			return value.FromGo(map[string]any{"ids": ids})
 		},
 		"get_ticket": func(ctx context.Context, c host.Call) (value.Value, error) {
 			if before != nil {
@@ -79,7 +79,7 @@ func triageTools(before func(ctx context.Context, c host.Call) error) map[string
 			if i == 5 {
 				tags = append(tags, "spam")
 			}
-			return host.ValueOf(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1 + (i+team)%3,
+			return value.FromGo(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1 + (i+team)%3,
 				"sla_hours_left": 10*i + team%7, "tags": tags, "customer_id": fmt.Sprintf("C-%d", (i+team)%4)})
 		},
 		"get_customer": func(ctx context.Context, c host.Call) (value.Value, error) {
@@ -90,7 +90,7 @@ func triageTools(before func(ctx context.Context, c host.Call) error) map[string
 			if q.ID == "C-3" {
 				return value.Value{}, host.CallError{Name: "Error", Message: "no such customer", Code: "NOT_FOUND"}
 			}
-			return host.ValueOf(map[string]any{"name": "customer " + q.ID,
+			return value.FromGo(map[string]any{"name": "customer " + q.ID,
 				"plan": []string{"free", "pro", "enterprise"}[len(q.ID)%3], "mrr": 100 * len(q.ID)})
 		},
 		"post_summary": func(ctx context.Context, c host.Call) (value.Value, error) {
@@ -98,7 +98,7 @@ func triageTools(before func(ctx context.Context, c host.Call) error) map[string
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
 			}
-			return host.ValueOf(map[string]any{"message_id": "M-" + q.Team})
+			return value.FromGo(map[string]any{"message_id": "M-" + q.Team})
 		},
 	}
 }
@@ -266,7 +266,7 @@ func countCustomerCalls(t *testing.T, results []value.Value) int {
 		var res struct {
 			Top []struct{ Customer string }
 		}
-		if err := host.Decode(r, &res); err != nil {
+		if err := value.Decode(r, &res); err != nil {
 			t.Fatal(err)
 		}
 		seen := map[string]bool{}
@@ -523,7 +523,7 @@ func TestApproval(t *testing.T) {
 			t.Fatalf("%s: %v", r.GetID(), err)
 		}
 		var m map[string]any
-		if err := host.Decode(*v, &m); err != nil {
+		if err := value.Decode(*v, &m); err != nil {
 			t.Fatal(err)
 		}
 		return m

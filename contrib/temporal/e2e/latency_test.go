@@ -38,7 +38,7 @@ func stepTool() map[string]host.Capability {
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
 			}
-			return host.ValueOf(map[string]any{"n": q.I + 1})
+			return value.FromGo(map[string]any{"n": q.I + 1})
 		},
 	}
 }
@@ -79,7 +79,7 @@ func benchFiveTools(b *testing.B, settings serverSettings) {
 			b.Fatalf("%s: %v", id, err)
 		}
 		took := time.Since(s)
-		if got, _ := host.ToPlainJSON(*v); string(got) != `{"sum":15}` {
+		if got, _ := value.ToPlainJSON(*v); string(got) != `{"sum":15}` {
 			b.Fatalf("%s: result %s", id, got)
 		}
 		return took, id
@@ -235,7 +235,7 @@ func killedWorkerNextStep(t *testing.T, settings serverSettings) {
 		if err := r.Get(ctx, &v); err != nil {
 			t.Fatalf("%s: %v", r.GetID(), err)
 		}
-		if got, _ := host.ToPlainJSON(*v); string(got) != `{"sum":15}` {
+		if got, _ := value.ToPlainJSON(*v); string(got) != `{"sum":15}` {
 			t.Fatalf("%s: result %s", r.GetID(), got)
 		}
 	}

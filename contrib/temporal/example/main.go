@@ -114,7 +114,7 @@ func run(addr, blobURL, program string) error {
 		}
 		if len(st.AwaitingDecision) > 0 {
 			k := st.AwaitingDecision[0]
-			args, err := host.ToPlainJSON(value.Array(k.Args...))
+			args, err := value.ToPlainJSON(value.Array(k.Args...))
 			if err != nil {
 				return err
 			}
@@ -132,7 +132,7 @@ func run(addr, blobURL, program string) error {
 	}
 	// Plain JSON, as the guest's JSON.stringify would write it (a
 	// value.Value's own JSON is the tagged wire form).
-	out, err := host.ToPlainJSON(*v)
+	out, err := value.ToPlainJSON(*v)
 	if err != nil {
 		return err
 	}
@@ -143,14 +143,14 @@ func run(addr, blobURL, program string) error {
 func fakeTools() map[string]host.Capability {
 	return map[string]host.Capability{
 		"list_tickets": func(ctx context.Context, c host.Call) (value.Value, error) {
-			return host.ValueOf(map[string]any{"ids": []string{"T-1", "T-2", "T-3", "T-4"}})
+			return value.FromGo(map[string]any{"ids": []string{"T-1", "T-2", "T-3", "T-4"}})
 		},
 		"get_ticket": func(ctx context.Context, c host.Call) (value.Value, error) {
 			var q struct{ ID string }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
 			}
-			return host.ValueOf(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1,
+			return value.FromGo(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1,
 				"sla_hours_left": 12, "tags": []string{}, "customer_id": "C-" + q.ID[2:]})
 		},
 		"get_customer": func(ctx context.Context, c host.Call) (value.Value, error) {
@@ -161,10 +161,10 @@ func fakeTools() map[string]host.Capability {
 			if q.ID == "C-3" {
 				return value.Value{}, host.CallError{Message: "no such customer", Code: "NOT_FOUND"}
 			}
-			return host.ValueOf(map[string]any{"name": "customer " + q.ID, "plan": "pro", "mrr": 250})
+			return value.FromGo(map[string]any{"name": "customer " + q.ID, "plan": "pro", "mrr": 250})
 		},
 		"post_summary": func(ctx context.Context, c host.Call) (value.Value, error) {
-			return host.ValueOf(map[string]any{"message_id": "M-1"})
+			return value.FromGo(map[string]any{"message_id": "M-1"})
 		},
 	}
 }

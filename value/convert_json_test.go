@@ -1,4 +1,4 @@
-package host
+package value
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ type quotedFields struct {
 // Must hold: ValueOf gives what encoding/json writes, read back as
 // JSON.parse reads it (FromPlainJSON), for json.Number and the string
 // option; where encoding/json refuses a value, so does ValueOf.
-func TestValueOfMatchesEncodingJSON(t *testing.T) {
+func TestFromGoMatchesEncodingJSON(t *testing.T) {
 	seven := 7
 	for _, x := range []any{
 		json.Number("12"), json.Number("-0.5e-3"), json.Number("1e400"), json.Number(""),
@@ -50,7 +50,7 @@ func TestValueOfMatchesEncodingJSON(t *testing.T) {
 		require.NoError(t, err)
 		want, err := FromPlainJSON(b)
 		require.NoError(t, err)
-		got, err := ValueOf(x)
+		got, err := FromGo(x)
 		require.NoError(t, err, "%s", b)
 		require.Equal(t, wireText(t, want), wireText(t, got), "%s", b)
 	}
@@ -64,10 +64,10 @@ func TestValueOfMatchesEncodingJSON(t *testing.T) {
 	} {
 		_, jerr := json.Marshal(x)
 		require.Error(t, jerr, "%#v", x)
-		_, err := ValueOf(x)
+		_, err := FromGo(x)
 		require.Error(t, err, "%#v", x)
 	}
-	_, err := ValueOf(json.Number("abc"))
+	_, err := FromGo(json.Number("abc"))
 	require.EqualError(t, err, `json.Number "abc" is not a JSON number`)
 }
 
@@ -77,7 +77,7 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	seven := 7
 	in := quotedFields{ID: 1<<62 + 1, Big: math.MaxUint64, Ratio: 1e-7, Small: 0.1, On: true,
 		Name: `a "quoted" <name>`, Level: 3, Ptr: &seven, Num: "42.0", List: []int{1, 2}, Plain: "65", Empty: "0"}
-	v, err := ValueOf(in)
+	v, err := FromGo(in)
 	require.NoError(t, err)
 	var back quotedFields
 	require.NoError(t, Decode(v, &back))
@@ -90,15 +90,15 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	require.Equal(t, viaJSON, back)
 
 	var n json.Number
-	require.NoError(t, Decode(MustValueOf(1e21), &n))
+	require.NoError(t, Decode(MustFromGo(1e21), &n))
 	require.Equal(t, json.Number("1e+21"), n, "as JSON.stringify writes it")
-	require.Error(t, Decode(MustValueOf(math.NaN()), &n))
-	require.Error(t, Decode(MustValueOf("x"), &n))
+	require.Error(t, Decode(MustFromGo(math.NaN()), &n))
+	require.Error(t, Decode(MustFromGo("x"), &n))
 
 	var q quotedFields
-	err = Decode(MustValueOf(map[string]any{"id": 5}), &q)
+	err = Decode(MustFromGo(map[string]any{"id": 5}), &q)
 	require.EqualError(t, err, "value.id: a `json:\",string\"` field takes a String, not Number 5")
 	require.Error(t, json.Unmarshal([]byte(`{"id":5}`), &q), "encoding/json refuses it too")
-	err = Decode(MustValueOf(map[string]any{"id": "five"}), &q)
+	err = Decode(MustFromGo(map[string]any{"id": "five"}), &q)
 	require.EqualError(t, err, `value.id: String "five" is not the JSON text of a Go int64`)
 }
