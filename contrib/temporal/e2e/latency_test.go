@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
-	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -31,9 +31,9 @@ main();`
 // mode's last run with the time of every event.
 const TimelineEnv = "MUSTARD_E2E_TIMELINE"
 
-func stepTool() map[string]host.Capability {
-	return map[string]host.Capability{
-		"step": func(ctx context.Context, c host.Call) (value.Value, error) {
+func stepTool() map[string]durable.Capability {
+	return map[string]durable.Capability{
+		"step": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ I int }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
@@ -152,7 +152,7 @@ func TestResultBeforeCleanup(t *testing.T) {
 	var whileParked atomic.Int64
 	tools := stepTool()
 	step := tools["step"]
-	tools["step"] = func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools["step"] = func(ctx context.Context, c durable.Call) (value.Value, error) {
 		if c.ID == 5 {
 			whileParked.Store(int64(snapshots()))
 		}
@@ -204,7 +204,7 @@ func killedWorkerNextStep(t *testing.T, settings serverSettings) {
 	held := make(chan struct{}, 1)
 	tools := stepTool()
 	step := tools["step"]
-	tools["step"] = func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools["step"] = func(ctx context.Context, c durable.Call) (value.Value, error) {
 		k := fmt.Sprintf("%s/%d", c.Execution, c.ID)
 		mu.Lock()
 		if _, ok := seen[k]; !ok {

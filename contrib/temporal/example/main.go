@@ -27,6 +27,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -140,12 +141,12 @@ func run(addr, blobURL, program string) error {
 	return nil
 }
 
-func fakeTools() map[string]host.Capability {
-	return map[string]host.Capability{
-		"list_tickets": func(ctx context.Context, c host.Call) (value.Value, error) {
+func fakeTools() map[string]durable.Capability {
+	return map[string]durable.Capability{
+		"list_tickets": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			return value.FromGo(map[string]any{"ids": []string{"T-1", "T-2", "T-3", "T-4"}})
 		},
-		"get_ticket": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"get_ticket": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ ID string }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
@@ -153,7 +154,7 @@ func fakeTools() map[string]host.Capability {
 			return value.FromGo(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1,
 				"sla_hours_left": 12, "tags": []string{}, "customer_id": "C-" + q.ID[2:]})
 		},
-		"get_customer": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"get_customer": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ ID string }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
@@ -163,7 +164,7 @@ func fakeTools() map[string]host.Capability {
 			}
 			return value.FromGo(map[string]any{"name": "customer " + q.ID, "plan": "pro", "mrr": 250})
 		},
-		"post_summary": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"post_summary": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			return value.FromGo(map[string]any{"message_id": "M-1"})
 		},
 	}
