@@ -393,3 +393,62 @@ func TestRunnerTrustsItsStoreWhateverItsKey(t *testing.T) {
 		require.Equal(t, 30.0, v.Num)
 	})
 }
+
+// A checkpoint sealed by an earlier release (AES-256-GCM, in a DirStore
+// directory under testdata) still opens with its seal key; saved again,
+// it is sealed in the envelope sealed snapshots use, and opens as well.
+func TestCheckpointsSealedByEarlierReleasesStillOpen(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "sealed-checkpoint-v1")
+	entries, err := os.ReadDir(src)
+	require.NoError(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600))
+	}
+	ds, err := NewDirStore(dir)
+	require.NoError(t, err)
+	s, err := newCheckpointSealer(testSealKey)
+	require.NoError(t, err)
+	store := &sealingStore{Store: ds, s: s}
+	ctx := context.Background()
+
+	check := func(cp *Checkpoint) {
+		t.Helper()
+		require.Nil(t, cp.Sealed)
+		require.Equal(t, "prog-v1", cp.ProgramID)
+		require.Equal(t, "lookup", cp.Capability)
+		require.Equal(t, `{"Array":[{"String":"ARG-MARKER-v1"}]}`, wireText(t, value.Array(cp.Args...)))
+		require.Len(t, cp.Outstanding, 1)
+		require.EqualValues(t, 2, cp.Outstanding[0].ID)
+		answer, ok := cp.Outstanding[0].Answer.Value()
+		require.True(t, ok)
+		require.Equal(t, `{"String":"ANSWER-MARKER-v1"}`, wireText(t, answer))
+	}
+	cp, ok, err := store.Load(ctx, "exec-v1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	check(cp)
+
+	other, err := host.NewSealKey([]byte("another-seal-key-0123456789abcdefgh"))
+	require.NoError(t, err)
+	os2, err := newCheckpointSealer(other)
+	require.NoError(t, err)
+	_, _, err = (&sealingStore{Store: ds, s: os2}).Load(ctx, "exec-v1")
+	require.ErrorIs(t, err, ErrSealedCheckpoint)
+	require.ErrorContains(t, err, "another seal key, or altered bytes")
+
+	require.NoError(t, store.Save(ctx, "exec-v1", cp))
+	raw, ok, err := ds.Load(ctx, "exec-v1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.True(t, bytes.HasPrefix(raw.Sealed, []byte(checkpointSealMagic)), "saved in the shared envelope")
+	require.NotContains(t, string(raw.Sealed), "MARKER")
+	cp, ok, err = store.Load(ctx, "exec-v1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	check(cp)
+	_, _, err = (&sealingStore{Store: ds, s: os2}).Load(ctx, "exec-v1")
+	require.ErrorIs(t, err, ErrSealedCheckpoint)
+}

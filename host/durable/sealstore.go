@@ -2,14 +2,10 @@ package durable
 
 import (
 	"bytes"
-
-	"github.com/mustard-sidecar/mustard-sidecar/host"
-
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -17,6 +13,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/seal"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -29,14 +27,28 @@ import (
 // the mode, the snapshot id, and whether the execution is done or
 // cancelled.
 //
-// The key is derived from the seal key with HKDF-SHA256 for this one
-// purpose (the sidecar derives its own keys from it for other purposes);
-// the box is AES-256-GCM with a random nonce, its associated data the
-// execution id and the step (the count of calls and the snapshot id), so
-// a box moved to another execution or step fails to open.
+// The box is the envelope of sealed snapshots (package internal/seal:
+// XChaCha20-Poly1305 with a random nonce), after the bytes
+// checkpointSealMagic; its key is derived from the seal key with
+// HKDF-SHA256 for this one purpose (the sidecar derives its own keys from
+// it for other purposes), its associated data the execution id and the
+// step (the count of calls and the snapshot id), so a box moved to another
+// execution or step fails to open. Boxes that earlier releases wrote
+// (AES-256-GCM with a random 12-byte nonce, under a key derived for
+// checkpointSealInfo, and no magic) still open.
 
-// checkpointSealInfo is the HKDF context of the checkpoint key.
+// checkpointSealInfo is the HKDF context of the earlier releases'
+// checkpoint key, and the start of every box's associated data.
 const checkpointSealInfo = "mustard-sidecar host checkpoint v1"
+
+// checkpointSealInfo2 is the HKDF context of the checkpoint key.
+const checkpointSealInfo2 = "mustard-sidecar host checkpoint v2 encryption"
+
+// checkpointSealMagic starts a sealed checkpoint in the shared envelope.
+// An earlier release's box starts with its random nonce instead, so it
+// may start with these bytes too (once in 2^32); Open then falls back to
+// the earlier form when the envelope does not open.
+const checkpointSealMagic = "msc\x02"
 
 // ErrSealedCheckpoint is matched when a sealed checkpoint cannot be
 // opened: no Runner.SealKey, another key, or bytes that were altered.
@@ -54,11 +66,17 @@ type sealedFields struct {
 
 // checkpointSealer seals and opens checkpoints under one seal key.
 type checkpointSealer struct {
-	aead cipher.AEAD
+	box *seal.Box
+	v1  cipher.AEAD // opens earlier releases' boxes
 }
 
 func newCheckpointSealer(k host.SealKey) (*checkpointSealer, error) {
-	key, err := hkdf.Key(sha256.New, k.Bytes(), nil, checkpointSealInfo, 32)
+	kb := k.Bytes()
+	box, err := seal.New(kb, checkpointSealInfo2)
+	if err != nil {
+		return nil, err
+	}
+	key, err := hkdf.Key(sha256.New, kb, nil, checkpointSealInfo, 32)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +84,11 @@ func newCheckpointSealer(k host.SealKey) (*checkpointSealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	aead, err := cipher.NewGCM(block)
+	v1, err := cipher.NewGCM(block)
 	if err != nil {
 		return nil, err
 	}
-	return &checkpointSealer{aead: aead}, nil
+	return &checkpointSealer{box: box, v1: v1}, nil
 }
 
 // ad binds a box to its execution and step.
@@ -97,26 +115,23 @@ func (s *checkpointSealer) seal(id string, cp *Checkpoint) (*Checkpoint, error) 
 	if err != nil {
 		return nil, fmt.Errorf("sealing the checkpoint of %q: %w", id, err)
 	}
-	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(plain)+s.aead.Overhead())
-	if _, err := rand.Read(nonce); err != nil {
+	buf := make([]byte, 0, len(checkpointSealMagic)+len(plain)+seal.Overhead)
+	sealed, err := s.box.Seal(append(buf, checkpointSealMagic...), plain, checkpointAD(id, cp))
+	if err != nil {
 		return nil, err
 	}
 	out := &Checkpoint{ProgramID: cp.ProgramID, Calls: cp.Calls, HostCalls: cp.HostCalls, SnapshotID: cp.SnapshotID,
 		Snapshot: cp.Snapshot, Done: cp.Done, Cancelled: cp.Cancelled, Fence: cp.Fence, Updated: cp.Updated,
 		FailureCode: cp.FailureCode}
-	out.Sealed = s.aead.Seal(nonce, nonce, plain, checkpointAD(id, cp))
+	out.Sealed = sealed
 	return out, nil
 }
 
 // open returns the plaintext checkpoint of a sealed one.
 func (s *checkpointSealer) open(id string, cp *Checkpoint) (*Checkpoint, error) {
-	n := s.aead.NonceSize()
-	if len(cp.Sealed) < n {
-		return nil, fmt.Errorf("execution %q: %w: it is truncated", id, ErrSealedCheckpoint)
-	}
-	plain, err := s.aead.Open(nil, cp.Sealed[:n], cp.Sealed[n:], checkpointAD(id, cp))
+	plain, err := s.openBox(cp.Sealed, checkpointAD(id, cp))
 	if err != nil {
-		return nil, fmt.Errorf("execution %q: %w: another seal key, or altered bytes", id, ErrSealedCheckpoint)
+		return nil, fmt.Errorf("execution %q: %w: %v", id, ErrSealedCheckpoint, err)
 	}
 	var f sealedFields
 	if err := json.Unmarshal(plain, &f); err != nil {
@@ -133,6 +148,25 @@ func (s *checkpointSealer) open(id string, cp *Checkpoint) (*Checkpoint, error) 
 		out.Result = *f.Result
 	}
 	return &out, nil
+}
+
+// openBox opens a sealed checkpoint's box: the shared envelope after its
+// magic, else an earlier release's AES-256-GCM box.
+func (s *checkpointSealer) openBox(b, ad []byte) ([]byte, error) {
+	if rest, ok := bytes.CutPrefix(b, []byte(checkpointSealMagic)); ok {
+		if plain, err := s.box.Open(nil, rest, ad); err == nil {
+			return plain, nil
+		}
+	}
+	n := s.v1.NonceSize()
+	if len(b) < n+s.v1.Overhead() {
+		return nil, errors.New("it is truncated")
+	}
+	plain, err := s.v1.Open(nil, b[:n], b[n:], ad)
+	if err != nil {
+		return nil, errors.New("another seal key, or altered bytes")
+	}
+	return plain, nil
 }
 
 // sealingStore is the Store a Runner with a host.SealKey uses: it seals what
