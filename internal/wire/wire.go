@@ -1,11 +1,15 @@
 // Package wire holds the facts of the wire contract that both ends speak:
 // the protocol version, the request limit, the chunk sizes of staged and
-// fetched bytes, the names of methods and fields, and the snapshot key's
-// digest and token, and the error codes. The sidecar (frame, protocol, snapshot) and every Go
-// host (host, the test and benchmark drivers) take them from here, so each
-// is written once. It uses the standard library only: the host package
-// imports it.
+// fetched bytes, the names of methods, fields, error codes, result kinds
+// and mode values, and the snapshot key's digest and token. The sidecar
+// (frame, protocol, policy, snapshot) and every Go host (host, the test
+// and benchmark drivers) take them from here, so each is written once;
+// Methods, Fields and Codes list them, and ./gen writes those lists for
+// the Node package's tests. It uses the standard library only: the host
+// package imports it.
 package wire
+
+//go:generate go run ./gen -o ../../clients/node/test/fixtures/wire-names.json
 
 import (
 	"crypto/hmac"
@@ -174,6 +178,34 @@ const (
 const (
 	StepCompleted = "completed"
 	StepSuspended = "suspended"
+)
+
+// Types of ResumePayload, the value of its FieldType.
+const (
+	PayloadValue     = "value"
+	PayloadError     = "error"
+	PayloadCancelled = "cancelled"
+)
+
+// The values of the mode fields: FieldHostCalls, FieldSnapshotDelivery,
+// FieldConsole, FieldEntry, and ping's FieldTransport. The first of each
+// is the default.
+const (
+	HostCallsOne   = "one"
+	HostCallsBatch = "batch"
+
+	DeliveryFull  = "full"
+	DeliveryDelta = "delta"
+	DeliveryNone  = "none"
+
+	ConsoleOff     = "off"
+	ConsoleCollect = "collect"
+
+	EntryScript = "script"
+	EntryCall   = "call"
+
+	TransportJSONL  = "jsonl"
+	TransportBinary = "binary"
 )
 
 // Error codes: the error_code of every ok:false response (the error codes
