@@ -39,9 +39,9 @@ func (pong) encode(id uint64, jsonl bool) Response {
 	b = strconv.AppendInt(b, Version, 10)
 	b = append(b, `],"`+wire.FieldTransport+`":`...)
 	if jsonl {
-		b = append(b, `"jsonl"`...)
+		b = append(b, `"`+wire.TransportJSONL+`"`...)
 	} else {
-		b = append(b, `"binary"`...)
+		b = append(b, `"`+wire.TransportBinary+`"`...)
 	}
 	b = append(b, `,"`+wire.FieldFeatures+`":[`...)
 	for i, f := range Features {
