@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
@@ -265,7 +266,7 @@ func BenchmarkWorkload(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := handleRaw(b, s, start, nil)
-		for r.Result.Step.Type == "suspended" {
+		for r.Result.Step.Type == wire.StepSuspended {
 			p, err := w.answer(r.Result.Step.Capability, r.Result.Step.Args)
 			if err != nil {
 				b.Fatal(err)

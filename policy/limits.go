@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // Defaults applied to limits a host leaves out or sets to null.
@@ -100,13 +102,13 @@ func orDefault(p *uint64, def uint64) uint64 {
 // limitKeys are the wire names, in the order used by slot and by the
 // policy_id encoding.
 var limitKeys = [7]string{
-	"instruction_budget",
-	"heap_limit_bytes",
-	"allocation_budget",
-	"call_depth_limit",
-	"max_outstanding_host_calls",
-	"wall_time_ms",
-	"max_log_bytes",
+	wire.FieldInstructionBudget,
+	wire.FieldHeapLimitBytes,
+	wire.FieldAllocationBudget,
+	wire.FieldCallDepthLimit,
+	wire.FieldMaxOutstandingHostCalls,
+	wire.FieldWallTimeMS,
+	wire.FieldMaxLogBytes,
 }
 
 // LimitNames are the wire names of every limit, in policy_id order.

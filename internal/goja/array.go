@@ -15,7 +15,7 @@ type arrayIterObject struct {
 	obj     *Object
 	nextIdx int64
 	kind    iterationKind
-	pairs   int64 // mustard: [key, value] entries made
+	pairs   int64 // mustard(arrays): [key, value] entries made
 }
 
 func (ai *arrayIterObject) next() Value {
@@ -41,7 +41,7 @@ func (ai *arrayIterObject) next() Value {
 	if ai.kind == iterationKindValue {
 		result = elementValue
 	} else {
-		ai.val.runtime.allocStep(ai.pairs, pairBytes) // mustard: the entries, in chunks
+		ai.val.runtime.allocStep(ai.pairs, pairBytes) // mustard(arrays): the entries, in chunks
 		ai.pairs++
 		result = ai.val.runtime.newArrayValues([]Value{idxVal, elementValue})
 	}
@@ -142,7 +142,7 @@ func (a *arrayObject) getIdx(idx valueInt, receiver Value) Value {
 	if prop == nil {
 		if a.prototype != nil {
 			if receiver == nil {
-				a.hop() // mustard
+				a.hop() // mustard(arrays)
 				return a.prototype.self.getIdx(idx, a.val)
 			}
 			return a.prototype.self.getIdx(idx, receiver)
@@ -223,7 +223,7 @@ func (a *arrayObject) _setOwnIdx(idx uint32, val Value, throw bool) bool {
 
 	if prop == nil {
 		if proto := a.prototype; proto != nil {
-			a.hop() // mustard: a link walked
+			a.hop() // mustard(hops): a link walked
 			// we know it's foreign because prototype loops are not allowed
 			if res, ok := proto.self.setForeignIdx(valueInt(idx), val, a.val, throw); ok {
 				return res
@@ -309,9 +309,9 @@ func (a *arrayObject) iterateStringKeys() iterNextFunc {
 
 func (a *arrayObject) stringKeys(all bool, accum []Value) []Value {
 	r := a.val.runtime
-	r.allocN(int64(a.objCount), keyBytes) // mustard: a slot and a name an element
+	r.allocN(int64(a.objCount), keyBytes) // mustard(arrays): a slot and a name an element
 	for i, prop := range a.values {
-		r.workStep(int64(i), int64(len(a.values))) // mustard
+		r.workStep(int64(i), int64(len(a.values))) // mustard(arrays)
 		name := strconv.Itoa(i)
 		if prop != nil {
 			if !all {
@@ -346,7 +346,7 @@ func (a *arrayObject) hasPropertyIdx(idx valueInt) bool {
 	}
 
 	if a.prototype != nil {
-		a.hop() // mustard
+		a.hop() // mustard(arrays)
 		return a.prototype.self.hasPropertyIdx(idx)
 	}
 
@@ -379,7 +379,7 @@ func (a *arrayObject) expand(idx uint32) bool {
 				}
 				tl := int(targetLen)
 				newCap := growCap(tl, len(a.values), cap(a.values))
-				a.val.runtime.allocN(int64(newCap), valueBytes) // mustard: the grown storage
+				a.val.runtime.allocN(int64(newCap), valueBytes) // mustard(arrays): the grown storage
 				newValues := make([]Value, tl, newCap)
 				copy(newValues, a.values)
 				a.values = newValues
@@ -477,7 +477,7 @@ func (a *arrayObject) _deleteIdxProp(idx uint32, throw bool) bool {
 		if v := a.values[idx]; v != nil {
 			if p, ok := v.(*valueProperty); ok {
 				if !p.configurable {
-					if throw { // mustard: V8's words; the message neither joins the array nor runs its toString
+					if throw { // mustard(sweep-charges): V8's words; the message neither joins the array nor runs its toString
 						r := a.val.runtime
 						r.typeErrorResult(true, "Cannot delete property '%d' of %s", idx, r.objectproto_toString(FunctionCall{This: a.val}))
 					}
@@ -564,7 +564,7 @@ func (a *arrayObject) exportToArrayOrSlice(dst reflect.Value, typ reflect.Type, 
 }
 
 func (a *arrayObject) setValuesFromSparse(items []sparseArrayItem, newMaxIdx int) {
-	a.val.runtime.allocN(int64(newMaxIdx)+1, valueBytes) // mustard: the dense storage
+	a.val.runtime.allocN(int64(newMaxIdx)+1, valueBytes) // mustard(arrays): the dense storage
 	a.values = make([]Value, newMaxIdx+1)
 	for _, item := range items {
 		a.values[item.idx] = item.value

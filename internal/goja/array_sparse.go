@@ -103,7 +103,7 @@ func (a *sparseArrayObject) getIdx(idx valueInt, receiver Value) Value {
 	if prop == nil {
 		if a.prototype != nil {
 			if receiver == nil {
-				a.hop() // mustard
+				a.hop() // mustard(arrays)
 				return a.prototype.self.getIdx(idx, a.val)
 			}
 			return a.prototype.self.getIdx(idx, receiver)
@@ -141,7 +141,7 @@ func (a *sparseArrayObject) getOwnPropIdx(idx valueInt) Value {
 }
 
 // growing reports the growth of items an append is about to cause (a
-// mustard-sidecar addition: see mustard_arrays.go).
+// mustard(arrays): mustard-sidecar addition: see mustard_arrays.go).
 func (a *sparseArrayObject) growing() {
 	if l := len(a.items); l == cap(a.items) {
 		a.val.runtime.allocN(int64(growCap(l+1, l, l)), sparseItemBytes)
@@ -150,7 +150,7 @@ func (a *sparseArrayObject) growing() {
 
 func (a *sparseArrayObject) add(idx uint32, val Value) {
 	i := a.findIdx(idx)
-	a.growing() // mustard
+	a.growing() // mustard(arrays)
 	a.items = append(a.items, sparseArrayItem{})
 	copy(a.items[i+1:], a.items[i:])
 	a.items[i] = sparseArrayItem{
@@ -168,7 +168,7 @@ func (a *sparseArrayObject) _setOwnIdx(idx uint32, val Value, throw bool) bool {
 
 	if prop == nil {
 		if proto := a.prototype; proto != nil {
-			a.hop() // mustard: a link walked
+			a.hop() // mustard(hops): a link walked
 			// we know it's foreign because prototype loops are not allowed
 			if res, ok := proto.self.setForeignIdx(valueInt(idx), val, a.val, throw); ok {
 				return res
@@ -188,7 +188,7 @@ func (a *sparseArrayObject) _setOwnIdx(idx uint32, val Value, throw bool) bool {
 		}
 
 		if a.expand(idx) {
-			a.growing() // mustard
+			a.growing() // mustard(arrays)
 			a.items = append(a.items, sparseArrayItem{})
 			copy(a.items[i+1:], a.items[i:])
 			a.items[i] = sparseArrayItem{
@@ -269,15 +269,15 @@ func (a *sparseArrayObject) iterateStringKeys() iterNextFunc {
 
 func (a *sparseArrayObject) stringKeys(all bool, accum []Value) []Value {
 	r := a.val.runtime
-	r.allocN(int64(len(a.items)), keyBytes) // mustard: a slot and a name an element
+	r.allocN(int64(len(a.items)), keyBytes) // mustard(arrays): a slot and a name an element
 	if all {
 		for i, item := range a.items {
-			r.workStep(int64(i), int64(len(a.items))) // mustard
+			r.workStep(int64(i), int64(len(a.items))) // mustard(arrays)
 			accum = append(accum, asciiString(strconv.FormatUint(uint64(item.idx), 10)))
 		}
 	} else {
 		for i, item := range a.items {
-			r.workStep(int64(i), int64(len(a.items))) // mustard
+			r.workStep(int64(i), int64(len(a.items))) // mustard(arrays)
 			if prop, ok := item.value.(*valueProperty); ok && !prop.enumerable {
 				continue
 			}
@@ -289,7 +289,7 @@ func (a *sparseArrayObject) stringKeys(all bool, accum []Value) []Value {
 }
 
 func (a *sparseArrayObject) setValues(values []Value, objCount int) {
-	a.val.runtime.allocN(int64(objCount), sparseItemBytes) // mustard: the sparse storage
+	a.val.runtime.allocN(int64(objCount), sparseItemBytes) // mustard(arrays): the sparse storage
 	a.items = make([]sparseArrayItem, 0, objCount)
 	for i, val := range values {
 		if val != nil {
@@ -325,7 +325,7 @@ func (a *sparseArrayObject) hasPropertyIdx(idx valueInt) bool {
 	}
 
 	if a.prototype != nil {
-		a.hop() // mustard
+		a.hop() // mustard(arrays)
 		return a.prototype.self.hasPropertyIdx(idx)
 	}
 
@@ -369,7 +369,7 @@ func (a *sparseArrayObject) _defineIdxProperty(idx uint32, desc PropertyDescript
 		}
 		if i >= len(a.items) || a.items[i].idx != idx {
 			if a.expand(idx) {
-				a.growing() // mustard
+				a.growing() // mustard(arrays)
 				a.items = append(a.items, sparseArrayItem{})
 				copy(a.items[i+1:], a.items[i:])
 				a.items[i] = sparseArrayItem{
@@ -414,7 +414,7 @@ func (a *sparseArrayObject) _deleteIdxProp(idx uint32, throw bool) bool {
 	if i < len(a.items) && a.items[i].idx == idx {
 		if p, ok := a.items[i].value.(*valueProperty); ok {
 			if !p.configurable {
-				if throw { // mustard: V8's words; the message neither joins the array nor runs its toString
+				if throw { // mustard(sweep-charges): V8's words; the message neither joins the array nor runs its toString
 					r := a.val.runtime
 					r.typeErrorResult(true, "Cannot delete property '%d' of %s", idx, r.objectproto_toString(FunctionCall{This: a.val}))
 				}

@@ -88,7 +88,7 @@ func (r *Runtime) builtin_newArray(args []Value, proto *Object) *Object {
 		}
 		return setArrayValues(r.newArray(proto), []Value{args[0]}).val
 	} else {
-		r.allocN(int64(l), valueBytes) // mustard: the elements
+		r.allocN(int64(l), valueBytes) // mustard(arrays): the elements
 		argsCopy := make([]Value, l)
 		copy(argsCopy, args)
 		return setArrayValues(r.newArray(proto), argsCopy).val
@@ -103,7 +103,7 @@ func (r *Runtime) generic_push(obj *Object, call FunctionCall) Value {
 		panic("unreachable")
 	}
 	for i, arg := range call.Arguments {
-		r.workStep(int64(i), int64(len(call.Arguments))) // mustard
+		r.workStep(int64(i), int64(len(call.Arguments))) // mustard(arrays)
 		obj.self.setOwnIdx(valueInt(l+int64(i)), arg, true)
 	}
 	n := valueInt(nl)
@@ -189,7 +189,7 @@ func (r *Runtime) popFromStringStack() {
 }
 
 func (r *Runtime) arrayproto_join(call FunctionCall) Value {
-	r.enterNative() // mustard: join recurses in Go through nested arrays
+	r.enterNative() // mustard(arrays): join recurses in Go through nested arrays
 	defer r.leaveNative()
 	o := call.This.ToObject(r)
 
@@ -203,7 +203,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	l := int(toLength(o.self.getStr("length", nil)))
 	var sep String
 	if s := call.Argument(0); s != _undefined {
-		sep = r.stringOf(s) // mustard: a BigInt's conversion charged
+		sep = r.stringOf(s) // mustard(bignum): a BigInt's conversion charged
 	} else {
 		sep = asciiString(",")
 	}
@@ -212,32 +212,32 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	}
 
 	var buf StringBuilder
-	sa := partsAlloc{r: r} // mustard: the result, as it grows
+	sa := partsAlloc{r: r} // mustard(sweep-charges): the result, as it grows
 
-	r.workStep(0, int64(l)) // mustard
+	r.workStep(0, int64(l)) // mustard(arrays)
 	element0 := o.self.getIdx(valueInt(0), nil)
 	if element0 != nil && element0 != _undefined && element0 != _null {
-		s := sa.elementString(element0) // mustard: a number's or a BigInt's conversion charged
+		s := sa.elementString(element0) // mustard(arrays): a number's or a BigInt's conversion charged
 		buf.WriteString(s)
 	}
 
 	for i := 1; i < l; i++ {
-		r.workStep(int64(i), int64(l)) // mustard
-		sa.add(sep)                    // mustard
+		r.workStep(int64(i), int64(l)) // mustard(arrays)
+		sa.add(sep)                    // mustard(arrays)
 		buf.WriteString(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
 		if element != nil && element != _undefined && element != _null {
-			s := sa.elementString(element) // mustard: a number's or a BigInt's conversion charged
+			s := sa.elementString(element) // mustard(strings): a number's or a BigInt's conversion charged
 			buf.WriteString(s)
 		}
 	}
 
-	sa.flush() // mustard
+	sa.flush() // mustard(arrays)
 	return buf.String()
 }
 
 func (r *Runtime) arrayproto_toString(call FunctionCall) Value {
-	r.enterNative() // mustard: toString recurses in Go through nested arrays
+	r.enterNative() // mustard(arrays): toString recurses in Go through nested arrays
 	defer r.leaveNative()
 	array := call.This.ToObject(r)
 	var toString func() Value
@@ -263,16 +263,16 @@ func (r *Runtime) arrayproto_toString(call FunctionCall) Value {
 	})
 }
 
-func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder, sa *partsAlloc) {
+func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder, sa *partsAlloc) { // mustard(sweep-charges)
 	if item != nil && item != _undefined && item != _null {
 		if f, ok := r.getVStr(item, "toLocaleString").(*Object); ok {
 			if c, ok := f.self.assertCallable(); ok {
-				c = r.chargedCallback(f, c) // mustard: a native method's call charged
+				c = r.chargedCallback(f, c) // mustard(strings): a native method's call charged
 				strVal := c(FunctionCall{
 					This: item,
 				})
-				s := r.stringOf(strVal)  // mustard: a BigInt's conversion charged
-				sa.localeString(item, s) // mustard: the result, as it grows, and a number's formatting
+				s := r.stringOf(strVal)  // mustard(arrays): a BigInt's conversion charged
+				sa.localeString(item, s) // mustard(arrays): the result, as it grows, and a number's formatting
 				buf.WriteString(s)
 				return
 			}
@@ -282,7 +282,7 @@ func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder, sa *part
 }
 
 func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
-	r.enterNative() // mustard: toLocaleString recurses in Go through nested arrays
+	r.enterNative() // mustard(arrays): toLocaleString recurses in Go through nested arrays
 	defer r.leaveNative()
 	array := call.This.ToObject(r)
 
@@ -293,30 +293,30 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 	defer r.popFromStringStack()
 
 	var buf StringBuilder
-	sa := partsAlloc{r: r} // mustard: the result, as it grows
+	sa := partsAlloc{r: r} // mustard(sweep-charges): the result, as it grows
 	if a := r.checkStdArrayObj(array); a != nil {
 		for i, item := range a.values {
-			r.workStep(int64(i), int64(len(a.values))) // mustard
+			r.workStep(int64(i), int64(len(a.values))) // mustard(arrays)
 			if i > 0 {
-				sa.add(asciiString(",")) // mustard
+				sa.add(asciiString(",")) // mustard(arrays)
 				buf.WriteRune(',')
 			}
-			r.writeItemLocaleString(item, &buf, &sa)
+			r.writeItemLocaleString(item, &buf, &sa) // mustard(arrays)
 		}
 	} else {
 		length := toLength(array.self.getStr("length", nil))
 		for i := int64(0); i < length; i++ {
-			r.workStep(i, length) // mustard
+			r.workStep(i, length) // mustard(arrays)
 			if i > 0 {
-				sa.add(asciiString(",")) // mustard
+				sa.add(asciiString(",")) // mustard(arrays)
 				buf.WriteRune(',')
 			}
 			item := array.self.getIdx(valueInt(i), nil)
-			r.writeItemLocaleString(item, &buf, &sa)
+			r.writeItemLocaleString(item, &buf, &sa) // mustard(arrays)
 		}
 	}
 
-	sa.flush() // mustard
+	sa.flush() // mustard(arrays)
 	return buf.String()
 }
 
@@ -335,12 +335,12 @@ func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
 		if aLength+length >= maxInt {
 			panic(r.NewTypeError("Invalid array length"))
 		}
-		per := elemBytes(a) // mustard: Arrays report their growth themselves
+		per := elemBytes(a) // mustard(arrays): Arrays report their growth themselves
 		for i := int64(0); i < length; i++ {
-			r.workStep(i, length) // mustard
+			r.workStep(i, length) // mustard(arrays)
 			v := obj.self.getIdx(valueInt(i), nil)
 			if v != nil {
-				r.allocStep(i, per) // mustard
+				r.allocStep(i, per) // mustard(arrays)
 				createDataPropertyOrThrow(a, intToValue(aLength), v)
 			}
 			aLength++
@@ -353,7 +353,7 @@ func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
 }
 
 func (r *Runtime) arrayproto_concat(call FunctionCall) Value {
-	obj := r.mustardArrayThis(call.This, "concat") // mustard: V8's words (mustard_wording.go)
+	obj := r.mustardArrayThis(call.This, "concat") // mustard(wording): V8's words (mustard_wording.go)
 	a := arraySpeciesCreate(obj, 0)
 	r.arrayproto_concat_append(a, call.This.ToObject(r))
 	for _, item := range call.Arguments {
@@ -365,7 +365,7 @@ func (r *Runtime) arrayproto_concat(call FunctionCall) Value {
 func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	start := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard: a long string argument's conversion charged
+	start := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard(sweep-charges): a long string argument's conversion charged
 	var end int64
 	if endArg := call.Argument(1); endArg != _undefined {
 		end = endArg.ToInteger()
@@ -382,8 +382,8 @@ func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, count)
 	if src := r.checkStdArrayObj(o); src != nil {
 		if dst := r.checkStdArrayObjWithProto(a); dst != nil {
-			r.allocN(count, valueBytes)   // mustard: the copy
-			r.workCopy(count, valueBytes) // mustard
+			r.allocN(count, valueBytes)   // mustard(arrays): the copy
+			r.workCopy(count, valueBytes) // mustard(arrays)
 			values := make([]Value, count)
 			copy(values, src.values[start:])
 			setArrayValues(dst, values)
@@ -392,12 +392,12 @@ func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 	}
 
 	n := int64(0)
-	per := elemBytes(a) // mustard: Arrays report their growth themselves
+	per := elemBytes(a) // mustard(arrays): Arrays report their growth themselves
 	for start < end {
-		r.workStep(n, count) // mustard
+		r.workStep(n, count) // mustard(arrays)
 		p := o.self.getIdx(valueInt(start), nil)
 		if p != nil {
-			r.allocStep(n, per) // mustard
+			r.allocStep(n, per) // mustard(arrays)
 			createDataPropertyOrThrow(a, valueInt(n), p)
 		}
 		start++
@@ -431,14 +431,14 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		ctx := arraySortCtx{
 			obj:     s,
 			compare: compareFn,
-			r:       r,
+			r:       r, // mustard(arrays)
 		}
 
 		sort.Stable(&ctx)
-		r.workRest(ctx.n) // mustard: the comparisons tick did not report
+		r.workRest(ctx.n) // mustard(arrays): the comparisons tick did not report
 	} else {
 		length := toLength(o.self.getStr("length", nil))
-		// mustard: the temporary copy holds the elements present, reported
+		// mustard(arrays): the temporary copy holds the elements present, reported
 		// as it grows, and a sparse object's indices come from its keys
 		// (mustard_arrays.go, presentIndices): a length of 1e6 with two
 		// elements takes two slots, and a length of 2**40 no time.
@@ -452,10 +452,10 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 			}
 		} else {
 			for i := int64(0); i < length; i++ {
-				r.workStep(i, length) // mustard
+				r.workStep(i, length) // mustard(arrays)
 				idx := valueInt(i)
 				if o.self.hasPropertyIdx(idx) {
-					r.allocSlots(len(a)) // mustard
+					r.allocSlots(len(a)) // mustard(arrays)
 					a = append(a, nilSafe(o.self.getIdx(idx, nil)))
 				}
 			}
@@ -464,16 +464,16 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		ctx := arraySortCtx{
 			obj:     ar.self,
 			compare: compareFn,
-			r:       r,
+			r:       r, // mustard(arrays)
 		}
 
 		sort.Stable(&ctx)
-		r.workRest(ctx.n) // mustard: the comparisons tick did not report
+		r.workRest(ctx.n) // mustard(arrays): the comparisons tick did not report
 		for i := 0; i < len(a); i++ {
-			r.workStep(int64(i), int64(len(a))) // mustard
+			r.workStep(int64(i), int64(len(a))) // mustard(arrays)
 			o.self.setOwnIdx(valueInt(i), a[i], true)
 		}
-		if sparse { // mustard: only indices present can need deleting
+		if sparse { // mustard(arrays): only indices present can need deleting
 			for k, i := range present {
 				r.workStep(int64(k), int64(len(present)))
 				if i >= int64(len(a)) {
@@ -482,7 +482,7 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 			}
 		} else {
 			for i := int64(len(a)); i < length; i++ {
-				r.workStep(i-int64(len(a)), length-int64(len(a))) // mustard
+				r.workStep(i-int64(len(a)), length-int64(len(a))) // mustard(arrays)
 				o.self.deleteIdx(valueInt(i), true)
 			}
 		}
@@ -493,14 +493,14 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	actualStart := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard: a long string argument's conversion charged
+	actualStart := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard(sweep-charges): a long string argument's conversion charged
 	var actualDeleteCount int64
 	switch len(call.Arguments) {
 	case 0:
 	case 1:
 		actualDeleteCount = length - actualStart
 	default:
-		actualDeleteCount = min(max(r.numArg(call.Argument(1)).ToInteger(), 0), length-actualStart) // mustard: a long string argument's conversion charged
+		actualDeleteCount = min(max(r.numArg(call.Argument(1)).ToInteger(), 0), length-actualStart) // mustard(sweep-charges): a long string argument's conversion charged
 	}
 	itemCount := max(int64(len(call.Arguments)-2), 0)
 	newLength := length - actualDeleteCount + itemCount
@@ -510,20 +510,20 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, actualDeleteCount)
 	if src := r.checkStdArrayObj(o); src != nil {
 		if dst := r.checkStdArrayObjWithProto(a); dst != nil {
-			r.allocN(actualDeleteCount, valueBytes) // mustard: the removed elements
+			r.allocN(actualDeleteCount, valueBytes) // mustard(arrays): the removed elements
 			values := make([]Value, actualDeleteCount)
 			copy(values, src.values[actualStart:])
 			setArrayValues(dst, values)
 		} else {
-			per := elemBytes(a) // mustard: Arrays report their growth themselves
+			per := elemBytes(a) // mustard(arrays): Arrays report their growth themselves
 			for k := int64(0); k < actualDeleteCount; k++ {
-				r.workStep(k, actualDeleteCount) // mustard
-				r.allocStep(k, per)              // mustard
+				r.workStep(k, actualDeleteCount) // mustard(arrays)
+				r.allocStep(k, per)              // mustard(arrays)
 				createDataPropertyOrThrow(a, intToValue(k), src.values[k+actualStart])
 			}
 			a.self.setOwnStr("length", intToValue(actualDeleteCount), true)
 		}
-		r.workCopy(length, valueBytes) // mustard: the copies below move at most the array
+		r.workCopy(length, valueBytes) // mustard(arrays): the copies below move at most the array
 		var values []Value
 		if itemCount < actualDeleteCount {
 			values = src.values
@@ -538,7 +538,7 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 				values = src.values[:newLength]
 				copy(values[actualStart+itemCount:], values[actualStart+actualDeleteCount:length])
 			} else {
-				r.allocN(newLength, valueBytes) // mustard: the grown array
+				r.allocN(newLength, valueBytes) // mustard(arrays): the grown array
 				values = make([]Value, newLength)
 				copy(values, src.values[:actualStart])
 				copy(values[actualStart+itemCount:], src.values[actualStart+actualDeleteCount:])
@@ -552,19 +552,19 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 		src.values = values
 		src.objCount = len(values)
 	} else {
-		per := elemBytes(a) // mustard: Arrays report their growth themselves
+		per := elemBytes(a) // mustard(arrays): Arrays report their growth themselves
 		for k := int64(0); k < actualDeleteCount; k++ {
-			r.workStep(k, actualDeleteCount) // mustard
+			r.workStep(k, actualDeleteCount) // mustard(arrays)
 			from := valueInt(k + actualStart)
 			if o.self.hasPropertyIdx(from) {
-				r.allocStep(k, per) // mustard
+				r.allocStep(k, per) // mustard(arrays)
 				createDataPropertyOrThrow(a, valueInt(k), nilSafe(o.self.getIdx(from, nil)))
 			}
 		}
 
 		if itemCount < actualDeleteCount {
 			for k := actualStart; k < length-actualDeleteCount; k++ {
-				r.workStep(k-actualStart, length-actualDeleteCount-actualStart) // mustard
+				r.workStep(k-actualStart, length-actualDeleteCount-actualStart) // mustard(arrays)
 				from := valueInt(k + actualDeleteCount)
 				to := valueInt(k + itemCount)
 				if o.self.hasPropertyIdx(from) {
@@ -575,12 +575,12 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 			}
 
 			for k := length; k > length-actualDeleteCount+itemCount; k-- {
-				r.workStep(length-k, actualDeleteCount-itemCount) // mustard
+				r.workStep(length-k, actualDeleteCount-itemCount) // mustard(arrays)
 				o.self.deleteIdx(valueInt(k-1), true)
 			}
 		} else if itemCount > actualDeleteCount {
 			for k := length - actualDeleteCount; k > actualStart; k-- {
-				r.workStep(length-actualDeleteCount-k, length-actualDeleteCount-actualStart) // mustard
+				r.workStep(length-actualDeleteCount-k, length-actualDeleteCount-actualStart) // mustard(arrays)
 				from := valueInt(k + actualDeleteCount - 1)
 				to := valueInt(k + itemCount - 1)
 				if o.self.hasPropertyIdx(from) {
@@ -618,17 +618,17 @@ func (r *Runtime) arrayproto_unshift(call FunctionCall) Value {
 				arr.values = arr.values[:newSize]
 				copy(arr.values[argCount:], arr.values[:length])
 			} else {
-				r.allocN(newSize, valueBytes) // mustard: the grown array
+				r.allocN(newSize, valueBytes) // mustard(arrays): the grown array
 				values := make([]Value, newSize)
 				copy(values[argCount:], arr.values)
 				arr.values = values
 			}
-			r.workCopy(newSize, valueBytes) // mustard
+			r.workCopy(newSize, valueBytes) // mustard(arrays)
 			copy(arr.values, call.Arguments)
 			arr.objCount = int(arr.length)
 		} else {
 			for k := length - 1; k >= 0; k-- {
-				r.workStep(length-1-k, length) // mustard
+				r.workStep(length-1-k, length) // mustard(arrays)
 				from := valueInt(k)
 				to := valueInt(k + argCount)
 				if o.self.hasPropertyIdx(from) {
@@ -650,7 +650,7 @@ func (r *Runtime) arrayproto_unshift(call FunctionCall) Value {
 
 func (r *Runtime) arrayproto_at(call FunctionCall) Value {
 	o := call.This.ToObject(r)
-	idx := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	idx := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	length := toLength(o.self.getStr("length", nil))
 	if idx < 0 {
 		idx = length + idx
@@ -666,13 +666,13 @@ func (r *Runtime) arrayproto_at(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "indexOf") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "indexOf") // mustard(wording): V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	if length == 0 {
 		return intToValue(-1)
 	}
 
-	n := r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
+	n := r.numArg(call.Argument(1)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	if n >= length {
 		return intToValue(-1)
 	}
@@ -682,13 +682,13 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 	}
 
 	searchElement := call.Argument(0)
-	long := r.longSearch(searchElement) // mustard
+	long := r.longSearch(searchElement) // mustard(hops)
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for i, val := range arr.values[n:] {
-			r.workStep(int64(i), length-n) // mustard
+			r.workStep(int64(i), length-n) // mustard(hops)
 			if long && val != nil {
-				r.chargeSame(searchElement, val) // mustard
+				r.chargeSame(searchElement, val) // mustard(hops)
 			}
 			if searchElement.StrictEquals(val) {
 				return intToValue(n + int64(i))
@@ -698,12 +698,12 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 	}
 
 	for start := n; n < length; n++ {
-		r.propertyStep(n-start, length-start) // mustard: elements read through the property lookup
+		r.propertyStep(n-start, length-start) // mustard(wording): elements read through the property lookup
 		idx := valueInt(n)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
 				if long {
-					r.chargeSame(searchElement, val) // mustard
+					r.chargeSame(searchElement, val) // mustard(hops)
 				}
 				if searchElement.StrictEquals(val) {
 					return idx
@@ -722,7 +722,7 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 		return valueFalse
 	}
 
-	n := r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
+	n := r.numArg(call.Argument(1)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	if n >= length {
 		return valueFalse
 	}
@@ -735,13 +735,13 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 	if searchElement == _negativeZero {
 		searchElement = _positiveZero
 	}
-	long := r.longSearch(searchElement) // mustard
+	long := r.longSearch(searchElement) // mustard(hops)
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for i, val := range arr.values[n:] {
-			r.workStep(int64(i), length-n) // mustard
+			r.workStep(int64(i), length-n) // mustard(hops)
 			if long && val != nil {
-				r.chargeSame(searchElement, val) // mustard
+				r.chargeSame(searchElement, val) // mustard(hops)
 			}
 			if searchElement.SameAs(val) {
 				return valueTrue
@@ -751,11 +751,11 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 	}
 
 	for start := n; n < length; n++ {
-		r.propertyStep(n-start, length-start) // mustard: elements read through the property lookup
+		r.propertyStep(n-start, length-start) // mustard(wording): elements read through the property lookup
 		idx := valueInt(n)
 		val := nilSafe(o.self.getIdx(idx, nil))
 		if long {
-			r.chargeSame(searchElement, val) // mustard
+			r.chargeSame(searchElement, val) // mustard(hops)
 		}
 		if searchElement.SameAs(val) {
 			return valueTrue
@@ -777,7 +777,7 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	if len(call.Arguments) < 2 {
 		fromIndex = length - 1
 	} else {
-		fromIndex = r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
+		fromIndex = r.numArg(call.Argument(1)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 		if fromIndex >= 0 {
 			fromIndex = min(fromIndex, length-1)
 		} else {
@@ -786,14 +786,14 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	}
 
 	searchElement := call.Argument(0)
-	long := r.longSearch(searchElement) // mustard
+	long := r.longSearch(searchElement) // mustard(hops)
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		vals := arr.values
 		for k := fromIndex; k >= 0; k-- {
-			r.workStep(fromIndex-k, fromIndex+1) // mustard
+			r.workStep(fromIndex-k, fromIndex+1) // mustard(hops)
 			if long && vals[k] != nil {
-				r.chargeSame(searchElement, vals[k]) // mustard
+				r.chargeSame(searchElement, vals[k]) // mustard(hops)
 			}
 			if v := vals[k]; v != nil && searchElement.StrictEquals(v) {
 				return intToValue(k)
@@ -803,12 +803,12 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	}
 
 	for k := fromIndex; k >= 0; k-- {
-		r.propertyStep(fromIndex-k, fromIndex+1) // mustard: elements read through the property lookup
+		r.propertyStep(fromIndex-k, fromIndex+1) // mustard(wording): elements read through the property lookup
 		idx := valueInt(k)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
 				if long {
-					r.chargeSame(searchElement, val) // mustard
+					r.chargeSame(searchElement, val) // mustard(hops)
 				}
 				if searchElement.StrictEquals(val) {
 					return idx
@@ -821,15 +821,15 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_every(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "every") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "every") // mustard(wording): V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
-	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
-		r.workStep(k, length) // mustard
+		r.workStep(k, length) // mustard(arrays)
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -843,15 +843,15 @@ func (r *Runtime) arrayproto_every(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_some(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "some") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "some") // mustard(wording): V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
-	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
-		r.workStep(k, length) // mustard
+		r.workStep(k, length) // mustard(arrays)
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -865,15 +865,15 @@ func (r *Runtime) arrayproto_some(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_forEach(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "forEach") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "forEach") // mustard(wording): V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
-	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
-		r.workStep(k, length) // mustard
+		r.workStep(k, length) // mustard(arrays)
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -885,9 +885,9 @@ func (r *Runtime) arrayproto_forEach(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_map(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "map") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "map") // mustard(wording): V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
-	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
@@ -895,10 +895,10 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, length)
 	if _, stdSrc := o.self.(*arrayObject); stdSrc {
 		if arr, ok := a.self.(*arrayObject); ok {
-			r.allocN(length, valueBytes) // mustard: the result
+			r.allocN(length, valueBytes) // mustard(arrays): the result
 			values := make([]Value, length)
 			for k := int64(0); k < length; k++ {
-				r.workStep(k, length) // mustard
+				r.workStep(k, length) // mustard(arrays)
 				idx := valueInt(k)
 				if val := o.self.getIdx(idx, nil); val != nil {
 					fc.Arguments[0] = val
@@ -911,12 +911,12 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 		}
 	}
 	for k := int64(0); k < length; k++ {
-		r.workStep(k, length) // mustard
+		r.workStep(k, length) // mustard(arrays)
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
 			fc.Arguments[1] = idx
-			r.allocStep(k, elemBytes(a)) // mustard: Arrays report their growth themselves
+			r.allocStep(k, elemBytes(a)) // mustard(arrays): Arrays report their growth themselves
 			createDataPropertyOrThrow(a, idx, callbackFn(fc))
 		}
 	}
@@ -924,11 +924,11 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "filter") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "filter") // mustard(wording): V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
-		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
+		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard(sweep-charges): a native callback's calls charged
 		a := arraySpeciesCreate(o, 0)
 		fc := FunctionCall{
 			This:      call.Argument(1),
@@ -938,13 +938,13 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 			if arr := r.checkStdArrayObj(a); arr != nil {
 				var values []Value
 				for k := int64(0); k < length; k++ {
-					r.workStep(k, length) // mustard
+					r.workStep(k, length) // mustard(arrays)
 					idx := valueInt(k)
 					if val := o.self.getIdx(idx, nil); val != nil {
 						fc.Arguments[0] = val
 						fc.Arguments[1] = idx
 						if callbackFn(fc).ToBoolean() {
-							r.allocStep(int64(len(values)), valueBytes) // mustard: the result, as it grows
+							r.allocStep(int64(len(values)), valueBytes) // mustard(arrays): the result, as it grows
 							values = append(values, val)
 						}
 					}
@@ -956,13 +956,13 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 
 		to := int64(0)
 		for k := int64(0); k < length; k++ {
-			r.workStep(k, length) // mustard
+			r.workStep(k, length) // mustard(arrays)
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[0] = val
 				fc.Arguments[1] = idx
 				if callbackFn(fc).ToBoolean() {
-					r.allocStep(to, elemBytes(a)) // mustard: Arrays report their growth themselves
+					r.allocStep(to, elemBytes(a)) // mustard(arrays): Arrays report their growth themselves
 					createDataPropertyOrThrow(a, intToValue(to), val)
 					to++
 				}
@@ -970,17 +970,17 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 		}
 		return a
 	} else {
-		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard: V8's words (mustard_wording.go)
+		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard(wording): V8's words (mustard_wording.go)
 	}
 	panic("unreachable")
 }
 
 func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "reduce") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "reduce") // mustard(wording): V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
-		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
+		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, o},
@@ -992,7 +992,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 			fc.Arguments[0] = call.Argument(1)
 		} else {
 			for ; k < length; k++ {
-				r.workStep(k, length) // mustard
+				r.workStep(k, length) // mustard(arrays)
 				idx := valueInt(k)
 				if val := o.self.getIdx(idx, nil); val != nil {
 					fc.Arguments[0] = val
@@ -1000,14 +1000,14 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 				}
 			}
 			if fc.Arguments[0] == nil {
-				r.typeErrorResult(true, "Reduce of empty array with no initial value") // mustard: V8's words (mustard_wording.go)
+				r.typeErrorResult(true, "Reduce of empty array with no initial value") // mustard(wording): V8's words (mustard_wording.go)
 				panic("unreachable")
 			}
 			k++
 		}
 
 		for ; k < length; k++ {
-			r.workStep(k, length) // mustard
+			r.workStep(k, length) // mustard(arrays)
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[1] = val
@@ -1017,17 +1017,17 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 		}
 		return fc.Arguments[0]
 	} else {
-		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard: V8's words (mustard_wording.go)
+		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard(wording): V8's words (mustard_wording.go)
 	}
 	panic("unreachable")
 }
 
 func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "reduceRight") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "reduceRight") // mustard(wording): V8's words (mustard_wording.go)
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
-		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
+		callbackFn := r.chargedCallback(call.Argument(0), callbackFn) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, o},
@@ -1039,7 +1039,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 			fc.Arguments[0] = call.Argument(1)
 		} else {
 			for ; k >= 0; k-- {
-				r.workStep(length-1-k, length) // mustard
+				r.workStep(length-1-k, length) // mustard(arrays)
 				idx := valueInt(k)
 				if val := o.self.getIdx(idx, nil); val != nil {
 					fc.Arguments[0] = val
@@ -1047,14 +1047,14 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 				}
 			}
 			if fc.Arguments[0] == nil {
-				r.typeErrorResult(true, "Reduce of empty array with no initial value") // mustard: V8's words (mustard_wording.go)
+				r.typeErrorResult(true, "Reduce of empty array with no initial value") // mustard(wording): V8's words (mustard_wording.go)
 				panic("unreachable")
 			}
 			k--
 		}
 
 		for ; k >= 0; k-- {
-			r.workStep(length-1-k, length) // mustard
+			r.workStep(length-1-k, length) // mustard(arrays)
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[1] = val
@@ -1064,7 +1064,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 		}
 		return fc.Arguments[0]
 	} else {
-		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard: V8's words (mustard_wording.go)
+		r.typeErrorResult(true, "%s is not a function", r.mustardRender(call.Argument(0))) // mustard(wording): V8's words (mustard_wording.go)
 	}
 	panic("unreachable")
 }
@@ -1097,7 +1097,7 @@ func (r *Runtime) arrayproto_reverse_generic(o *Object, start int64) {
 	l := toLength(o.self.getStr("length", nil))
 	middle := l / 2
 	for lower := start; lower != middle; lower++ {
-		r.workStep(lower-start, middle-start) // mustard
+		r.workStep(lower-start, middle-start) // mustard(arrays)
 		arrayproto_reverse_generic_step(o, lower, l-lower-1)
 	}
 }
@@ -1108,7 +1108,7 @@ func (r *Runtime) arrayproto_reverse(call FunctionCall) Value {
 		l := len(a.values)
 		middle := l / 2
 		for lower := 0; lower != middle; lower++ {
-			r.workStep(int64(lower), int64(middle)) // mustard
+			r.workStep(int64(lower), int64(middle)) // mustard(arrays)
 			upper := l - lower - 1
 			a.values[lower], a.values[upper] = a.values[upper], a.values[lower]
 		}
@@ -1129,7 +1129,7 @@ func (r *Runtime) arrayproto_shift(call FunctionCall) Value {
 			return _undefined
 		}
 		first := a.values[0]
-		r.workCopy(int64(len(a.values)), valueBytes) // mustard
+		r.workCopy(int64(len(a.values)), valueBytes) // mustard(arrays)
 		copy(a.values, a.values[1:])
 		a.values[len(a.values)-1] = nil
 		a.values = a.values[:len(a.values)-1]
@@ -1143,7 +1143,7 @@ func (r *Runtime) arrayproto_shift(call FunctionCall) Value {
 	}
 	first := o.self.getIdx(valueInt(0), nil)
 	for i := int64(1); i < length; i++ {
-		r.workStep(i-1, length-1) // mustard
+		r.workStep(i-1, length-1) // mustard(arrays)
 		idxFrom := valueInt(i)
 		idxTo := valueInt(i - 1)
 		if o.self.hasPropertyIdx(idxFrom) {
@@ -1172,8 +1172,8 @@ func (r *Runtime) arrayproto_copyWithin(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	l := toLength(o.self.getStr("length", nil))
 	var relEnd, dir int64
-	to := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l)   // mustard: a long string argument's conversion charged
-	from := relToIdx(r.numArg(call.Argument(1)).ToInteger(), l) // mustard: a long string argument's conversion charged
+	to := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l)   // mustard(sweep-charges): a long string argument's conversion charged
+	from := relToIdx(r.numArg(call.Argument(1)).ToInteger(), l) // mustard(sweep-charges): a long string argument's conversion charged
 	if end := call.Argument(2); end != _undefined {
 		relEnd = end.ToInteger()
 	} else {
@@ -1183,7 +1183,7 @@ func (r *Runtime) arrayproto_copyWithin(call FunctionCall) Value {
 	count := min(final-from, l-to)
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		if count > 0 {
-			r.workCopy(count, valueBytes) // mustard
+			r.workCopy(count, valueBytes) // mustard(arrays)
 			copy(arr.values[to:to+count], arr.values[from:from+count])
 		}
 		return o
@@ -1196,7 +1196,7 @@ func (r *Runtime) arrayproto_copyWithin(call FunctionCall) Value {
 		dir = 1
 	}
 	for i, n := int64(0), count; count > 0; i++ {
-		r.workStep(i, n) // mustard
+		r.workStep(i, n) // mustard(arrays)
 		if o.self.hasPropertyIdx(valueInt(from)) {
 			o.self.setOwnIdx(valueInt(to), nilSafe(o.self.getIdx(valueInt(from), nil)), true)
 		} else {
@@ -1217,7 +1217,7 @@ func (r *Runtime) arrayproto_entries(call FunctionCall) Value {
 func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	l := toLength(o.self.getStr("length", nil))
-	k := relToIdx(r.numArg(call.Argument(1)).ToInteger(), l) // mustard: a long string argument's conversion charged
+	k := relToIdx(r.numArg(call.Argument(1)).ToInteger(), l) // mustard(sweep-charges): a long string argument's conversion charged
 	var relEnd int64
 	if endArg := call.Argument(2); endArg != _undefined {
 		relEnd = endArg.ToInteger()
@@ -1226,17 +1226,17 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 	}
 	final := relToIdx(relEnd, l)
 	value := call.Argument(0)
-	start := k // mustard
+	start := k // mustard(arrays)
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for ; k < final; k++ {
-			r.workStep(k-start, final-start) // mustard
+			r.workStep(k-start, final-start) // mustard(arrays)
 			arr.values[k] = value
 		}
 	} else {
-		per := elemBytes(o) // mustard: Arrays report their growth themselves
+		per := elemBytes(o) // mustard(arrays): Arrays report their growth themselves
 		for ; k < final; k++ {
-			r.workStep(k-start, final-start) // mustard
-			r.allocStep(k-start, per)        // mustard
+			r.workStep(k-start, final-start) // mustard(arrays)
+			r.allocStep(k-start, per)        // mustard(arrays)
 			o.self.setOwnIdx(valueInt(k), value, true)
 		}
 	}
@@ -1244,17 +1244,17 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_find(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "find") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "find") // mustard(wording): V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
-	predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	predicate := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < l; k++ {
-		r.workStep(k, l) // mustard
+		r.workStep(k, l) // mustard(arrays)
 		idx := valueInt(k)
-		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard: a hole is undefined to a native callback too
+		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard(sweep-charges): a hole is undefined to a native callback too
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
 		if predicate(fc).ToBoolean() {
 			return kValue
@@ -1265,17 +1265,17 @@ func (r *Runtime) arrayproto_find(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_findIndex(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "findIndex") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "findIndex") // mustard(wording): V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
-	predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	predicate := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < l; k++ {
-		r.workStep(k, l) // mustard
+		r.workStep(k, l) // mustard(arrays)
 		idx := valueInt(k)
-		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard
+		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard(sweep-charges)
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
 		if predicate(fc).ToBoolean() {
 			return idx
@@ -1286,17 +1286,17 @@ func (r *Runtime) arrayproto_findIndex(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_findLast(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "findLast") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "findLast") // mustard(wording): V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
-	predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	predicate := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(l - 1); k >= 0; k-- {
-		r.workStep(l-1-k, l) // mustard
+		r.workStep(l-1-k, l) // mustard(arrays)
 		idx := valueInt(k)
-		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard
+		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard(sweep-charges)
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
 		if predicate(fc).ToBoolean() {
 			return kValue
@@ -1307,17 +1307,17 @@ func (r *Runtime) arrayproto_findLast(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_findLastIndex(call FunctionCall) Value {
-	o := r.mustardArrayThis(call.This, "findLastIndex") // mustard: V8's words (mustard_wording.go)
+	o := r.mustardArrayThis(call.This, "findLastIndex") // mustard(wording): V8's words (mustard_wording.go)
 	l := toLength(o.self.getStr("length", nil))
-	predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	predicate := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 	fc := FunctionCall{
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(l - 1); k >= 0; k-- {
-		r.workStep(l-1-k, l) // mustard
+		r.workStep(l-1-k, l) // mustard(arrays)
 		idx := valueInt(k)
-		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard
+		kValue := nilSafe(o.self.getIdx(idx, nil)) // mustard(sweep-charges)
 		fc.Arguments[0], fc.Arguments[1] = kValue, idx
 		if predicate(fc).ToBoolean() {
 			return idx
@@ -1340,12 +1340,12 @@ func (r *Runtime) arrayproto_flat(call FunctionCall) Value {
 }
 
 func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, depth int64, mapperFunction func(FunctionCall) Value, thisArg Value) int64 {
-	r.enterNative() // mustard: flat recurses in Go through nested arrays
+	r.enterNative() // mustard(arrays): flat recurses in Go through nested arrays
 	defer r.leaveNative()
-	per := elemBytes(target) // mustard: Arrays report their growth themselves
+	per := elemBytes(target) // mustard(arrays): Arrays report their growth themselves
 	targetIndex, sourceIndex := start, int64(0)
 	for sourceIndex < sourceLen {
-		r.workStep(sourceIndex, sourceLen) // mustard
+		r.workStep(sourceIndex, sourceLen) // mustard(arrays)
 		p := intToValue(sourceIndex)
 		if source.hasProperty(p.toString()) {
 			element := nilSafe(source.get(p, source))
@@ -1368,7 +1368,7 @@ func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, dep
 				if targetIndex >= maxInt-1 {
 					panic(r.NewTypeError("Invalid array length"))
 				}
-				r.allocStep(targetIndex, per) // mustard
+				r.allocStep(targetIndex, per) // mustard(arrays)
 				createDataPropertyOrThrow(target, intToValue(targetIndex), element)
 				targetIndex++
 			}
@@ -1381,10 +1381,10 @@ func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, dep
 func (r *Runtime) arrayproto_flatMap(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	l := toLength(o.self.getStr("length", nil))
-	if !r.mustardIsCallable(call.Argument(0)) { // mustard: V8's words (mustard_wording.go)
+	if !r.mustardIsCallable(call.Argument(0)) { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("flatMap mapper function is not callable"))
 	}
-	callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+	callbackFn := r.callbackOf(call.Argument(0)) // mustard(wording): a native callback's calls charged
 	thisArg := Undefined()
 	if len(call.Arguments) > 1 {
 		thisArg = call.Argument(1)
@@ -1396,7 +1396,7 @@ func (r *Runtime) arrayproto_flatMap(call FunctionCall) Value {
 
 func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 	o := call.This.ToObject(r)
-	relativeIndex := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	relativeIndex := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	value := call.Argument(1)
 	length := toLength(o.self.getStr("length", nil))
 
@@ -1411,10 +1411,10 @@ func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 	}
 
 	if src := r.checkStdArrayObj(o); src != nil {
-		r.allocN(length, valueBytes) // mustard: the copy
+		r.allocN(length, valueBytes) // mustard(arrays): the copy
 		a := make([]Value, 0, length)
 		for k := int64(0); k < length; k++ {
-			r.workStep(k, length) // mustard
+			r.workStep(k, length) // mustard(arrays)
 			pk := valueInt(k)
 			var fromValue Value
 			if k == actualIndex {
@@ -1428,7 +1428,7 @@ func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 	} else {
 		a := r.newArrayLength(length)
 		for k := int64(0); k < length; k++ {
-			r.workStep(k, length) // mustard
+			r.workStep(k, length) // mustard(arrays)
 			pk := valueInt(k)
 			var fromValue Value
 			if k == actualIndex {
@@ -1447,10 +1447,10 @@ func (r *Runtime) arrayproto_toReversed(call FunctionCall) Value {
 	length := toLength(o.self.getStr("length", nil))
 
 	if src := r.checkStdArrayObj(o); src != nil {
-		r.allocN(length, valueBytes) // mustard: the copy
+		r.allocN(length, valueBytes) // mustard(arrays): the copy
 		a := make([]Value, 0, length)
 		for k := int64(0); k < length; k++ {
-			r.workStep(k, length) // mustard
+			r.workStep(k, length) // mustard(arrays)
 			from := valueInt(length - k - 1)
 			fromValue := src.values[from]
 			a = append(a, fromValue)
@@ -1459,7 +1459,7 @@ func (r *Runtime) arrayproto_toReversed(call FunctionCall) Value {
 	} else {
 		a := r.newArrayLength(length)
 		for k := int64(0); k < length; k++ {
-			r.workStep(k, length) // mustard
+			r.workStep(k, length) // mustard(arrays)
 			pk := valueInt(k)
 			from := valueInt(length - k - 1)
 			fromValue := o.self.getIdx(from, nil)
@@ -1488,15 +1488,15 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 	}
 	var a []Value
 
-	r.allocN(length, valueBytes) // mustard: the copy
+	r.allocN(length, valueBytes) // mustard(arrays): the copy
 	if src := r.checkStdArrayObj(o); src != nil {
-		r.workCopy(length, valueBytes) // mustard
+		r.workCopy(length, valueBytes) // mustard(arrays)
 		a = make([]Value, length)
 		copy(a, src.values)
 	} else {
 		a = make([]Value, 0, length)
 		for i := int64(0); i < length; i++ {
-			r.workStep(i, length) // mustard
+			r.workStep(i, length) // mustard(arrays)
 			idx := valueInt(i)
 			a = append(a, nilSafe(o.self.getIdx(idx, nil)))
 		}
@@ -1506,23 +1506,23 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 	ctx := arraySortCtx{
 		obj:     ar.self,
 		compare: compareFn,
-		r:       r,
+		r:       r, // mustard(arrays)
 	}
 
 	sort.Stable(&ctx)
-	r.workRest(ctx.n) // mustard: the comparisons tick did not report
+	r.workRest(ctx.n) // mustard(arrays): the comparisons tick did not report
 	return ar
 }
 
 func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	actualStart := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard: a long string argument's conversion charged
+	actualStart := relToIdx(r.numArg(call.Argument(0)).ToInteger(), length) // mustard(sweep-charges): a long string argument's conversion charged
 	var actualSkipCount int64
 	if len(call.Arguments) == 1 {
 		actualSkipCount = length - actualStart
 	} else if len(call.Arguments) > 1 {
-		actualSkipCount = min(max(r.numArg(call.Argument(1)).ToInteger(), 0), length-actualStart) // mustard: a long string argument's conversion charged
+		actualSkipCount = min(max(r.numArg(call.Argument(1)).ToInteger(), 0), length-actualStart) // mustard(sweep-charges): a long string argument's conversion charged
 	}
 	itemCount := max(int64(len(call.Arguments)-2), 0)
 	newLength := length - actualSkipCount + itemCount
@@ -1531,8 +1531,8 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 	}
 
 	if src := r.checkStdArrayObj(o); src != nil {
-		r.allocN(newLength, valueBytes)   // mustard: the copy
-		r.workCopy(newLength, valueBytes) // mustard
+		r.allocN(newLength, valueBytes)   // mustard(arrays): the copy
+		r.workCopy(newLength, valueBytes) // mustard(arrays)
 		var values []Value
 		if itemCount == actualSkipCount {
 			values = make([]Value, len(src.values))
@@ -1552,7 +1552,7 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 		rl := actualStart + actualSkipCount
 
 		for i < actualStart {
-			r.workStep(i, newLength) // mustard
+			r.workStep(i, newLength) // mustard(arrays)
 			pi := valueInt(i)
 			iValue := nilSafe(o.self.getIdx(pi, nil))
 			createDataPropertyOrThrow(a, pi, iValue)
@@ -1561,14 +1561,14 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 
 		if itemCount > 0 {
 			for _, item := range call.Arguments[2:] {
-				r.workStep(i, newLength) // mustard
+				r.workStep(i, newLength) // mustard(arrays)
 				createDataPropertyOrThrow(a, valueInt(i), nilSafe(item))
 				i++
 			}
 		}
 
 		for i < newLength {
-			r.workStep(i, newLength) // mustard
+			r.workStep(i, newLength) // mustard(arrays)
 			pi := valueInt(i)
 			from := valueInt(rl)
 			fromValue := nilSafe(o.self.getIdx(from, nil))
@@ -1634,15 +1634,15 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			}
 		}
 		if mapFn == nil {
-			panic(r.mustardNotAFunction(mapFnArg)) // mustard: V8's words (mustard_wording.go)
+			panic(r.mustardNotAFunction(mapFnArg)) // mustard(wording): V8's words (mustard_wording.go)
 		}
 	}
 	t := call.Argument(2)
 	items := call.Argument(0)
 	if mapFn == nil && call.This == r.global.Array { // mapFn may mutate the array
 		if arr := r.checkStdArrayIter(items); arr != nil {
-			r.allocN(int64(len(arr.values)), valueBytes)   // mustard: the copy
-			r.workCopy(int64(len(arr.values)), valueBytes) // mustard
+			r.allocN(int64(len(arr.values)), valueBytes)   // mustard(arrays): the copy
+			r.workCopy(int64(len(arr.values)), valueBytes) // mustard(arrays)
 			items := make([]Value, len(arr.values))
 			copy(items, arr.values)
 			return r.newArrayValues(items)
@@ -1669,7 +1669,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			if a := r.checkStdArrayObjWithProto(arr); a != nil {
 				var values []Value
 				iter.iterate(func(val Value) {
-					r.allocStep(int64(len(values)), valueBytes) // mustard: the result, as it grows
+					r.allocStep(int64(len(values)), valueBytes) // mustard(arrays): the result, as it grows
 					values = append(values, val)
 				})
 				setArrayValues(a, values)
@@ -1677,12 +1677,12 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			}
 		}
 		k := int64(0)
-		per := elemBytes(arr) // mustard: Arrays report their growth themselves
+		per := elemBytes(arr) // mustard(arrays): Arrays report their growth themselves
 		iter.iterate(func(val Value) {
 			if mapFn != nil {
 				val = mapFn(FunctionCall{This: t, Arguments: []Value{val, intToValue(k)}})
 			}
-			r.allocStep(k, per) // mustard
+			r.allocStep(k, per) // mustard(arrays)
 			createDataPropertyOrThrow(arr, intToValue(k), val)
 			k++
 		})
@@ -1697,22 +1697,22 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 		}
 		if mapFn == nil {
 			if a := r.checkStdArrayObjWithProto(arr); a != nil {
-				r.allocN(l, valueBytes) // mustard: the result
+				r.allocN(l, valueBytes) // mustard(arrays): the result
 				values := make([]Value, l)
 				for k := int64(0); k < l; k++ {
-					r.workStep(k, l) // mustard
+					r.workStep(k, l) // mustard(arrays)
 					values[k] = nilSafe(arrayLike.self.getIdx(valueInt(k), nil))
 				}
 				setArrayValues(a, values)
 				return arr
 			}
 		}
-		per := elemBytes(arr) // mustard: Arrays report their growth themselves
+		per := elemBytes(arr) // mustard(arrays): Arrays report their growth themselves
 		for k := int64(0); k < l; k++ {
-			r.workStep(k, l)    // mustard
-			r.allocStep(k, per) // mustard
+			r.workStep(k, l)    // mustard(arrays)
+			r.allocStep(k, per) // mustard(arrays)
 			idx := valueInt(k)
-			item := nilSafe(arrayLike.self.getIdx(idx, nil)) // mustard: a hole is undefined to a native callback too
+			item := nilSafe(arrayLike.self.getIdx(idx, nil)) // mustard(sweep-charges): a hole is undefined to a native callback too
 			if mapFn != nil {
 				item = mapFn(FunctionCall{This: t, Arguments: []Value{item, idx}})
 			} else {
@@ -1745,17 +1745,17 @@ func (r *Runtime) array_of(call FunctionCall) Value {
 		}
 	}
 	if ctor == nil {
-		r.allocN(int64(len(call.Arguments)), valueBytes) // mustard: the result
+		r.allocN(int64(len(call.Arguments)), valueBytes) // mustard(arrays): the result
 		values := make([]Value, len(call.Arguments))
 		copy(values, call.Arguments)
 		return r.newArrayValues(values)
 	}
 	l := intToValue(int64(len(call.Arguments)))
 	arr := ctor([]Value{l}, nil)
-	per := elemBytes(arr) // mustard: Arrays report their growth themselves
+	per := elemBytes(arr) // mustard(arrays): Arrays report their growth themselves
 	for i, val := range call.Arguments {
-		r.workStep(int64(i), int64(len(call.Arguments))) // mustard
-		r.allocStep(int64(i), per)                       // mustard
+		r.workStep(int64(i), int64(len(call.Arguments))) // mustard(arrays)
+		r.allocStep(int64(i), per)                       // mustard(arrays)
 		createDataPropertyOrThrow(arr, intToValue(int64(i)), val)
 	}
 	arr.self.setOwnStr("length", l, true)
@@ -1859,7 +1859,7 @@ func getArrayProtoTemplate() *objectTemplate {
 func (r *Runtime) getArrayPrototype() *Object {
 	ret := r.global.ArrayPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ArrayPrototype = ret
 		r.newTemplatedArrayObject(getArrayProtoTemplate(), ret)
@@ -1870,7 +1870,7 @@ func (r *Runtime) getArrayPrototype() *Object {
 func (r *Runtime) getArray() *Object {
 	ret := r.global.Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		ret.self = r.createArray(ret)
 		r.global.Array = ret
@@ -1900,7 +1900,7 @@ func (r *Runtime) createArrayIterProto(val *Object) objectImpl {
 func (r *Runtime) getArrayValues() *Object {
 	ret := r.global.arrayValues
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.arrayproto_values, "values", 0)
 		r.global.arrayValues = ret
 	}
@@ -1910,7 +1910,7 @@ func (r *Runtime) getArrayValues() *Object {
 func (r *Runtime) getArrayToString() *Object {
 	ret := r.global.arrayToString
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.arrayproto_toString, "toString", 0)
 		r.global.arrayToString = ret
 	}
@@ -1920,7 +1920,7 @@ func (r *Runtime) getArrayToString() *Object {
 func (r *Runtime) getArrayIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.ArrayIteratorPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.ArrayIteratorPrototype = o
 		o.self = r.createArrayIterProto(o)
@@ -1938,8 +1938,8 @@ type sortable interface {
 type arraySortCtx struct {
 	obj     sortable
 	compare func(FunctionCall) Value
-	r       *Runtime // mustard: comparisons are reported as work
-	n       int      // mustard: comparisons made
+	r       *Runtime // mustard(strings): comparisons are reported as work
+	n       int      // mustard(strings): comparisons made
 }
 
 func (a *arraySortCtx) sortCompare(x, y Value) int {
@@ -1983,8 +1983,8 @@ func (a *arraySortCtx) sortCompare(x, y Value) int {
 		}
 		return 0
 	}
-	a.r.work(a.r.compareUnits())                      // mustard: two conversions to string a comparison
-	return a.r.stringOf(x).CompareTo(a.r.stringOf(y)) // mustard: a BigInt's conversion charged
+	a.r.work(a.r.compareUnits())                      // mustard(bignum): two conversions to string a comparison
+	return a.r.stringOf(x).CompareTo(a.r.stringOf(y)) // mustard(bignum): a BigInt's conversion charged
 }
 
 // sort.Interface
@@ -1994,7 +1994,7 @@ func (a *arraySortCtx) Len() int {
 }
 
 func (a *arraySortCtx) Less(j, k int) bool {
-	a.r.tick(a.n) // mustard: one unit per comparison
+	a.r.tick(a.n) // mustard(arrays): one unit per comparison
 	a.n++
 	return a.sortCompare(a.obj.sortGet(j), a.obj.sortGet(k)) < 0
 }

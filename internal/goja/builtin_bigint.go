@@ -20,7 +20,7 @@ func (v *valueBigInt) ToInteger() int64 {
 }
 
 func (v *valueBigInt) toString() String {
-	return asciiString(v.String())
+	return asciiString(v.String()) // mustard(bigint)
 }
 
 func (v *valueBigInt) string() unistring.String {
@@ -32,7 +32,7 @@ func (v *valueBigInt) ToString() Value {
 }
 
 func (v *valueBigInt) String() string {
-	return (*Runtime)(nil).bigText((*big.Int)(v), 10) // mustard: mustard_bignum.go
+	return (*Runtime)(nil).bigText((*big.Int)(v), 10) // mustard(bignum): mustard_bignum.go
 }
 
 func (v *valueBigInt) ToFloat() float64 {
@@ -81,7 +81,7 @@ func (v *valueBigInt) Equals(other Value) bool {
 		}
 		return bigInt.Cmp((*big.Int)(v)) == 0
 	case valueBool:
-		return (*big.Int)(v).IsInt64() && (*big.Int)(v).Int64() == o.ToInteger() // mustard: 2n**64n+1n == true was true
+		return (*big.Int)(v).IsInt64() && (*big.Int)(v).Int64() == o.ToInteger() // mustard(bigint): 2n**64n+1n == true was true
 	case *Object:
 		return v.Equals(o.toPrimitiveNumber())
 	}
@@ -116,7 +116,7 @@ func (v *valueBigInt) hash(hash *maphash.Hash) uint64 {
 		sign = 0x00
 	}
 	_ = hash.WriteByte(sign)
-	hashWords(hash, (*big.Int)(v).Bits()) // mustard: no copy of a long key (mustard_bigint.go)
+	hashWords(hash, (*big.Int)(v).Bits()) // mustard(bigint): no copy of a long key (mustard_bigint.go)
 	h := hash.Sum64()
 	hash.Reset()
 	return h
@@ -181,11 +181,11 @@ func numberToBigInt(v Value) *valueBigInt {
 }
 
 func stringToBigInt(str string) (*big.Int, error) {
-	// mustard: mustard_bigint.go
+	// mustard(bigint): mustard_bigint.go
 	if b, ok := (*Runtime)(nil).stringToBigInt(str); ok {
 		return b, nil
 	}
-	return nil, strconv.ErrSyntax
+	return nil, strconv.ErrSyntax // mustard(bignum)
 }
 
 func (r *Runtime) thisBigIntValue(value Value) Value {
@@ -223,32 +223,32 @@ func (r *Runtime) bigintproto_toString(call FunctionCall) Value {
 		}
 	}
 
-	r.bigTextWork(x, radixMV)                 // mustard
-	return asciiString(r.bigText(x, radixMV)) // mustard
+	r.bigTextWork(x, radixMV)                 // mustard(bignum)
+	return asciiString(r.bigText(x, radixMV)) // mustard(bignum)
 }
 
 func (r *Runtime) bigint_asIntN(call FunctionCall) Value {
 	if len(call.Arguments) < 2 {
 		panic(r.NewTypeError("Cannot convert undefined to a BigInt"))
 	}
-	bits := r.toIndex(r.numArg(call.Argument(0)).ToNumber()) // mustard: a long string argument's conversion charged
+	bits := r.toIndex(r.numArg(call.Argument(0)).ToNumber()) // mustard(sweep-charges): a long string argument's conversion charged
 	if bits < 0 {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
 	bigint := r.toBigIntMetered(call.Argument(1))
-	return (*valueBigInt)(r.bigAsN(bits, (*big.Int)(bigint), true)) // mustard
+	return (*valueBigInt)(r.bigAsN(bits, (*big.Int)(bigint), true)) // mustard(bigint)
 }
 
 func (r *Runtime) bigint_asUintN(call FunctionCall) Value {
 	if len(call.Arguments) < 2 {
 		panic(r.NewTypeError("Cannot convert undefined to a BigInt"))
 	}
-	bits := r.toIndex(r.numArg(call.Argument(0)).ToNumber()) // mustard: a long string argument's conversion charged
+	bits := r.toIndex(r.numArg(call.Argument(0)).ToNumber()) // mustard(sweep-charges): a long string argument's conversion charged
 	if bits < 0 {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
 	bigint := (*big.Int)(r.toBigIntMetered(call.Argument(1)))
-	return (*valueBigInt)(r.bigAsN(bits, bigint, false)) // mustard
+	return (*valueBigInt)(r.bigAsN(bits, bigint, false)) // mustard(bigint)
 }
 
 var bigintTemplate *objectTemplate
@@ -283,7 +283,7 @@ func (r *Runtime) builtin_BigInt(call FunctionCall) Value {
 		case *valueBigInt, valueInt, valueFloat, *Object:
 			return numberToBigInt(v)
 		default:
-			return r.toBigIntMetered(v) // mustard
+			return r.toBigIntMetered(v) // mustard(bigint)
 		}
 	}
 	return (*valueBigInt)(big.NewInt(0))
@@ -305,7 +305,7 @@ func (r *Runtime) builtin_newBigInt(args []Value, newTarget *Object) *Object {
 func (r *Runtime) getBigInt() *Object {
 	ret := r.global.BigInt
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.BigInt = ret
 		r.newTemplatedFuncObject(getBigIntTemplate(), ret, r.builtin_BigInt,
@@ -345,7 +345,7 @@ func getBigIntProtoTemplate() *objectTemplate {
 func (r *Runtime) getBigIntPrototype() *Object {
 	ret := r.global.BigIntPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.BigIntPrototype = ret
 		o := r.newTemplatedObject(getBigIntProtoTemplate(), ret)

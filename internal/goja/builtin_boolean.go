@@ -52,7 +52,7 @@ func (r *Runtime) booleanproto_valueOf(call FunctionCall) Value {
 func (r *Runtime) getBooleanPrototype() *Object {
 	ret := r.global.BooleanPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newPrimitiveObject(valueFalse, r.global.ObjectPrototype, classBoolean)
 		r.global.BooleanPrototype = ret
 		o := ret.self
@@ -66,7 +66,7 @@ func (r *Runtime) getBooleanPrototype() *Object {
 func (r *Runtime) getBoolean() *Object {
 	ret := r.global.Boolean
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Boolean = ret
 		proto := r.getBooleanPrototype()

@@ -10,7 +10,7 @@ import (
 func (r *Runtime) makeDate(args []Value, utc bool) (t time.Time, valid bool) {
 	switch {
 	case len(args) >= 2:
-		t = time.Date(1970, time.January, 1, 0, 0, 0, 0, localZone()) // mustard: mustard_zone.go
+		t = time.Date(1970, time.January, 1, 0, 0, 0, 0, localZone()) // mustard(zone): mustard_zone.go
 		t, valid = _dateSetYear(t, FunctionCall{Arguments: args}, 0, utc)
 	case len(args) == 0:
 		t = r.now()
@@ -25,7 +25,7 @@ func (r *Runtime) makeDate(args []Value, utc bool) (t time.Time, valid bool) {
 		if !valid {
 			pv := toPrimitive(args[0])
 			if val, ok := pv.(String); ok {
-				r.work(val.Length()) // mustard
+				r.work(val.Length()) // mustard(strings)
 				return dateParse(val.String())
 			}
 			pv = pv.ToNumber()
@@ -75,7 +75,7 @@ func (r *Runtime) builtin_date(FunctionCall) Value {
 
 func (r *Runtime) date_parse(call FunctionCall) Value {
 	s := call.Argument(0).toString()
-	r.work(s.Length()) // mustard
+	r.work(s.Length()) // mustard(strings)
 	t, set := dateParse(s.String())
 	if set {
 		return intToValue(timeToMsec(t))
@@ -131,11 +131,11 @@ func (r *Runtime) dateproto_toISOString(call FunctionCall) Value {
 		if d.isSet() {
 			utc := d.timeUTC()
 			year := utc.Year()
-			if year >= 0 && year <= 9999 { // mustard: expanded years outside 0..9999, as the spec says
+			if year >= 0 && year <= 9999 { // mustard(spec-fixes): expanded years outside 0..9999, as the spec says
 				return asciiString(utc.Format(isoDateTimeLayout))
 			}
 			// expanded year: a sign and six digits
-			return asciiString(fmt.Sprintf("%+07d-", year) + utc.Format(isoDateTimeLayout[5:])) // mustard
+			return asciiString(fmt.Sprintf("%+07d-", year) + utc.Format(isoDateTimeLayout[5:])) // mustard(strings)
 		} else {
 			panic(r.newError(r.getRangeError(), "Invalid time value"))
 		}
@@ -467,7 +467,7 @@ func (r *Runtime) dateproto_getTimezoneOffset(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setTime(call FunctionCall) Value {
-	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		n := call.Argument(0).ToNumber()
@@ -673,20 +673,20 @@ func _dateSetMilliseconds(year, mon, day, hours, min, sec int64, t time.Time, ca
 	if utc {
 		loc = time.UTC
 	} else {
-		loc = localZone() // mustard
+		loc = localZone() // mustard(zone)
 	}
 	r, ok := mkTime(year, mon, day, hours, min, sec, msec*1e6, loc)
 	if !ok {
 		return time.Time{}, false
 	}
 	if utc {
-		return r.In(localZone()), true // mustard
+		return r.In(localZone()), true // mustard(zone)
 	}
 	return r, true
 }
 
 func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
-	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -712,7 +712,7 @@ func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMilliseconds(call FunctionCall) Value {
-	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -738,7 +738,7 @@ func (r *Runtime) dateproto_setUTCMilliseconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setSeconds(call FunctionCall) Value {
-	r.numArgs(call, 2) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 2) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -756,7 +756,7 @@ func (r *Runtime) dateproto_setSeconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCSeconds(call FunctionCall) Value {
-	r.numArgs(call, 2) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 2) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -774,7 +774,7 @@ func (r *Runtime) dateproto_setUTCSeconds(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setMinutes(call FunctionCall) Value {
-	r.numArgs(call, 3) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 3) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -792,7 +792,7 @@ func (r *Runtime) dateproto_setMinutes(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMinutes(call FunctionCall) Value {
-	r.numArgs(call, 3) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 3) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -810,7 +810,7 @@ func (r *Runtime) dateproto_setUTCMinutes(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setHours(call FunctionCall) Value {
-	r.numArgs(call, 4) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 4) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -828,7 +828,7 @@ func (r *Runtime) dateproto_setHours(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCHours(call FunctionCall) Value {
-	r.numArgs(call, 4) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 4) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -846,7 +846,7 @@ func (r *Runtime) dateproto_setUTCHours(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setDate(call FunctionCall) Value {
-	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -864,7 +864,7 @@ func (r *Runtime) dateproto_setDate(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCDate(call FunctionCall) Value {
-	r.numArgs(call, 1) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 1) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -882,7 +882,7 @@ func (r *Runtime) dateproto_setUTCDate(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setMonth(call FunctionCall) Value {
-	r.numArgs(call, 2) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 2) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -900,7 +900,7 @@ func (r *Runtime) dateproto_setMonth(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCMonth(call FunctionCall) Value {
-	r.numArgs(call, 2) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 2) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		tv := d.msec
@@ -918,14 +918,14 @@ func (r *Runtime) dateproto_setUTCMonth(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setFullYear(call FunctionCall) Value {
-	r.numArgs(call, 3) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 3) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		var t time.Time
 		if d.isSet() {
 			t = d.time()
 		} else {
-			t = time.Date(1970, time.January, 1, 0, 0, 0, 0, localZone()) // mustard: mustard_zone.go
+			t = time.Date(1970, time.January, 1, 0, 0, 0, 0, localZone()) // mustard(zone): mustard_zone.go
 		}
 		t, ok := _dateSetFullYear(t, limitCallArgs(call, 3), 0, false)
 		if !ok {
@@ -938,7 +938,7 @@ func (r *Runtime) dateproto_setFullYear(call FunctionCall) Value {
 }
 
 func (r *Runtime) dateproto_setUTCFullYear(call FunctionCall) Value {
-	r.numArgs(call, 3) // mustard: long string arguments' conversions charged
+	r.numArgs(call, 3) // mustard(strings): long string arguments' conversions charged
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		var t time.Time
@@ -988,7 +988,7 @@ func createDateTemplate() *objectTemplate {
 func (r *Runtime) getDate() *Object {
 	ret := r.global.Date
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Date = ret
 		r.newTemplatedFuncObject(getDateTemplate(), ret, r.builtin_date,
@@ -1069,7 +1069,7 @@ func getDateProtoTemplate() *objectTemplate {
 func (r *Runtime) getDatePrototype() *Object {
 	ret := r.global.DatePrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.DatePrototype = ret
 		r.newTemplatedObject(getDateProtoTemplate(), ret)

@@ -26,7 +26,7 @@ func (e *errorObject) formatStack() String {
 		b.WriteRune('\n')
 	}
 	s := b.String()
-	e.val.runtime.made(stringBytes(s)) // mustard: the message and frames copied
+	e.val.runtime.made(stringBytes(s)) // mustard(strings): the message and frames copied
 	return s
 }
 
@@ -106,7 +106,7 @@ func (e *errorObject) init() {
 	e.baseObject.init()
 	vm := e.val.runtime.vm
 	e.stack = vm.captureStack(make([]StackFrame, 0, len(vm.callStack)+1), 0)
-	e.val.runtime.chargeFrames(len(e.stack)) // mustard: mustard_hops.go
+	e.val.runtime.chargeFrames(len(e.stack)) // mustard(hops): mustard_hops.go
 }
 
 func (r *Runtime) newErrorObject(proto *Object, class string) *errorObject {
@@ -127,7 +127,7 @@ func (r *Runtime) newErrorObject(proto *Object, class string) *errorObject {
 func (r *Runtime) builtin_Error(args []Value, proto *Object) *Object {
 	obj := r.newErrorObject(proto, classError)
 	if len(args) > 0 && args[0] != _undefined {
-		obj._putProp("message", r.stringOf(args[0]), true, false, true) // mustard: a BigInt's conversion charged
+		obj._putProp("message", r.stringOf(args[0]), true, false, true) // mustard(sweep-charges): a BigInt's conversion charged
 	}
 	if len(args) > 1 && args[1] != _undefined {
 		if options, ok := args[1].(*Object); ok {
@@ -147,7 +147,7 @@ func (r *Runtime) builtin_Error(args []Value, proto *Object) *Object {
 func (r *Runtime) builtin_AggregateError(args []Value, proto *Object) *Object {
 	obj := r.newErrorObject(proto, classError)
 	if len(args) > 1 && args[1] != nil && args[1] != _undefined {
-		obj._putProp("message", r.stringOf(args[1]), true, false, true) // mustard: a BigInt's conversion charged
+		obj._putProp("message", r.stringOf(args[1]), true, false, true) // mustard(sweep-charges): a BigInt's conversion charged
 	}
 	items := _undefined
 	if len(args) > 0 {
@@ -175,7 +175,7 @@ func (r *Runtime) builtin_AggregateError(args []Value, proto *Object) *Object {
 func (r *Runtime) newAggregateErrorErrors(errors []Value) *Object {
 	proto := r.getPrototypeFromCtor(r.getAggregateError(), nil, nil)
 	obj := r.newErrorObject(proto, classError)
-	obj._putProp("message", asciiString("All promises were rejected"), true, false, true) // mustard: V8's and the reference's message
+	obj._putProp("message", asciiString("All promises were rejected"), true, false, true) // mustard(spec-fixes): V8's and the reference's message
 	obj._putProp("errors", r.newArrayValues(errors), true, false, true)
 	return obj.val
 }
@@ -222,7 +222,7 @@ func (r *Runtime) error_toString(call FunctionCall) Value {
 		return val
 	}
 	s := sb.String()
-	r.made(stringBytes(s)) // mustard: the name and message copied
+	r.made(stringBytes(s)) // mustard(strings): the name and message copied
 	return s
 }
 
@@ -237,7 +237,7 @@ func (r *Runtime) createErrorPrototype(name String, ctor *Object) *Object {
 func (r *Runtime) getErrorPrototype() *Object {
 	ret := r.global.ErrorPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.NewObject()
 		r.global.ErrorPrototype = ret
 		o := ret.self
@@ -252,7 +252,7 @@ func (r *Runtime) getErrorPrototype() *Object {
 func (r *Runtime) getError() *Object {
 	ret := r.global.Error
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Error = ret
 		r.newNativeFuncConstruct(ret, r.builtin_Error, "Error", r.getErrorPrototype(), 1)
@@ -265,7 +265,7 @@ func (r *Runtime) getError() *Object {
 func (r *Runtime) getAggregateError() *Object {
 	ret := r.global.AggregateError
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.AggregateError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_AggregateError, "AggregateError", r.createErrorPrototype(stringAggregateError, ret), r.getError(), 2)
@@ -276,7 +276,7 @@ func (r *Runtime) getAggregateError() *Object {
 func (r *Runtime) getTypeError() *Object {
 	ret := r.global.TypeError
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.TypeError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "TypeError", r.createErrorPrototype(stringTypeError, ret), r.getError(), 1)
@@ -287,7 +287,7 @@ func (r *Runtime) getTypeError() *Object {
 func (r *Runtime) getReferenceError() *Object {
 	ret := r.global.ReferenceError
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ReferenceError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "ReferenceError", r.createErrorPrototype(stringReferenceError, ret), r.getError(), 1)
@@ -298,7 +298,7 @@ func (r *Runtime) getReferenceError() *Object {
 func (r *Runtime) getSyntaxError() *Object {
 	ret := r.global.SyntaxError
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.SyntaxError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "SyntaxError", r.createErrorPrototype(stringSyntaxError, ret), r.getError(), 1)
@@ -309,7 +309,7 @@ func (r *Runtime) getSyntaxError() *Object {
 func (r *Runtime) getRangeError() *Object {
 	ret := r.global.RangeError
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.RangeError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "RangeError", r.createErrorPrototype(stringRangeError, ret), r.getError(), 1)
@@ -320,7 +320,7 @@ func (r *Runtime) getRangeError() *Object {
 func (r *Runtime) getEvalError() *Object {
 	ret := r.global.EvalError
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.EvalError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "EvalError", r.createErrorPrototype(stringEvalError, ret), r.getError(), 1)
@@ -331,7 +331,7 @@ func (r *Runtime) getEvalError() *Object {
 func (r *Runtime) getURIError() *Object {
 	ret := r.global.URIError
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.URIError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "URIError", r.createErrorPrototype(stringURIError, ret), r.getError(), 1)
@@ -342,7 +342,7 @@ func (r *Runtime) getURIError() *Object {
 func (r *Runtime) getGoError() *Object {
 	ret := r.global.GoError
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.GoError = ret
 		r.newNativeFuncConstructProto(ret, r.builtin_Error, "GoError", r.createErrorPrototype(stringGoError, ret), r.getError(), 1)

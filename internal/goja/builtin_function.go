@@ -56,7 +56,7 @@ func (r *Runtime) functionproto_toString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	switch f := obj.self.(type) {
 	case funcObjectImpl:
-		return r.sourceText(f.source()) // mustard: charged
+		return r.sourceText(f.source()) // mustard(hops): charged
 	case *proxyObject:
 		if _, ok := f.target.self.(funcObjectImpl); ok {
 			return asciiString("function () { [native code] }")
@@ -78,15 +78,15 @@ func (r *Runtime) functionproto_hasInstance(call FunctionCall) Value {
 func (r *Runtime) createListFromArrayLike(a Value) []Value {
 	o := r.toObject(a)
 	if arr := r.checkStdArrayObj(o); arr != nil {
-		r.allocN(int64(len(arr.values)), valueBytes) // mustard: the arguments, copied by the call
-		r.work(len(arr.values))                      // mustard
+		r.allocN(int64(len(arr.values)), valueBytes) // mustard(arrays): the arguments, copied by the call
+		r.work(len(arr.values))                      // mustard(arrays)
 		return arr.values
 	}
 	l := toLength(o.self.getStr("length", nil))
-	r.allocN(l, valueBytes) // mustard: the arguments
+	r.allocN(l, valueBytes) // mustard(arrays): the arguments
 	res := make([]Value, 0, l)
 	for k := int64(0); k < l; k++ {
-		r.workStep(k, l) // mustard
+		r.workStep(k, l) // mustard(arrays)
 		res = append(res, nilSafe(o.self.getIdx(valueInt(k), nil)))
 	}
 	return res
@@ -125,14 +125,14 @@ func (r *Runtime) boundCallable(target func(FunctionCall) Value, boundArgs []Val
 	var args []Value
 	if len(boundArgs) > 0 {
 		this = boundArgs[0]
-		r.allocN(int64(len(boundArgs)-1), valueBytes) // mustard: the bound arguments
+		r.allocN(int64(len(boundArgs)-1), valueBytes) // mustard(arrays): the bound arguments
 		args = make([]Value, len(boundArgs)-1)
 		copy(args, boundArgs[1:])
 	} else {
 		this = _undefined
 	}
 	return func(call FunctionCall) Value {
-		if len(args) > 0 && len(call.Arguments) > 0 { // mustard: append copies them all
+		if len(args) > 0 && len(call.Arguments) > 0 { // mustard(arrays): append copies them all
 			r.allocN(int64(len(args)+len(call.Arguments)), valueBytes)
 		}
 		a := append(args, call.Arguments...)
@@ -149,12 +149,12 @@ func (r *Runtime) boundConstruct(f *Object, target func([]Value, *Object) *Objec
 	}
 	var args []Value
 	if len(boundArgs) > 1 {
-		r.allocN(int64(len(boundArgs)-1), valueBytes) // mustard: the bound arguments
+		r.allocN(int64(len(boundArgs)-1), valueBytes) // mustard(arrays): the bound arguments
 		args = make([]Value, len(boundArgs)-1)
 		copy(args, boundArgs[1:])
 	}
 	return func(fargs []Value, newTarget *Object) *Object {
-		if len(args) > 0 && len(fargs) > 0 { // mustard: append copies them all
+		if len(args) > 0 && len(fargs) > 0 { // mustard(arrays): append copies them all
 			r.allocN(int64(len(args)+len(fargs)), valueBytes)
 		}
 		a := append(args, fargs...)
@@ -204,7 +204,7 @@ lenNotInt:
 	name := obj.self.getStr("name", nil)
 	nameStr := stringBound_
 	if s, ok := name.(String); ok {
-		n := int64(stringBytes(s) + stringBound_.Length()) // mustard: the name is copied (a chain of binds copies ever longer names)
+		n := int64(stringBytes(s) + stringBound_.Length()) // mustard(arrays): the name is copied (a chain of binds copies ever longer names)
 		r.allocN(n, 1)
 		r.workCopy(n, 1)
 		nameStr = nameStr.Concat(s)
@@ -216,7 +216,7 @@ lenNotInt:
 		nativeFuncObject: *ff,
 		wrapped:          obj,
 	}
-	boundArgs := call.Arguments
+	boundArgs := call.Arguments // mustard(retained)
 	bf.holds = func(visit func(Value)) {
 		for _, a := range boundArgs {
 			visit(a)
@@ -231,7 +231,7 @@ lenNotInt:
 func (r *Runtime) getThrower() *Object {
 	ret := r.global.thrower
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.builtin_thrower, "", 0)
 		r.global.thrower = ret
 		r.object_freeze(FunctionCall{Arguments: []Value{ret}})
@@ -288,7 +288,7 @@ func getFunctionProtoTemplate() *objectTemplate {
 func (r *Runtime) getFunctionPrototype() *Object {
 	ret := r.global.FunctionPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.FunctionPrototype = ret
 		r.newTemplatedFuncObject(getFunctionProtoTemplate(), ret, func(FunctionCall) Value {
@@ -321,7 +321,7 @@ func (r *Runtime) createAsyncFunctionProto(val *Object) objectImpl {
 func (r *Runtime) getAsyncFunctionPrototype() *Object {
 	var o *Object
 	if o = r.global.AsyncFunctionPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncFunctionPrototype = o
 		o.self = r.createAsyncFunctionProto(o)
@@ -338,7 +338,7 @@ func (r *Runtime) createAsyncFunction(val *Object) objectImpl {
 func (r *Runtime) getAsyncFunction() *Object {
 	var o *Object
 	if o = r.global.AsyncFunction; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.AsyncFunction = o
 		o.self = r.createAsyncFunction(o)
@@ -386,7 +386,7 @@ func (r *Runtime) createGeneratorFunctionProto(val *Object) objectImpl {
 func (r *Runtime) getGeneratorFunctionPrototype() *Object {
 	var o *Object
 	if o = r.global.GeneratorFunctionPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.GeneratorFunctionPrototype = o
 		o.self = r.createGeneratorFunctionProto(o)
@@ -402,7 +402,7 @@ func (r *Runtime) createGeneratorFunction(val *Object) objectImpl {
 func (r *Runtime) getGeneratorFunction() *Object {
 	var o *Object
 	if o = r.global.GeneratorFunction; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.GeneratorFunction = o
 		o.self = r.createGeneratorFunction(o)
@@ -426,7 +426,7 @@ func (r *Runtime) createGeneratorProto(val *Object) objectImpl {
 func (r *Runtime) getGeneratorPrototype() *Object {
 	var o *Object
 	if o = r.global.GeneratorPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.GeneratorPrototype = o
 		o.self = r.createGeneratorProto(o)
@@ -437,7 +437,7 @@ func (r *Runtime) getGeneratorPrototype() *Object {
 func (r *Runtime) getFunction() *Object {
 	ret := r.global.Function
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Function = ret
 		ret.self = r.createFunction(ret)

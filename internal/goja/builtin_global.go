@@ -20,7 +20,7 @@ var (
 )
 
 func (r *Runtime) builtin_isNaN(call FunctionCall) Value {
-	if math.IsNaN(r.numArg(call.Argument(0)).ToFloat()) { // mustard: a long string argument's conversion charged
+	if math.IsNaN(r.numArg(call.Argument(0)).ToFloat()) { // mustard(sweep-charges): a long string argument's conversion charged
 		return valueTrue
 	} else {
 		return valueFalse
@@ -28,17 +28,17 @@ func (r *Runtime) builtin_isNaN(call FunctionCall) Value {
 }
 
 func (r *Runtime) builtin_parseInt(call FunctionCall) Value {
-	str := r.stringOf(call.Argument(0)).toTrimmedUTF8() // mustard: a BigInt's conversion charged
-	r.work(len(str))                                    // mustard
+	str := r.stringOf(call.Argument(0)).toTrimmedUTF8() // mustard(bignum): a BigInt's conversion charged
+	r.work(len(str))                                    // mustard(bignum)
 	radix := int(toInt32(call.Argument(1)))
 	v, _ := parseInt(str, radix)
 	return v
 }
 
 func (r *Runtime) builtin_parseFloat(call FunctionCall) Value {
-	str := r.stringOf(call.Argument(0)).toTrimmedUTF8() // mustard: a BigInt's conversion charged
-	r.work(len(str))                                    // mustard
-	m := parseFloatPrefix(str)                          // mustard: in linear time (the regexp took 75 ns a character)
+	str := r.stringOf(call.Argument(0)).toTrimmedUTF8() // mustard(strings): a BigInt's conversion charged
+	r.work(len(str))                                    // mustard(strings)
+	m := parseFloatPrefix(str)                          // mustard(strings): in linear time (the regexp took 75 ns a character)
 	if len(m) == 2 {
 		if s := m[1]; s != "" && s != "+" && s != "-" {
 			switch s {
@@ -59,7 +59,7 @@ func (r *Runtime) builtin_parseFloat(call FunctionCall) Value {
 }
 
 func (r *Runtime) builtin_isFinite(call FunctionCall) Value {
-	f := r.numArg(call.Argument(0)).ToFloat() // mustard: a long string argument's conversion charged
+	f := r.numArg(call.Argument(0)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return valueFalse
 	}
@@ -67,13 +67,13 @@ func (r *Runtime) builtin_isFinite(call FunctionCall) Value {
 }
 
 func (r *Runtime) _encode(uriString String, unescaped *[256]bool) String {
-	r.work(uriString.Length()) // mustard
+	r.work(uriString.Length()) // mustard(strings)
 	reader := uriString.Reader()
 	utf8Buf := make([]byte, utf8.UTFMax)
 	needed := false
 	l := 0
 	for i := 0; ; i++ {
-		r.poll(i) // mustard
+		r.poll(i) // mustard(strings)
 		rn, _, err := reader.ReadRune()
 		if err != nil {
 			if err != io.EOF {
@@ -97,12 +97,12 @@ func (r *Runtime) _encode(uriString String, unescaped *[256]bool) String {
 		return uriString
 	}
 
-	r.transform(int64(l), true) // mustard
+	r.transform(int64(l), true) // mustard(strings)
 	buf := make([]byte, l)
 	i := 0
 	reader = uriString.Reader()
 	for n := 0; ; n++ {
-		r.poll(n) // mustard
+		r.poll(n) // mustard(strings)
 		rn, _, err := reader.ReadRune()
 		if err == io.EOF {
 			break
@@ -131,10 +131,10 @@ func (r *Runtime) _encode(uriString String, unescaped *[256]bool) String {
 
 func (r *Runtime) _decode(sv String, reservedSet *[256]bool) String {
 	s := sv.String()
-	r.work(len(s)) // mustard
+	r.work(len(s)) // mustard(strings)
 	hexCount := 0
 	for i, n := 0, 0; i < len(s); n++ {
-		r.poll(n) // mustard
+		r.poll(n) // mustard(strings)
 		switch s[i] {
 		case '%':
 			if i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2]) {
@@ -154,12 +154,12 @@ func (r *Runtime) _decode(sv String, reservedSet *[256]bool) String {
 		return sv
 	}
 
-	r.allocBytes(len(s) - hexCount*2) // mustard
+	r.allocBytes(len(s) - hexCount*2) // mustard(meter)
 	t := make([]byte, len(s)-hexCount*2)
 	j := 0
 	isUnicode := false
 	for i, n := 0, 0; i < len(s); n++ {
-		r.poll(n) // mustard
+		r.poll(n) // mustard(strings)
 		ch := s[i]
 		switch ch {
 		case '%':
@@ -191,11 +191,11 @@ func (r *Runtime) _decode(sv String, reservedSet *[256]bool) String {
 		return asciiString(t)
 	}
 
-	r.transform(int64(len(s)), false)                // mustard
-	r.allocBytes(mulBytes(int64(len(s)), runeBytes)) // mustard: the runes
+	r.transform(int64(len(s)), false)                // mustard(strings)
+	r.allocBytes(mulBytes(int64(len(s)), runeBytes)) // mustard(strings): the runes
 	us := make([]rune, 0, len(s))
 	for len(t) > 0 {
-		r.poll(len(us)) // mustard
+		r.poll(len(us)) // mustard(meter)
 		rn, size := utf8.DecodeRune(t)
 		if rn == utf8.RuneError {
 			if size != 3 || t[0] != 0xef || t[1] != 0xbf || t[2] != 0xbd {
@@ -233,33 +233,33 @@ func unhex(c byte) byte {
 }
 
 func (r *Runtime) builtin_decodeURI(call FunctionCall) Value {
-	uriString := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	uriString := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	return r._decode(uriString, &uriReservedHash)
 }
 
 func (r *Runtime) builtin_decodeURIComponent(call FunctionCall) Value {
-	uriString := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	uriString := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	return r._decode(uriString, &emptyEscapeSet)
 }
 
 func (r *Runtime) builtin_encodeURI(call FunctionCall) Value {
-	uriString := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	uriString := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	return r._encode(uriString, &uriReservedUnescapedHash)
 }
 
 func (r *Runtime) builtin_encodeURIComponent(call FunctionCall) Value {
-	uriString := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	uriString := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	return r._encode(uriString, &uriUnescaped)
 }
 
 func (r *Runtime) builtin_escape(call FunctionCall) Value {
-	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	var sb strings.Builder
 	l := s.Length()
-	rt, reported := r, 0 // mustard
-	rt.work(l)           // mustard
+	rt, reported := r, 0 // mustard(strings)
+	rt.work(l)           // mustard(strings)
 	for i := 0; i < l; i++ {
-		if i&(workEvery-1) == 0 { // mustard: the output so far, and the next chunk at least
+		if i&(workEvery-1) == 0 { // mustard(strings): the output so far, and the next chunk at least
 			rt.grew(&reported, addBytes(sb.Len(), min(workEvery, l-i)))
 		}
 		r := s.CharAt(i)
@@ -278,19 +278,19 @@ func (r *Runtime) builtin_escape(call FunctionCall) Value {
 			sb.WriteByte(hexUpper[r&0xf])
 		}
 	}
-	rt.grew(&reported, sb.Len()) // mustard
+	rt.grew(&reported, sb.Len()) // mustard(strings)
 	return asciiString(sb.String())
 }
 
 func (r *Runtime) builtin_unescape(call FunctionCall) Value {
-	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	l := s.Length()
 	var asciiBuf []byte
 	var unicodeBuf []uint16
 	_, u := devirtualizeString(s)
 	unicode := u != nil
-	rt := r                         // mustard: r is a character below
-	r.transform(int64(l), !unicode) // mustard
+	rt := r                         // mustard(strings): r is a character below
+	r.transform(int64(l), !unicode) // mustard(strings)
 	if unicode {
 		unicodeBuf = make([]uint16, 1, l+1)
 		unicodeBuf[0] = unistring.BOM
@@ -298,7 +298,7 @@ func (r *Runtime) builtin_unescape(call FunctionCall) Value {
 		asciiBuf = make([]byte, 0, l)
 	}
 	for i := 0; i < l; {
-		rt.poll(len(asciiBuf) + len(unicodeBuf)) // mustard: one more each time
+		rt.poll(len(asciiBuf) + len(unicodeBuf)) // mustard(strings): one more each time
 		r := s.CharAt(i)
 		if r == '%' {
 			if i <= l-6 && s.CharAt(i+1) == 'u' {
@@ -330,7 +330,7 @@ func (r *Runtime) builtin_unescape(call FunctionCall) Value {
 		}
 	out:
 		if r >= utf8.RuneSelf && !unicode {
-			rt.allocBytes(unitBytes(int64(l), false)) // mustard
+			rt.allocBytes(unitBytes(int64(l), false)) // mustard(strings)
 			unicodeBuf = make([]uint16, 1, l+1)
 			unicodeBuf[0] = unistring.BOM
 			for _, b := range asciiBuf {
@@ -428,7 +428,7 @@ func getGlobalObjectTemplate() *objectTemplate {
 func (r *Runtime) getEval() *Object {
 	ret := r.global.Eval
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.builtin_eval, "eval", 1)
 		r.global.Eval = ret
 	}

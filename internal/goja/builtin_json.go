@@ -18,13 +18,13 @@ import (
 const hex = "0123456789abcdef"
 
 func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
-	textStr := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	textStr := r.stringOf(call.Argument(0)) // mustard(strings): a BigInt's conversion charged
 	var text string
-	r.longCall(textStr.Length(), func() { text = textStr.String() }) // mustard: interruptible
-	r.work(len(text))                                                // mustard: a unit a byte of the text
-	d := json.NewDecoder(r.jsonInput(text))                          // mustard: interruptible
-	d.UseNumber()                                                    // mustard: numbers past float64's range are ±Infinity or 0, not an error
-	defer r.jsonDone()                                               // mustard
+	r.longCall(textStr.Length(), func() { text = textStr.String() }) // mustard(strings): interruptible
+	r.work(len(text))                                                // mustard(strings): a unit a byte of the text
+	d := json.NewDecoder(r.jsonInput(text))                          // mustard(strings): interruptible
+	d.UseNumber()                                                    // mustard(strings): numbers past float64's range are ±Infinity or 0, not an error
+	defer r.jsonDone()                                               // mustard(strings)
 
 	value, err := r.builtinJSON_decodeValue(d)
 	if errors.Is(err, io.EOF) {
@@ -34,7 +34,7 @@ func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
 		panic(r.newError(r.getSyntaxError(), err.Error()))
 	}
 
-	if tok, err := r.jsonToken(d); err != io.EOF { // mustard: interruptible
+	if tok, err := r.jsonToken(d); err != io.EOF { // mustard(bignum): interruptible
 		panic(r.newErrorf(r.getSyntaxError(), "Unexpected token at the end: %v", tok))
 	}
 
@@ -65,11 +65,11 @@ func (r *Runtime) builtinJSON_decodeToken(d *json.Decoder, tok json.Token) (Valu
 	case nil:
 		return _null, nil
 	case string:
-		r.allocBytes(len(tok))                                                           // mustard
-		return r.longString(len(tok), func() String { return newStringValue(tok) }), nil // mustard: interruptible
+		r.allocBytes(len(tok))                                                           // mustard(interrupt)
+		return r.longString(len(tok), func() String { return newStringValue(tok) }), nil // mustard(interrupt): interruptible
 	case float64:
 		return floatToValue(tok), nil
-	case json.Number: // mustard: UseNumber
+	case json.Number: // mustard(spec-fixes): UseNumber
 		// The decoder has checked its syntax; ParseFloat rounds as
 		// ECMAScript's StringToNumber does, and its only error is ErrRange
 		// with ±Inf (overflow) or ±0 (underflow) as the value.
@@ -85,7 +85,7 @@ func (r *Runtime) builtinJSON_decodeToken(d *json.Decoder, tok json.Token) (Valu
 }
 
 func (r *Runtime) builtinJSON_decodeValue(d *json.Decoder) (Value, error) {
-	tok, err := r.jsonToken(d) // mustard: interruptible
+	tok, err := r.jsonToken(d) // mustard(bignum): interruptible
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +93,12 @@ func (r *Runtime) builtinJSON_decodeValue(d *json.Decoder) (Value, error) {
 }
 
 func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
-	r.enterNative() // mustard: nesting bound
+	r.enterNative() // mustard(strings): nesting bound
 	defer r.leaveNative()
-	r.alloc(propertyBytes) // mustard: the object
+	r.alloc(propertyBytes) // mustard(arrays): the object
 	object := r.NewObject()
 	for {
-		r.step() // mustard
+		r.step() // mustard(strings)
 		key, end, err := r.builtinJSON_decodeObjectKey(d)
 		if err != nil {
 			return nil, err
@@ -111,14 +111,14 @@ func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
 			return nil, err
 		}
 
-		r.alloc(addBytes(propertyBytes, len(key))) // mustard
+		r.alloc(addBytes(propertyBytes, len(key))) // mustard(meter)
 		object.self._putProp(unistring.NewFromString(key), value, true, true, true)
 	}
 	return object, nil
 }
 
 func (r *Runtime) builtinJSON_decodeObjectKey(d *json.Decoder) (string, bool, error) {
-	tok, err := r.jsonToken(d) // mustard: interruptible
+	tok, err := r.jsonToken(d) // mustard(bignum): interruptible
 	if err != nil {
 		return "", false, err
 	}
@@ -135,13 +135,13 @@ func (r *Runtime) builtinJSON_decodeObjectKey(d *json.Decoder) (string, bool, er
 }
 
 func (r *Runtime) builtinJSON_decodeArray(d *json.Decoder) (*Object, error) {
-	r.enterNative() // mustard: nesting bound
+	r.enterNative() // mustard(strings): nesting bound
 	defer r.leaveNative()
-	r.alloc(propertyBytes) // mustard: the array
+	r.alloc(propertyBytes) // mustard(arrays): the array
 	var arrayValue []Value
 	for {
-		r.step()                   // mustard
-		tok, err := r.jsonToken(d) // mustard: interruptible
+		r.step()                   // mustard(interrupt)
+		tok, err := r.jsonToken(d) // mustard(interrupt): interruptible
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +154,7 @@ func (r *Runtime) builtinJSON_decodeArray(d *json.Decoder) (*Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.alloc(valueBytes) // mustard
+		r.alloc(valueBytes) // mustard(meter)
 		arrayValue = append(arrayValue, value)
 	}
 	return r.newArrayValues(arrayValue), nil
@@ -164,7 +164,7 @@ func (r *Runtime) builtinJSON_reviveWalk(reviver func(FunctionCall) Value, holde
 	value := nilSafe(holder.get(name, nil))
 
 	if object, ok := value.(*Object); ok {
-		r.enterNative() // mustard: nesting bound (the reviver can deepen the value)
+		r.enterNative() // mustard(strings): nesting bound (the reviver can deepen the value)
 		defer r.leaveNative()
 		if isArray(object) {
 			length := toLength(object.self.getStr("length", nil))
@@ -202,7 +202,7 @@ type _builtinJSON_stringifyContext struct {
 	gap, indent      string
 	buf              bytes.Buffer
 	allAscii         bool
-	reported         int // mustard: bytes of buf reported to the Meter
+	reported         int // mustard(strings): bytes of buf reported to the Meter
 }
 
 func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
@@ -216,11 +216,11 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 		if isArray(replacer) {
 			length := toLength(replacer.self.getStr("length", nil))
 			seen := map[string]bool{}
-			r.alloc(mulBytes(length, valueBytes)) // mustard: length is the guest's
+			r.alloc(mulBytes(length, valueBytes)) // mustard(strings): length is the guest's
 			propertyList := make([]Value, length)
 			length = 0
 			for index := range propertyList {
-				r.poll(index) // mustard
+				r.poll(index) // mustard(meter)
 				var name string
 				value := replacer.self.getIdx(valueInt(int64(index)), nil)
 				switch v := value.(type) {
@@ -279,7 +279,7 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 		} else {
 			if s, ok := spaceValue.(String); ok {
 				str := s.String()
-				r.work(len(str)) // mustard: the guest's string
+				r.work(len(str)) // mustard(strings): the guest's string
 				if len(str) > 10 {
 					ctx.gap = str[:10]
 				} else {
@@ -290,7 +290,7 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 	}
 
 	if ctx.do(call.Argument(0)) {
-		r.grew(&ctx.reported, ctx.buf.Len()) // mustard
+		r.grew(&ctx.reported, ctx.buf.Len()) // mustard(strings)
 		if ctx.allAscii {
 			return asciiString(ctx.buf.String())
 		} else {
@@ -309,9 +309,9 @@ func (ctx *_builtinJSON_stringifyContext) do(v Value) bool {
 }
 
 func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
-	ctx.r.step()                             // mustard
-	ctx.r.work(valueVisitUnits)              // mustard: a value visited and written
-	ctx.r.grew(&ctx.reported, ctx.buf.Len()) // mustard: the output so far
+	ctx.r.step()                             // mustard(strings)
+	ctx.r.work(valueVisitUnits)              // mustard(strings): a value visited and written
+	ctx.r.grew(&ctx.reported, ctx.buf.Len()) // mustard(strings): the output so far
 	value := nilSafe(holder.get(key, nil))
 
 	switch value.(type) {
@@ -401,13 +401,13 @@ func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 			ctx.buf.WriteString(value1.self.getStr("rawJSON", nil).String())
 			return true
 		}
-		ctx.r.work(len(ctx.stack)) // mustard: the cycle check
+		ctx.r.work(len(ctx.stack)) // mustard(strings): the cycle check
 		for _, object := range ctx.stack {
 			if value1.SameAs(object) {
 				ctx.r.typeErrorResult(true, "Converting circular structure to JSON")
 			}
 		}
-		ctx.r.enterNative() // mustard: nesting bound
+		ctx.r.enterNative() // mustard(strings): nesting bound
 		defer ctx.r.leaveNative()
 		ctx.stack = append(ctx.stack, value1)
 		defer func() { ctx.stack = ctx.stack[:len(ctx.stack)-1] }()
@@ -523,14 +523,14 @@ func (ctx *_builtinJSON_stringifyContext) jo(object *Object) {
 }
 
 func (ctx *_builtinJSON_stringifyContext) quote(str String) {
-	if ctx.r.metered() { // mustard: a unit and a byte a character, at least
+	if ctx.r.metered() { // mustard(strings): a unit and a byte a character, at least
 		ctx.r.work(str.Length())
 		ctx.r.grew(&ctx.reported, addBytes(ctx.buf.Len(), str.Length()+2))
 	}
 	ctx.buf.WriteByte('"')
 	reader := &lenientUtf16Decoder{utf16Reader: str.utf16Reader()}
 	for i := 0; ; i++ {
-		ctx.r.poll(i) // mustard
+		ctx.r.poll(i) // mustard(strings)
 		r, _, err := reader.ReadRune()
 		if err != nil {
 			break
@@ -590,7 +590,7 @@ func (r *Runtime) builtinJSON_rawJSON(call FunctionCall) Value {
 			last == ' ' || last == '\n' || last == '\r' || last == '\t' {
 			panic(r.newSyntaxError("\"" + arg.String() + "\" is unacceptable as raw JSON"))
 		}
-		r.work(jsonString.Length()) // mustard
+		r.work(jsonString.Length()) // mustard(strings)
 		if !json.Valid([]byte(jsonString.String())) {
 			panic(r.newSyntaxError("\"" + arg.String() + "\" is not a valid JSON"))
 		}
@@ -621,7 +621,7 @@ func (r *Runtime) builtinJSON_isRawJSON(call FunctionCall) Value {
 func (r *Runtime) getJSON() *Object {
 	ret := r.global.JSON
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		JSON := r.newBaseObject(r.global.ObjectPrototype, classObject)
 		ret = JSON.val
 		r.global.JSON = ret

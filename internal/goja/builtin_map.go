@@ -15,7 +15,7 @@ type mapIterObject struct {
 	baseObject
 	iter  *orderedMapIter
 	kind  iterationKind
-	pairs int64 // mustard: [key, value] entries made
+	pairs int64 // mustard(arrays): [key, value] entries made
 }
 
 func (o *mapIterObject) next() Value {
@@ -36,7 +36,7 @@ func (o *mapIterObject) next() Value {
 	case iterationKindValue:
 		result = entry.value
 	default:
-		o.val.runtime.allocStep(o.pairs, pairBytes) // mustard: the entries, in chunks
+		o.val.runtime.allocStep(o.pairs, pairBytes) // mustard(arrays): the entries, in chunks
 		o.pairs++
 		result = o.val.runtime.newArrayValues([]Value{entry.key, entry.value})
 	}
@@ -47,7 +47,7 @@ func (o *mapIterObject) next() Value {
 func (mo *mapObject) init() {
 	mo.baseObject.init()
 	mo.m = newOrderedMap(mo.val.runtime.getHash())
-	mo.m.r = mo.val.runtime // mustard: report the growth
+	mo.m.r = mo.val.runtime // mustard(arrays): report the growth
 }
 
 func (mo *mapObject) exportType() reflect.Type {
@@ -99,46 +99,46 @@ func (mo *mapObject) exportToMap(dst reflect.Value, typ reflect.Type, ctx *objec
 }
 
 func (r *Runtime) mapProto_clear(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Map.prototype.clear") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.clear") // mustard(wording): V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.clear called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Map.prototype.clear called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 
-	r.clearWork(mo.m) // mustard: mustard_arrays.go
+	r.clearWork(mo.m) // mustard(sweep-charges): mustard_arrays.go
 	mo.m.clear()
 
 	return _undefined
 }
 
 func (r *Runtime) mapProto_delete(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0))                                   // mustard: mustard_hops.go
-	thisObj := r.mustardReceiver(call.This, "Map.prototype.delete") // mustard: V8's words (mustard_wording.go)
+	r.chargeKey(call.Argument(0))                                   // mustard(hops): mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.delete") // mustard(wording): V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Map.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 
 	return r.toBoolean(mo.m.remove(call.Argument(0)))
 }
 
 func (r *Runtime) mapProto_get(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
-	thisObj := r.mustardReceiver(call.This, "Map.prototype.get") // mustard: V8's words (mustard_wording.go)
+	r.chargeKey(call.Argument(0))                                // mustard(hops): mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.get") // mustard(wording): V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.get called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Map.prototype.get called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 
 	return nilSafe(mo.m.get(call.Argument(0)))
 }
 
 func (r *Runtime) mapProto_has(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
-	thisObj := r.mustardReceiver(call.This, "Map.prototype.has") // mustard: V8's words (mustard_wording.go)
+	r.chargeKey(call.Argument(0))                                // mustard(hops): mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.has") // mustard(wording): V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Map.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	if mo.m.has(call.Argument(0)) {
 		return valueTrue
@@ -147,75 +147,75 @@ func (r *Runtime) mapProto_has(call FunctionCall) Value {
 }
 
 func (r *Runtime) mapProto_set(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
-	thisObj := r.mustardReceiver(call.This, "Map.prototype.set") // mustard: V8's words (mustard_wording.go)
+	r.chargeKey(call.Argument(0))                                // mustard(hops): mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.set") // mustard(wording): V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.set called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Map.prototype.set called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	mo.m.set(call.Argument(0), call.Argument(1))
 	return call.This
 }
 
 func (r *Runtime) mapProto_entries(call FunctionCall) Value {
-	if _, ok := r.mustardReceiver(call.This, "Map.prototype.entries").self.(*mapObject); !ok { // mustard: V8's words (mustard_wording.go)
+	if _, ok := r.mustardReceiver(call.This, "Map.prototype.entries").self.(*mapObject); !ok { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("Method Map.prototype.entries called on incompatible receiver %s", r.mustardRender(call.This)))
 	}
 	return r.createMapIterator(call.This, iterationKindKeyValue)
 }
 
 func (r *Runtime) mapProto_forEach(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Map.prototype.forEach") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Map.prototype.forEach") // mustard(wording): V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method Map.prototype.forEach called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Map.prototype.forEach called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
-	if !r.mustardIsCallable(call.Argument(0)) { // mustard: V8's words (mustard_wording.go)
+	if !r.mustardIsCallable(call.Argument(0)) { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("%s is not a function", mustardTypeOfRender(call.Argument(0))))
 	}
 	callbackFn, ok := r.toObject(call.Argument(0)).self.assertCallable()
 	if ok {
-		callbackFn = r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
+		callbackFn = r.chargedCallback(call.Argument(0), callbackFn) // mustard(sweep-charges): a native callback's calls charged
 	}
 	if !ok {
 		panic(r.NewTypeError("object is not a function %s"))
 	}
 	t := call.Argument(1)
 	iter := mo.m.newIter()
-	i := 0 // mustard: entries visited
+	i := 0 // mustard(arrays): entries visited
 	for {
 		entry := iter.next()
 		if entry == nil {
 			break
 		}
-		r.tick(i) // mustard
+		r.tick(i) // mustard(arrays)
 		i++
 		callbackFn(FunctionCall{This: t, Arguments: []Value{entry.value, entry.key, thisObj}})
 	}
-	r.workRest(i) // mustard
+	r.workRest(i) // mustard(arrays)
 
 	return _undefined
 }
 
 func (r *Runtime) mapProto_keys(call FunctionCall) Value {
-	if _, ok := r.mustardReceiver(call.This, "Map.prototype.keys").self.(*mapObject); !ok { // mustard: V8's words (mustard_wording.go)
+	if _, ok := r.mustardReceiver(call.This, "Map.prototype.keys").self.(*mapObject); !ok { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("Method Map.prototype.keys called on incompatible receiver %s", r.mustardRender(call.This)))
 	}
 	return r.createMapIterator(call.This, iterationKindKey)
 }
 
 func (r *Runtime) mapProto_values(call FunctionCall) Value {
-	if _, ok := r.mustardReceiver(call.This, "Map.prototype.values").self.(*mapObject); !ok { // mustard: V8's words (mustard_wording.go)
+	if _, ok := r.mustardReceiver(call.This, "Map.prototype.values").self.(*mapObject); !ok { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("Method Map.prototype.values called on incompatible receiver %s", r.mustardRender(call.This)))
 	}
 	return r.createMapIterator(call.This, iterationKindValue)
 }
 
 func (r *Runtime) mapProto_getSize(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "get Map.prototype.size") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "get Map.prototype.size") // mustard(wording): V8's words (mustard_wording.go)
 	mo, ok := thisObj.self.(*mapObject)
 	if !ok {
-		panic(r.NewTypeError("Method get Map.prototype.size called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method get Map.prototype.size called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	return intToValue(int64(mo.m.size))
 }
@@ -288,11 +288,11 @@ func (r *Runtime) createMapIterator(mapValue Value, kind iterationKind) Value {
 }
 
 func (r *Runtime) mapIterProto_next(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Map Iterator.prototype.next") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Map Iterator.prototype.next") // mustard(wording): V8's words (mustard_wording.go)
 	if iter, ok := thisObj.self.(*mapIterObject); ok {
 		return iter.next()
 	}
-	panic(r.NewTypeError("Method Map Iterator.prototype.next called on incompatible receiver %s", r.mustardRender(thisObj)))
+	panic(r.NewTypeError("Method Map Iterator.prototype.next called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 }
 
 func (r *Runtime) createMapProto(val *Object) objectImpl {
@@ -342,7 +342,7 @@ func (r *Runtime) createMapIterProto(val *Object) objectImpl {
 func (r *Runtime) getMapIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.MapIteratorPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.MapIteratorPrototype = o
 		o.self = r.createMapIterProto(o)
@@ -353,7 +353,7 @@ func (r *Runtime) getMapIteratorPrototype() *Object {
 func (r *Runtime) getMapPrototype() *Object {
 	ret := r.global.MapPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.MapPrototype = ret
 		ret.self = r.createMapProto(ret)
@@ -364,7 +364,7 @@ func (r *Runtime) getMapPrototype() *Object {
 func (r *Runtime) getMap() *Object {
 	ret := r.global.Map
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Map = ret
 		ret.self = r.createMap(ret)

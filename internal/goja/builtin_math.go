@@ -7,46 +7,46 @@ import (
 )
 
 func (r *Runtime) math_abs(call FunctionCall) Value {
-	return floatToValue(math.Abs(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Abs(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_acos(call FunctionCall) Value {
-	return floatToValue(math.Acos(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Acos(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_acosh(call FunctionCall) Value {
-	return floatToValue(math.Acosh(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Acosh(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_asin(call FunctionCall) Value {
-	return floatToValue(math.Asin(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Asin(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_asinh(call FunctionCall) Value {
-	return floatToValue(math.Asinh(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Asinh(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_atan(call FunctionCall) Value {
-	return floatToValue(math.Atan(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Atan(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_atanh(call FunctionCall) Value {
-	return floatToValue(math.Atanh(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Atanh(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_atan2(call FunctionCall) Value {
-	y := r.numArg(call.Argument(0)).ToFloat() // mustard: a long string argument's conversion charged
-	x := r.numArg(call.Argument(1)).ToFloat() // mustard: a long string argument's conversion charged
+	y := r.numArg(call.Argument(0)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
+	x := r.numArg(call.Argument(1)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 
 	return floatToValue(math.Atan2(y, x))
 }
 
 func (r *Runtime) math_cbrt(call FunctionCall) Value {
-	return floatToValue(math.Cbrt(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Cbrt(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_ceil(call FunctionCall) Value {
-	return floatToValue(math.Ceil(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Ceil(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_clz32(call FunctionCall) Value {
@@ -54,27 +54,27 @@ func (r *Runtime) math_clz32(call FunctionCall) Value {
 }
 
 func (r *Runtime) math_cos(call FunctionCall) Value {
-	return floatToValue(math.Cos(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Cos(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_cosh(call FunctionCall) Value {
-	return floatToValue(math.Cosh(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Cosh(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_exp(call FunctionCall) Value {
-	return floatToValue(math.Exp(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Exp(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_expm1(call FunctionCall) Value {
-	return floatToValue(math.Expm1(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Expm1(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_floor(call FunctionCall) Value {
-	return floatToValue(math.Floor(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Floor(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_fround(call FunctionCall) Value {
-	return floatToValue(float64(float32(r.numArg(call.Argument(0)).ToFloat()))) // mustard: a long string argument's conversion charged
+	return floatToValue(float64(float32(r.numArg(call.Argument(0)).ToFloat()))) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_hypot(call FunctionCall) Value {
@@ -82,7 +82,7 @@ func (r *Runtime) math_hypot(call FunctionCall) Value {
 	var hasNaN bool
 	absValues := make([]float64, 0, len(call.Arguments))
 	for _, v := range call.Arguments {
-		arg := r.numArg(nilSafe(v)).ToFloat() // mustard: a long string argument's conversion charged
+		arg := r.numArg(nilSafe(v)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 		if math.IsNaN(arg) {
 			hasNaN = true
 		} else {
@@ -123,26 +123,26 @@ func (r *Runtime) math_imul(call FunctionCall) Value {
 }
 
 func (r *Runtime) math_log(call FunctionCall) Value {
-	return floatToValue(math.Log(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Log(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_log1p(call FunctionCall) Value {
-	return floatToValue(math.Log1p(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Log1p(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_log10(call FunctionCall) Value {
-	return floatToValue(math.Log10(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Log10(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_log2(call FunctionCall) Value {
-	return floatToValue(math.Log2(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Log2(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_max(call FunctionCall) Value {
 	result := math.Inf(-1)
 	args := call.Arguments
 	for i, arg := range args {
-		n := r.numArg(nilSafe(arg)).ToFloat() // mustard: a long string argument's conversion charged
+		n := r.numArg(nilSafe(arg)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 		if math.IsNaN(n) {
 			args = args[i+1:]
 			goto NaNLoop
@@ -155,7 +155,7 @@ func (r *Runtime) math_max(call FunctionCall) Value {
 NaNLoop:
 	// All arguments still need to be coerced to number according to the specs.
 	for _, arg := range args {
-		r.numArg(nilSafe(arg)).ToFloat() // mustard: a long string argument's conversion charged
+		r.numArg(nilSafe(arg)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 	}
 	return _NaN
 }
@@ -164,7 +164,7 @@ func (r *Runtime) math_min(call FunctionCall) Value {
 	result := math.Inf(1)
 	args := call.Arguments
 	for i, arg := range args {
-		n := r.numArg(nilSafe(arg)).ToFloat() // mustard: a long string argument's conversion charged
+		n := r.numArg(nilSafe(arg)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 		if math.IsNaN(n) {
 			args = args[i+1:]
 			goto NaNLoop
@@ -177,7 +177,7 @@ func (r *Runtime) math_min(call FunctionCall) Value {
 NaNLoop:
 	// All arguments still need to be coerced to number according to the specs.
 	for _, arg := range args {
-		r.numArg(nilSafe(arg)).ToFloat() // mustard: a long string argument's conversion charged
+		r.numArg(nilSafe(arg)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 	}
 	return _NaN
 }
@@ -217,7 +217,7 @@ func (r *Runtime) math_random(call FunctionCall) Value {
 }
 
 func (r *Runtime) math_round(call FunctionCall) Value {
-	f := r.numArg(call.Argument(0)).ToFloat() // mustard: a long string argument's conversion charged
+	f := r.numArg(call.Argument(0)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 	if math.IsNaN(f) {
 		return _NaN
 	}
@@ -243,7 +243,7 @@ func (r *Runtime) math_round(call FunctionCall) Value {
 
 func (r *Runtime) math_sign(call FunctionCall) Value {
 	arg := call.Argument(0)
-	num := r.numArg(arg).ToFloat()   // mustard: a long string argument's conversion charged
+	num := r.numArg(arg).ToFloat()   // mustard(sweep-charges): a long string argument's conversion charged
 	if math.IsNaN(num) || num == 0 { // this will match -0 too
 		return arg
 	}
@@ -254,23 +254,23 @@ func (r *Runtime) math_sign(call FunctionCall) Value {
 }
 
 func (r *Runtime) math_sin(call FunctionCall) Value {
-	return floatToValue(math.Sin(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Sin(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_sinh(call FunctionCall) Value {
-	return floatToValue(math.Sinh(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Sinh(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_sqrt(call FunctionCall) Value {
-	return floatToValue(math.Sqrt(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Sqrt(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_tan(call FunctionCall) Value {
-	return floatToValue(math.Tan(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Tan(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_tanh(call FunctionCall) Value {
-	return floatToValue(math.Tanh(r.numArg(call.Argument(0)).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Tanh(r.numArg(call.Argument(0)).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func (r *Runtime) math_trunc(call FunctionCall) Value {
@@ -278,7 +278,7 @@ func (r *Runtime) math_trunc(call FunctionCall) Value {
 	if i, ok := arg.(valueInt); ok {
 		return i
 	}
-	return floatToValue(math.Trunc(r.numArg(arg).ToFloat())) // mustard: a long string argument's conversion charged
+	return floatToValue(math.Trunc(r.numArg(arg).ToFloat())) // mustard(sweep-charges): a long string argument's conversion charged
 }
 
 func createMathTemplate() *objectTemplate {
@@ -350,7 +350,7 @@ func getMathTemplate() *objectTemplate {
 func (r *Runtime) getMath() *Object {
 	ret := r.global.Math
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Math = ret
 		r.newTemplatedObject(getMathTemplate(), ret)

@@ -28,12 +28,12 @@ func (r *Runtime) toNumber(v Value) Value {
 }
 
 func (r *Runtime) numberproto_valueOf(call FunctionCall) Value {
-	return r.mustardThisNumber(call.This, "valueOf") // mustard: V8's words (mustard_wording.go)
+	return r.mustardThisNumber(call.This, "valueOf") // mustard(wording): V8's words (mustard_wording.go)
 }
 
 // numberproto_toLocaleString is toString in base 10: its arguments are a
 // locale and options (there is no Intl), never a radix. (mustard)
-func (r *Runtime) numberproto_toLocaleString(call FunctionCall) Value {
+func (r *Runtime) numberproto_toLocaleString(call FunctionCall) Value { // mustard(spec-fixes)
 	return r.numberproto_toString(FunctionCall{This: call.This})
 }
 
@@ -61,7 +61,7 @@ func (r *Runtime) numberproto_toString(call FunctionCall) Value {
 		}
 	}
 	if numVal == nil {
-		panic(r.NewTypeError("Number.prototype.toString requires that 'this' be a Number")) // mustard: V8's words (mustard_wording.go)
+		panic(r.NewTypeError("Number.prototype.toString requires that 'this' be a Number")) // mustard(wording): V8's words (mustard_wording.go)
 	}
 	var radix int
 	if arg := call.Argument(0); arg != _undefined {
@@ -93,27 +93,27 @@ func (r *Runtime) numberproto_toString(call FunctionCall) Value {
 	}
 
 	str := ftoa.FToBaseStr(num, radix)
-	if num != math.Trunc(num) { // mustard: the fraction's digits, one at a time
+	if num != math.Trunc(num) { // mustard(strings): the fraction's digits, one at a time
 		r.numberDigits(len(str), radixDigitUnits)
 	}
 	return asciiString(str)
 }
 
 func (r *Runtime) numberproto_toFixed(call FunctionCall) Value {
-	num := r.mustardThisNumber(call.This, "toFixed").ToFloat() // mustard: V8's words (mustard_wording.go)
-	prec := r.numArg(call.Argument(0)).ToInteger()             // mustard: a long string argument's conversion charged
+	num := r.mustardThisNumber(call.This, "toFixed").ToFloat() // mustard(wording): V8's words (mustard_wording.go)
+	prec := r.numArg(call.Argument(0)).ToInteger()             // mustard(wording): a long string argument's conversion charged
 
 	if prec < 0 || prec > 100 {
-		panic(r.newError(r.getRangeError(), "toFixed() digits argument must be between 0 and 100")) // mustard: V8's words (mustard_wording.go)
+		panic(r.newError(r.getRangeError(), "toFixed() digits argument must be between 0 and 100")) // mustard(wording): V8's words (mustard_wording.go)
 	}
 	if math.IsNaN(num) {
 		return stringNaN
 	}
-	return r.precisionDigits(fToStr(num, ftoa.ModeFixed, int(prec)), int(prec)) // mustard
+	return r.precisionDigits(fToStr(num, ftoa.ModeFixed, int(prec)), int(prec)) // mustard(strings)
 }
 
 func (r *Runtime) numberproto_toExponential(call FunctionCall) Value {
-	num := r.mustardThisNumber(call.This, "toExponential").ToFloat() // mustard: V8's words (mustard_wording.go)
+	num := r.mustardThisNumber(call.This, "toExponential").ToFloat() // mustard(wording): V8's words (mustard_wording.go)
 	precVal := call.Argument(0)
 	var prec int64
 	if precVal == _undefined {
@@ -133,14 +133,14 @@ func (r *Runtime) numberproto_toExponential(call FunctionCall) Value {
 	}
 
 	if prec < 0 || prec > 100 {
-		panic(r.newError(r.getRangeError(), "toExponential() argument must be between 0 and 100")) // mustard: V8's words (mustard_wording.go)
+		panic(r.newError(r.getRangeError(), "toExponential() argument must be between 0 and 100")) // mustard(wording): V8's words (mustard_wording.go)
 	}
 
-	return r.precisionDigits(fToStr(num, ftoa.ModeExponential, int(prec+1)), int(prec)) // mustard
+	return r.precisionDigits(fToStr(num, ftoa.ModeExponential, int(prec+1)), int(prec)) // mustard(strings)
 }
 
 func (r *Runtime) numberproto_toPrecision(call FunctionCall) Value {
-	numVal := r.mustardThisNumber(call.This, "toPrecision") // mustard: V8's words (mustard_wording.go)
+	numVal := r.mustardThisNumber(call.This, "toPrecision") // mustard(wording): V8's words (mustard_wording.go)
 	precVal := call.Argument(0)
 	if precVal == _undefined {
 		return numVal.toString()
@@ -158,10 +158,10 @@ func (r *Runtime) numberproto_toPrecision(call FunctionCall) Value {
 		return stringNegInfinity
 	}
 	if prec < 1 || prec > 100 {
-		panic(r.newError(r.getRangeError(), "toPrecision() argument must be between 1 and 100")) // mustard: V8's words (mustard_wording.go)
+		panic(r.newError(r.getRangeError(), "toPrecision() argument must be between 1 and 100")) // mustard(wording): V8's words (mustard_wording.go)
 	}
 
-	return r.precisionDigits(fToStr(num, ftoa.ModePrecision, int(prec)), int(prec)) // mustard
+	return r.precisionDigits(fToStr(num, ftoa.ModePrecision, int(prec)), int(prec)) // mustard(strings)
 }
 
 func (r *Runtime) number_isFinite(call FunctionCall) Value {
@@ -216,7 +216,7 @@ func createNumberProtoTemplate() *objectTemplate {
 
 	t.putStr("toExponential", func(r *Runtime) Value { return r.methodProp(r.numberproto_toExponential, "toExponential", 1) })
 	t.putStr("toFixed", func(r *Runtime) Value { return r.methodProp(r.numberproto_toFixed, "toFixed", 1) })
-	t.putStr("toLocaleString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toLocaleString, "toLocaleString", 0) })
+	t.putStr("toLocaleString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toLocaleString, "toLocaleString", 0) }) // mustard(spec-fixes)
 	t.putStr("toPrecision", func(r *Runtime) Value { return r.methodProp(r.numberproto_toPrecision, "toPrecision", 1) })
 	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.numberproto_toString, "toString", 1) })
 	t.putStr("valueOf", func(r *Runtime) Value { return r.methodProp(r.numberproto_valueOf, "valueOf", 0) })
@@ -237,7 +237,7 @@ func getNumberProtoTemplate() *objectTemplate {
 func (r *Runtime) getNumberPrototype() *Object {
 	ret := r.global.NumberPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.NumberPrototype = ret
 		o := r.newTemplatedObject(getNumberProtoTemplate(), ret)
@@ -249,7 +249,7 @@ func (r *Runtime) getNumberPrototype() *Object {
 func (r *Runtime) getParseFloat() *Object {
 	ret := r.global.parseFloat
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.builtin_parseFloat, "parseFloat", 1)
 		r.global.parseFloat = ret
 	}
@@ -259,7 +259,7 @@ func (r *Runtime) getParseFloat() *Object {
 func (r *Runtime) getParseInt() *Object {
 	ret := r.global.parseInt
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.builtin_parseInt, "parseInt", 2)
 		r.global.parseInt = ret
 	}
@@ -307,7 +307,7 @@ func getNumberTemplate() *objectTemplate {
 func (r *Runtime) getNumber() *Object {
 	ret := r.global.Number
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Number = ret
 		r.newTemplatedFuncObject(getNumberTemplate(), ret, r.builtin_Number,

@@ -75,16 +75,16 @@ func (r *Runtime) valuePropToDescriptorObject(desc Value) Value {
 
 func (r *Runtime) object_getOwnPropertyDescriptor(call FunctionCall) Value {
 	o := call.Argument(0).ToObject(r)
-	propName := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
+	propName := r.propertyKey(call.Argument(1)) // mustard(bignum): a BigInt key's conversion charged
 	return r.valuePropToDescriptorObject(o.getOwnProp(propName))
 }
 
 func (r *Runtime) object_getOwnPropertyDescriptors(call FunctionCall) Value {
 	o := call.Argument(0).ToObject(r)
 	result := r.newBaseObject(r.global.ObjectPrototype, classObject).val
-	km := r.newKeysMeter(o, objectBytes+5*propertyBytes) // mustard: a descriptor and its property each
+	km := r.newKeysMeter(o, objectBytes+5*propertyBytes) // mustard(arrays): a descriptor and its property each
 	for item, next := o.self.iterateKeys()(); next != nil; item, next = next() {
-		km.next() // mustard
+		km.next() // mustard(arrays)
 		var prop Value
 		if item.value == nil {
 			prop = o.getOwnProp(item.name)
@@ -99,7 +99,7 @@ func (r *Runtime) object_getOwnPropertyDescriptors(call FunctionCall) Value {
 			createDataPropertyOrThrow(result, item.name, descriptor)
 		}
 	}
-	km.done() // mustard
+	km.done() // mustard(arrays)
 	return result
 }
 
@@ -107,14 +107,14 @@ func (r *Runtime) object_getOwnPropertyNames(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
 
 	keys := obj.self.stringKeys(true, nil)
-	r.keysRest(selfKeys(obj), len(keys)) // mustard: the keys array
+	r.keysRest(selfKeys(obj), len(keys)) // mustard(arrays): the keys array
 	return r.newArrayValues(keys)
 }
 
 func (r *Runtime) object_getOwnPropertySymbols(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
 	syms := obj.self.symbols(true, nil)
-	r.keysRest(0, len(syms)) // mustard: the symbols array
+	r.keysRest(0, len(syms)) // mustard(arrays): the symbols array
 	return r.newArrayValues(syms)
 }
 
@@ -217,17 +217,17 @@ func (r *Runtime) _defineProperties(o *Object, p Value) {
 	}
 	props := p.ToObject(r)
 	var list []propItem
-	km := r.newKeysMeter(props, 2*propertyBytes) // mustard: a descriptor and its property each
+	km := r.newKeysMeter(props, 2*propertyBytes) // mustard(arrays): a descriptor and its property each
 	for item, next := iterateEnumerableProperties(props)(); next != nil; item, next = next() {
-		km.next() // mustard
+		km.next() // mustard(arrays)
 		list = append(list, propItem{
 			name: item.name,
 			prop: r.toPropertyDescriptor(item.value),
 		})
 	}
-	km.done() // mustard
+	km.done() // mustard(arrays)
 	for i, prop := range list {
-		r.workStep(int64(i), int64(len(list))) // mustard
+		r.workStep(int64(i), int64(len(list))) // mustard(arrays)
 		o.defineOwnProperty(prop.name, prop.prop, true)
 	}
 }
@@ -253,7 +253,7 @@ func (r *Runtime) object_create(call FunctionCall) Value {
 func (r *Runtime) object_defineProperty(call FunctionCall) (ret Value) {
 	if obj, ok := call.Argument(0).(*Object); ok {
 		descr := r.toPropertyDescriptor(call.Argument(2))
-		obj.defineOwnProperty(r.propertyKey(call.Argument(1)), descr, true) // mustard: a BigInt key's conversion charged
+		obj.defineOwnProperty(r.propertyKey(call.Argument(1)), descr, true) // mustard(bignum): a BigInt key's conversion charged
 		ret = call.Argument(0)
 	} else {
 		r.typeErrorResult(true, "Object.defineProperty called on non-object")
@@ -276,16 +276,16 @@ func (r *Runtime) object_seal(call FunctionCall) Value {
 			Configurable: FLAG_FALSE,
 		}
 
-		km := r.newKeysMeter(obj, descBytes) // mustard: a valueProperty each, at most
+		km := r.newKeysMeter(obj, descBytes) // mustard(arrays): a valueProperty each, at most
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
-			km.next() // mustard
+			km.next() // mustard(arrays)
 			if prop, ok := item.value.(*valueProperty); ok {
 				prop.configurable = false
 			} else {
 				obj.defineOwnProperty(item.name, descr, true)
 			}
 		}
-		km.done() // mustard
+		km.done() // mustard(arrays)
 
 		return obj
 	}
@@ -297,9 +297,9 @@ func (r *Runtime) object_freeze(call FunctionCall) Value {
 	if obj, ok := arg.(*Object); ok {
 		obj.self.preventExtensions(true)
 
-		km := r.newKeysMeter(obj, descBytes) // mustard: a valueProperty each, at most
+		km := r.newKeysMeter(obj, descBytes) // mustard(arrays): a valueProperty each, at most
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
-			km.next() // mustard
+			km.next() // mustard(arrays)
 			if prop, ok := item.value.(*valueProperty); ok {
 				prop.configurable = false
 				if !prop.accessor {
@@ -318,7 +318,7 @@ func (r *Runtime) object_freeze(call FunctionCall) Value {
 				obj.defineOwnProperty(item.name, descr, true)
 			}
 		}
-		km.done() // mustard
+		km.done() // mustard(arrays)
 		return obj
 	} else {
 		// ES6 behavior
@@ -339,10 +339,10 @@ func (r *Runtime) object_isSealed(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
-		km := r.newIntegrityMeter(obj) // mustard: the work, per property visited
+		km := r.newIntegrityMeter(obj) // mustard(integrity): the work, per property visited
 		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
-			km.next() // mustard
+			km.next() // mustard(arrays)
 			var prop Value
 			if item.value == nil {
 				prop = obj.getOwnProp(item.name)
@@ -369,10 +369,10 @@ func (r *Runtime) object_isFrozen(call FunctionCall) Value {
 		if obj.self.isExtensible() {
 			return valueFalse
 		}
-		km := r.newIntegrityMeter(obj) // mustard: the work, per property visited
+		km := r.newIntegrityMeter(obj) // mustard(integrity): the work, per property visited
 		defer km.done()
 		for item, next := obj.self.iterateKeys()(); next != nil; item, next = next() {
-			km.next() // mustard
+			km.next() // mustard(arrays)
 			var prop Value
 			if item.value == nil {
 				prop = obj.getOwnProp(item.name)
@@ -411,7 +411,7 @@ func (r *Runtime) object_keys(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
 
 	keys := obj.self.stringKeys(false, nil)
-	r.keysRest(selfKeys(obj), len(keys)) // mustard: the keys array
+	r.keysRest(selfKeys(obj), len(keys)) // mustard(arrays): the keys array
 	return r.newArrayValues(keys)
 }
 
@@ -420,12 +420,12 @@ func (r *Runtime) object_entries(call FunctionCall) Value {
 
 	var values []Value
 
-	km := r.newKeysMeter(obj, valueBytes+pairBytes) // mustard: a slot and a [key, value] array each
+	km := r.newKeysMeter(obj, valueBytes+pairBytes) // mustard(arrays): a slot and a [key, value] array each
 	for item, next := iterateEnumerableStringProperties(obj)(); next != nil; item, next = next() {
-		km.next() // mustard
+		km.next() // mustard(arrays)
 		values = append(values, r.newArrayValues([]Value{item.name, item.value}))
 	}
-	km.done() // mustard
+	km.done() // mustard(arrays)
 
 	return r.newArrayValues(values)
 }
@@ -435,18 +435,18 @@ func (r *Runtime) object_values(call FunctionCall) Value {
 
 	var values []Value
 
-	km := r.newKeysMeter(obj, valueBytes) // mustard: a slot each
+	km := r.newKeysMeter(obj, valueBytes) // mustard(arrays): a slot each
 	for item, next := iterateEnumerableStringProperties(obj)(); next != nil; item, next = next() {
-		km.next() // mustard
+		km.next() // mustard(arrays)
 		values = append(values, item.value)
 	}
-	km.done() // mustard
+	km.done() // mustard(arrays)
 
 	return r.newArrayValues(values)
 }
 
 func (r *Runtime) objectproto_hasOwnProperty(call FunctionCall) Value {
-	p := r.propertyKey(call.Argument(0)) // mustard: a BigInt key's conversion charged
+	p := r.propertyKey(call.Argument(0)) // mustard(bignum): a BigInt key's conversion charged
 	o := call.This.ToObject(r)
 	if o.hasOwnProperty(p) {
 		return valueTrue
@@ -463,7 +463,7 @@ func (r *Runtime) objectproto_isPrototypeOf(call FunctionCall) Value {
 			if v == nil {
 				break
 			}
-			r.protoHop() // mustard: a link walked
+			r.protoHop() // mustard(hops): a link walked
 			if v == o {
 				return valueTrue
 			}
@@ -473,7 +473,7 @@ func (r *Runtime) objectproto_isPrototypeOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) objectproto_propertyIsEnumerable(call FunctionCall) Value {
-	p := r.propertyKey(call.Argument(0)) // mustard: a BigInt key's conversion charged
+	p := r.propertyKey(call.Argument(0)) // mustard(bignum): a BigInt key's conversion charged
 	o := call.This.ToObject(r)
 	pv := o.getOwnProp(p)
 	if pv == nil {
@@ -558,12 +558,12 @@ func (r *Runtime) object_assign(call FunctionCall) Value {
 		for _, arg := range call.Arguments[1:] {
 			if arg != _undefined && arg != _null {
 				source := arg.ToObject(r)
-				km := r.newKeysMeter(source, elemBytes(to)) // mustard: a property each (Arrays report their growth themselves)
+				km := r.newKeysMeter(source, elemBytes(to)) // mustard(arrays): a property each (Arrays report their growth themselves)
 				for item, next := iterateEnumerableProperties(source)(); next != nil; item, next = next() {
-					km.next() // mustard
+					km.next() // mustard(arrays)
 					to.setOwn(item.name, item.value, true)
 				}
-				km.done() // mustard
+				km.done() // mustard(arrays)
 			}
 		}
 	}
@@ -572,7 +572,7 @@ func (r *Runtime) object_assign(call FunctionCall) Value {
 }
 
 func (r *Runtime) object_is(call FunctionCall) Value {
-	r.chargeSame(call.Argument(0), call.Argument(1)) // mustard: mustard_hops.go
+	r.chargeSame(call.Argument(0), call.Argument(1)) // mustard(hops): mustard_hops.go
 	return r.toBoolean(call.Argument(0).SameAs(call.Argument(1)))
 }
 
@@ -605,17 +605,17 @@ func (r *Runtime) object_fromEntries(call FunctionCall) Value {
 	result := r.newBaseObject(r.global.ObjectPrototype, classObject).val
 
 	iter := r.getIterator(o, nil)
-	n := int64(0) // mustard: entries made (iterate reports the work)
+	n := int64(0) // mustard(strings): entries made (iterate reports the work)
 	iter.iterate(func(nextValue Value) {
 		i0 := valueInt(0)
 		i1 := valueInt(1)
-		r.allocStep(n, propertyBytes) // mustard: a property each
+		r.allocStep(n, propertyBytes) // mustard(arrays): a property each
 		n++
 
 		itemObj := r.toObject(nextValue)
 		k := itemObj.self.getIdx(i0, nil)
 		v := itemObj.self.getIdx(i1, nil)
-		key := r.propertyKey(k) // mustard: a BigInt key's conversion charged
+		key := r.propertyKey(k) // mustard(bignum): a BigInt key's conversion charged
 
 		createDataPropertyOrThrow(result, key, v)
 	})
@@ -626,7 +626,7 @@ func (r *Runtime) object_fromEntries(call FunctionCall) Value {
 func (r *Runtime) object_hasOwn(call FunctionCall) Value {
 	o := call.Argument(0)
 	obj := o.ToObject(r)
-	p := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
+	p := r.propertyKey(call.Argument(1)) // mustard(bignum): a BigInt key's conversion charged
 
 	if obj.hasOwnProperty(p) {
 		return valueTrue
@@ -691,7 +691,7 @@ func getObjectTemplate() *objectTemplate {
 func (r *Runtime) getObject() *Object {
 	ret := r.global.Object
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Object = ret
 		r.newTemplatedFuncObject(getObjectTemplate(), ret, func(call FunctionCall) Value {
@@ -705,7 +705,7 @@ func (r *Runtime) getObject() *Object {
 func (r *Runtime) getObjectPrototype() *Object {
 	ret := r.global.ObjectPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ObjectPrototype = ret
 		r.newTemplatedObject(getObjectProtoTemplate(), ret)

@@ -33,7 +33,7 @@ type jobCallback struct {
 	callback func(FunctionCall) Value
 	// What callback's closure keeps reachable, for MustardRetainedBytes
 	// (mustard_retained.go): the guest function it calls, or a list.
-	fn    Value
+	fn    Value // mustard(retained)
 	holds func(visit func(Value))
 }
 
@@ -41,7 +41,7 @@ type promiseCapability struct {
 	promise               *Object
 	resolveObj, rejectObj *Object
 
-	// mustard: for a promise of the intrinsic constructor, own is set and
+	// mustard(call-alloc): for a promise of the intrinsic constructor, own is set and
 	// the resolving functions are made only when they are handed out as
 	// objects (resolveFn, rejectFn); resolve and reject act directly. Most
 	// capabilities (every then, await and async call) never hand them out.
@@ -94,7 +94,7 @@ func (p *Promise) toValue(r *Runtime) Value {
 }
 
 func (p *Promise) createResolvingFunctions() (resolve, reject *Object) {
-	return p.resolvingFunctions(new(bool))
+	return p.resolvingFunctions(new(bool)) // mustard(call-alloc)
 }
 
 // resolvingFunctions makes the resolving functions of p sharing
@@ -102,7 +102,7 @@ func (p *Promise) createResolvingFunctions() (resolve, reject *Object) {
 // capability can act as they would without making them.
 func (p *Promise) resolvingFunctions(alreadyResolved *bool) (resolve, reject *Object) {
 	r := p.val.runtime
-	holds := func(visit func(Value)) { visit(p.val) }
+	holds := func(visit func(Value)) { visit(p.val) } // mustard(retained)
 	return holding(r.newNativeFunc(func(call FunctionCall) Value {
 			return p.resolveOnce(alreadyResolved, call.Argument(0))
 		}, "", 1), holds),
@@ -112,7 +112,7 @@ func (p *Promise) resolvingFunctions(alreadyResolved *bool) (resolve, reject *Ob
 }
 
 // resolveOnce is the body of p's resolve function.
-func (p *Promise) resolveOnce(alreadyResolved *bool, resolution Value) Value {
+func (p *Promise) resolveOnce(alreadyResolved *bool, resolution Value) Value { // mustard(call-alloc)
 	if *alreadyResolved {
 		return _undefined
 	}
@@ -192,14 +192,14 @@ func (p *Promise) addReactions(fulfillReaction *promiseReaction, rejectReaction 
 		p.fulfillReactions = append(p.fulfillReactions, fulfillReaction)
 		p.rejectReactions = append(p.rejectReactions, rejectReaction)
 	case PromiseStateFulfilled:
-		r.queuedReaction(fulfillReaction, p.result)
+		r.queuedReaction(fulfillReaction, p.result) // mustard(retained)
 		r.enqueuePromiseJob(r.newPromiseReactionJob(fulfillReaction, p.result))
 	default:
 		reason := p.result
 		if !p.handled {
 			r.trackPromiseRejection(p, PromiseRejectionHandle)
 		}
-		r.queuedReaction(rejectReaction, reason)
+		r.queuedReaction(rejectReaction, reason) // mustard(retained)
 		r.enqueuePromiseJob(r.newPromiseReactionJob(rejectReaction, reason))
 	}
 	p.handled = true
@@ -225,7 +225,7 @@ func (r *Runtime) enqueuePromiseJob(job func()) {
 
 func (r *Runtime) triggerPromiseReactions(reactions []*promiseReaction, argument Value) {
 	for _, reaction := range reactions {
-		r.queuedReaction(reaction, argument)
+		r.queuedReaction(reaction, argument) // mustard(retained)
 		r.enqueuePromiseJob(r.newPromiseReactionJob(reaction, argument))
 	}
 }
@@ -285,7 +285,7 @@ func (r *Runtime) builtin_newPromise(args []Value, newTarget *Object) *Object {
 	if len(args) > 0 {
 		arg0 = args[0]
 	}
-	if !r.mustardIsCallable(arg0) { // mustard: V8's words (mustard_wording.go)
+	if !r.mustardIsCallable(arg0) { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("Promise resolver %s is not a function", r.mustardRender(arg0)))
 	}
 	executor := r.toCallable(arg0)
@@ -295,7 +295,7 @@ func (r *Runtime) builtin_newPromise(args []Value, newTarget *Object) *Object {
 
 	resolve, reject := po.createResolvingFunctions()
 	ex := r.vm.try(func() {
-		r.async++ // mustard: an executor runs in async context
+		r.async++ // mustard(async): an executor runs in async context
 		defer func() { r.async-- }()
 		executor(FunctionCall{Arguments: []Value{resolve, reject}})
 	})
@@ -321,7 +321,7 @@ func (r *Runtime) newPromiseCapability(c *Object) *promiseCapability {
 	pcap := new(promiseCapability)
 	if c == r.getPromise() {
 		p := r.newPromise(r.getPromisePrototype())
-		pcap.own = p
+		pcap.own = p // mustard(call-alloc)
 		pcap.promise = p.val
 	} else {
 		var resolve, reject Value
@@ -352,10 +352,10 @@ func (r *Runtime) newPromiseCapability(c *Object) *promiseCapability {
 func (r *Runtime) performPromiseThen(p *Promise, onFulfilled, onRejected Value, resultCapability *promiseCapability) Value {
 	var onFulfilledJobCallback, onRejectedJobCallback *jobCallback
 	if f, ok := assertCallable(onFulfilled); ok {
-		onFulfilledJobCallback = &jobCallback{callback: f, fn: onFulfilled}
+		onFulfilledJobCallback = &jobCallback{callback: f, fn: onFulfilled} // mustard(retained)
 	}
 	if f, ok := assertCallable(onRejected); ok {
-		onRejectedJobCallback = &jobCallback{callback: f, fn: onRejected}
+		onRejectedJobCallback = &jobCallback{callback: f, fn: onRejected} // mustard(retained)
 	}
 	fulfillReaction := &promiseReaction{
 		capability: resultCapability,
@@ -379,7 +379,7 @@ func (r *Runtime) promiseProto_catch(call FunctionCall) Value {
 }
 
 func (r *Runtime) promiseResolve(c *Object, x Value) *Object {
-	if obj, ok := x.(*Object); ok && isPromiseObject(obj) { // mustard: IsPromise(x) first
+	if obj, ok := x.(*Object); ok && isPromiseObject(obj) { // mustard(spec-fixes): IsPromise(x) first
 		xConstructor := nilSafe(obj.self.getStr("constructor", nil))
 		if xConstructor.SameAs(c) {
 			return obj
@@ -398,32 +398,32 @@ func (r *Runtime) promiseProto_finally(call FunctionCall) Value {
 	if onFinallyFn, ok := assertCallable(onFinally); !ok {
 		thenFinally, catchFinally = onFinally, onFinally
 	} else {
-		holds := func(visit func(Value)) { visit(onFinally); visit(c) }
+		holds := func(visit func(Value)) { visit(onFinally); visit(c) } // mustard(retained)
 		thenFinally = holding(r.newNativeFunc(func(call FunctionCall) Value {
 			value := call.Argument(0)
 			result := onFinallyFn(FunctionCall{})
 			promise := r.promiseResolve(c, result)
-			valueThunk := holding(r.newNativeFunc(func(call FunctionCall) Value {
+			valueThunk := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 				return value
-			}, "", 0), func(visit func(Value)) { visit(value) })
+			}, "", 0), func(visit func(Value)) { visit(value) }) // mustard(retained)
 			return r.invoke(promise, "then", valueThunk)
-		}, "", 1), holds)
+		}, "", 1), holds) // mustard(retained)
 
-		catchFinally = holding(r.newNativeFunc(func(call FunctionCall) Value {
+		catchFinally = holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 			reason := call.Argument(0)
 			result := onFinallyFn(FunctionCall{})
 			promise := r.promiseResolve(c, result)
-			thrower := holding(r.newNativeFunc(func(call FunctionCall) Value {
+			thrower := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 				panic(reason)
-			}, "", 0), func(visit func(Value)) { visit(reason) })
+			}, "", 0), func(visit func(Value)) { visit(reason) }) // mustard(retained)
 			return r.invoke(promise, "then", thrower)
-		}, "", 1), holds)
+		}, "", 1), holds) // mustard(retained)
 	}
 	return r.invoke(promise, "then", thenFinally, catchFinally)
 }
 
 func (pcap *promiseCapability) resolve(result Value) {
-	if pcap.own != nil {
+	if pcap.own != nil { // mustard(call-alloc)
 		pcap.own.resolveOnce(&pcap.already, result)
 		return
 	}
@@ -431,7 +431,7 @@ func (pcap *promiseCapability) resolve(result Value) {
 }
 
 func (pcap *promiseCapability) reject(reason Value) {
-	if pcap.own != nil {
+	if pcap.own != nil { // mustard(call-alloc)
 		pcap.own.rejectOnce(&pcap.already, reason)
 		return
 	}
@@ -440,7 +440,7 @@ func (pcap *promiseCapability) reject(reason Value) {
 
 // resolveFn and rejectFn return the resolving functions as objects, making
 // them (both, sharing the capability's state) the first time.
-func (pcap *promiseCapability) resolveFn() *Object {
+func (pcap *promiseCapability) resolveFn() *Object { // mustard(call-alloc)
 	pcap.materialize()
 	return pcap.resolveObj
 }
@@ -476,11 +476,11 @@ func (r *Runtime) promise_all(call FunctionCall) Value {
 		remainingElementsCount := 1
 		iter.iterate(func(nextValue Value) {
 			index := len(values)
-			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard: what each element makes
+			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard(arrays): what each element makes
 			values = append(values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
-			onFulfilled := holding(r.newNativeFunc(func(call FunctionCall) Value {
+			onFulfilled := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 				if alreadyCalled {
 					return _undefined
 				}
@@ -491,9 +491,9 @@ func (r *Runtime) promise_all(call FunctionCall) Value {
 					pcap.resolve(r.newArrayValues(values))
 				}
 				return _undefined
-			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, values) })
+			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, values) }) // mustard(retained)
 			remainingElementsCount++
-			r.invoke(nextPromise, "then", onFulfilled, pcap.rejectFn())
+			r.invoke(nextPromise, "then", onFulfilled, pcap.rejectFn()) // mustard(call-alloc)
 		})
 		remainingElementsCount--
 		if remainingElementsCount == 0 {
@@ -514,12 +514,12 @@ func (r *Runtime) promise_allSettled(call FunctionCall) Value {
 		remainingElementsCount := 1
 		iter.iterate(func(nextValue Value) {
 			index := len(values)
-			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard: what each element makes
+			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard(arrays): what each element makes
 			values = append(values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
 			reaction := func(status Value, valueKey unistring.String) *Object {
-				return holding(r.newNativeFunc(func(call FunctionCall) Value {
+				return holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 					if alreadyCalled {
 						return _undefined
 					}
@@ -533,7 +533,7 @@ func (r *Runtime) promise_allSettled(call FunctionCall) Value {
 						pcap.resolve(r.newArrayValues(values))
 					}
 					return _undefined
-				}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, values) })
+				}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, values) }) // mustard(retained)
 			}
 			onFulfilled := reaction(asciiString("fulfilled"), "value")
 			onRejected := reaction(asciiString("rejected"), "reason")
@@ -559,11 +559,11 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 		remainingElementsCount := 1
 		iter.iterate(func(nextValue Value) {
 			index := len(errors)
-			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard: what each element makes
+			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard(arrays): what each element makes
 			errors = append(errors, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
 			alreadyCalled := false
-			onRejected := holding(r.newNativeFunc(func(call FunctionCall) Value {
+			onRejected := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
 				if alreadyCalled {
 					return _undefined
 				}
@@ -574,10 +574,10 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 					pcap.reject(r.newAggregateErrorErrors(errors))
 				}
 				return _undefined
-			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, errors) })
+			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, errors) }) // mustard(retained)
 
 			remainingElementsCount++
-			r.invoke(nextPromise, "then", pcap.resolveFn(), onRejected)
+			r.invoke(nextPromise, "then", pcap.resolveFn(), onRejected) // mustard(call-alloc)
 		})
 		remainingElementsCount--
 		if remainingElementsCount == 0 {
@@ -594,12 +594,12 @@ func (r *Runtime) promise_race(call FunctionCall) Value {
 	pcap.try(func() {
 		promiseResolve := r.toCallable(c.self.getStr("resolve", nil))
 		iter := r.getIterator(call.Argument(0), nil)
-		n := int64(0) // mustard: elements seen
+		n := int64(0) // mustard(arrays): elements seen
 		iter.iterate(func(nextValue Value) {
-			r.allocStep(n, promiseElementBytes) // mustard: what each element makes
+			r.allocStep(n, promiseElementBytes) // mustard(arrays): what each element makes
 			n++
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
-			r.invoke(nextPromise, "then", pcap.resolveFn(), pcap.rejectFn())
+			r.invoke(nextPromise, "then", pcap.resolveFn(), pcap.rejectFn()) // mustard(call-alloc)
 		})
 	})
 	return pcap.promise
@@ -646,7 +646,7 @@ func (r *Runtime) createPromise(val *Object) objectImpl {
 func (r *Runtime) getPromisePrototype() *Object {
 	ret := r.global.PromisePrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.PromisePrototype = ret
 		ret.self = r.createPromiseProto(ret)
@@ -657,7 +657,7 @@ func (r *Runtime) getPromisePrototype() *Object {
 func (r *Runtime) getPromise() *Object {
 	ret := r.global.Promise
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Promise = ret
 		ret.self = r.createPromise(ret)

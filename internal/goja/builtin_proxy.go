@@ -364,10 +364,10 @@ func (r *Runtime) builtin_proxy_revocable(call FunctionCall) Value {
 		if target, ok := call.Argument(0).(*Object); ok {
 			if proxyHandler, ok := call.Argument(1).(*Object); ok {
 				proxy := r.newProxyObject(target, proxyHandler, nil)
-				revoke := holding(r.newNativeFunc(func(FunctionCall) Value {
+				revoke := holding(r.newNativeFunc(func(FunctionCall) Value { // mustard(retained)
 					proxy.revoke()
 					return _undefined
-				}, "", 0), func(visit func(Value)) {
+				}, "", 0), func(visit func(Value)) { // mustard(retained)
 					if proxy.val != nil {
 						visit(proxy.val)
 					}
@@ -392,7 +392,7 @@ func (r *Runtime) createProxy(val *Object) objectImpl {
 func (r *Runtime) getProxy() *Object {
 	ret := r.global.Proxy
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Proxy = ret
 		r.createProxy(ret)

@@ -1,7 +1,7 @@
 package goja
 
 func (r *Runtime) builtin_reflect_apply(call FunctionCall) Value {
-	if f := call.Argument(0); !r.mustardIsCallable(f) { // mustard: V8's words (mustard_wording.go)
+	if f := call.Argument(0); !r.mustardIsCallable(f) { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("Function.prototype.apply was called on %s, which is %s and not a function", r.mustardRender(f), mustardTypeOfArticle(f)))
 	}
 	return r.toCallable(call.Argument(0))(FunctionCall{
@@ -31,7 +31,7 @@ func (r *Runtime) builtin_reflect_construct(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_defineProperty(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
+	key := r.propertyKey(call.Argument(1)) // mustard(bignum): a BigInt key's conversion charged
 	desc := r.toPropertyDescriptor(call.Argument(2))
 
 	return r.toBoolean(target.defineOwnProperty(key, desc, false))
@@ -39,14 +39,14 @@ func (r *Runtime) builtin_reflect_defineProperty(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_deleteProperty(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
+	key := r.propertyKey(call.Argument(1)) // mustard(bignum): a BigInt key's conversion charged
 
 	return r.toBoolean(target.delete(key, false))
 }
 
 func (r *Runtime) builtin_reflect_get(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
+	key := r.propertyKey(call.Argument(1)) // mustard(bignum): a BigInt key's conversion charged
 	var receiver Value
 	if len(call.Arguments) > 2 {
 		receiver = call.Arguments[2]
@@ -56,7 +56,7 @@ func (r *Runtime) builtin_reflect_get(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_getOwnPropertyDescriptor(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
+	key := r.propertyKey(call.Argument(1)) // mustard(bignum): a BigInt key's conversion charged
 	return r.valuePropToDescriptorObject(target.getOwnProp(key))
 }
 
@@ -71,7 +71,7 @@ func (r *Runtime) builtin_reflect_getPrototypeOf(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_has(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
-	key := r.propertyKey(call.Argument(1)) // mustard: a BigInt key's conversion charged
+	key := r.propertyKey(call.Argument(1)) // mustard(bignum): a BigInt key's conversion charged
 	return r.toBoolean(target.hasProperty(key))
 }
 
@@ -83,7 +83,7 @@ func (r *Runtime) builtin_reflect_isExtensible(call FunctionCall) Value {
 func (r *Runtime) builtin_reflect_ownKeys(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
 	keys := target.self.keys(true, nil)
-	r.keysRest(selfKeys(target), len(keys)) // mustard: the keys array
+	r.keysRest(selfKeys(target), len(keys)) // mustard(arrays): the keys array
 	return r.newArrayValues(keys)
 }
 
@@ -137,7 +137,7 @@ func (r *Runtime) createReflect(val *Object) objectImpl {
 func (r *Runtime) getReflect() *Object {
 	ret := r.global.Reflect
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Reflect = ret
 		ret.self = r.createReflect(ret)

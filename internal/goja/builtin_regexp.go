@@ -1,8 +1,10 @@
 package goja
 
 import (
+	// mustard(regexp-linear): "errors" no longer imported (the engine is chosen in mustard_regexp.go)
 	"fmt"
 	"regexp"
+	// mustard(regexp-linear): "regexp/syntax" no longer imported
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -180,10 +182,10 @@ func escapeInvalidUtf16(s String) string {
 }
 
 func compileRegexpFromValueString(patternStr String, flags string, charge func(insts, extraInsts, extraWork int64)) (*regexpPattern, error) {
-	return compileRegexp(escapeInvalidUtf16(patternStr), flags, charge) // mustard: charge
+	return compileRegexp(escapeInvalidUtf16(patternStr), flags, charge) // mustard(regexp-syntax): charge
 }
 
-// mustard: charge, if not nil, is told the size of the RE2 program before
+// mustard(regexp-syntax): charge, if not nil, is told the size of the RE2 program before
 // it is built (mustard_regexp.go, chargeProgram), and what rewriting the
 // pattern's property escapes added. Errors are V8's
 // (mustard_regexp_errors.go).
@@ -194,7 +196,7 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 
 	if flags != "" {
 		invalidFlags := func() {
-			err = &regexpFlagsError{flags: flags} // mustard
+			err = &regexpFlagsError{flags: flags} // mustard(regexp-syntax)
 		}
 		for _, chr := range flags {
 			switch chr {
@@ -231,7 +233,7 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 			case 'u':
 				if unicode {
 					invalidFlags()
-					return
+					return // mustard(regexp-syntax)
 				}
 				unicode = true
 			default:
@@ -241,7 +243,7 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 		}
 	}
 
-	// mustard: the pattern's syntax, checked as V8 does, with V8's errors;
+	// mustard(regexp-syntax): the pattern's syntax, checked as V8 does, with V8's errors;
 	// its property escapes rewritten for both engines.
 	if reason := parser.CheckRegExp(patternStr, unicode); reason != "" {
 		return nil, &regexpSyntaxError{source: patternStr, flags: canonicalRegexpFlags(global, ignoreCase, multiline, dotAll, unicode, sticky), reason: reason}
@@ -253,7 +255,7 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 			charge(0, int64(grown/expandedBytesPerInst), expandedWork(grown, folded, ignoreCase))
 		}
 	}
-	source := patternStr // mustard: for the error of a pattern neither engine takes
+	source := patternStr // mustard(regexp-syntax): for the error of a pattern neither engine takes
 	if unicode {
 		patternStr = convertRegexpToUnicode(patternStr)
 	} else {
@@ -261,8 +263,8 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 	}
 
 	re2Str, err := parser.TransformRegExp(patternStr, dotAll, unicode)
-	var linear *linearSource // mustard
-	re2Body := re2Str        // mustard
+	var linear *linearSource // mustard(regexp-linear)
+	re2Body := re2Str        // mustard(regexp-linear)
 	if err == nil {
 		re2flags := ""
 		if multiline {
@@ -278,22 +280,23 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 			re2Str = fmt.Sprintf("(?%s:%s)", re2flags, re2Str)
 		}
 
-		if charge != nil && strings.Contains(re2Str, "{") { // mustard: see chargeProgram
+		if charge != nil && strings.Contains(re2Str, "{") { // mustard(regexp-linear): see chargeProgram
 			charge(parser.RegexpInsts(re2Str), 0, 0)
 		}
-		// mustard: a pattern RE2 does not take (a repeat count past 1,000,
+		// mustard(regexp-linear): a pattern RE2 does not take (a repeat count past 1,000,
 		// ...) runs on regexp2; its syntax was checked above.
 		if pattern, err1 := regexp.Compile(re2Str); err1 == nil {
 			wrapper = (*regexpWrapper)(pattern)
-			linear = &linearSource{re2: re2Body, flags: re2flags} // mustard: mustard_regexp.go
+			linear = &linearSource{re2: re2Body, flags: re2flags} // mustard(regexp-linear): mustard_regexp.go
 		}
+		// mustard(regexp-linear): the engine is chosen in mustard_regexp.go (linearSource)
 	}
-	err = nil // mustard: the translation's errors are the check's, made above
+	err = nil // mustard(strings): the translation's errors are the check's, made above
 
 	if wrapper == nil {
 		wrapper2, err = compileRegexp2(patternStr, multiline, dotAll, ignoreCase, unicode)
 		if err != nil {
-			err = regexp2SyntaxError(source, canonicalRegexpFlags(global, ignoreCase, multiline, dotAll, unicode, sticky), err) // mustard
+			err = regexp2SyntaxError(source, canonicalRegexpFlags(global, ignoreCase, multiline, dotAll, unicode, sticky), err) // mustard(regexp-syntax)
 			return
 		}
 	}
@@ -302,7 +305,7 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 		src:            patternStr,
 		regexpWrapper:  wrapper,
 		regexp2Wrapper: wrapper2,
-		linear:         linear, // mustard
+		linear:         linear, // mustard(regexp-linear)
 		global:         global,
 		ignoreCase:     ignoreCase,
 		multiline:      multiline,
@@ -314,7 +317,7 @@ func compileRegexp(patternStr, flags string, charge func(insts, extraInsts, extr
 }
 
 func (r *Runtime) _newRegExp(patternStr String, flags string, proto *Object) *regexpObject {
-	r.compiling(patternStr.Length() + len(flags)) // mustard, and the program's size (chargeProgram)
+	r.compiling(patternStr.Length() + len(flags)) // mustard(regexp-linear), and the program's size (chargeProgram)
 	pattern, err := compileRegexpFromValueString(patternStr, flags, r.chargeProgram(patternStr.Length()))
 	if err != nil {
 		panic(r.newSyntaxError(err.Error()))
@@ -342,14 +345,14 @@ func (r *Runtime) newRegExp(patternVal, flagsVal Value, proto *Object) *regexpOb
 				if flagsVal == nil || flagsVal == _undefined {
 					return rx.clone()
 				} else {
-					return r._newRegExp(rx.source, r.stringOf(flagsVal).String(), proto) // mustard: a BigInt's conversion charged
+					return r._newRegExp(rx.source, r.stringOf(flagsVal).String(), proto) // mustard(bignum): a BigInt's conversion charged
 				}
 			} else {
 				pattern = nilSafe(obj.self.getStr("source", nil)).toString()
 				if flagsVal == nil || flagsVal == _undefined {
 					flags = nilSafe(obj.self.getStr("flags", nil)).toString().String()
 				} else {
-					flags = r.stringOf(flagsVal).String() // mustard: a BigInt's conversion charged
+					flags = r.stringOf(flagsVal).String() // mustard(bignum): a BigInt's conversion charged
 				}
 				goto exit
 			}
@@ -357,10 +360,10 @@ func (r *Runtime) newRegExp(patternVal, flagsVal Value, proto *Object) *regexpOb
 	}
 
 	if patternVal != nil && patternVal != _undefined {
-		pattern = r.stringOf(patternVal) // mustard: a BigInt's conversion charged
+		pattern = r.stringOf(patternVal) // mustard(strings): a BigInt's conversion charged
 	}
 	if flagsVal != nil && flagsVal != _undefined {
-		flags = r.stringOf(flagsVal).String() // mustard: a BigInt's conversion charged
+		flags = r.stringOf(flagsVal).String() // mustard(bignum): a BigInt's conversion charged
 	}
 
 	if pattern == nil {
@@ -406,14 +409,14 @@ func (r *Runtime) regexpproto_compile(call FunctionCall) Value {
 			}
 		}
 		if patternVal != _undefined {
-			source = r.stringOf(patternVal) // mustard: a BigInt's conversion charged
+			source = r.stringOf(patternVal) // mustard(bignum): a BigInt's conversion charged
 		} else {
 			source = stringEmpty
 		}
 		if flagsVal != _undefined {
-			flags = r.stringOf(flagsVal).String() // mustard: a BigInt's conversion charged
+			flags = r.stringOf(flagsVal).String() // mustard(bignum): a BigInt's conversion charged
 		}
-		r.compiling(source.Length() + len(flags)) // mustard, and the program's size (chargeProgram)
+		r.compiling(source.Length() + len(flags)) // mustard(regexp-linear), and the program's size (chargeProgram)
 		pattern, err = compileRegexpFromValueString(source, flags, r.chargeProgram(source.Length()))
 		if err != nil {
 			panic(r.newSyntaxError(err.Error()))
@@ -430,7 +433,7 @@ func (r *Runtime) regexpproto_compile(call FunctionCall) Value {
 
 func (r *Runtime) regexpproto_exec(call FunctionCall) Value {
 	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
-		return this.exec(r.stringOf(call.Argument(0))) // mustard: a BigInt's conversion charged
+		return this.exec(r.stringOf(call.Argument(0))) // mustard(bignum): a BigInt's conversion charged
 	} else {
 		r.typeErrorResult(true, "Method RegExp.prototype.exec called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This}))
 		return nil
@@ -439,7 +442,7 @@ func (r *Runtime) regexpproto_exec(call FunctionCall) Value {
 
 func (r *Runtime) regexpproto_test(call FunctionCall) Value {
 	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
-		if this.test(r.stringOf(call.Argument(0))) { // mustard: a BigInt's conversion charged
+		if this.test(r.stringOf(call.Argument(0))) { // mustard(bignum): a BigInt's conversion charged
 			return valueTrue
 		} else {
 			return valueFalse
@@ -480,7 +483,7 @@ func (r *Runtime) regexpproto_toString(call FunctionCall) Value {
 	}
 	pattern := nilSafe(obj.self.getStr("source", nil)).toString()
 	flags := nilSafe(obj.self.getStr("flags", nil)).toString()
-	r.produce(addBytes(stringBytes(pattern), stringBytes(flags))) // mustard
+	r.produce(addBytes(stringBytes(pattern), stringBytes(flags))) // mustard(strings)
 	var sb StringBuilder
 	sb.WriteRune('/')
 	sb.WriteString(pattern)
@@ -494,7 +497,7 @@ func (r *regexpObject) writeEscapedSource(sb *StringBuilder) bool {
 		sb.WriteString(asciiString("(?:)"))
 		return true
 	}
-	r.val.runtime.transform(int64(r.source.Length()), isASCIIKind(r.source)) // mustard
+	r.val.runtime.transform(int64(r.source.Length()), isASCIIKind(r.source)) // mustard(strings)
 	pos := 0
 	lastPos := 0
 	rd := &lenientUtf16Decoder{utf16Reader: r.source.utf16Reader()}
@@ -742,14 +745,14 @@ func (r *Runtime) getGlobalRegexpMatches(rxObj *Object, s String, fullUnicode bo
 func (r *Runtime) regexpproto_stdMatcherGeneric(rxObj *Object, s String) Value {
 	rx := rxObj.self
 	flags := nilSafe(rx.getStr("flags", nil)).String()
-	r.work(len(flags)) // mustard: the guest's string
+	r.work(len(flags)) // mustard(strings): the guest's string
 	global := strings.ContainsRune(flags, 'g')
 	if global {
 		a := r.getGlobalRegexpMatches(rxObj, s, strings.ContainsRune(flags, 'u'))
 		if len(a) == 0 {
 			return _null
 		}
-		r.alloc(mulBytes(int64(len(a)), valueBytes)) // mustard
+		r.alloc(mulBytes(int64(len(a)), valueBytes)) // mustard(meter)
 		ar := make([]Value, 0, len(a))
 		for _, result := range a {
 			obj := r.toObject(result)
@@ -786,22 +789,22 @@ func (r *Runtime) checkStdRegexp(rxObj *Object) *regexpObject {
 
 func (r *Runtime) regexpproto_stdMatcher(call FunctionCall) Value {
 	thisObj := r.toObject(call.This)
-	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	rx := r.checkStdRegexp(thisObj)
 	if rx == nil {
 		return r.regexpproto_stdMatcherGeneric(thisObj, s)
 	}
 	if rx.pattern.global {
 		rx.setOwnStr("lastIndex", intToValue(0), true)
-		results := rx.pattern.findAllSubmatchIndex(r, s, 0, -1, rx.pattern.sticky)
+		results := rx.pattern.findAllSubmatchIndex(r, s, 0, -1, rx.pattern.sticky) // mustard(regexp-linear)
 		if len(results) == 0 {
 			return _null
 		}
-		r.alloc(mulBytes(int64(len(results)), 2*valueBytes)) // mustard: a slot and a string a match
+		r.alloc(mulBytes(int64(len(results)), 2*valueBytes)) // mustard(strings): a slot and a string a match
 		a := make([]Value, 0, len(results))
 		for i, result := range results {
-			r.poll(i)                                                         // mustard
-			r.produce(substringBytes(s, result.indexes[1]-result.indexes[0])) // mustard
+			r.poll(i)                                                         // mustard(strings)
+			r.produce(substringBytes(s, result.indexes[1]-result.indexes[0])) // mustard(strings)
 			a = append(a, s.Substring(result.indexes[0], result.indexes[1]))
 		}
 		return r.newArrayValues(a)
@@ -837,13 +840,13 @@ func (r *Runtime) regexpproto_stdSearchGeneric(rxObj *Object, arg String) Value 
 
 func (r *Runtime) regexpproto_stdMatcherAll(call FunctionCall) Value {
 	thisObj := r.toObject(call.This)
-	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	flags := nilSafe(thisObj.self.getStr("flags", nil)).toString()
 	c := r.speciesConstructorObj(call.This.(*Object), r.getRegExp())
 	matcher := r.toConstructor(c)([]Value{call.This, flags}, nil)
 	matcher.self.setOwnStr("lastIndex", valueInt(toLength(thisObj.self.getStr("lastIndex", nil))), true)
 	flagsStr := flags.String()
-	r.work(len(flagsStr)) // mustard: the guest's string
+	r.work(len(flagsStr)) // mustard(strings): the guest's string
 	global := strings.Contains(flagsStr, "g")
 	fullUnicode := strings.Contains(flagsStr, "u")
 	return r.createRegExpStringIterator(matcher, s, global, fullUnicode)
@@ -914,7 +917,7 @@ func (ri *regExpStringIterObject) next() (v Value) {
 
 func (r *Runtime) regexpproto_stdSearch(call FunctionCall) Value {
 	thisObj := r.toObject(call.This)
-	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	rx := r.checkStdRegexp(thisObj)
 	if rx == nil {
 		return r.regexpproto_stdSearchGeneric(thisObj, s)
@@ -966,7 +969,7 @@ func (r *Runtime) regexpproto_stdSplitterGeneric(splitter *Object, s String, lim
 			if e == int64(p) {
 				q = advanceStringIndex(s, q, unicodeMatching)
 			} else {
-				r.alloc(addBytes(2*valueBytes, substringBytes(s, q-p))) // mustard
+				r.alloc(addBytes(2*valueBytes, substringBytes(s, q-p))) // mustard(strings)
 				a = append(a, s.Substring(p, q))
 				if int64(len(a)) == lim {
 					return r.newArrayValues(a)
@@ -978,7 +981,7 @@ func (r *Runtime) regexpproto_stdSplitterGeneric(splitter *Object, s String, lim
 				}
 				numberOfCaptures := max(toLength(z.self.getStr("length", nil))-1, 0)
 				for i := int64(1); i <= numberOfCaptures; i++ {
-					r.alloc(valueBytes) // mustard: the guest's length
+					r.alloc(valueBytes) // mustard(strings): the guest's length
 					a = append(a, nilSafe(z.self.getIdx(valueInt(i), nil)))
 					if int64(len(a)) == lim {
 						return r.newArrayValues(a)
@@ -988,7 +991,7 @@ func (r *Runtime) regexpproto_stdSplitterGeneric(splitter *Object, s String, lim
 			}
 		}
 	}
-	r.alloc(addBytes(2*valueBytes, substringBytes(s, size-p))) // mustard
+	r.alloc(addBytes(2*valueBytes, substringBytes(s, size-p))) // mustard(strings)
 	a = append(a, s.Substring(p, size))
 	return r.newArrayValues(a)
 }
@@ -1031,7 +1034,7 @@ func advanceStringIndex64(s String, pos int64, unicode bool) int64 {
 
 func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	rxObj := r.toObject(call.This)
-	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	limitValue := call.Argument(1)
 	var splitter *Object
 	search := r.checkStdRegexp(rxObj)
@@ -1039,7 +1042,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	if search == nil || c != r.global.RegExp {
 		flags := nilSafe(rxObj.self.getStr("flags", nil)).toString()
 		flagsStr := flags.String()
-		r.work(len(flagsStr)) // mustard: the guest's string
+		r.work(len(flagsStr)) // mustard(strings): the guest's string
 
 		// Add 'y' flag if missing
 		if !strings.Contains(flagsStr, "y") {
@@ -1067,7 +1070,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	lastIndex := 0
 	found := 0
 
-	results := pattern.findAllSubmatchIndex(r, s, 0, -1, false)
+	results := pattern.findAllSubmatchIndex(r, s, 0, -1, false) // mustard(regexp-linear)
 	if targetLength == 0 {
 		if len(results) == 0 {
 			valueArray = append(valueArray, s)
@@ -1076,7 +1079,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	}
 
 	for i, result := range results {
-		r.poll(i) // mustard
+		r.poll(i) // mustard(regexp-syntax)
 		if result.indexes[0] == result.indexes[1] {
 			// FIXME Ugh, this is a hack
 			if result.indexes[0] == 0 || result.indexes[0] == targetLength {
@@ -1084,9 +1087,9 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 			}
 		}
 
-		r.alloc(valueBytes * len(result.indexes)) // mustard: a slot and a string a capture
+		r.alloc(valueBytes * len(result.indexes)) // mustard(meter): a slot and a string a capture
 		if lastIndex != result.indexes[0] {
-			r.produce(substringBytes(s, result.indexes[0]-lastIndex)) // mustard
+			r.produce(substringBytes(s, result.indexes[0]-lastIndex)) // mustard(regexp-linear)
 			valueArray = append(valueArray, s.Substring(lastIndex, result.indexes[0]))
 			found++
 		} else if lastIndex == result.indexes[0] {
@@ -1106,7 +1109,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 			offset := index * 2
 			var value Value
 			if result.indexes[offset] != -1 {
-				r.produce(substringBytes(s, result.indexes[offset+1]-result.indexes[offset])) // mustard
+				r.produce(substringBytes(s, result.indexes[offset+1]-result.indexes[offset])) // mustard(strings)
 				value = s.Substring(result.indexes[offset], result.indexes[offset+1])
 			} else {
 				value = _undefined
@@ -1121,7 +1124,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 
 	if found != limit {
 		if lastIndex != targetLength {
-			r.produce(substringBytes(s, targetLength-lastIndex)) // mustard
+			r.produce(substringBytes(s, targetLength-lastIndex)) // mustard(regexp-linear)
 			valueArray = append(valueArray, s.Substring(lastIndex, targetLength))
 		} else {
 			valueArray = append(valueArray, stringEmpty)
@@ -1135,7 +1138,7 @@ RETURN:
 func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr String, rcall func(FunctionCall) Value) Value {
 	var results []Value
 	flags := nilSafe(rxObj.self.getStr("flags", nil)).String()
-	r.work(len(flags)) // mustard: the guest's string
+	r.work(len(flags)) // mustard(strings): the guest's string
 	isGlobal := strings.ContainsRune(flags, 'g')
 	isUnicode := strings.ContainsRune(flags, 'u')
 	if isGlobal {
@@ -1181,7 +1184,7 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 				Arguments: captures,
 			}).toString()
 			if position >= nextSourcePosition {
-				r.produce(addBytes(unitBytes(int64(position-nextSourcePosition), isASCIIKind(s)), stringBytes(replacement))) // mustard
+				r.produce(addBytes(unitBytes(int64(position-nextSourcePosition), isASCIIKind(s)), stringBytes(replacement))) // mustard(strings)
 				resultBuf.WriteString(s.Substring(nextSourcePosition, position))
 				resultBuf.WriteString(replacement)
 				nextSourcePosition = position + matchLength
@@ -1192,9 +1195,9 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 				namedCaptures = c.ToObject(r)
 			}
 			if position >= nextSourcePosition {
-				r.produce(unitBytes(int64(position-nextSourcePosition), isASCIIKind(s))) // mustard
+				r.produce(unitBytes(int64(position-nextSourcePosition), isASCIIKind(s))) // mustard(strings)
 				resultBuf.WriteString(s.Substring(nextSourcePosition, position))
-				r.writeSubstitution(s, position, len(captures), func(idx int) String {
+				r.writeSubstitution(s, position, len(captures), func(idx int) String { // mustard(strings)
 					capture := captures[idx]
 					if capture != _undefined {
 						return capture.toString()
@@ -1215,19 +1218,19 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 		}
 	}
 	if nextSourcePosition < lengthS {
-		r.produce(unitBytes(int64(lengthS-nextSourcePosition), isASCIIKind(s))) // mustard
+		r.produce(unitBytes(int64(lengthS-nextSourcePosition), isASCIIKind(s))) // mustard(strings)
 		resultBuf.WriteString(s.Substring(nextSourcePosition, lengthS))
 	}
 	return resultBuf.String()
 }
 
-func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, getCapture func(int) String, getNamedCapture func(String) String, replaceStr String, buf *StringBuilder) {
+func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, getCapture func(int) String, getNamedCapture func(String) String, replaceStr String, buf *StringBuilder) { // mustard(strings)
 	l := s.Length()
 	rl := replaceStr.Length()
 	matched := getCapture(0)
 	tailPos := position + matched.Length()
-	r.work(rl)                            // mustard: a unit a character of the template
-	r.allocBytes(stringBytes(replaceStr)) // mustard: its literal part, at most
+	r.work(rl)                            // mustard(strings): a unit a character of the template
+	r.allocBytes(stringBytes(replaceStr)) // mustard(strings): its literal part, at most
 
 	for i := 0; i < rl; i++ {
 		c := replaceStr.CharAt(i)
@@ -1237,15 +1240,15 @@ func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, get
 			case '$':
 				buf.WriteRune('$')
 			case '`':
-				r.produce(unitBytes(int64(position), isASCIIKind(s))) // mustard
+				r.produce(unitBytes(int64(position), isASCIIKind(s))) // mustard(strings)
 				buf.WriteString(s.Substring(0, position))
 			case '\'':
 				if tailPos < l {
-					r.produce(unitBytes(int64(l-tailPos), isASCIIKind(s))) // mustard
+					r.produce(unitBytes(int64(l-tailPos), isASCIIKind(s))) // mustard(strings)
 					buf.WriteString(s.Substring(tailPos, l))
 				}
 			case '&':
-				r.produce(stringBytes(matched)) // mustard
+				r.produce(stringBytes(matched)) // mustard(regexp-linear)
 				buf.WriteString(matched)
 			case '<':
 				var ref String
@@ -1260,7 +1263,7 @@ func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, get
 				if ref != nil {
 					capture := getNamedCapture(ref)
 					if capture != nil {
-						r.produce(stringBytes(capture)) // mustard
+						r.produce(stringBytes(capture)) // mustard(strings)
 						buf.WriteString(capture)
 						i = j
 						continue
@@ -1287,7 +1290,7 @@ func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, get
 				}
 				if index > 0 {
 					capture := getCapture(index)
-					r.produce(stringBytes(capture)) // mustard
+					r.produce(stringBytes(capture)) // mustard(strings)
 					buf.WriteString(capture)
 					i = j - 1
 					continue
@@ -1305,7 +1308,7 @@ func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, get
 
 func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 	rxObj := r.toObject(call.This)
-	s := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	replaceStr, rcall := getReplaceValue(call.Argument(1))
 
 	rx := r.checkStdRegexp(rxObj)
@@ -1320,7 +1323,7 @@ func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 	} else {
 		index = rx.getLastIndex()
 	}
-	found := rx.pattern.findAllSubmatchIndex(r, s, toIntStrict(index), find, rx.pattern.sticky)
+	found := rx.pattern.findAllSubmatchIndex(r, s, toIntStrict(index), find, rx.pattern.sticky) // mustard(regexp-linear)
 	if rx.pattern.global || rx.pattern.sticky {
 		var newLastIndex int64
 		if !rx.pattern.global && len(found) > 0 {
@@ -1351,7 +1354,7 @@ func (r *Runtime) createRegExpStringIteratorPrototype(val *Object) objectImpl {
 func (r *Runtime) getRegExpStringIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.RegExpStringIteratorPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.RegExpStringIteratorPrototype = o
 		o.self = r.createRegExpStringIteratorPrototype(o)
@@ -1362,7 +1365,7 @@ func (r *Runtime) getRegExpStringIteratorPrototype() *Object {
 func (r *Runtime) getRegExp() *Object {
 	ret := r.global.RegExp
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.RegExp = ret
 		proto := r.getRegExpPrototype()
@@ -1377,7 +1380,7 @@ func (r *Runtime) getRegExp() *Object {
 func (r *Runtime) getRegExpPrototype() *Object {
 	ret := r.global.RegExpPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o := r.newGuardedObject(r.global.ObjectPrototype, classObject)
 		ret = o.val
 		r.global.RegExpPrototype = ret

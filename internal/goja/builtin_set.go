@@ -43,7 +43,7 @@ func (o *setIterObject) next() Value {
 func (so *setObject) init() {
 	so.baseObject.init()
 	so.m = newOrderedMap(so.val.runtime.getHash())
-	so.m.r = so.val.runtime // mustard: report the growth
+	so.m.r = so.val.runtime // mustard(arrays): report the growth
 }
 
 func (so *setObject) exportType() reflect.Type {
@@ -127,11 +127,11 @@ func (r *Runtime) newSetObject() *setObject {
 }
 
 func (r *Runtime) setProto_add(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.add") // mustard: V8's words (mustard_wording.go)
+	r.chargeKey(call.Argument(0))                                // mustard(hops): mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.add") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.add called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.add called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 
 	so.m.set(call.Argument(0), nil)
@@ -139,94 +139,94 @@ func (r *Runtime) setProto_add(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_clear(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.clear") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.clear") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.clear called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.clear called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 
-	r.clearWork(so.m) // mustard: mustard_arrays.go
+	r.clearWork(so.m) // mustard(sweep-charges): mustard_arrays.go
 	so.m.clear()
 	return _undefined
 }
 
 func (r *Runtime) setProto_delete(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0))                                   // mustard: mustard_hops.go
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.delete") // mustard: V8's words (mustard_wording.go)
+	r.chargeKey(call.Argument(0))                                   // mustard(hops): mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.delete") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 
 	return r.toBoolean(so.m.remove(call.Argument(0)))
 }
 
 func (r *Runtime) setProto_entries(call FunctionCall) Value {
-	if _, ok := r.mustardReceiver(call.This, "Set.prototype.entries").self.(*setObject); !ok { // mustard: V8's words (mustard_wording.go)
+	if _, ok := r.mustardReceiver(call.This, "Set.prototype.entries").self.(*setObject); !ok { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("Method Set.prototype.entries called on incompatible receiver %s", r.mustardRender(call.This)))
 	}
 	return r.createSetIterator(call.This, iterationKindKeyValue)
 }
 
 func (r *Runtime) setProto_forEach(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.forEach") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.forEach") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.forEach called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.forEach called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
-	if !r.mustardIsCallable(call.Argument(0)) { // mustard: V8's words (mustard_wording.go)
+	if !r.mustardIsCallable(call.Argument(0)) { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("%s is not a function", mustardTypeOfRender(call.Argument(0))))
 	}
 	callbackFn, ok := r.toObject(call.Argument(0)).self.assertCallable()
 	if ok {
-		callbackFn = r.chargedCallback(call.Argument(0), callbackFn) // mustard: a native callback's calls charged
+		callbackFn = r.chargedCallback(call.Argument(0), callbackFn) // mustard(sweep-charges): a native callback's calls charged
 	}
 	if !ok {
 		panic(r.NewTypeError("object is not a function %s"))
 	}
 	t := call.Argument(1)
 	iter := so.m.newIter()
-	i := 0 // mustard: entries visited
+	i := 0 // mustard(arrays): entries visited
 	for {
 		entry := iter.next()
 		if entry == nil {
 			break
 		}
-		r.tick(i) // mustard
+		r.tick(i) // mustard(arrays)
 		i++
 		callbackFn(FunctionCall{This: t, Arguments: []Value{entry.key, entry.key, thisObj}})
 	}
-	r.workRest(i) // mustard
+	r.workRest(i) // mustard(arrays)
 
 	return _undefined
 }
 
 func (r *Runtime) setProto_has(call FunctionCall) Value {
-	r.chargeKey(call.Argument(0))                                // mustard: mustard_hops.go
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.has") // mustard: V8's words (mustard_wording.go)
+	r.chargeKey(call.Argument(0))                                // mustard(hops): mustard_hops.go
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.has") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 
 	return r.toBoolean(so.m.has(call.Argument(0)))
 }
 
 func (r *Runtime) setProto_getSize(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "get Set.prototype.size") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "get Set.prototype.size") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method get Set.prototype.size called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method get Set.prototype.size called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 
 	return intToValue(int64(so.m.size))
 }
 
 func (r *Runtime) setProto_difference(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.difference") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.difference") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.difference called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.difference called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 	result := r.newSetObject()
@@ -238,12 +238,12 @@ func (r *Runtime) setProto_difference(call FunctionCall) Value {
 		if otherRecord.isStd() {
 			otherSet := otherRecord.stdObj
 			iter := so.m.newIter()
-			for i := 0; ; i++ {
+			for i := 0; ; i++ { // mustard(arrays)
 				entry := iter.next()
 				if entry == nil {
 					break
 				}
-				r.workStep(int64(i), int64(so.m.size)) // mustard
+				r.workStep(int64(i), int64(so.m.size)) // mustard(arrays)
 				if !otherSet.m.has(entry.key) {
 					result.m.set(entry.key, nil)
 				}
@@ -251,12 +251,12 @@ func (r *Runtime) setProto_difference(call FunctionCall) Value {
 		} else {
 			so.m.copyTo(result.m)
 			iter := so.m.newIter()
-			for i := 0; ; i++ {
+			for i := 0; ; i++ { // mustard(arrays)
 				entry := iter.next()
 				if entry == nil {
 					break
 				}
-				r.workStep(int64(i), int64(so.m.size)) // mustard
+				r.workStep(int64(i), int64(so.m.size)) // mustard(arrays)
 				if otherRecord.has(entry.key) {
 					result.m.remove(entry.key)
 				}
@@ -273,22 +273,22 @@ func (r *Runtime) setProto_difference(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_intersection(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.intersection") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.intersection") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.intersection called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.intersection called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 	result := r.newSetObject()
 
 	if so.m.size <= otherRecord.size {
 		iter := so.m.newIter()
-		for i := 0; ; i++ {
+		for i := 0; ; i++ { // mustard(arrays)
 			entry := iter.next()
 			if entry == nil {
 				break
 			}
-			r.workStep(int64(i), int64(so.m.size)) // mustard
+			r.workStep(int64(i), int64(so.m.size)) // mustard(arrays)
 			if otherRecord.has(entry.key) {
 				result.m.set(entry.key, nil)
 			}
@@ -305,21 +305,21 @@ func (r *Runtime) setProto_intersection(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_isDisjointFrom(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.isDisjointFrom") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.isDisjointFrom") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.isDisjointFrom called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.isDisjointFrom called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 
 	if so.m.size <= otherRecord.size {
 		iter := so.m.newIter()
-		for i := 0; ; i++ {
+		for i := 0; ; i++ { // mustard(arrays)
 			entry := iter.next()
 			if entry == nil {
 				break
 			}
-			r.workStep(int64(i), int64(so.m.size)) // mustard
+			r.workStep(int64(i), int64(so.m.size)) // mustard(arrays)
 			if otherRecord.has(entry.key) {
 				return valueFalse
 			}
@@ -339,10 +339,10 @@ func (r *Runtime) setProto_isDisjointFrom(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_isSubsetOf(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.isSubsetOf") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.isSubsetOf") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.isSubsetOf called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.isSubsetOf called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 
@@ -351,12 +351,12 @@ func (r *Runtime) setProto_isSubsetOf(call FunctionCall) Value {
 	}
 
 	iter := so.m.newIter()
-	for i := 0; ; i++ {
+	for i := 0; ; i++ { // mustard(arrays)
 		entry := iter.next()
 		if entry == nil {
 			break
 		}
-		r.workStep(int64(i), int64(so.m.size)) // mustard
+		r.workStep(int64(i), int64(so.m.size)) // mustard(arrays)
 		if !otherRecord.has(entry.key) {
 			return valueFalse
 		}
@@ -365,10 +365,10 @@ func (r *Runtime) setProto_isSubsetOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_isSupersetOf(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.isSupersetOf") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.isSupersetOf") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.isSupersetOf called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.isSupersetOf called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 
@@ -388,10 +388,10 @@ func (r *Runtime) setProto_isSupersetOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_symmetricDifference(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.symmetricDifference") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.symmetricDifference") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.symmetricDifference called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.symmetricDifference called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 	result := r.newSetObject()
@@ -420,10 +420,10 @@ func (r *Runtime) setProto_symmetricDifference(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_union(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set.prototype.union") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set.prototype.union") // mustard(wording): V8's words (mustard_wording.go)
 	so, ok := thisObj.self.(*setObject)
 	if !ok {
-		panic(r.NewTypeError("Method Set.prototype.union called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method Set.prototype.union called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	otherRecord := r.getSetRecord(call.Argument(0))
 	result := r.newSetObject()
@@ -437,7 +437,7 @@ func (r *Runtime) setProto_union(call FunctionCall) Value {
 }
 
 func (r *Runtime) setProto_values(call FunctionCall) Value {
-	if _, ok := r.mustardReceiver(call.This, "Set.prototype.values").self.(*setObject); !ok { // mustard: V8's words (mustard_wording.go)
+	if _, ok := r.mustardReceiver(call.This, "Set.prototype.values").self.(*setObject); !ok { // mustard(wording): V8's words (mustard_wording.go)
 		panic(r.NewTypeError("Method Set.prototype.values called on incompatible receiver %s", r.mustardRender(call.This)))
 	}
 	return r.createSetIterator(call.This, iterationKindValue)
@@ -457,7 +457,7 @@ func (r *Runtime) builtin_newSet(args []Value, newTarget *Object) *Object {
 			if adder == r.global.setAdder {
 				if stdArr != nil {
 					for i, v := range stdArr.values {
-						r.workStep(int64(i), int64(len(stdArr.values))) // mustard
+						r.workStep(int64(i), int64(len(stdArr.values))) // mustard(arrays)
 						so.m.set(v, nil)
 					}
 				} else {
@@ -472,7 +472,7 @@ func (r *Runtime) builtin_newSet(args []Value, newTarget *Object) *Object {
 				}
 				if stdArr != nil {
 					for i, item := range stdArr.values {
-						r.workStep(int64(i), int64(len(stdArr.values))) // mustard
+						r.workStep(int64(i), int64(len(stdArr.values))) // mustard(arrays)
 						adderFn(FunctionCall{This: o, Arguments: []Value{item}})
 					}
 				} else {
@@ -510,11 +510,11 @@ func (r *Runtime) createSetIterator(setValue Value, kind iterationKind) Value {
 }
 
 func (r *Runtime) setIterProto_next(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "Set Iterator.prototype.next") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "Set Iterator.prototype.next") // mustard(wording): V8's words (mustard_wording.go)
 	if iter, ok := thisObj.self.(*setIterObject); ok {
 		return iter.next()
 	}
-	panic(r.NewTypeError("Method Set Iterator.prototype.next called on incompatible receiver %s", r.mustardRender(thisObj)))
+	panic(r.NewTypeError("Method Set Iterator.prototype.next called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 }
 
 type setRecord struct {
@@ -579,12 +579,12 @@ func (r *Runtime) getSetRecord(value Value) *setRecord {
 			has:    setObj.m.has,
 			iterateKeys: func(f func(Value) bool) {
 				iter := setObj.m.newIter()
-				for i := 0; ; i++ {
+				for i := 0; ; i++ { // mustard(arrays)
 					entry := iter.next()
 					if entry == nil {
 						break
 					}
-					r.workStep(int64(i), int64(setObj.m.size)) // mustard
+					r.workStep(int64(i), int64(setObj.m.size)) // mustard(arrays)
 					if !f(entry.key) {
 						break
 					}
@@ -661,7 +661,7 @@ func (r *Runtime) createSetIterProto(val *Object) objectImpl {
 func (r *Runtime) getSetIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.SetIteratorPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.SetIteratorPrototype = o
 		o.self = r.createSetIterProto(o)
@@ -672,7 +672,7 @@ func (r *Runtime) getSetIteratorPrototype() *Object {
 func (r *Runtime) getSetPrototype() *Object {
 	ret := r.global.SetPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.SetPrototype = ret
 		ret.self = r.createSetProto(ret)
@@ -683,7 +683,7 @@ func (r *Runtime) getSetPrototype() *Object {
 func (r *Runtime) getSet() *Object {
 	ret := r.global.Set
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Set = ret
 		ret.self = r.createSet(ret)

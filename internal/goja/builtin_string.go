@@ -9,6 +9,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
 
+	// mustard(strings): parser is no longer imported here
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
@@ -36,10 +37,10 @@ func toString(arg Value) String {
 func (r *Runtime) builtin_String(call FunctionCall) Value {
 	if len(call.Arguments) > 0 {
 		if _, sym := call.Arguments[0].(*Symbol); !sym {
-			return r.stringOf(call.Arguments[0]) // mustard: a BigInt's conversion charged
+			return r.stringOf(call.Arguments[0]) // mustard(strings): a BigInt's conversion charged
 		}
 		s := toString(call.Arguments[0])
-		r.made(stringBytes(s)) // mustard: a symbol's description copied
+		r.made(stringBytes(s)) // mustard(strings): a symbol's description copied
 		return s
 	} else {
 		return stringEmpty
@@ -65,7 +66,7 @@ func (r *Runtime) _newString(s String, proto *Object) *Object {
 func (r *Runtime) builtin_newString(args []Value, proto *Object) *Object {
 	var s String
 	if len(args) > 0 {
-		s = r.stringOf(args[0]) // mustard: a BigInt's conversion charged
+		s = r.stringOf(args[0]) // mustard(bignum): a BigInt's conversion charged
 	} else {
 		s = stringEmpty
 	}
@@ -106,17 +107,17 @@ func (r *Runtime) stringproto_valueOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_iterator(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	return r.createStringIterator(r.stringOf(call.This)) // mustard: a BigInt's conversion charged
+	return r.createStringIterator(r.stringOf(call.This)) // mustard(bignum): a BigInt's conversion charged
 }
 
 func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
-	r.transform(int64(len(call.Arguments)), true) // mustard: a unit and a byte a code
+	r.transform(int64(len(call.Arguments)), true) // mustard(strings): a unit and a byte a code
 	b := make([]byte, len(call.Arguments))
 	for i, arg := range call.Arguments {
-		r.poll(i) // mustard
+		r.poll(i) // mustard(meter)
 		chr := toUint16(arg)
 		if chr >= utf8.RuneSelf {
-			r.allocBytes(unitBytes(int64(len(call.Arguments)), false)) // mustard: the UTF-16 copy
+			r.allocBytes(unitBytes(int64(len(call.Arguments)), false)) // mustard(strings): the UTF-16 copy
 			bb := make([]uint16, len(call.Arguments)+1)
 			bb[0] = unistring.BOM
 			bb1 := bb[1:]
@@ -126,7 +127,7 @@ func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
 			bb1[i] = chr
 			i++
 			for j, arg := range call.Arguments[i:] {
-				r.poll(j) // mustard
+				r.poll(j) // mustard(meter)
 				bb1[i+j] = toUint16(arg)
 			}
 			return unicodeString(bb)
@@ -138,10 +139,10 @@ func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
 }
 
 func (r *Runtime) string_fromcodepoint(call FunctionCall) Value {
-	r.transform(int64(len(call.Arguments)), false) // mustard: a code point is one unit or two
+	r.transform(int64(len(call.Arguments)), false) // mustard(strings): a code point is one unit or two
 	var sb StringBuilder
 	for i, arg := range call.Arguments {
-		r.poll(i) // mustard
+		r.poll(i) // mustard(strings)
 		num := arg.ToNumber()
 		var c rune
 		if numInt, ok := num.(valueInt); ok {
@@ -168,17 +169,17 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 	nextIndex := int64(0)
 	numberOfSubstitutions := int64(len(call.Arguments) - 1)
 	for {
-		r.tick(int(nextIndex)) // mustard: raw.length is the guest's
-		// mustard: a BigInt's conversion charged (stringOf), here and below
+		r.tick(int(nextIndex)) // mustard(strings): raw.length is the guest's
+		// mustard(strings): a BigInt's conversion charged (stringOf), here and below
 		nextSeg := r.stringOf(nilSafe(raw.self.getIdx(valueInt(nextIndex), nil)))
-		r.produce(stringBytes(nextSeg)) // mustard
+		r.produce(stringBytes(nextSeg)) // mustard(strings)
 		stringElements.WriteString(nextSeg)
 		if nextIndex+1 == literalSegments {
 			return stringElements.String()
 		}
 		if nextIndex < numberOfSubstitutions {
 			sub := r.stringOf(nilSafe(call.Arguments[nextIndex+1]))
-			r.produce(stringBytes(sub)) // mustard
+			r.produce(stringBytes(sub)) // mustard(bignum)
 			stringElements.WriteString(sub)
 		}
 		nextIndex++
@@ -187,8 +188,8 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_at(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This)                    // mustard: a BigInt's conversion charged
-	pos := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	s := r.stringOf(call.This)                    // mustard(sweep-charges): a BigInt's conversion charged
+	pos := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	length := int64(s.Length())
 	if pos < 0 {
 		pos = length + pos
@@ -201,8 +202,8 @@ func (r *Runtime) stringproto_at(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This)                    // mustard: a BigInt's conversion charged
-	pos := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	s := r.stringOf(call.This)                    // mustard(sweep-charges): a BigInt's conversion charged
+	pos := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	if pos < 0 || pos >= int64(s.Length()) {
 		return stringEmpty
 	}
@@ -211,8 +212,8 @@ func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This)                    // mustard: a BigInt's conversion charged
-	pos := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	s := r.stringOf(call.This)                    // mustard(sweep-charges): a BigInt's conversion charged
+	pos := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	if pos < 0 || pos >= int64(s.Length()) {
 		return _NaN
 	}
@@ -221,8 +222,8 @@ func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This)                  // mustard: a BigInt's conversion charged
-	p := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	s := r.stringOf(call.This)                  // mustard(sweep-charges): a BigInt's conversion charged
+	p := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	size := s.Length()
 	if p < 0 || p >= int64(size) {
 		return _undefined
@@ -244,7 +245,7 @@ func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	strs := make([]String, len(call.Arguments)+1)
-	a, u := devirtualizeString(r.stringOf(call.This)) // mustard: a BigInt's conversion charged
+	a, u := devirtualizeString(r.stringOf(call.This)) // mustard(bignum): a BigInt's conversion charged
 	allAscii := true
 	totalLen := 0
 	if u == nil {
@@ -256,8 +257,8 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 		allAscii = false
 	}
 	for i, arg := range call.Arguments {
-		r.poll(i)                                   // mustard
-		a, u := devirtualizeString(r.stringOf(arg)) // mustard: a BigInt's conversion charged
+		r.poll(i)                                   // mustard(bignum)
+		a, u := devirtualizeString(r.stringOf(arg)) // mustard(bignum): a BigInt's conversion charged
 		if u != nil {
 			allAscii = false
 			totalLen += u.Length()
@@ -268,7 +269,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 		}
 	}
 
-	r.produce(unitBytes(int64(totalLen), allAscii)) // mustard
+	r.produce(unitBytes(int64(totalLen), allAscii)) // mustard(strings)
 	if allAscii {
 		var buf strings.Builder
 		buf.Grow(totalLen)
@@ -298,12 +299,12 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.endsWith must not be a regular expression"))
 	}
-	searchStr := r.stringOf(searchString) // mustard: a BigInt's conversion charged
+	searchStr := r.stringOf(searchString) // mustard(bignum): a BigInt's conversion charged
 	l := int64(s.Length())
 	var pos int64
 	if posArg := call.Argument(1); posArg != _undefined {
@@ -318,24 +319,24 @@ func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 		return valueFalse
 	}
 	for i := 0; i < searchLength; i++ {
-		r.poll(i) // mustard
+		r.poll(i) // mustard(meter)
 		if s.CharAt(start+i) != searchStr.CharAt(i) {
-			r.searched(0, i) // mustard
+			r.searched(0, i) // mustard(strings)
 			return valueFalse
 		}
 	}
-	r.searched(0, searchLength) // mustard
+	r.searched(0, searchLength) // mustard(strings)
 	return valueTrue
 }
 
 func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.includes must not be a regular expression"))
 	}
-	searchStr := r.stringOf(searchString) // mustard: a BigInt's conversion charged
+	searchStr := r.stringOf(searchString) // mustard(bignum): a BigInt's conversion charged
 	var pos int64
 	if posArg := call.Argument(1); posArg != _undefined {
 		pos = posArg.ToInteger()
@@ -344,7 +345,7 @@ func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 	}
 	start := toIntStrict(min(max(pos, 0), int64(s.Length())))
 	idx := s.index(searchStr, start)
-	r.searched(start, foundEnd(idx, searchStr.Length(), s.Length())) // mustard
+	r.searched(start, foundEnd(idx, searchStr.Length(), s.Length())) // mustard(strings)
 	if idx != -1 {
 		return valueTrue
 	}
@@ -353,9 +354,9 @@ func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := r.stringOf(call.This)                           // mustard: a BigInt's conversion charged
-	target := r.stringOf(call.Argument(0))                   // mustard: a BigInt's conversion charged
-	pos := r.numArg(call.Argument(1)).ToNumber().ToInteger() // mustard: a long string argument's conversion charged
+	value := r.stringOf(call.This)                           // mustard(sweep-charges): a BigInt's conversion charged
+	target := r.stringOf(call.Argument(0))                   // mustard(sweep-charges): a BigInt's conversion charged
+	pos := r.numArg(call.Argument(1)).ToNumber().ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 
 	if pos < 0 {
 		pos = 0
@@ -367,15 +368,15 @@ func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 	}
 
 	idx := value.index(target, toIntStrict(pos))
-	r.searched(int(pos), foundEnd(idx, target.Length(), value.Length())) // mustard
+	r.searched(int(pos), foundEnd(idx, target.Length(), value.Length())) // mustard(strings)
 	return intToValue(int64(idx))
 }
 
 func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := r.stringOf(call.This)                  // mustard: a BigInt's conversion charged
-	target := r.stringOf(call.Argument(0))          // mustard: a BigInt's conversion charged
-	numPos := r.numArg(call.Argument(1)).ToNumber() // mustard: a long string argument's conversion charged
+	value := r.stringOf(call.This)                  // mustard(sweep-charges): a BigInt's conversion charged
+	target := r.stringOf(call.Argument(0))          // mustard(sweep-charges): a BigInt's conversion charged
+	numPos := r.numArg(call.Argument(1)).ToNumber() // mustard(sweep-charges): a long string argument's conversion charged
 
 	var pos int64
 	if f, ok := numPos.(valueFloat); ok && math.IsNaN(float64(f)) {
@@ -393,18 +394,18 @@ func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 	}
 
 	idx := value.lastIndex(target, toIntStrict(pos))
-	r.searched(max(idx, 0), min(int(pos)+target.Length(), value.Length())) // mustard: scanned backwards
+	r.searched(max(idx, 0), min(int(pos)+target.Length(), value.Length())) // mustard(strings): scanned backwards
 	return intToValue(int64(idx))
 }
 
 func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	thisStr := r.stringOf(call.This)        // mustard: a BigInt's conversion charged
-	thatStr := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
-	if r.metered() {                        // mustard
+	thisStr := r.stringOf(call.This)        // mustard(strings): a BigInt's conversion charged
+	thatStr := r.stringOf(call.Argument(0)) // mustard(strings): a BigInt's conversion charged
+	if r.metered() {                        // mustard(strings)
 		r.work(collateWork(thisStr) + collateWork(thatStr))
 	}
-	return intToValue(int64(r.localeCompare(thisStr, thatStr))) // mustard: interruptible
+	return intToValue(int64(r.localeCompare(thisStr, thatStr))) // mustard(strings): interruptible
 }
 
 func (r *Runtime) stringproto_match(call FunctionCall) Value {
@@ -431,7 +432,7 @@ func (r *Runtime) stringproto_match(call FunctionCall) Value {
 	if matcher, ok := r.toObject(rx.getSym(SymMatch, nil)).self.assertCallable(); ok {
 		return matcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{r.stringOf(call.This)}, // mustard: a BigInt's conversion charged
+			Arguments: []Value{r.stringOf(call.This)}, // mustard(bignum): a BigInt's conversion charged
 		})
 	}
 
@@ -445,8 +446,8 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 		if isRegexp(regexp) {
 			flags := nilSafe(o.self.getStr("flags", nil))
 			r.checkObjectCoercible(flags)
-			flagsStr := r.stringOf(flags).String() // mustard: a BigInt's conversion charged
-			r.work(len(flagsStr))                  // mustard: the guest's string
+			flagsStr := r.stringOf(flags).String() // mustard(strings): a BigInt's conversion charged
+			r.work(len(flagsStr))                  // mustard(strings): the guest's string
 			if !strings.Contains(flagsStr, "g") {
 				panic(r.NewTypeError("RegExp doesn't have global flag set"))
 			}
@@ -464,7 +465,7 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 	if matcher, ok := r.toObject(rx.getSym(SymMatchAll, nil)).self.assertCallable(); ok {
 		return matcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{r.stringOf(call.This)}, // mustard: a BigInt's conversion charged
+			Arguments: []Value{r.stringOf(call.This)}, // mustard(bignum): a BigInt's conversion charged
 		})
 	}
 
@@ -473,11 +474,11 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 	var form string
 	if formArg := call.Argument(0); formArg != _undefined {
-		form = r.stringOf(formArg).toString().String() // mustard: a BigInt's conversion charged
-		r.work(len(form))                              // mustard: the guest's string
+		form = r.stringOf(formArg).toString().String() // mustard(strings): a BigInt's conversion charged
+		r.work(len(form))                              // mustard(strings): the guest's string
 	} else {
 		form = "NFC"
 	}
@@ -499,14 +500,14 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	case asciiString:
 		return s
 	case unicodeString:
-		r.transformAt(int64(s.Length()), false, normalizeUnits)                                                                                 // mustard
-		return r.expanded(r.longString(s.Length(), func() String { return transformString(s, f.String) }), unitBytes(int64(s.Length()), false)) // mustard: lone surrogates kept, interruptible
+		r.transformAt(int64(s.Length()), false, normalizeUnits)                                                                                 // mustard(strings)
+		return r.expanded(r.longString(s.Length(), func() String { return transformString(s, f.String) }), unitBytes(int64(s.Length()), false)) // mustard(strings): lone surrogates kept, interruptible
 	case *importedString:
 		if s.scanned && s.u == nil {
 			return asciiString(s.s)
 		}
-		r.transformAt(int64(len(s.s)), false, normalizeUnits)                                                                                // mustard
-		return r.expanded(r.longString(len(s.s), func() String { return newStringValue(f.String(s.s)) }), unitBytes(int64(len(s.s)), false)) // mustard: interruptible
+		r.transformAt(int64(len(s.s)), false, normalizeUnits)                                                                                // mustard(strings)
+		return r.expanded(r.longString(len(s.s), func() String { return newStringValue(f.String(s.s)) }), unitBytes(int64(len(s.s)), false)) // mustard(strings): interruptible
 	default:
 		panic(unknownStringTypeErr(s))
 	}
@@ -514,7 +515,7 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 
 func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 	maxLength := toLength(call.Argument(0))
 	stringLength := int64(s.Length())
 	if maxLength <= stringLength {
@@ -525,7 +526,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	var fillerAscii asciiString
 	var fillerUnicode unicodeString
 	if fillString := call.Argument(1); fillString != _undefined {
-		filler = r.stringOf(fillString) // mustard: a BigInt's conversion charged
+		filler = r.stringOf(fillString) // mustard(bignum): a BigInt's conversion charged
 		if filler.Length() == 0 {
 			return s
 		}
@@ -535,8 +536,8 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		filler = fillerAscii
 	}
 	remaining := toIntStrict(maxLength - stringLength)
-	r.produce(unitBytes(maxLength, fillerUnicode == nil && strUnicode == nil)) // mustard
-	r.work(remaining / filler.Length())                                        // mustard: a unit a copy of the filler
+	r.produce(unitBytes(maxLength, fillerUnicode == nil && strUnicode == nil)) // mustard(strings)
+	r.work(remaining / filler.Length())                                        // mustard(strings): a unit a copy of the filler
 	if fillerUnicode == nil && strUnicode == nil {
 		fl := fillerAscii.Length()
 		var sb strings.Builder
@@ -545,7 +546,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 			sb.WriteString(string(strAscii))
 		}
 		for i := 0; remaining >= fl; i++ {
-			r.poll(i) // mustard
+			r.poll(i) // mustard(strings)
 			sb.WriteString(string(fillerAscii))
 			remaining -= fl
 		}
@@ -564,7 +565,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	}
 	fl := filler.Length()
 	for i := 0; remaining >= fl; i++ {
-		r.poll(i) // mustard
+		r.poll(i) // mustard(strings)
 		sb.writeString(filler)
 		remaining -= fl
 	}
@@ -588,8 +589,8 @@ func (r *Runtime) stringproto_padStart(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This)                 // mustard: a BigInt's conversion charged
-	n := r.numArg(call.Argument(0)).ToNumber() // mustard: a long string argument's conversion charged
+	s := r.stringOf(call.This)                 // mustard(sweep-charges): a BigInt's conversion charged
+	n := r.numArg(call.Argument(0)).ToNumber() // mustard(sweep-charges): a long string argument's conversion charged
 	if n == _positiveInf {
 		panic(r.newError(r.getRangeError(), "Invalid count value"))
 	}
@@ -602,13 +603,13 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	}
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)
-	r.produce(unitBytes(int64(mulBytes(int64(s.Length()), numInt)), u == nil)) // mustard: before the Grow
-	r.work(num)                                                                // mustard: a unit a copy
+	r.produce(unitBytes(int64(mulBytes(int64(s.Length()), numInt)), u == nil)) // mustard(strings): before the Grow
+	r.work(num)                                                                // mustard(strings): a unit a copy
 	if u == nil {
 		var sb strings.Builder
 		sb.Grow(len(a) * num)
 		for i := 0; i < num; i++ {
-			r.poll(i) // mustard
+			r.poll(i) // mustard(meter)
 			sb.WriteString(string(a))
 		}
 		return asciiString(sb.String())
@@ -617,7 +618,7 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	var sb unicodeStringBuilder
 	sb.Grow(u.Length() * num)
 	for i := 0; i < num; i++ {
-		r.poll(i) // mustard
+		r.poll(i) // mustard(meter)
 		sb.writeUnicodeString(u)
 	}
 	return sb.String()
@@ -648,16 +649,16 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 	if rcall != nil {
 		for _, item := range found {
 			if item.indexes[0] != lastIndex {
-				r.produce(unitBytes(int64(item.indexes[0]-lastIndex), u == nil)) // mustard
+				r.produce(unitBytes(int64(item.indexes[0]-lastIndex), u == nil)) // mustard(strings)
 				buf.WriteSubstring(s, lastIndex, item.indexes[0])
 			}
 			matchCount := len(item.indexes) / 2
-			r.alloc((matchCount + 3) * valueBytes) // mustard: the arguments
+			r.alloc((matchCount + 3) * valueBytes) // mustard(meter): the arguments
 			argumentList := make([]Value, matchCount+2, matchCount+3)
 			for index := 0; index < matchCount; index++ {
 				offset := 2 * index
 				if item.indexes[offset] != -1 {
-					r.produce(substringBytes(s, item.indexes[offset+1]-item.indexes[offset])) // mustard
+					r.produce(substringBytes(s, item.indexes[offset+1]-item.indexes[offset])) // mustard(strings)
 					if u == nil {
 						argumentList[index] = a[item.indexes[offset]:item.indexes[offset+1]]
 					} else {
@@ -677,20 +678,20 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 				This:      _undefined,
 				Arguments: argumentList,
 			}).toString()
-			r.produce(stringBytes(replacement)) // mustard
+			r.produce(stringBytes(replacement)) // mustard(strings)
 			buf.WriteString(replacement)
 			lastIndex = item.indexes[1]
 		}
 	} else {
 		for i, item := range found {
-			r.poll(i) // mustard
+			r.poll(i) // mustard(strings)
 			if item.indexes[0] != lastIndex {
-				r.produce(unitBytes(int64(item.indexes[0]-lastIndex), u == nil)) // mustard
+				r.produce(unitBytes(int64(item.indexes[0]-lastIndex), u == nil)) // mustard(strings)
 				buf.WriteString(s.Substring(lastIndex, item.indexes[0]))
 			}
 			matchCount := len(item.indexes) / 2
 			var namedGroups map[unistring.String]int
-			r.writeSubstitution(s, item.indexes[0], matchCount, func(idx int) String {
+			r.writeSubstitution(s, item.indexes[0], matchCount, func(idx int) String { // mustard(strings)
 				if item.indexes[idx*2] != -1 {
 					if u == nil {
 						return a[item.indexes[idx*2]:item.indexes[idx*2+1]]
@@ -720,7 +721,7 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 	}
 
 	if lastIndex != lengthS {
-		r.produce(unitBytes(int64(lengthS-lastIndex), u == nil)) // mustard
+		r.produce(unitBytes(int64(lengthS-lastIndex), u == nil)) // mustard(strings)
 		buf.WriteString(s.Substring(lastIndex, lengthS))
 	}
 
@@ -740,11 +741,11 @@ func (r *Runtime) stringproto_replace(call FunctionCall) Value {
 		}
 	}
 
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 	var found []regexpResult
-	searchStr := r.stringOf(searchValue) // mustard: a BigInt's conversion charged
+	searchStr := r.stringOf(searchValue) // mustard(bignum): a BigInt's conversion charged
 	pos := s.index(searchStr, 0)
-	r.searched(0, foundEnd(pos, searchStr.Length(), s.Length())) // mustard
+	r.searched(0, foundEnd(pos, searchStr.Length(), s.Length())) // mustard(strings)
 	if pos != -1 {
 		found = append(found, regexpResult{indexes: []int{pos, pos + searchStr.Length()}})
 	}
@@ -761,8 +762,8 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 		if isRegexp(searchValue) {
 			flags := nilSafe(o.self.getStr("flags", nil))
 			r.checkObjectCoercible(flags)
-			flagsStr := r.stringOf(flags).String() // mustard: a BigInt's conversion charged
-			r.work(len(flagsStr))                  // mustard: the guest's string
+			flagsStr := r.stringOf(flags).String() // mustard(strings): a BigInt's conversion charged
+			r.work(len(flagsStr))                  // mustard(strings): the guest's string
 			if !strings.Contains(flagsStr, "g") {
 				panic(r.NewTypeError("String.prototype.replaceAll called with a non-global RegExp argument"))
 			}
@@ -775,17 +776,17 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 		}
 	}
 
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 	var found []regexpResult
-	searchStr := r.stringOf(searchValue) // mustard: a BigInt's conversion charged
+	searchStr := r.stringOf(searchValue) // mustard(bignum): a BigInt's conversion charged
 	searchLength := searchStr.Length()
 	advanceBy := toIntStrict(max(1, int64(searchLength)))
 
-	r.searched(0, s.Length()) // mustard: the searches scan all of s
+	r.searched(0, s.Length()) // mustard(strings): the searches scan all of s
 	pos := s.index(searchStr, 0)
 	for pos != -1 {
-		r.poll(len(found))  // mustard
-		r.alloc(matchBytes) // mustard
+		r.poll(len(found))  // mustard(strings)
+		r.alloc(matchBytes) // mustard(strings)
 		found = append(found, regexpResult{indexes: []int{pos, pos + searchLength}})
 		pos = s.index(searchStr, pos+advanceBy)
 	}
@@ -818,7 +819,7 @@ func (r *Runtime) stringproto_search(call FunctionCall) Value {
 	if searcher, ok := r.toObject(rx.getSym(SymSearch, nil)).self.assertCallable(); ok {
 		return searcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{r.stringOf(call.This)}, // mustard: a BigInt's conversion charged
+			Arguments: []Value{r.stringOf(call.This)}, // mustard(bignum): a BigInt's conversion charged
 		})
 	}
 
@@ -827,10 +828,10 @@ func (r *Runtime) stringproto_search(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_slice(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
 	l := int64(s.Length())
-	start := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	start := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	var end int64
 	if arg1 := call.Argument(1); arg1 != _undefined {
 		end = arg1.ToInteger()
@@ -861,7 +862,7 @@ func (r *Runtime) stringproto_slice(call FunctionCall) Value {
 	}
 
 	if end > start {
-		r.produce(substringBytes(s, int(end-start))) // mustard
+		r.produce(substringBytes(s, int(end-start))) // mustard(strings)
 		return s.Substring(int(start), int(end))
 	}
 	return stringEmpty
@@ -879,7 +880,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			})
 		}
 	}
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
 	limit := -1
 	if limitValue != _undefined {
@@ -898,7 +899,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 
 	var valueArray []Value
 	sa, su := devirtualizeString(s)
-	sepa, sepu := devirtualizeString(r.stringOf(separatorValue)) // mustard: a BigInt's conversion charged
+	sepa, sepu := devirtualizeString(r.stringOf(separatorValue)) // mustard(strings): a BigInt's conversion charged
 	if su == nil {                                               // ASCII string
 		if sepu == nil {
 			// Both are ASCII
@@ -907,7 +908,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 				splitLimit = limit + 1
 			}
 
-			if r.metered() { // mustard: the pieces share s; their slots are new
+			if r.metered() { // mustard(strings): the pieces share s; their slots are new
 				n := strings.Count(string(sa), string(sepa)) + 1
 				if limit > 0 {
 					n = min(n, limit)
@@ -936,7 +937,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			ss = sepa.utf16()
 		}
 		su = su[1:]
-		r.work(len(su)) // mustard
+		r.work(len(su)) // mustard(strings)
 		if len(ss) > 0 {
 			idx := utf16Index(su, ss)
 			if idx == -1 {
@@ -947,10 +948,10 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 				limit = min(math.MaxInt, math.MaxUint32)
 			}
 			for ; limit > 0; limit-- {
-				r.alloc(addBytes(2*valueBytes, unitBytes(int64(idx), false))) // mustard
+				r.alloc(addBytes(2*valueBytes, unitBytes(int64(idx), false))) // mustard(strings)
 				var sb strings.Builder
 				for i := range idx {
-					r.poll(i) // mustard
+					r.poll(i) // mustard(meter)
 					if su[i] >= utf8.RuneSelf {
 						chunk := make(unicodeString, idx+1)
 						chunk[0] = unistring.BOM
@@ -961,7 +962,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 				}
 				sb.Grow(idx)
 				for i := range idx {
-					r.poll(i) // mustard
+					r.poll(i) // mustard(meter)
 					sb.WriteByte((byte)(su[i]))
 				}
 				valueArray = append(valueArray, asciiString(sb.String()))
@@ -979,9 +980,9 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			if limit > 0 && len(su) > limit {
 				su = su[:limit]
 			}
-			r.alloc(mulBytes(int64(len(su)), 3*valueBytes)) // mustard: a string a unit
+			r.alloc(mulBytes(int64(len(su)), 3*valueBytes)) // mustard(strings): a string a unit
 			for i := 0; len(su) > 0; i++ {
-				r.poll(i) // mustard
+				r.poll(i) // mustard(strings)
 				c := su[0]
 				if c >= utf8.RuneSelf {
 					chunk := unicodeString{unistring.BOM, c}
@@ -999,12 +1000,12 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.startsWith must not be a regular expression"))
 	}
-	searchStr := r.stringOf(searchString) // mustard: a BigInt's conversion charged
+	searchStr := r.stringOf(searchString) // mustard(bignum): a BigInt's conversion charged
 	l := int64(s.Length())
 	var pos int64
 	if posArg := call.Argument(1); posArg != _undefined {
@@ -1016,22 +1017,22 @@ func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 		return valueFalse
 	}
 	for i := 0; i < searchLength; i++ {
-		r.poll(i) // mustard
+		r.poll(i) // mustard(meter)
 		if s.CharAt(start+i) != searchStr.CharAt(i) {
-			r.searched(0, i) // mustard
+			r.searched(0, i) // mustard(strings)
 			return valueFalse
 		}
 	}
-	r.searched(0, searchLength) // mustard
+	r.searched(0, searchLength) // mustard(strings)
 	return valueTrue
 }
 
 func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
 	l := int64(s.Length())
-	intStart := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	intStart := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	var intEnd int64
 	if end := call.Argument(1); end != _undefined {
 		intEnd = end.ToInteger()
@@ -1054,54 +1055,54 @@ func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 		intStart, intEnd = intEnd, intStart
 	}
 
-	r.produce(substringBytes(s, int(intEnd-intStart))) // mustard
+	r.produce(substringBytes(s, int(intEnd-intStart))) // mustard(strings)
 	return s.Substring(int(intStart), int(intEnd))
 }
 
 func (r *Runtime) stringproto_toLowerCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
-	r.transformAt(int64(s.Length()), isASCIIKind(s), caseMapUnits)                                       // mustard
-	return r.expanded(r.longString(s.Length(), s.toLower), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard: interruptible
+	r.transformAt(int64(s.Length()), isASCIIKind(s), caseMapUnits)                                       // mustard(strings)
+	return r.expanded(r.longString(s.Length(), s.toLower), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard(strings): interruptible
 }
 
 func (r *Runtime) stringproto_toUpperCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
-	r.transformAt(int64(s.Length()), isASCIIKind(s), caseMapUnits)                                       // mustard
-	return r.expanded(r.longString(s.Length(), s.toUpper), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard: interruptible
+	r.transformAt(int64(s.Length()), isASCIIKind(s), caseMapUnits)                                       // mustard(strings)
+	return r.expanded(r.longString(s.Length(), s.toUpper), unitBytes(int64(s.Length()), isASCIIKind(s))) // mustard(strings): interruptible
 }
 
 func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
-	r.scanCopy(s)                   // mustard
-	return trimUnits(s, true, true) // mustard: lone surrogates kept
+	r.scanCopy(s)                   // mustard(surrogates)
+	return trimUnits(s, true, true) // mustard(surrogates): lone surrogates kept
 }
 
 func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
-	r.scanCopy(s)                    // mustard
-	return trimUnits(s, false, true) // mustard: lone surrogates kept
+	r.scanCopy(s)                    // mustard(surrogates)
+	return trimUnits(s, false, true) // mustard(surrogates): lone surrogates kept
 }
 
 func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This) // mustard: a BigInt's conversion charged
+	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
-	r.scanCopy(s)                    // mustard
-	return trimUnits(s, true, false) // mustard: lone surrogates kept
+	r.scanCopy(s)                    // mustard(surrogates)
+	return trimUnits(s, true, false) // mustard(surrogates): lone surrogates kept
 }
 
 func (r *Runtime) stringproto_substr(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := r.stringOf(call.This)                      // mustard: a BigInt's conversion charged
-	start := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	s := r.stringOf(call.This)                      // mustard(sweep-charges): a BigInt's conversion charged
+	start := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	var length int64
 	sl := int64(s.Length())
 	if arg := call.Argument(1); arg != _undefined {
@@ -1119,7 +1120,7 @@ func (r *Runtime) stringproto_substr(call FunctionCall) Value {
 		return stringEmpty
 	}
 
-	r.produce(substringBytes(s, int(length))) // mustard
+	r.produce(substringBytes(s, int(length))) // mustard(strings)
 	return s.Substring(int(start), int(start+length))
 }
 
@@ -1143,7 +1144,7 @@ func (r *Runtime) createStringIterProto(val *Object) objectImpl {
 func (r *Runtime) getStringIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.StringIteratorPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.StringIteratorPrototype = o
 		o.self = r.createStringIterProto(o)
@@ -1209,7 +1210,7 @@ func createStringProtoTemplate() *objectTemplate {
 func (r *Runtime) getStringproto_trimEnd() *Object {
 	ret := r.global.stringproto_trimEnd
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.stringproto_trimEnd, "trimEnd", 0)
 		r.global.stringproto_trimEnd = ret
 	}
@@ -1219,7 +1220,7 @@ func (r *Runtime) getStringproto_trimEnd() *Object {
 func (r *Runtime) getStringproto_trimStart() *Object {
 	ret := r.global.stringproto_trimStart
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.stringproto_trimStart, "trimStart", 0)
 		r.global.stringproto_trimStart = ret
 	}
@@ -1229,7 +1230,7 @@ func (r *Runtime) getStringproto_trimStart() *Object {
 func (r *Runtime) getStringSingleton() *stringObject {
 	ret := r.stringSingleton
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.builtin_new(r.getString(), nil).self.(*stringObject)
 		r.stringSingleton = ret
 	}
@@ -1239,7 +1240,7 @@ func (r *Runtime) getStringSingleton() *stringObject {
 func (r *Runtime) getString() *Object {
 	ret := r.global.String
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.String = ret
 		proto := r.getStringPrototype()
@@ -1265,7 +1266,7 @@ func getStringProtoTemplate() *objectTemplate {
 func (r *Runtime) getStringPrototype() *Object {
 	ret := r.global.StringPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.StringPrototype = ret
 		o := r.newTemplatedObject(getStringProtoTemplate(), ret)

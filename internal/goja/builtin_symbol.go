@@ -20,7 +20,7 @@ var (
 func (r *Runtime) builtin_symbol(call FunctionCall) Value {
 	var desc String
 	if arg := call.Argument(0); !IsUndefined(arg) {
-		desc = r.stringOf(arg) // mustard: a BigInt's conversion charged
+		desc = r.stringOf(arg) // mustard(bignum): a BigInt's conversion charged
 	}
 	return newSymbol(desc)
 }
@@ -40,7 +40,7 @@ func (r *Runtime) symbolproto_tostring(call FunctionCall) Value {
 		panic(r.NewTypeError("Method Symbol.prototype.toString is called on incompatible receiver"))
 	}
 	s := sym.descriptiveString()
-	r.made(stringBytes(s)) // mustard: the description copied
+	r.made(stringBytes(s)) // mustard(strings): the description copied
 	return s
 }
 
@@ -62,7 +62,7 @@ func (r *Runtime) symbolproto_valueOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) symbol_for(call FunctionCall) Value {
-	key := r.stringOf(call.Argument(0)) // mustard: a BigInt's conversion charged
+	key := r.stringOf(call.Argument(0)) // mustard(bignum): a BigInt's conversion charged
 	keyStr := key.string()
 	if v := r.symbolRegistry[keyStr]; v != nil {
 		return v
@@ -79,7 +79,7 @@ func (r *Runtime) symbol_keyfor(call FunctionCall) Value {
 	arg := call.Argument(0)
 	sym, ok := arg.(*Symbol)
 	if !ok {
-		panic(r.NewTypeError("%s is not a symbol", r.mustardRender(arg))) // mustard: V8's words, no guest code run
+		panic(r.NewTypeError("%s is not a symbol", r.mustardRender(arg))) // mustard(strings): V8's words, no guest code run
 	}
 	for key, s := range r.symbolRegistry {
 		if s == sym {
@@ -137,7 +137,7 @@ func (r *Runtime) createSymbol(val *Object) objectImpl {
 	o._putProp("keyFor", r.newNativeFunc(r.symbol_keyfor, "keyFor", 1), true, false, true)
 
 	for _, s := range []*Symbol{
-		SymAsyncIterator, // mustard
+		SymAsyncIterator, // mustard(asyncgen)
 		SymHasInstance,
 		SymIsConcatSpreadable,
 		SymIterator,
@@ -162,7 +162,7 @@ func (r *Runtime) createSymbol(val *Object) objectImpl {
 func (r *Runtime) getSymbolPrototype() *Object {
 	ret := r.global.SymbolPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.SymbolPrototype = ret
 		ret.self = r.createSymbolProto(ret)
@@ -173,7 +173,7 @@ func (r *Runtime) getSymbolPrototype() *Object {
 func (r *Runtime) getSymbol() *Object {
 	ret := r.global.Symbol
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Symbol = ret
 		ret.self = r.createSymbol(ret)

@@ -19,7 +19,7 @@ type typedArraySortCtx struct {
 	compare      func(FunctionCall) Value
 	needValidate bool
 	detached     bool
-	n            int // mustard: comparisons made, reported as work
+	n            int // mustard(strings): comparisons made, reported as work
 }
 
 func (ctx *typedArraySortCtx) Len() int {
@@ -34,7 +34,7 @@ func (ctx *typedArraySortCtx) checkDetached() {
 }
 
 func (ctx *typedArraySortCtx) Less(i, j int) bool {
-	ctx.ta.val.runtime.tick(ctx.n) // mustard: one unit per comparison
+	ctx.ta.val.runtime.tick(ctx.n) // mustard(arrays): one unit per comparison
 	ctx.n++
 	ctx.checkDetached()
 	if ctx.detached {
@@ -97,7 +97,7 @@ func (r *Runtime) builtin_newArrayBuffer(args []Value, newTarget *Object) *Objec
 	b := r._newArrayBuffer(r.getPrototypeFromCtor(newTarget, r.getArrayBuffer(), r.getArrayBufferPrototype()), nil)
 	if len(args) > 0 {
 		n := r.toIndex(args[0])
-		r.allocBytesN(int64(n), 1) // mustard: the buffer
+		r.allocBytesN(int64(n), 1) // mustard(arrays): the buffer
 		b.data = allocByteSlice(n)
 	}
 	return b.val
@@ -118,7 +118,7 @@ func (r *Runtime) arrayBufferProto_slice(call FunctionCall) Value {
 	o := r.toObject(call.This)
 	if b, ok := o.self.(*arrayBufferObject); ok {
 		l := int64(len(b.data))
-		start := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l) // mustard: a long string argument's conversion charged
+		start := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l) // mustard(sweep-charges): a long string argument's conversion charged
 		var stop int64
 		if arg := call.Argument(1); arg != _undefined {
 			stop = arg.ToInteger()
@@ -138,7 +138,7 @@ func (r *Runtime) arrayBufferProto_slice(call FunctionCall) Value {
 					panic(r.NewTypeError("Species constructor returned an ArrayBuffer that is too small: %d", len(ab.data)))
 				}
 				ab.ensureNotDetached(true)
-				r.workCopy(newLen, 1) // mustard
+				r.workCopy(newLen, 1) // mustard(arrays)
 				copy(ab.data, b.data[start:stop])
 			}
 			return ret
@@ -302,14 +302,14 @@ func (r *Runtime) dataViewProto_getUint32(call FunctionCall) Value {
 
 func (r *Runtime) dataViewProto_getBigInt64(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
-		return (*valueBigInt)(dv.viewedArrayBuf.getBigInt64(dv.getIdxAndByteOrder(r.toIndex(r.numArg(call.Argument(0)).ToNumber()), call.Argument(1), 8))) // mustard: a long string argument's conversion charged
+		return (*valueBigInt)(dv.viewedArrayBuf.getBigInt64(dv.getIdxAndByteOrder(r.toIndex(r.numArg(call.Argument(0)).ToNumber()), call.Argument(1), 8))) // mustard(sweep-charges): a long string argument's conversion charged
 	}
 	panic(r.NewTypeError("Method DataView.prototype.getBigInt64 called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
 func (r *Runtime) dataViewProto_getBigUint64(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
-		return (*valueBigInt)(dv.viewedArrayBuf.getBigUint64(dv.getIdxAndByteOrder(r.toIndex(r.numArg(call.Argument(0)).ToNumber()), call.Argument(1), 8))) // mustard: a long string argument's conversion charged
+		return (*valueBigInt)(dv.viewedArrayBuf.getBigUint64(dv.getIdxAndByteOrder(r.toIndex(r.numArg(call.Argument(0)).ToNumber()), call.Argument(1), 8))) // mustard(sweep-charges): a long string argument's conversion charged
 	}
 	panic(r.NewTypeError("Method DataView.prototype.getBigUint64 called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
@@ -328,7 +328,7 @@ func (r *Runtime) dataViewProto_setFloat32(call FunctionCall) Value {
 func (r *Runtime) dataViewProto_setFloat64(call FunctionCall) Value {
 	if dv, ok := r.toObject(call.This).self.(*dataViewObject); ok {
 		idxVal := r.toIndex(call.Argument(0))
-		val := r.numArg(call.Argument(1)).ToFloat() // mustard: a long string argument's conversion charged
+		val := r.numArg(call.Argument(1)).ToFloat() // mustard(sweep-charges): a long string argument's conversion charged
 		idx, bo := dv.getIdxAndByteOrder(idxVal, call.Argument(2), 8)
 		dv.viewedArrayBuf.setFloat64(idx, val, bo)
 		return _undefined
@@ -466,8 +466,8 @@ func (r *Runtime) typedArrayProto_copyWithin(call FunctionCall) Value {
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		l := int64(ta.length)
 		var relEnd int64
-		to := toIntStrict(relToIdx(r.numArg(call.Argument(0)).ToInteger(), l))   // mustard: a long string argument's conversion charged
-		from := toIntStrict(relToIdx(r.numArg(call.Argument(1)).ToInteger(), l)) // mustard: a long string argument's conversion charged
+		to := toIntStrict(relToIdx(r.numArg(call.Argument(0)).ToInteger(), l))   // mustard(sweep-charges): a long string argument's conversion charged
+		from := toIntStrict(relToIdx(r.numArg(call.Argument(1)).ToInteger(), l)) // mustard(sweep-charges): a long string argument's conversion charged
 		if end := call.Argument(2); end != _undefined {
 			relEnd = end.ToInteger()
 		} else {
@@ -479,7 +479,7 @@ func (r *Runtime) typedArrayProto_copyWithin(call FunctionCall) Value {
 		elemSize := ta.elemSize
 		if final > from {
 			ta.viewedArrayBuf.ensureNotDetached(true)
-			r.workCopy(int64(final-from), elemSize) // mustard
+			r.workCopy(int64(final-from), elemSize) // mustard(arrays)
 			copy(data[(offset+to)*elemSize:], data[(offset+from)*elemSize:(offset+final)*elemSize])
 		}
 		return call.This
@@ -498,13 +498,13 @@ func (r *Runtime) typedArrayProto_entries(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_every(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
-			r.workStep(int64(k), int64(ta.length)) // mustard
+			r.workStep(int64(k), int64(ta.length)) // mustard(arrays)
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -525,7 +525,7 @@ func (r *Runtime) typedArrayProto_fill(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		l := int64(ta.length)
-		k := toIntStrict(relToIdx(r.numArg(call.Argument(1)).ToInteger(), l)) // mustard: a long string argument's conversion charged
+		k := toIntStrict(relToIdx(r.numArg(call.Argument(1)).ToInteger(), l)) // mustard(sweep-charges): a long string argument's conversion charged
 		var relEnd int64
 		if endArg := call.Argument(2); endArg != _undefined {
 			relEnd = endArg.ToInteger()
@@ -536,7 +536,7 @@ func (r *Runtime) typedArrayProto_fill(call FunctionCall) Value {
 		value := ta.typedArray.toRaw(call.Argument(0))
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		for start := k; k < final; k++ {
-			r.workStep(int64(k-start), int64(final-start)) // mustard
+			r.workStep(int64(k-start), int64(final-start)) // mustard(arrays)
 			ta.typedArray.setRaw(ta.offset+k, value)
 		}
 		return call.This
@@ -548,17 +548,17 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 	o := r.toObject(call.This)
 	if ta, ok := o.self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
-		r.allocBytesN(int64(ta.length), ta.elemSize) // mustard: the kept elements, at most all
+		r.allocBytesN(int64(ta.length), ta.elemSize) // mustard(arrays): the kept elements, at most all
 		buf := make([]byte, 0, ta.length*ta.elemSize)
 		captured := 0
 		rawVal := make([]byte, ta.elemSize)
 		for k := 0; k < ta.length; k++ {
-			r.workStep(int64(k), int64(ta.length)) // mustard
+			r.workStep(int64(k), int64(ta.length)) // mustard(arrays)
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 				i := (ta.offset + k) * ta.elemSize
@@ -585,7 +585,7 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 			ret := r.typedArrayCreate(c, intToValue(int64(captured)))
 			keptTa := kept.self.(*typedArrayObject)
 			for i := 0; i < captured; i++ {
-				r.workStep(int64(i), int64(captured)) // mustard
+				r.workStep(int64(i), int64(captured)) // mustard(arrays)
 				ret.typedArray.set(ret.offset+i, keptTa.typedArray.get(keptTa.offset+i))
 			}
 			return ret.val
@@ -597,13 +597,13 @@ func (r *Runtime) typedArrayProto_filter(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_find(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		predicate := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
-			r.workStep(int64(k), int64(ta.length)) // mustard
+			r.workStep(int64(k), int64(ta.length)) // mustard(arrays)
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -622,13 +622,13 @@ func (r *Runtime) typedArrayProto_find(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_findIndex(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		predicate := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
-			r.workStep(int64(k), int64(ta.length)) // mustard
+			r.workStep(int64(k), int64(ta.length)) // mustard(arrays)
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -647,13 +647,13 @@ func (r *Runtime) typedArrayProto_findIndex(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_findLast(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		predicate := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := ta.length - 1; k >= 0; k-- {
-			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard
+			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard(arrays)
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -672,13 +672,13 @@ func (r *Runtime) typedArrayProto_findLast(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_findLastIndex(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		predicate := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		predicate := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := ta.length - 1; k >= 0; k-- {
-			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard
+			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard(arrays)
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -697,13 +697,13 @@ func (r *Runtime) typedArrayProto_findLastIndex(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_forEach(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
-			r.workStep(int64(k), int64(ta.length)) // mustard
+			r.workStep(int64(k), int64(ta.length)) // mustard(arrays)
 			var val Value
 			if ta.isValidIntegerIndex(k) {
 				val = ta.typedArray.get(ta.offset + k)
@@ -725,7 +725,7 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 			return valueFalse
 		}
 
-		n := r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
+		n := r.numArg(call.Argument(1)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 		if n >= length {
 			return valueFalse
 		}
@@ -748,7 +748,7 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 		if ta.typedArray.typeMatch(searchElement) {
 			se := ta.typedArray.toRaw(searchElement)
 			for k := startIdx; k < ta.length; k++ {
-				r.workStep(int64(k-startIdx), int64(ta.length-startIdx)) // mustard
+				r.workStep(int64(k-startIdx), int64(ta.length-startIdx)) // mustard(arrays)
 				if ta.typedArray.getRaw(ta.offset+k) == se {
 					return valueTrue
 				}
@@ -762,7 +762,7 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_at(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		idx := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+		idx := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 		length := int64(ta.length)
 		if idx < 0 {
 			idx = length + idx
@@ -786,7 +786,7 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 			return intToValue(-1)
 		}
 
-		n := r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
+		n := r.numArg(call.Argument(1)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 		if n >= length {
 			return intToValue(-1)
 		}
@@ -803,7 +803,7 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
 				for k := toIntStrict(n); k < ta.length; k++ {
-					r.workStep(int64(k)-n, length-n) // mustard
+					r.workStep(int64(k)-n, length-n) // mustard(arrays)
 					if ta.typedArray.getRaw(ta.offset+k) == se {
 						return intToValue(int64(k))
 					}
@@ -816,7 +816,7 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 }
 
 func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
-	r.enterNative() // mustard: as Array.prototype.join
+	r.enterNative() // mustard(arrays): as Array.prototype.join
 	defer r.leaveNative()
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
@@ -833,32 +833,32 @@ func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 		}
 
 		var buf StringBuilder
-		sa := partsAlloc{r: r} // mustard: the result, as it grows
+		sa := partsAlloc{r: r} // mustard(sweep-charges): the result, as it grows
 
-		r.workStep(0, int64(l)) // mustard
+		r.workStep(0, int64(l)) // mustard(arrays)
 		var element0 Value
 		if ta.isValidIntegerIndex(0) {
 			element0 = ta.typedArray.get(ta.offset + 0)
 		}
 		if element0 != nil && element0 != _undefined && element0 != _null {
-			s := sa.elementString(element0) // mustard: the conversion charged
+			s := sa.elementString(element0) // mustard(sweep-charges): the conversion charged
 			buf.WriteString(s)
 		}
 
 		for i := 1; i < l; i++ {
-			r.workStep(int64(i), int64(l)) // mustard
-			sa.add(sep)                    // mustard
+			r.workStep(int64(i), int64(l)) // mustard(arrays)
+			sa.add(sep)                    // mustard(arrays)
 			buf.WriteString(sep)
 			if ta.isValidIntegerIndex(i) {
 				element := ta.typedArray.get(ta.offset + i)
 				if element != nil && element != _undefined && element != _null {
-					s := sa.elementString(element) // mustard: the conversion charged
+					s := sa.elementString(element) // mustard(strings): the conversion charged
 					buf.WriteString(s)
 				}
 			}
 		}
 
-		sa.flush() // mustard
+		sa.flush() // mustard(arrays)
 		return buf.String()
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.join called on incompatible receiver"))
@@ -885,7 +885,7 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 		if len(call.Arguments) < 2 {
 			fromIndex = length - 1
 		} else {
-			fromIndex = r.numArg(call.Argument(1)).ToInteger() // mustard: a long string argument's conversion charged
+			fromIndex = r.numArg(call.Argument(1)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 			if fromIndex >= 0 {
 				fromIndex = min(fromIndex, length-1)
 			} else {
@@ -904,7 +904,7 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
 				for k := toIntStrict(fromIndex); k >= 0; k-- {
-					r.workStep(fromIndex-int64(k), fromIndex+1) // mustard
+					r.workStep(fromIndex-int64(k), fromIndex+1) // mustard(arrays)
 					if ta.typedArray.getRaw(ta.offset+k) == se {
 						return intToValue(int64(k))
 					}
@@ -920,14 +920,14 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_map(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
 		dst := r.typedArraySpeciesCreate(ta, []Value{intToValue(int64(ta.length))})
 		for i := 0; i < ta.length; i++ {
-			r.workStep(int64(i), int64(ta.length)) // mustard
+			r.workStep(int64(i), int64(ta.length)) // mustard(arrays)
 			if ta.isValidIntegerIndex(i) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + i)
 			} else {
@@ -944,7 +944,7 @@ func (r *Runtime) typedArrayProto_map(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, call.This},
@@ -962,7 +962,7 @@ func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 			panic(r.NewTypeError("Reduce of empty array with no initial value"))
 		}
 		for ; k < ta.length; k++ {
-			r.workStep(int64(k), int64(ta.length)) // mustard
+			r.workStep(int64(k), int64(ta.length)) // mustard(arrays)
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[1] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -980,7 +980,7 @@ func (r *Runtime) typedArrayProto_reduce(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_reduceRight(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, call.This},
@@ -998,7 +998,7 @@ func (r *Runtime) typedArrayProto_reduceRight(call FunctionCall) Value {
 			panic(r.NewTypeError("Reduce of empty array with no initial value"))
 		}
 		for ; k >= 0; k-- {
-			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard
+			r.workStep(int64(ta.length-1-k), int64(ta.length)) // mustard(arrays)
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[1] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -1019,7 +1019,7 @@ func (r *Runtime) typedArrayProto_reverse(call FunctionCall) Value {
 		l := ta.length
 		middle := l / 2
 		for lower := 0; lower != middle; lower++ {
-			r.workStep(int64(lower), int64(middle)) // mustard
+			r.workStep(int64(lower), int64(middle)) // mustard(arrays)
 			upper := l - lower - 1
 			ta.typedArray.swap(ta.offset+lower, ta.offset+upper)
 		}
@@ -1032,7 +1032,7 @@ func (r *Runtime) typedArrayProto_reverse(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		srcObj := call.Argument(0).ToObject(r)
-		targetOffset := toIntStrict(r.numArg(call.Argument(1)).ToInteger()) // mustard: a long string argument's conversion charged
+		targetOffset := toIntStrict(r.numArg(call.Argument(1)).ToInteger()) // mustard(sweep-charges): a long string argument's conversion charged
 		if targetOffset < 0 {
 			panic(r.newError(r.getRangeError(), "offset should be >= 0"))
 		}
@@ -1045,7 +1045,7 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 				panic(r.newError(r.getRangeError(), "Source is too large"))
 			}
 			if src.defaultCtor == ta.defaultCtor {
-				r.workCopy(int64(srcLen), src.elemSize) // mustard
+				r.workCopy(int64(srcLen), src.elemSize) // mustard(arrays)
 				copy(ta.viewedArrayBuf.data[(ta.offset+targetOffset)*ta.elemSize:],
 					src.viewedArrayBuf.data[src.offset*src.elemSize:(src.offset+srcLen)*src.elemSize])
 			} else {
@@ -1058,12 +1058,12 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 				if ta.elemSize == src.elemSize {
 					if curDst <= curSrc || curDst >= endSrc {
 						for i := 0; i < srcLen; i++ {
-							r.workStep(int64(i), int64(srcLen)) // mustard
+							r.workStep(int64(i), int64(srcLen)) // mustard(arrays)
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 					} else {
 						for i := srcLen - 1; i >= 0; i-- {
-							r.workStep(int64(srcLen-1-i), int64(srcLen)) // mustard
+							r.workStep(int64(srcLen-1-i), int64(srcLen)) // mustard(arrays)
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 					}
@@ -1076,20 +1076,20 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 					}
 					if ta.elemSize < src.elemSize {
 						for i := x; i < srcLen; i++ {
-							r.workStep(int64(i-x), int64(srcLen-x)) // mustard
+							r.workStep(int64(i-x), int64(srcLen-x)) // mustard(arrays)
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 						for i := x - 1; i >= 0; i-- {
-							r.workStep(int64(x-1-i), int64(x)) // mustard
+							r.workStep(int64(x-1-i), int64(x)) // mustard(arrays)
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 					} else {
 						for i := 0; i < x; i++ {
-							r.workStep(int64(i), int64(x)) // mustard
+							r.workStep(int64(i), int64(x)) // mustard(arrays)
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 						for i := srcLen - 1; i >= x; i-- {
-							r.workStep(int64(srcLen-1-i), int64(srcLen-x)) // mustard
+							r.workStep(int64(srcLen-1-i), int64(srcLen-x)) // mustard(arrays)
 							ta.typedArray.set(dstOffset+i, src.typedArray.get(srcOffset+i))
 						}
 					}
@@ -1102,7 +1102,7 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 				panic(r.newError(r.getRangeError(), "Source is too large"))
 			}
 			for i := 0; i < srcLen; i++ {
-				r.workStep(int64(i), int64(srcLen)) // mustard
+				r.workStep(int64(i), int64(srcLen)) // mustard(arrays)
 				val := nilSafe(srcObj.self.getIdx(valueInt(i), nil))
 				if ta.isValidIntegerIndex(targetOffset + i) {
 					ta.typedArray.set(ta.offset+targetOffset+i, val)
@@ -1118,7 +1118,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		length := int64(ta.length)
-		start := toIntStrict(relToIdx(r.numArg(call.Argument(0)).ToInteger(), length)) // mustard: a long string argument's conversion charged
+		start := toIntStrict(relToIdx(r.numArg(call.Argument(0)).ToInteger(), length)) // mustard(sweep-charges): a long string argument's conversion charged
 		var e int64
 		if endArg := call.Argument(1); endArg != _undefined {
 			e = endArg.ToInteger()
@@ -1138,7 +1138,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 				offset := ta.offset
 				elemSize := ta.elemSize
 				byteCount := count * elemSize
-				r.workCopy(int64(byteCount), 1) // mustard
+				r.workCopy(int64(byteCount), 1) // mustard(arrays)
 				dstBuf := dst.viewedArrayBuf.data[dst.offset*dst.elemSize : dst.offset*dst.elemSize+byteCount]
 				srcBuf := ta.viewedArrayBuf.data[(offset+start)*elemSize : (offset+start)*elemSize+byteCount]
 				dstStart := uintptr(unsafe.Pointer(&dstBuf[0]))
@@ -1154,7 +1154,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 			}
 		} else {
 			for i := 0; i < count; i++ {
-				r.workStep(int64(i), int64(count)) // mustard
+				r.workStep(int64(i), int64(count)) // mustard(arrays)
 				ta.viewedArrayBuf.ensureNotDetached(true)
 				dst.typedArray.set(dst.offset+i, ta.typedArray.get(ta.offset+start+i))
 			}
@@ -1167,13 +1167,13 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_some(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		ta.viewedArrayBuf.ensureNotDetached(true)
-		callbackFn := r.callbackOf(call.Argument(0)) // mustard: a native callback's calls charged
+		callbackFn := r.callbackOf(call.Argument(0)) // mustard(sweep-charges): a native callback's calls charged
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, call.This},
 		}
 		for k := 0; k < ta.length; k++ {
-			r.workStep(int64(k), int64(ta.length)) // mustard
+			r.workStep(int64(k), int64(ta.length)) // mustard(arrays)
 			if ta.isValidIntegerIndex(k) {
 				fc.Arguments[0] = ta.typedArray.get(ta.offset + k)
 			} else {
@@ -1204,7 +1204,7 @@ func (r *Runtime) typedArrayProto_sort(call FunctionCall) Value {
 		}
 
 		sort.Stable(&ctx)
-		r.workRest(ctx.n) // mustard: the comparisons tick did not report
+		r.workRest(ctx.n) // mustard(arrays): the comparisons tick did not report
 		return call.This
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.sort called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
@@ -1213,7 +1213,7 @@ func (r *Runtime) typedArrayProto_sort(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_subarray(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		l := int64(ta.length)
-		beginIdx := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l) // mustard: a long string argument's conversion charged
+		beginIdx := relToIdx(r.numArg(call.Argument(0)).ToInteger(), l) // mustard(sweep-charges): a long string argument's conversion charged
 		var relEnd int64
 		if endArg := call.Argument(1); endArg != _undefined {
 			relEnd = endArg.ToInteger()
@@ -1231,23 +1231,23 @@ func (r *Runtime) typedArrayProto_subarray(call FunctionCall) Value {
 }
 
 func (r *Runtime) typedArrayProto_toLocaleString(call FunctionCall) Value {
-	r.enterNative() // mustard: as Array.prototype.toLocaleString
+	r.enterNative() // mustard(arrays): as Array.prototype.toLocaleString
 	defer r.leaveNative()
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		length := ta.length
 		var buf StringBuilder
-		sa := partsAlloc{r: r} // mustard: the result, as it grows
+		sa := partsAlloc{r: r} // mustard(sweep-charges): the result, as it grows
 		for i := 0; i < length; i++ {
-			r.workStep(int64(i), int64(length)) // mustard
+			r.workStep(int64(i), int64(length)) // mustard(arrays)
 			ta.viewedArrayBuf.ensureNotDetached(true)
 			if i > 0 {
-				sa.add(asciiString(",")) // mustard
+				sa.add(asciiString(",")) // mustard(arrays)
 				buf.WriteRune(',')
 			}
 			item := ta.typedArray.get(ta.offset + i)
-			r.writeItemLocaleString(item, &buf, &sa)
+			r.writeItemLocaleString(item, &buf, &sa) // mustard(arrays)
 		}
-		sa.flush() // mustard
+		sa.flush() // mustard(arrays)
 		return buf.String()
 	}
 	panic(r.NewTypeError("Method TypedArray.prototype.toLocaleString called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
@@ -1279,7 +1279,7 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	}
 	ta.viewedArrayBuf.ensureNotDetached(true)
 	length := ta.length
-	relativeIndex := r.numArg(call.Argument(0)).ToInteger() // mustard: a long string argument's conversion charged
+	relativeIndex := r.numArg(call.Argument(0)).ToInteger() // mustard(sweep-charges): a long string argument's conversion charged
 	var actualIndex int
 
 	if relativeIndex >= 0 {
@@ -1293,7 +1293,7 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	case *bigInt64Array, *bigUint64Array:
 		numericValue = toBigInt(call.Argument(1))
 	default:
-		numericValue = r.numArg(call.Argument(1)).ToNumber() // mustard: a long string argument's conversion charged
+		numericValue = r.numArg(call.Argument(1)).ToNumber() // mustard(sweep-charges): a long string argument's conversion charged
 	}
 
 	if !ta.isValidIntegerIndex(actualIndex) {
@@ -1301,7 +1301,7 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	}
 
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
-	r.workCopy(int64(length), ta.elemSize) // mustard
+	r.workCopy(int64(length), ta.elemSize) // mustard(arrays)
 	copy(a.viewedArrayBuf.data, ta.viewedArrayBuf.data[ta.offset*ta.elemSize:])
 	a.typedArray.set(actualIndex, numericValue)
 	return a.val
@@ -1319,7 +1319,7 @@ func (r *Runtime) typedArrayProto_toReversed(call FunctionCall) Value {
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
 
 	for k := 0; k < length; k++ {
-		r.workStep(int64(k), int64(length)) // mustard
+		r.workStep(int64(k), int64(length)) // mustard(arrays)
 		from := length - k - 1
 		fromValue := ta.typedArray.get(ta.offset + from)
 		a.typedArray.set(k, fromValue)
@@ -1350,7 +1350,7 @@ func (r *Runtime) typedArrayProto_toSorted(call FunctionCall) Value {
 	length := ta.length
 
 	a := r.typedArrayCreate(ta.defaultCtor, intToValue(int64(length)))
-	r.workCopy(int64(length), ta.elemSize) // mustard
+	r.workCopy(int64(length), ta.elemSize) // mustard(arrays)
 	copy(a.viewedArrayBuf.data, ta.viewedArrayBuf.data[ta.offset*ta.elemSize:])
 
 	ctx := typedArraySortCtx{
@@ -1359,7 +1359,7 @@ func (r *Runtime) typedArrayProto_toSorted(call FunctionCall) Value {
 	}
 
 	sort.Stable(&ctx)
-	r.workRest(ctx.n) // mustard: the comparisons tick did not report
+	r.workRest(ctx.n) // mustard(arrays): the comparisons tick did not report
 
 	return a.val
 }
@@ -1382,7 +1382,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 		ta := r.typedArrayCreate(c, intToValue(int64(len(values))))
 		if mapFc == nil {
 			for idx, val := range values {
-				r.workStep(int64(idx), int64(len(values))) // mustard
+				r.workStep(int64(idx), int64(len(values))) // mustard(arrays)
 				ta.typedArray.set(idx, val)
 			}
 		} else {
@@ -1391,7 +1391,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 				Arguments: []Value{nil, nil},
 			}
 			for idx, val := range values {
-				r.workStep(int64(idx), int64(len(values))) // mustard
+				r.workStep(int64(idx), int64(len(values))) // mustard(arrays)
 				fc.Arguments[0], fc.Arguments[1] = val, intToValue(int64(idx))
 				val = mapFc(fc)
 				ta._putIdx(idx, val)
@@ -1403,7 +1403,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 	ta := r.typedArrayCreate(c, intToValue(int64(length)))
 	if mapFc == nil {
 		for i := 0; i < length; i++ {
-			r.workStep(int64(i), int64(length)) // mustard
+			r.workStep(int64(i), int64(length)) // mustard(arrays)
 			ta.typedArray.set(i, nilSafe(source.self.getIdx(valueInt(i), nil)))
 		}
 	} else {
@@ -1412,7 +1412,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 			Arguments: []Value{nil, nil},
 		}
 		for i := 0; i < length; i++ {
-			r.workStep(int64(i), int64(length)) // mustard
+			r.workStep(int64(i), int64(length)) // mustard(arrays)
 			idx := valueInt(i)
 			fc.Arguments[0], fc.Arguments[1] = source.self.getIdx(idx, nil), idx
 			ta.typedArray.set(i, mapFc(fc))
@@ -1424,7 +1424,7 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 func (r *Runtime) typedArray_of(call FunctionCall) Value {
 	ta := r.typedArrayCreate(r.toObject(call.This), intToValue(int64(len(call.Arguments))))
 	for i, val := range call.Arguments {
-		r.workStep(int64(i), int64(len(call.Arguments))) // mustard
+		r.workStep(int64(i), int64(len(call.Arguments))) // mustard(arrays)
 		ta.typedArray.set(i, val)
 	}
 	return ta.val
@@ -1434,7 +1434,7 @@ func (r *Runtime) allocateTypedArray(newTarget *Object, length int, taCtor typed
 	buf := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
 	ta := taCtor(buf, 0, length, r.getPrototypeFromCtor(newTarget, nil, proto))
 	if length > 0 {
-		r.allocBytesN(int64(length), ta.elemSize) // mustard: the buffer
+		r.allocBytesN(int64(length), ta.elemSize) // mustard(arrays): the buffer
 		buf.data = allocByteSlice(length * ta.elemSize)
 	}
 	return ta
@@ -1474,7 +1474,7 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 		ta := r.allocateTypedArray(ctor, len(values), taCtor, proto)
 		if mapFc == nil {
 			for idx, val := range values {
-				r.workStep(int64(idx), int64(len(values))) // mustard
+				r.workStep(int64(idx), int64(len(values))) // mustard(arrays)
 				ta.typedArray.set(idx, val)
 			}
 		} else {
@@ -1483,7 +1483,7 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 				Arguments: []Value{nil, nil},
 			}
 			for idx, val := range values {
-				r.workStep(int64(idx), int64(len(values))) // mustard
+				r.workStep(int64(idx), int64(len(values))) // mustard(arrays)
 				fc.Arguments[0], fc.Arguments[1] = val, intToValue(int64(idx))
 				val = mapFc(fc)
 				ta.typedArray.set(idx, val)
@@ -1495,7 +1495,7 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 	ta := r.allocateTypedArray(ctor, length, taCtor, proto)
 	if mapFc == nil {
 		for i := 0; i < length; i++ {
-			r.workStep(int64(i), int64(length)) // mustard
+			r.workStep(int64(i), int64(length)) // mustard(arrays)
 			ta.typedArray.set(i, nilSafe(items.self.getIdx(valueInt(i), nil)))
 		}
 	} else {
@@ -1504,7 +1504,7 @@ func (r *Runtime) typedArrayFrom(ctor, items *Object, mapFn, thisValue Value, ta
 			Arguments: []Value{nil, nil},
 		}
 		for i := 0; i < length; i++ {
-			r.workStep(int64(i), int64(length)) // mustard
+			r.workStep(int64(i), int64(length)) // mustard(arrays)
 			idx := valueInt(i)
 			fc.Arguments[0], fc.Arguments[1] = items.self.getIdx(idx, nil), idx
 			ta.typedArray.set(i, mapFc(fc))
@@ -1558,11 +1558,11 @@ func (r *Runtime) _newTypedArrayFromTypedArray(src *typedArrayObject, newTarget 
 	src.viewedArrayBuf.ensureNotDetached(true)
 	l := src.length
 
-	r.allocBytesN(int64(l), dst.elemSize) // mustard: the buffer
+	r.allocBytesN(int64(l), dst.elemSize) // mustard(arrays): the buffer
 	dst.viewedArrayBuf.data = allocByteSlice(toIntStrict(int64(l) * int64(dst.elemSize)))
 	src.viewedArrayBuf.ensureNotDetached(true)
 	if src.defaultCtor == dst.defaultCtor {
-		r.workCopy(int64(l), dst.elemSize) // mustard
+		r.workCopy(int64(l), dst.elemSize) // mustard(arrays)
 		copy(dst.viewedArrayBuf.data, src.viewedArrayBuf.data[src.offset*src.elemSize:])
 		dst.length = src.length
 		return dst.val
@@ -1571,7 +1571,7 @@ func (r *Runtime) _newTypedArrayFromTypedArray(src *typedArrayObject, newTarget 
 	}
 	dst.length = l
 	for i := 0; i < l; i++ {
-		r.workStep(int64(i), int64(l)) // mustard
+		r.workStep(int64(i), int64(l)) // mustard(arrays)
 		dst.typedArray.set(i, src.typedArray.get(src.offset+i))
 	}
 	return dst.val
@@ -1662,8 +1662,8 @@ func (r *Runtime) uint8Array_fromHex(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Uint8Array.fromHex requires a string"))
 	}
-	r.allocBytesN(int64(s.Length()/2), 1) // mustard: the bytes decoded
-	r.work(s.Length())                    // mustard
+	r.allocBytesN(int64(s.Length()/2), 1) // mustard(strings): the bytes decoded
+	r.work(s.Length())                    // mustard(strings)
 	b, err := fromHex(s)
 	if err != nil {
 		panic(r.newSyntaxError(err.Error())) // SyntaxError for odd-length-input or illegal-characters
@@ -1682,8 +1682,8 @@ func (r *Runtime) uint8Array_fromBase64(call FunctionCall) Value {
 	decodeMap, lastChunkHandling := r.parseFromBase64Options(call.Argument(1))
 
 	// 9. Let result be FromBase64(string, alphabet, lastChunkHandling).
-	r.allocBytesN(int64(s.Length()/4+1)*3, 1) // mustard: the bytes decoded
-	r.work(s.Length())                        // mustard
+	r.allocBytesN(int64(s.Length()/4+1)*3, 1) // mustard(strings): the bytes decoded
+	r.work(s.Length())                        // mustard(strings)
 	_, b, err := fromBase64(s, decodeMap, lastChunkHandling)
 	if err != nil {
 		panic(r.newSyntaxError(err.Error()))
@@ -1745,8 +1745,8 @@ func (r *Runtime) uint8ArrayProto_toBase64(call FunctionCall) Value {
 	enc := r.parseToBase64Encoding(call.Argument(0))
 	// GetUint8ArrayBytes runs after the option getters, which may have detached the buffer.
 	toEnc := r.getUint8ArrayBytes(ta)
-	r.allocBytesN(int64(len(toEnc)/3+1)*4, 1) // mustard: the string
-	r.work(len(toEnc))                        // mustard
+	r.allocBytesN(int64(len(toEnc)/3+1)*4, 1) // mustard(arrays): the string
+	r.work(len(toEnc))                        // mustard(arrays)
 	buf := make([]byte, enc.EncodedLen(len(toEnc)))
 	enc.Encode(buf, toEnc)
 	return asciiString(unsafe.String(unsafe.SliceData(buf), len(buf)))
@@ -1799,8 +1799,8 @@ func (r *Runtime) parseToBase64Encoding(options Value) *stdbase64.Encoding {
 func (r *Runtime) uint8ArrayProto_toHex(call FunctionCall) Value {
 	ta := r.validateUint8Array(call.This)
 	toEnc := r.getUint8ArrayBytes(ta)
-	r.allocBytesN(int64(len(toEnc)), 2) // mustard: the string
-	r.work(len(toEnc))                  // mustard
+	r.allocBytesN(int64(len(toEnc)), 2) // mustard(arrays): the string
+	r.work(len(toEnc))                  // mustard(arrays)
 	buf := make([]byte, stdhex.EncodedLen(len(toEnc)))
 	stdhex.Encode(buf, toEnc)
 	return asciiString(unsafe.String(unsafe.SliceData(buf), len(buf)))
@@ -1820,7 +1820,7 @@ func (r *Runtime) uint8ArrayProto_setFromHex(call FunctionCall) Value {
 	// Whatever was decoded before the error has already been written into the
 	// destination, as required by the spec (SetUint8ArrayBytes runs before the throw).
 	// Writes data directly, instead of using [SetUint8ArrayBytes], to avoiding extra allocation.
-	r.work(min(s.Length(), 2*len(into))) // mustard
+	r.work(min(s.Length(), 2*len(into))) // mustard(strings)
 	written, err := fromHexInto(s, len(into), into)
 	if err != nil {
 		panic(r.newSyntaxError(err.Error()))
@@ -1851,7 +1851,7 @@ func (r *Runtime) uint8ArrayProto_setFromBase64(call FunctionCall) Value {
 	// Whatever was decoded before an error has already been written into the
 	// destination, as required by the spec (SetUint8ArrayBytes runs before the throw).
 	// Writes data directly, instead of using [SetUint8ArrayBytes], to avoiding extra allocation.
-	r.work(s.Length()) // mustard: at most the whole string is scanned
+	r.work(s.Length()) // mustard(strings): at most the whole string is scanned
 	read, written, err := fromBase64Into(s, decodeMap, lastChunkHandling, into)
 
 	if err != nil {
@@ -1903,7 +1903,7 @@ func (r *Runtime) createTypedArray(val *Object) objectImpl {
 func (r *Runtime) getTypedArray() *Object {
 	ret := r.global.TypedArray
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.TypedArray = ret
 		r.createTypedArray(ret)
@@ -2027,7 +2027,7 @@ func createTypedArrayProtoTemplate() *objectTemplate {
 func (r *Runtime) getTypedArrayValues() *Object {
 	ret := r.global.typedArrayValues
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = r.newNativeFunc(r.typedArrayProto_values, "values", 0)
 		r.global.typedArrayValues = ret
 	}
@@ -2047,7 +2047,7 @@ func getTypedArrayProtoTemplate() *objectTemplate {
 func (r *Runtime) getTypedArrayPrototype() *Object {
 	ret := r.global.TypedArrayPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.TypedArrayPrototype = ret
 		r.newTemplatedObject(getTypedArrayProtoTemplate(), ret)
@@ -2058,7 +2058,7 @@ func (r *Runtime) getTypedArrayPrototype() *Object {
 func (r *Runtime) getUint8Array() *Object {
 	ret := r.global.Uint8Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Uint8Array = ret
 		p := r.createTypedArrayCtor(ret, r.newUint8Array, "Uint8Array", 1)
@@ -2082,7 +2082,7 @@ func (r *Runtime) getUint8Array() *Object {
 func (r *Runtime) getUint8ClampedArray() *Object {
 	ret := r.global.Uint8ClampedArray
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Uint8ClampedArray = ret
 		r.createTypedArrayCtor(ret, r.newUint8ClampedArray, "Uint8ClampedArray", 1)
@@ -2093,7 +2093,7 @@ func (r *Runtime) getUint8ClampedArray() *Object {
 func (r *Runtime) getInt8Array() *Object {
 	ret := r.global.Int8Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Int8Array = ret
 		r.createTypedArrayCtor(ret, r.newInt8Array, "Int8Array", 1)
@@ -2104,7 +2104,7 @@ func (r *Runtime) getInt8Array() *Object {
 func (r *Runtime) getUint16Array() *Object {
 	ret := r.global.Uint16Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Uint16Array = ret
 		r.createTypedArrayCtor(ret, r.newUint16Array, "Uint16Array", 2)
@@ -2115,7 +2115,7 @@ func (r *Runtime) getUint16Array() *Object {
 func (r *Runtime) getInt16Array() *Object {
 	ret := r.global.Int16Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Int16Array = ret
 		r.createTypedArrayCtor(ret, r.newInt16Array, "Int16Array", 2)
@@ -2126,7 +2126,7 @@ func (r *Runtime) getInt16Array() *Object {
 func (r *Runtime) getUint32Array() *Object {
 	ret := r.global.Uint32Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Uint32Array = ret
 		r.createTypedArrayCtor(ret, r.newUint32Array, "Uint32Array", 4)
@@ -2137,7 +2137,7 @@ func (r *Runtime) getUint32Array() *Object {
 func (r *Runtime) getInt32Array() *Object {
 	ret := r.global.Int32Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Int32Array = ret
 		r.createTypedArrayCtor(ret, r.newInt32Array, "Int32Array", 4)
@@ -2148,7 +2148,7 @@ func (r *Runtime) getInt32Array() *Object {
 func (r *Runtime) getFloat32Array() *Object {
 	ret := r.global.Float32Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Float32Array = ret
 		r.createTypedArrayCtor(ret, r.newFloat32Array, "Float32Array", 4)
@@ -2159,7 +2159,7 @@ func (r *Runtime) getFloat32Array() *Object {
 func (r *Runtime) getFloat64Array() *Object {
 	ret := r.global.Float64Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.Float64Array = ret
 		r.createTypedArrayCtor(ret, r.newFloat64Array, "Float64Array", 8)
@@ -2170,7 +2170,7 @@ func (r *Runtime) getFloat64Array() *Object {
 func (r *Runtime) getBigInt64Array() *Object {
 	ret := r.global.BigInt64Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.BigInt64Array = ret
 		r.createTypedArrayCtor(ret, r.newBigInt64Array, "BigInt64Array", 8)
@@ -2181,7 +2181,7 @@ func (r *Runtime) getBigInt64Array() *Object {
 func (r *Runtime) getBigUint64Array() *Object {
 	ret := r.global.BigUint64Array
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.BigUint64Array = ret
 		r.createTypedArrayCtor(ret, r.newBigUint64Array, "BigUint64Array", 8)
@@ -2258,7 +2258,7 @@ func getDataViewProtoTemplate() *objectTemplate {
 func (r *Runtime) getDataViewPrototype() *Object {
 	ret := r.global.DataViewPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.DataViewPrototype = ret
 		r.newTemplatedObject(getDataViewProtoTemplate(), ret)
@@ -2269,7 +2269,7 @@ func (r *Runtime) getDataViewPrototype() *Object {
 func (r *Runtime) getDataView() *Object {
 	ret := r.global.DataView
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.DataView = ret
 		ret.self = r.createDataView(ret)
@@ -2280,7 +2280,7 @@ func (r *Runtime) getDataView() *Object {
 func (r *Runtime) getArrayBufferPrototype() *Object {
 	ret := r.global.ArrayBufferPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ArrayBufferPrototype = ret
 		ret.self = r.createArrayBufferProto(ret)
@@ -2291,7 +2291,7 @@ func (r *Runtime) getArrayBufferPrototype() *Object {
 func (r *Runtime) getArrayBuffer() *Object {
 	ret := r.global.ArrayBuffer
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.ArrayBuffer = ret
 		ret.self = r.createArrayBuffer(ret)

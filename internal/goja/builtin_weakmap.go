@@ -70,10 +70,10 @@ func (wmo *weakMapObject) init() {
 }
 
 func (r *Runtime) weakMapProto_delete(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "WeakMap.prototype.delete") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "WeakMap.prototype.delete") // mustard(wording): V8's words (mustard_wording.go)
 	wmo, ok := thisObj.self.(*weakMapObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakMap.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method WeakMap.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	key, ok := call.Argument(0).(*Object)
 	if ok && wmo.m.remove(key) {
@@ -83,10 +83,10 @@ func (r *Runtime) weakMapProto_delete(call FunctionCall) Value {
 }
 
 func (r *Runtime) weakMapProto_get(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "WeakMap.prototype.get") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "WeakMap.prototype.get") // mustard(wording): V8's words (mustard_wording.go)
 	wmo, ok := thisObj.self.(*weakMapObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakMap.prototype.get called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method WeakMap.prototype.get called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	var res Value
 	if key, ok := call.Argument(0).(*Object); ok {
@@ -99,10 +99,10 @@ func (r *Runtime) weakMapProto_get(call FunctionCall) Value {
 }
 
 func (r *Runtime) weakMapProto_has(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "WeakMap.prototype.has") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "WeakMap.prototype.has") // mustard(wording): V8's words (mustard_wording.go)
 	wmo, ok := thisObj.self.(*weakMapObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakMap.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method WeakMap.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	key, ok := call.Argument(0).(*Object)
 	if ok && wmo.m.has(key) {
@@ -112,10 +112,10 @@ func (r *Runtime) weakMapProto_has(call FunctionCall) Value {
 }
 
 func (r *Runtime) weakMapProto_set(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "WeakMap.prototype.set") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "WeakMap.prototype.set") // mustard(wording): V8's words (mustard_wording.go)
 	wmo, ok := thisObj.self.(*weakMapObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakMap.prototype.set called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method WeakMap.prototype.set called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	key := r.toObject(call.Argument(0))
 	wmo.m.set(key, call.Argument(1))
@@ -194,7 +194,7 @@ func (r *Runtime) createWeakMap(val *Object) objectImpl {
 func (r *Runtime) getWeakMapPrototype() *Object {
 	ret := r.global.WeakMapPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.WeakMapPrototype = ret
 		ret.self = r.createWeakMapProto(ret)
@@ -205,7 +205,7 @@ func (r *Runtime) getWeakMapPrototype() *Object {
 func (r *Runtime) getWeakMap() *Object {
 	ret := r.global.WeakMap
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.WeakMap = ret
 		ret.self = r.createWeakMap(ret)

@@ -15,20 +15,20 @@ func (ws *weakSetObject) init() {
 }
 
 func (r *Runtime) weakSetProto_add(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.add") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.add") // mustard(wording): V8's words (mustard_wording.go)
 	wso, ok := thisObj.self.(*weakSetObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakSet.prototype.add called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method WeakSet.prototype.add called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	wso.s.set(r.toObject(call.Argument(0)), nil)
 	return call.This
 }
 
 func (r *Runtime) weakSetProto_delete(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.delete") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.delete") // mustard(wording): V8's words (mustard_wording.go)
 	wso, ok := thisObj.self.(*weakSetObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakSet.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method WeakSet.prototype.delete called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	obj, ok := call.Argument(0).(*Object)
 	if ok && wso.s.remove(obj) {
@@ -38,10 +38,10 @@ func (r *Runtime) weakSetProto_delete(call FunctionCall) Value {
 }
 
 func (r *Runtime) weakSetProto_has(call FunctionCall) Value {
-	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.has") // mustard: V8's words (mustard_wording.go)
+	thisObj := r.mustardReceiver(call.This, "WeakSet.prototype.has") // mustard(wording): V8's words (mustard_wording.go)
 	wso, ok := thisObj.self.(*weakSetObject)
 	if !ok {
-		panic(r.NewTypeError("Method WeakSet.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj)))
+		panic(r.NewTypeError("Method WeakSet.prototype.has called on incompatible receiver %s", r.mustardRender(thisObj))) // mustard(wording)
 	}
 	obj, ok := call.Argument(0).(*Object)
 	if ok && wso.s.has(obj) {
@@ -121,7 +121,7 @@ func (r *Runtime) createWeakSet(val *Object) objectImpl {
 func (r *Runtime) getWeakSetPrototype() *Object {
 	ret := r.global.WeakSetPrototype
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.WeakSetPrototype = ret
 		ret.self = r.createWeakSetProto(ret)
@@ -132,7 +132,7 @@ func (r *Runtime) getWeakSetPrototype() *Object {
 func (r *Runtime) getWeakSet() *Object {
 	ret := r.global.WeakSet
 	if ret == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		ret = &Object{runtime: r}
 		r.global.WeakSet = ret
 		ret.self = r.createWeakSet(ret)

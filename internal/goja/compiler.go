@@ -23,7 +23,7 @@ const (
 	blockScope
 	blockIterScope
 	blockOptChain
-	blockAsyncIterBody // mustard: a for await loop's body (mustard_forawait.go)
+	blockAsyncIterBody // mustard(asyncgen): a for await loop's body (mustard_forawait.go)
 )
 
 const (
@@ -86,9 +86,9 @@ type compiler struct {
 	enumGetExpr compiledEnumGetExpr
 
 	evalVM  *vm                          // VM used to evaluate constant expressions
-	consts  map[compiledExpr]constResult // mustard: evalConst's results, see mustard_compiler.go
-	hooks   *hookCompiler                // mustard: hook calls, see mustard_hooks.go
-	mustard MustardCompileOptions        // mustard: see mustard_steps.go
+	consts  map[compiledExpr]constResult // mustard(compiler-folding): evalConst's results, see mustard_compiler.go
+	hooks   *hookCompiler                // mustard(hooks): hook calls, see mustard_hooks.go
+	mustard MustardCompileOptions        // mustard(steps): see mustard_steps.go
 	ctxVM   *vm                          // VM in which an eval() code is compiled
 
 	codeScratchpad []instruction
@@ -315,7 +315,7 @@ type scope struct {
 	// need 'arguments' object (functions only)
 	argsNeeded bool
 
-	asyncGenerator bool // mustard: an async generator's scope (mustard_forawait.go)
+	asyncGenerator bool // mustard(asyncgen): an async generator's scope (mustard_forawait.go)
 }
 
 type block struct {
@@ -327,7 +327,7 @@ type block struct {
 	outer      *block
 	breaking   *block // set when the 'finally' block is an empty break statement sequence
 	needResult bool
-	asyncIter  bool // mustard: a for await loop (mustard_forawait.go)
+	asyncIter  bool // mustard(asyncgen): a for await loop (mustard_forawait.go)
 }
 
 func (c *compiler) leaveScopeBlock(enter *enterBlock) {

@@ -127,7 +127,7 @@ type compiledFunctionLiteral struct {
 
 	isAsync, isGenerator bool
 
-	arrow *ast.ArrowFunctionLiteral // mustard: see completionBody
+	arrow *ast.ArrowFunctionLiteral // mustard(steps): see completionBody
 }
 
 type compiledBracketExpr struct {
@@ -167,19 +167,19 @@ type compiledConditionalExpr struct {
 type compiledLogicalOr struct {
 	baseCompiledExpr
 	left, right compiledExpr
-	isConst     constMemo // mustard
+	isConst     constMemo // mustard(compiler-folding)
 }
 
 type compiledCoalesce struct {
 	baseCompiledExpr
 	left, right compiledExpr
-	isConst     constMemo // mustard
+	isConst     constMemo // mustard(compiler-folding)
 }
 
 type compiledLogicalAnd struct {
 	baseCompiledExpr
 	left, right compiledExpr
-	isConst     constMemo // mustard
+	isConst     constMemo // mustard(compiler-folding)
 }
 
 type compiledBinaryExpr struct {
@@ -1224,7 +1224,7 @@ func (e *compiledLiteral) emitGetter(putOnStack bool) {
 }
 
 func (e *compiledLiteral) constant() bool {
-	return e.mustardConstant() // mustard: see mustard_bigint.go
+	return e.mustardConstant() // mustard(bigint): see mustard_bigint.go
 }
 
 func (e *compiledTemplateLiteral) emitGetter(putOnStack bool) {
@@ -1338,7 +1338,7 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 	e.c.newScope()
 	s := e.c.scope
 	s.funcType = e.typ
-	s.asyncGenerator = e.isAsync && e.isGenerator // mustard
+	s.asyncGenerator = e.isAsync && e.isGenerator // mustard(regexp-linear)
 
 	if e.name != nil {
 		name = e.name.Name
@@ -1543,7 +1543,7 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 	if e.isGenerator {
 		e.c.emit(yieldEmpty)
 	}
-	completion := e.completionBody() // mustard: see mustard_steps.go
+	completion := e.completionBody() // mustard(steps): see mustard_steps.go
 	if completion {
 		e.c.block.needResult = true
 		e.c.emit(clearResult)
@@ -1559,7 +1559,7 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 			e.c.emit(loadUndef)
 			thisBinding.markAccessPoint()
 			e.c.emit(ret)
-		} else if completion {
+		} else if completion { // mustard(steps)
 			e.c.emit(loadResult, ret)
 		} else {
 			e.c.emit(loadUndef, ret)
@@ -1727,7 +1727,7 @@ func (e *compiledFunctionLiteral) emitGetter(putOnStack bool) {
 			e.c.emit(&newArrowFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
 		}
 	case funcMethod, funcClsInit:
-		if e.isAsync && e.isGenerator { // mustard: async generator methods
+		if e.isAsync && e.isGenerator { // mustard(asyncgen): async generator methods
 			e.c.emit(&newAsyncGeneratorMethod{newMethod: newMethod{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset}})
 		} else if e.isAsync {
 			e.c.emit(&newAsyncMethod{newMethod: newMethod{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}, homeObjOffset: e.homeObjOffset}})
@@ -1739,7 +1739,7 @@ func (e *compiledFunctionLiteral) emitGetter(putOnStack bool) {
 			}
 		}
 	case funcRegular:
-		if e.isAsync && e.isGenerator { // mustard: async generator functions
+		if e.isAsync && e.isGenerator { // mustard(asyncgen): async generator functions
 			e.c.emit(&newAsyncGeneratorFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
 		} else if e.isAsync {
 			e.c.emit(&newAsyncFunc{newFunc: newFunc{prg: p, length: length, name: name, source: e.source, strict: strict}})
@@ -1764,6 +1764,7 @@ func (c *compiler) compileFunctionLiteral(v *ast.FunctionLiteral, isExpr bool) *
 		c.checkIdentifierName(v.Name.Name, int(v.Name.Idx)-1)
 		c.checkIdentifierLName(v.Name.Name, int(v.Name.Idx)-1)
 	}
+	// mustard(asyncgen): async generators compile (mustard_asyncgen.go)
 	r := &compiledFunctionLiteral{
 		name:            v.Name,
 		parameterList:   v.ParameterList,
@@ -2290,7 +2291,7 @@ func (c *compiler) compileArrowFunctionLiteral(v *ast.ArrowFunctionLiteral) *com
 		typ:             funcArrow,
 		strict:          strictBody,
 		isAsync:         v.Async,
-		arrow:           v,
+		arrow:           v, // mustard(arrow-source)
 	}
 	r.init(c, v.Idx0())
 	return r
@@ -2332,7 +2333,7 @@ func (e *compiledNewExpr) emitGetter(putOnStack bool) {
 		expr.emitGetter(true)
 	}
 	e.addSrcMap()
-	e.c.emitMeterAllocation() // mustard
+	e.c.emitMeterAllocation() // mustard(steps)
 	if e.isVariadic {
 		e.c.emit(newVariadic, endVariadic)
 	} else {
@@ -2450,7 +2451,7 @@ func (c *compiler) evalConst(expr compiledExpr) (Value, *Exception) {
 	if expr, ok := expr.(*compiledLiteral); ok {
 		return expr.val, nil
 	}
-	if r, ok := c.consts[expr]; ok { // mustard: each expression evaluated once
+	if r, ok := c.consts[expr]; ok { // mustard(compiler-folding): each expression evaluated once
 		return r.val, r.ex
 	}
 	v, ex := c.evalConstOnce(expr)
@@ -2593,7 +2594,7 @@ func (c *compiler) compileConditionalExpression(v *ast.ConditionalExpression) co
 }
 
 func (e *compiledLogicalOr) constant() bool {
-	return e.isConst.get(e.constantOnce)
+	return e.isConst.get(e.constantOnce) // mustard(compiler-folding)
 }
 
 func (e *compiledLogicalOr) constantOnce() bool {
@@ -2638,7 +2639,7 @@ func (e *compiledLogicalOr) emitGetter(putOnStack bool) {
 }
 
 func (e *compiledCoalesce) constant() bool {
-	return e.isConst.get(e.constantOnce)
+	return e.isConst.get(e.constantOnce) // mustard(compiler-folding)
 }
 
 func (e *compiledCoalesce) constantOnce() bool {
@@ -2683,7 +2684,7 @@ func (e *compiledCoalesce) emitGetter(putOnStack bool) {
 }
 
 func (e *compiledLogicalAnd) constant() bool {
-	return e.isConst.get(e.constantOnce)
+	return e.isConst.get(e.constantOnce) // mustard(compiler-folding)
 }
 
 func (e *compiledLogicalAnd) constantOnce() bool {
@@ -2872,7 +2873,7 @@ func (c *compiler) compileLogicalAnd(left, right ast.Expression, idx file.Idx) c
 
 func (e *compiledObjectLiteral) emitGetter(putOnStack bool) {
 	e.addSrcMap()
-	e.c.emitMeterAllocation() // mustard
+	e.c.emitMeterAllocation() // mustard(steps)
 	e.c.emit(newObject)
 	hasProto := false
 	for _, prop := range e.expr.Value {
@@ -2982,7 +2983,7 @@ func (c *compiler) compileObjectLiteral(v *ast.ObjectLiteral) compiledExpr {
 
 func (e *compiledArrayLiteral) emitGetter(putOnStack bool) {
 	e.addSrcMap()
-	e.c.emitMeterAllocation() // mustard
+	e.c.emitMeterAllocation() // mustard(steps)
 	hasSpread := false
 	mark := len(e.c.p.code)
 	e.c.emit(nil)
@@ -3020,9 +3021,9 @@ func (c *compiler) compileArrayLiteral(v *ast.ArrayLiteral) compiledExpr {
 
 func (e *compiledRegexpLiteral) emitGetter(putOnStack bool) {
 	if putOnStack {
-		pattern, err := compileRegexp(e.expr.Pattern, e.expr.Flags, nil) // mustard: bounded by the parser (parser/mustard_regexp.go)
+		pattern, err := compileRegexp(e.expr.Pattern, e.expr.Flags, nil) // mustard(regexp-linear): bounded by the parser (parser/mustard_regexp.go)
 		if err != nil {
-			e.c.throwSyntaxError(e.offset, literalRegexpError(err, e.expr.Flags)) // mustard: V8's text
+			e.c.throwSyntaxError(e.offset, literalRegexpError(err, e.expr.Flags)) // mustard(regexp-syntax): V8's text
 		}
 
 		e.c.emit(&newRegexp{pattern: pattern, src: newStringValue(e.expr.Pattern)})
@@ -3084,13 +3085,13 @@ func (c *compiler) emitCallee(callee compiledExpr) (calleeName unistring.String)
 }
 
 func (e *compiledCallExpr) emitGetter(putOnStack bool) {
-	if e.emitHookCall(putOnStack) { // mustard: mustard_hooks.go
+	if e.emitHookCall(putOnStack) { // mustard(hooks): mustard_hooks.go
 		return
 	}
 	if e.isVariadic {
 		e.c.emit(startVariadic)
 	}
-	shortCircuits := e.c.optChainJumps()
+	shortCircuits := e.c.optChainJumps() // mustard(compiler-optional-spread)
 	calleeName := e.c.emitCallee(e.callee)
 
 	for _, expr := range e.args {
@@ -3146,7 +3147,7 @@ func (e *compiledCallExpr) emitGetter(putOnStack bool) {
 	}
 	if e.isVariadic {
 		e.c.emit(endVariadic)
-		e.c.dropVariadicOnShortCircuit(shortCircuits) // mustard: mustard_compiler.go
+		e.c.dropVariadicOnShortCircuit(shortCircuits) // mustard(compiler-optional-spread): mustard_compiler.go
 	}
 	if !putOnStack {
 		e.c.emit(pop)
@@ -3628,7 +3629,7 @@ func (e *compiledYieldExpression) emitGetter(putOnStack bool) {
 		e.c.emit(loadUndef)
 	}
 	if !e.delegate {
-		e.c.mustardAwaitInAsyncGenerator() // mustard: yield awaits its operand in an async generator
+		e.c.mustardAwaitInAsyncGenerator() // mustard(asyncgen): yield awaits its operand in an async generator
 	}
 	if putOnStack {
 		if e.delegate {

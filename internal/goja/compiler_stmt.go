@@ -489,7 +489,7 @@ func (c *compiler) compileForOfStatement(v *ast.ForOfStatement, needResult bool)
 }
 
 func (c *compiler) compileLabeledForOfStatement(v *ast.ForOfStatement, needResult bool, label unistring.String) {
-	if v.Await { // mustard
+	if v.Await { // mustard(asyncgen)
 		c.compileForAwaitOf(v.Into, v.Source, v.Body, needResult, label)
 		return
 	}
@@ -644,8 +644,8 @@ L:
 		case blockWith:
 			c.emit(leaveWith)
 		case blockLoopEnum:
-			c.emitLoopEnumClose(b) // mustard: for await closes with an await
-		case blockAsyncIterBody: // mustard
+			c.emitLoopEnumClose(b) // mustard(asyncgen): for await closes with an await
+		case blockAsyncIterBody: // mustard(asyncgen)
 			c.emit(asyncIterLeaveTry)
 		}
 	}
@@ -739,7 +739,7 @@ func (c *compiler) compileReturnStatement(v *ast.ReturnStatement) {
 	}
 	if v.Argument != nil {
 		c.emitExpr(c.compileExpression(v.Argument), true)
-		c.mustardAwaitInAsyncGenerator() // mustard: return awaits its value in an async generator
+		c.mustardAwaitInAsyncGenerator() // mustard(asyncgen): return awaits its value in an async generator
 	} else {
 		c.emit(loadUndef)
 	}
@@ -748,8 +748,8 @@ func (c *compiler) compileReturnStatement(v *ast.ReturnStatement) {
 		case blockTry:
 			c.emit(saveResult, leaveTry{}, loadResult)
 		case blockLoopEnum:
-			c.emitLoopEnumClose(b) // mustard: for await closes with an await
-		case blockAsyncIterBody: // mustard
+			c.emitLoopEnumClose(b) // mustard(asyncgen): for await closes with an await
+		case blockAsyncIterBody: // mustard(asyncgen)
 			c.emit(asyncIterLeaveTry)
 		}
 	}

@@ -45,7 +45,7 @@ func dateParse(date string) (t time.Time, ok bool) {
 	}
 	var loc *time.Location
 	if d.isLocal {
-		loc = localZone() // mustard: mustard_zone.go
+		loc = localZone() // mustard(zone): mustard_zone.go
 	} else {
 		loc = time.FixedZone("", d.timeZoneOffset*60)
 	}
@@ -73,13 +73,13 @@ func (r *Runtime) newDateObject(t time.Time, isSet bool, proto *Object) *Object 
 }
 
 func dateFormat(t time.Time) string {
-	return t.In(localZone()).Format(dateTimeLayout) // mustard
+	return t.In(localZone()).Format(dateTimeLayout) // mustard(zone)
 }
 
 func timeFromMsec(msec int64) time.Time {
 	sec := msec / 1000
 	nsec := (msec % 1000) * 1e6
-	return time.Unix(sec, nsec).In(localZone()) // mustard
+	return time.Unix(sec, nsec).In(localZone()) // mustard(zone)
 }
 
 func timeToMsec(t time.Time) int64 {

@@ -60,7 +60,7 @@ type baseFuncObject struct {
 	baseObject
 
 	lenProp  valueProperty
-	nameProp valueProperty // mustard: in place, as lenProp, not one allocation per function
+	nameProp valueProperty // mustard(call-alloc): in place, as lenProp, not one allocation per function
 }
 
 type baseJsFuncObject struct {
@@ -128,7 +128,7 @@ type nativeFuncObject struct {
 
 	// holds lists what f's closure keeps reachable, for
 	// MustardRetainedBytes (mustard_retained.go); nil when nothing.
-	holds func(visit func(Value))
+	holds func(visit func(Value)) // mustard(retained)
 }
 
 type wrappedFuncObject struct {
@@ -165,7 +165,7 @@ func (f *nativeFuncObject) source() String {
 
 // source of a bound function is V8's: its name ("bound f") is not shown.
 // (mustard: PATCHES.md, "built-ins where upstream departs from the spec")
-func (f *boundFuncObject) source() String {
+func (f *boundFuncObject) source() String { // mustard(spec-fixes)
 	return asciiString("function () { [native code] }")
 }
 
@@ -183,7 +183,7 @@ func (f *wrappedFuncObject) export(*objectExportCtx) interface{} {
 
 func (f *funcObject) _addProto(n unistring.String) Value {
 	if n == "prototype" {
-		if exists := f.values.has(n); !exists {
+		if exists := f.values.has(n); !exists { // mustard(props)
 			return f.addPrototype()
 		}
 	}
@@ -222,7 +222,7 @@ func (f *funcObject) deleteStr(name unistring.String, throw bool) bool {
 }
 
 func (f *funcObject) addPrototype() Value {
-	f.val.wrote() // mustard_retained.go
+	f.val.wrote() // mustard(retained): mustard_retained.go
 	proto := f.val.runtime.NewObject()
 	proto.self._putProp("constructor", f.val, true, false, true)
 	return f._putProp("prototype", proto, true, false, false)
@@ -241,7 +241,7 @@ func (f *funcObject) hasOwnPropertyStr(name unistring.String) bool {
 
 func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
 	if all {
-		if exists := f.values.has("prototype"); !exists {
+		if exists := f.values.has("prototype"); !exists { // mustard(props)
 			accum = append(accum, asciiString("prototype"))
 		}
 	}
@@ -249,7 +249,7 @@ func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
 }
 
 func (f *funcObject) iterateStringKeys() iterNextFunc {
-	if exists := f.values.has("prototype"); !exists {
+	if exists := f.values.has("prototype"); !exists { // mustard(props)
 		f.addPrototype()
 	}
 	return f.baseFuncObject.iterateStringKeys()
@@ -525,12 +525,12 @@ func (f *arrowFuncObject) export(*objectExportCtx) interface{} {
 func (f *baseFuncObject) init(name unistring.String, length Value) {
 	f.baseObject.init()
 
-	f.propNames = make([]unistring.String, 0, 2) // mustard: room for both, one allocation
+	f.propNames = make([]unistring.String, 0, 2) // mustard(props): room for both, one allocation
 	f.lenProp.configurable = true
 	f.lenProp.value = length
 	f._put("length", &f.lenProp)
 
-	f.nameProp.configurable = true
+	f.nameProp.configurable = true // mustard(hops)
 	f.nameProp.value = stringValueFromRaw(name)
 	f._put("name", &f.nameProp)
 }
@@ -540,7 +540,7 @@ func hasInstance(val *Object, v Value) bool {
 		o := val.self.getStr("prototype", nil)
 		if o1, ok := o.(*Object); ok {
 			for {
-				val.runtime.protoHop() // mustard
+				val.runtime.protoHop() // mustard(hops)
 				v = v.self.proto()
 				if v == nil {
 					return false
@@ -752,7 +752,7 @@ func (ar *asyncRunner) step(res Value, done bool, ex *Exception) {
 
 func (ar *asyncRunner) start(nArgs int) {
 	r := ar.f.runtime
-	r.async++ // mustard: an async function's body runs in async context
+	r.async++ // mustard(async): an async function's body runs in async context
 	defer func() { r.async-- }()
 	ar.gen.vm = r.vm
 	ar.promiseCap = r.newPromiseCapability(r.getPromise())

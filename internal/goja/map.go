@@ -17,7 +17,7 @@ type orderedMap struct {
 	iterFirst, iterLast *mapEntry
 	size                int
 
-	// mustard: the runtime of a Map or Set, to which its growth is
+	// mustard(arrays): the runtime of a Map or Set, to which its growth is
 	// reported, and its largest size so far (the hash table does not
 	// shrink on delete, so only a new largest size grows it).
 	r    *Runtime
@@ -47,7 +47,7 @@ func (m *orderedMap) set(key, value Value) {
 		if key == _negativeZero {
 			key = intToValue(0)
 		}
-		if m.r != nil && m.size >= m.high { // mustard: the growth, in chunks
+		if m.r != nil && m.size >= m.high { // mustard(arrays): the growth, in chunks
 			m.high = m.size + 1
 			m.r.allocStep(int64(m.size), mapEntryBytes)
 		}
@@ -176,18 +176,18 @@ func (m *orderedMap) clear() {
 	m.iterLast = nil
 	m.hashTable = make(map[uint64]*mapEntry)
 	m.size = 0
-	m.high = 0 // mustard: the old table is garbage
+	m.high = 0 // mustard(arrays): the old table is garbage
 }
 
 func (m *orderedMap) copyTo(dest *orderedMap) {
-	i := 0 // mustard: a native loop over a guest-sized map
+	i := 0 // mustard(strings): a native loop over a guest-sized map
 	for entry := m.iterFirst; entry != nil; entry = entry.iterNext {
-		if dest.r != nil {
+		if dest.r != nil { // mustard(arrays)
 			dest.r.tick(i)
 			i++
 		}
 		dest.set(entry.key, entry.value)
-	}
+	} // mustard(arrays)
 	if dest.r != nil {
 		dest.r.workRest(i)
 	}

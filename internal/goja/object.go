@@ -49,8 +49,8 @@ var (
 type Object struct {
 	self    objectImpl
 	runtime *Runtime
-	mark    uint32 // mustard_retained.go: the last walk that visited it
-	builtin uint32 // mustard_retained.go: a built-in's own properties, plus 1
+	mark    uint32 // mustard(retained): mustard_retained.go: the last walk that visited it
+	builtin uint32 // mustard(retained): mustard_retained.go: a built-in's own properties, plus 1
 }
 
 type iterNextFunc func() (propIterItem, iterNextFunc)
@@ -218,7 +218,7 @@ type baseObject struct {
 	prototype  *Object
 	extensible bool
 
-	values    propStore
+	values    propStore // mustard(props)
 	propNames []unistring.String
 
 	lastSortedPropLen, idxPropCount int
@@ -274,7 +274,7 @@ func (f ConstructorCall) Argument(idx int) Value {
 func (o *baseObject) init() {
 	o.values = propStore{}
 	if v := o.val; v != nil && v.runtime != nil && v.runtime.making != 0 {
-		v.runtime.builtinsMade = append(v.runtime.builtinsMade, v) // mustard_retained.go
+		v.runtime.builtinsMade = append(v.runtime.builtinsMade, v) // mustard(retained): mustard_retained.go
 	}
 }
 
@@ -291,14 +291,14 @@ func (o *baseObject) hasPropertyStr(name unistring.String) bool {
 		return true
 	}
 	if o.prototype != nil {
-		o.hop() // mustard
+		o.hop() // mustard(arrays)
 		return o.prototype.self.hasPropertyStr(name)
 	}
 	return false
 }
 
 func (o *baseObject) hasPropertyIdx(idx valueInt) bool {
-	o.hop() // mustard: the index made a name, as generic array methods do for every element
+	o.hop() // mustard(strings): the index made a name, as generic array methods do for every element
 	return o.val.self.hasPropertyStr(idx.string())
 }
 
@@ -307,7 +307,7 @@ func (o *baseObject) hasPropertySym(s *Symbol) bool {
 		return true
 	}
 	if o.prototype != nil {
-		o.hop() // mustard
+		o.hop() // mustard(arrays)
 		return o.prototype.self.hasPropertySym(s)
 	}
 	return false
@@ -315,7 +315,7 @@ func (o *baseObject) hasPropertySym(s *Symbol) bool {
 
 func (o *baseObject) getWithOwnProp(prop, p, receiver Value) Value {
 	if prop == nil && o.prototype != nil {
-		o.hop() // mustard
+		o.hop() // mustard(arrays)
 		if receiver == nil {
 			return o.prototype.get(p, o.val)
 		}
@@ -332,7 +332,7 @@ func (o *baseObject) getWithOwnProp(prop, p, receiver Value) Value {
 
 func (o *baseObject) getStrWithOwnProp(prop Value, name unistring.String, receiver Value) Value {
 	if prop == nil && o.prototype != nil {
-		o.hop() // mustard
+		o.hop() // mustard(arrays)
 		if receiver == nil {
 			return o.prototype.self.getStr(name, o.val)
 		}
@@ -356,10 +356,10 @@ func (o *baseObject) getSym(s *Symbol, receiver Value) Value {
 }
 
 func (o *baseObject) getStr(name unistring.String, receiver Value) Value {
-	prop := o.values.get(name)
+	prop := o.values.get(name) // mustard(props)
 	if prop == nil {
 		if o.prototype != nil {
-			o.hop() // mustard
+			o.hop() // mustard(arrays)
 			if receiver == nil {
 				return o.prototype.self.getStr(name, o.val)
 			}
@@ -387,7 +387,7 @@ func (o *baseObject) getOwnPropSym(s *Symbol) Value {
 }
 
 func (o *baseObject) getOwnPropStr(name unistring.String) Value {
-	return o.values.get(name)
+	return o.values.get(name) // mustard(props)
 }
 
 func (o *baseObject) checkDeleteProp(name unistring.String, prop *valueProperty, throw bool) bool {
@@ -409,7 +409,7 @@ func (o *baseObject) checkDelete(name unistring.String, val Value, throw bool) b
 }
 
 func (o *baseObject) _delete(name unistring.String) {
-	o.values.del(name)
+	o.values.del(name) // mustard(props)
 	for i, n := range o.propNames {
 		if n == name {
 			names := o.propNames
@@ -451,7 +451,7 @@ func (o *baseObject) deleteSym(s *Symbol, throw bool) bool {
 }
 
 func (o *baseObject) deleteStr(name unistring.String, throw bool) bool {
-	if val, exists := o.values.lookup(name); exists {
+	if val, exists := o.values.lookup(name); exists { // mustard(props)
 		if !o.checkDelete(name, val, throw) {
 			return false
 		}
@@ -461,7 +461,7 @@ func (o *baseObject) deleteStr(name unistring.String, throw bool) bool {
 }
 
 func (o *baseObject) setProto(proto *Object, throw bool) bool {
-	o.val.wrote() // mustard_retained.go
+	o.val.wrote() // mustard(retained): mustard_retained.go
 	current := o.prototype
 	if current.SameAs(proto) {
 		return true
@@ -477,7 +477,7 @@ func (o *baseObject) setProto(proto *Object, throw bool) bool {
 		return false
 	}
 	for p := proto; p != nil; p = p.self.proto() {
-		o.hop() // mustard: a link walked
+		o.hop() // mustard(hops): a link walked
 		if p.SameAs(o.val) {
 			o.val.runtime.typeErrorResult(throw, "Cyclic __proto__ value")
 			return false
@@ -491,11 +491,11 @@ func (o *baseObject) setProto(proto *Object, throw bool) bool {
 }
 
 func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
-	o.val.wrote() // mustard_retained.go
+	o.val.wrote() // mustard(retained): mustard_retained.go
 	ownDesc := o.values.get(name)
 	if ownDesc == nil {
 		if proto := o.prototype; proto != nil {
-			o.hop() // mustard: a link walked
+			o.hop() // mustard(hops): a link walked
 			// we know it's foreign because prototype loops are not allowed
 			if res, handled := proto.self.setForeignStr(name, val, o.val, throw); handled {
 				return res
@@ -506,7 +506,7 @@ func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) boo
 			o.val.runtime.typeErrorResult(throw, "Cannot add property %s, object is not extensible", name)
 			return false
 		} else {
-			o.values.set(name, val)
+			o.values.set(name, val) // mustard(props)
 			names := copyNamesIfNeeded(o.propNames, 1)
 			o.propNames = append(names, name)
 		}
@@ -520,7 +520,7 @@ func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) boo
 			prop.set(o.val, val)
 		}
 	} else {
-		o.values.set(name, val)
+		o.values.set(name, val) // mustard(props)
 	}
 	return true
 }
@@ -530,14 +530,14 @@ func (o *baseObject) setOwnIdx(idx valueInt, val Value, throw bool) bool {
 }
 
 func (o *baseObject) setOwnSym(name *Symbol, val Value, throw bool) bool {
-	o.val.wrote() // mustard_retained.go
+	o.val.wrote() // mustard(retained): mustard_retained.go
 	var ownDesc Value
 	if o.symValues != nil {
 		ownDesc = o.symValues.get(name)
 	}
 	if ownDesc == nil {
 		if proto := o.prototype; proto != nil {
-			o.hop() // mustard: a link walked
+			o.hop() // mustard(hops): a link walked
 			// we know it's foreign because prototype loops are not allowed
 			if res, handled := proto.self.setForeignSym(name, val, o.val, throw); handled {
 				return res
@@ -582,7 +582,7 @@ func (o *baseObject) _setForeignStr(name unistring.String, prop, val, receiver V
 		}
 	} else {
 		if proto := o.prototype; proto != nil {
-			o.hop() // mustard: a link walked
+			o.hop() // mustard(hops): a link walked
 			if receiver != proto {
 				return proto.self.setForeignStr(name, val, receiver, throw)
 			}
@@ -606,7 +606,7 @@ func (o *baseObject) _setForeignIdx(idx valueInt, prop, val, receiver Value, thr
 		}
 	} else {
 		if proto := o.prototype; proto != nil {
-			o.hop() // mustard: a link walked
+			o.hop() // mustard(hops): a link walked
 			if receiver != proto {
 				return proto.self.setForeignIdx(idx, val, receiver, throw)
 			}
@@ -617,7 +617,7 @@ func (o *baseObject) _setForeignIdx(idx valueInt, prop, val, receiver Value, thr
 }
 
 func (o *baseObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
-	return o._setForeignStr(name, o.values.get(name), val, receiver, throw)
+	return o._setForeignStr(name, o.values.get(name), val, receiver, throw) // mustard(props)
 }
 
 func (o *baseObject) setForeignIdx(name valueInt, val, receiver Value, throw bool) (bool, bool) {
@@ -648,7 +648,7 @@ func (o *baseObject) setForeignSym(name *Symbol, val, receiver Value, throw bool
 		}
 	} else {
 		if proto := o.prototype; proto != nil {
-			o.hop() // mustard: a link walked
+			o.hop() // mustard(hops): a link walked
 			if receiver != o.val {
 				return proto.self.setForeignSym(name, val, receiver, throw)
 			}
@@ -666,7 +666,7 @@ func (o *baseObject) hasOwnPropertySym(s *Symbol) bool {
 }
 
 func (o *baseObject) hasOwnPropertyStr(name unistring.String) bool {
-	exists := o.values.has(name)
+	exists := o.values.has(name) // mustard(props)
 	return exists
 }
 
@@ -716,7 +716,7 @@ func (o *baseObject) _defineOwnProperty(name unistring.String, existingValue Val
 						goto Reject
 					}
 					if descr.Value != nil {
-						o.val.runtime.chargeSame(descr.Value, nilSafe(existing.value)) // mustard: mustard_hops.go
+						o.val.runtime.chargeSame(descr.Value, nilSafe(existing.value)) // mustard(hops): mustard_hops.go
 					}
 					if descr.Value != nil && !descr.Value.SameAs(existing.value) {
 						goto Reject
@@ -781,10 +781,10 @@ Reject:
 }
 
 func (o *baseObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
-	o.val.wrote() // mustard_retained.go
+	o.val.wrote() // mustard(retained): mustard_retained.go
 	existingVal := o.values.get(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
-		o.values.set(name, v)
+		o.values.set(name, v) // mustard(props)
 		if existingVal == nil {
 			names := copyNamesIfNeeded(o.propNames, 1)
 			o.propNames = append(names, name)
@@ -799,7 +799,7 @@ func (o *baseObject) defineOwnPropertyIdx(idx valueInt, desc PropertyDescriptor,
 }
 
 func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, throw bool) bool {
-	o.val.wrote() // mustard_retained.go
+	o.val.wrote() // mustard(retained): mustard_retained.go
 	var existingVal Value
 	if o.symValues != nil {
 		existingVal = o.symValues.get(s)
@@ -815,12 +815,12 @@ func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, t
 }
 
 func (o *baseObject) _put(name unistring.String, v Value) {
-	if exists := o.values.has(name); !exists {
+	if exists := o.values.has(name); !exists { // mustard(props)
 		names := copyNamesIfNeeded(o.propNames, 1)
 		o.propNames = append(names, name)
 	}
 
-	o.values.set(name, v)
+	o.values.set(name, v) // mustard(props)
 }
 
 func valueProp(value Value, writable, enumerable, configurable bool) Value {
@@ -854,7 +854,7 @@ func (o *baseObject) getPrivateEnv(typ *privateEnvType, create bool) *privateEle
 		panic(o.val.runtime.NewTypeError("Private fields for the class have already been set"))
 	}
 	if env == nil && create {
-		o.val.wrote() // mustard_retained.go
+		o.val.wrote() // mustard(retained): mustard_retained.go
 		env = &privateElements{
 			fields: make([]Value, typ.numFields),
 		}
@@ -889,7 +889,7 @@ func (o *Object) ordinaryToPrimitiveNumber() Value {
 		return v
 	}
 
-	panic(o.runtime.NewTypeError("Cannot convert object to primitive value")) // mustard: no Go value in the message
+	panic(o.runtime.NewTypeError("Cannot convert object to primitive value")) // mustard(spec-fixes): no Go value in the message
 }
 
 func (o *Object) ordinaryToPrimitiveString() Value {
@@ -901,7 +901,7 @@ func (o *Object) ordinaryToPrimitiveString() Value {
 		return v
 	}
 
-	panic(o.runtime.NewTypeError("Cannot convert object to primitive value")) // mustard: no Go value in the message
+	panic(o.runtime.NewTypeError("Cannot convert object to primitive value")) // mustard(spec-fixes): no Go value in the message
 }
 
 func (o *Object) tryExoticToPrimitive(hint Value) Value {
@@ -947,7 +947,7 @@ func (o *baseObject) assertCallable() (func(FunctionCall) Value, bool) {
 }
 
 func (o *baseObject) vmCall(vm *vm, _ int) {
-	panic(vm.r.mustardNotAFunction(o.val)) // mustard: V8's words, rendered without running guest code
+	panic(vm.r.mustardNotAFunction(o.val)) // mustard(strings): V8's words, rendered without running guest code
 }
 
 func (o *baseObject) assertConstructor() func(args []Value, newTarget *Object) *Object {
@@ -1140,7 +1140,7 @@ type recursivePropIter struct {
 	o    objectImpl
 	cur  iterNextFunc
 	seen map[unistring.String]struct{}
-	r    *Runtime // mustard: charged for links and shadowed keys walked
+	r    *Runtime // mustard(strings): charged for links and shadowed keys walked
 }
 
 type enumerableIter struct {
@@ -1184,7 +1184,7 @@ func (i *recursivePropIter) next() (propIterItem, iterNextFunc) {
 		item, i.cur = i.cur()
 		if i.cur == nil {
 			if proto := i.o.proto(); proto != nil {
-				i.r.protoHop() // mustard: a link walked
+				i.r.protoHop() // mustard(hops): a link walked
 				i.cur = proto.self.iterateStringKeys()
 				i.o = proto.self
 				continue
@@ -1196,7 +1196,7 @@ func (i *recursivePropIter) next() (propIterItem, iterNextFunc) {
 			i.seen[name] = struct{}{}
 			return item, i.next
 		}
-		i.r.protoHop() // mustard: a shadowed key costs what a link does
+		i.r.protoHop() // mustard(strings): a shadowed key costs what a link does
 	}
 }
 
@@ -1207,7 +1207,7 @@ func enumerateRecursive(o *Object) iterNextFunc {
 			o:    o.self,
 			cur:  o.self.iterateStringKeys(),
 			seen: make(map[unistring.String]struct{}),
-			r:    o.runtime,
+			r:    o.runtime, // mustard(hops)
 		}).next,
 	}).next
 }
@@ -1216,7 +1216,7 @@ func (i *objectPropIter) next() (propIterItem, iterNextFunc) {
 	for i.idx < len(i.propNames) {
 		name := i.propNames[i.idx]
 		i.idx++
-		prop := i.o.values.get(name)
+		prop := i.o.values.get(name) // mustard(props)
 		if prop != nil {
 			return propIterItem{name: stringValueFromRaw(name), value: prop}, i.next
 		}
@@ -1392,7 +1392,7 @@ func (o *baseObject) stringKeys(all bool, keys []Value) []Value {
 		}
 	} else {
 		for _, k := range o.propNames {
-			prop := o.values.get(k)
+			prop := o.values.get(k) // mustard(props)
 			if prop, ok := prop.(*valueProperty); ok && !prop.enumerable {
 				continue
 			}
@@ -1437,7 +1437,7 @@ func (o *baseObject) keys(all bool, accum []Value) []Value {
 }
 
 func (o *baseObject) hasInstance(Value) bool {
-	panic(o.val.runtime.NewTypeError("Right-hand side of 'instanceof' is not callable")) // mustard: V8's words
+	panic(o.val.runtime.NewTypeError("Right-hand side of 'instanceof' is not callable")) // mustard(sweep-charges): V8's words
 }
 
 func toMethod(v Value) func(FunctionCall) Value {
@@ -1449,7 +1449,7 @@ func toMethod(v Value) func(FunctionCall) Value {
 			return call
 		}
 	}
-	panic(newTypeError("%s is not a method", mustardPlainRender(v))) // mustard: no guest code run for the message
+	panic(newTypeError("%s is not a method", mustardPlainRender(v))) // mustard(strings): no guest code run for the message
 }
 
 func instanceOfOperator(o Value, c *Object) bool {

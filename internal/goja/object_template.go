@@ -83,7 +83,7 @@ func (o *templatedObject) materialiseProto() {
 	if !o.protoMaterialised {
 		if o.tmpl.protoFactory != nil {
 			r := o.val.runtime
-			r.making++ // mustard_retained.go
+			r.making++ // mustard(retained): mustard_retained.go
 			defer r.madeBuiltins()
 			o.prototype = o.tmpl.protoFactory(r)
 		}
@@ -108,11 +108,11 @@ func (o *templatedObject) getSym(s *Symbol, receiver Value) Value {
 }
 
 func (o *templatedObject) getOwnPropStr(p unistring.String) Value {
-	if v, exists := o.values.lookup(p); exists {
+	if v, exists := o.values.lookup(p); exists { // mustard(props)
 		return v
 	}
 	if f := o.tmpl.props[p]; f != nil {
-		v := o.val.runtime.makeBuiltin(f) // mustard_retained.go
+		v := o.val.runtime.makeBuiltin(f) // mustard(retained): mustard_retained.go
 		o.values.set(p, v)
 		return v
 	}
@@ -123,7 +123,7 @@ func (o *templatedObject) materialiseSymbols() {
 	if o.symValues == nil {
 		o.symValues = newOrderedMap(nil)
 		for _, p := range o.tmpl.symPropNames {
-			o.symValues.set(p, o.val.runtime.makeBuiltin(o.tmpl.symProps[p])) // mustard_retained.go
+			o.symValues.set(p, o.val.runtime.makeBuiltin(o.tmpl.symProps[p])) // mustard(retained): mustard_retained.go
 		}
 	}
 }
@@ -212,7 +212,7 @@ func (o *templatedObject) hasPropertySym(s *Symbol) bool {
 }
 
 func (o *templatedObject) hasOwnPropertyStr(name unistring.String) bool {
-	if v, exists := o.values.lookup(name); exists {
+	if v, exists := o.values.lookup(name); exists { // mustard(props)
 		return v != nil
 	}
 
@@ -229,10 +229,10 @@ func (o *templatedObject) hasOwnPropertySym(s *Symbol) bool {
 }
 
 func (o *templatedObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
-	o.val.wrote() // mustard_retained.go
+	o.val.wrote() // mustard(retained): mustard_retained.go
 	existingVal := o.getOwnPropStr(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
-		o.values.set(name, v)
+		o.values.set(name, v) // mustard(props)
 		if existingVal == nil {
 			o.materialisePropNames()
 			names := copyNamesIfNeeded(o.propNames, 1)
@@ -256,6 +256,7 @@ func (o *templatedObject) deleteStr(name unistring.String, throw bool) bool {
 		o.materialisePropNames()
 		o._delete(name)
 		if _, exists := o.tmpl.props[name]; exists {
+			// mustard(props)
 			o.values.set(name, nil) // white hole
 		}
 	}
@@ -270,7 +271,7 @@ func (o *templatedObject) deleteSym(s *Symbol, throw bool) bool {
 func (o *templatedObject) materialiseProps() {
 	for name, f := range o.tmpl.props {
 		if exists := o.values.has(name); !exists {
-			o.values.set(name, o.val.runtime.makeBuiltin(f)) // mustard_retained.go
+			o.values.set(name, o.val.runtime.makeBuiltin(f)) // mustard(retained): mustard_retained.go
 		}
 	}
 	o.materialisePropNames()

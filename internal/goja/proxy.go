@@ -293,7 +293,7 @@ type proxyObject struct {
 
 func (p *proxyObject) checkHandler() proxyHandler {
 	r := p.val.runtime
-	r.protoHop() // mustard: one proxy level walked
+	r.protoHop() // mustard(hops): one proxy level walked
 	if handler := p.handler; handler != nil {
 		return handler
 	}
@@ -589,7 +589,7 @@ func (p *proxyObject) proxyGetChecks(targetProp, trapResult Value, name fmt.Stri
 	if targetDesc, ok := targetProp.(*valueProperty); ok {
 		if !targetDesc.accessor {
 			if !targetDesc.writable && !targetDesc.configurable {
-				p.val.runtime.chargeSame(trapResult, nilSafe(targetDesc.value)) // mustard: mustard_hops.go
+				p.val.runtime.chargeSame(trapResult, nilSafe(targetDesc.value)) // mustard(hops): mustard_hops.go
 			}
 			if !targetDesc.writable && !targetDesc.configurable && !trapResult.SameAs(targetDesc.value) {
 				panic(p.val.runtime.NewTypeError("'get' on proxy: property '%s' is a read-only and non-configurable data property on the proxy target but the proxy did not return its actual value (expected '%s' but got '%s')", name.String(), nilSafe(targetDesc.value), ret))
@@ -801,7 +801,7 @@ func (p *proxyObject) proxyOwnKeys() ([]Value, bool) {
 			item := keys.self.getIdx(valueInt(k), nil)
 			if _, ok := item.(String); !ok {
 				if _, ok := item.(*Symbol); !ok {
-					panic(p.val.runtime.NewTypeError("%s is not a valid property name", p.val.runtime.mustardRender(item))) // mustard: no guest code run for the message
+					panic(p.val.runtime.NewTypeError("%s is not a valid property name", p.val.runtime.mustardRender(item))) // mustard(sweep-charges): no guest code run for the message
 				}
 			}
 			if keySet.has(item) {
@@ -942,7 +942,7 @@ func (p *proxyObject) __isCompatibleDescriptor(extensible bool, desc *PropertyDe
 				}
 				if !current.writable {
 					if desc.Value != nil {
-						p.val.runtime.chargeSame(desc.Value, nilSafe(current.value)) // mustard: mustard_hops.go
+						p.val.runtime.chargeSame(desc.Value, nilSafe(current.value)) // mustard(hops): mustard_hops.go
 					}
 					if desc.Value != nil && !desc.Value.SameAs(current.value) {
 						return false
@@ -971,7 +971,7 @@ func (p *proxyObject) __sameValue(val1, val2 Value) bool {
 	}
 	if val1 != nil {
 		if val2 != nil {
-			p.val.runtime.chargeSame(val1, val2) // mustard: mustard_hops.go
+			p.val.runtime.chargeSame(val1, val2) // mustard(hops): mustard_hops.go
 		}
 		return val1.SameAs(val2)
 	}

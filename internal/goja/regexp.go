@@ -6,11 +6,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
+	"time" // mustard(zone)
 	"unicode/utf16"
 
+	// mustard(strings): regexp2 is the fork in internal/regexp2 (step counting)
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
-	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2" // mustard(regexp-linear)
 )
 
 type regexp2MatchCache struct {
@@ -67,7 +68,7 @@ type regexpPattern struct {
 
 	regexpWrapper  *regexpWrapper
 	regexp2Wrapper *regexp2Wrapper
-	linear         *linearSource // mustard: mustard_regexp.go
+	linear         *linearSource // mustard(regexp-linear): mustard_regexp.go
 }
 
 type regexpResult struct {
@@ -104,9 +105,9 @@ func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*r
 	}
 	regexp2Pattern, err1 := regexp2.Compile(src, opts)
 	if err1 != nil {
-		return nil, fmt.Errorf("Invalid regular expression (regexp2): %s (%w)", src, err1) // mustard: %w, for regexp2SyntaxError
+		return nil, fmt.Errorf("Invalid regular expression (regexp2): %s (%w)", src, err1) // mustard(regexp-syntax): %w, for regexp2SyntaxError
 	}
-	if d := mustardRegexpTimeout.Load(); d != 0 { // mustard: mustard_zone.go
+	if d := mustardRegexpTimeout.Load(); d != 0 { // mustard(zone): mustard_zone.go
 		regexp2Pattern.MatchTimeout = time.Duration(d)
 	}
 
@@ -152,25 +153,25 @@ func buildUTF8PosMap(s unicodeString) (positionMap, string) {
 // of s), so that successive searches through s cost O(len(s)) in all.
 func (p *regexpPattern) findSubmatchIndex(r *Runtime, s String, start int) regexpResult {
 	res := p.findSubmatchIndexFrom(r, s, start)
-	r.matched(start, scanEnd(res, s.Length())) // mustard
+	r.matched(start, scanEnd(res, s.Length())) // mustard(regexp-linear)
 	return res
 }
 
 func (p *regexpPattern) findSubmatchIndexFrom(r *Runtime, s String, start int) regexpResult {
-	if res, ok := p.mustardFind(r, s, start); ok { // mustard: mustard_regexp.go
+	if res, ok := p.mustardFind(r, s, start); ok { // mustard(regexp-linear): mustard_regexp.go
 		return res
 	}
 	if p.regexpWrapper == nil {
-		return p.regexp2Wrapper.findSubmatchIndex(r, s, start, p.unicode, p.global || p.sticky)
+		return p.regexp2Wrapper.findSubmatchIndex(r, s, start, p.unicode, p.global || p.sticky) // mustard(regexp-syntax)
 	}
 	if start != 0 {
 		// Unfortunately Go's regexp library does not allow starting from an arbitrary position.
 		// If we just drop the first _start_ characters of the string the assertions (^, $, \b and \B) will not
 		// work correctly.
 		p.createRegexp2()
-		return p.regexp2Wrapper.findSubmatchIndex(r, s, start, p.unicode, p.global || p.sticky)
+		return p.regexp2Wrapper.findSubmatchIndex(r, s, start, p.unicode, p.global || p.sticky) // mustard(regexp-syntax)
 	}
-	if p.unicode && r.metered() { // mustard: a full-Unicode match of a non-ASCII string maps its positions first
+	if p.unicode && r.metered() { // mustard(strings): a full-Unicode match of a non-ASCII string maps its positions first
 		if _, u := devirtualizeString(s); u != nil {
 			r.converted(u.Length(), posMapBytes)
 		}
@@ -179,26 +180,26 @@ func (p *regexpPattern) findSubmatchIndexFrom(r *Runtime, s String, start int) r
 }
 
 func (p *regexpPattern) findAllSubmatchIndex(r *Runtime, s String, start int, limit int, sticky bool) []regexpResult {
-	if res, ok := p.mustardFindAll(r, s, start, limit, sticky); ok { // mustard: mustard_regexp.go
+	if res, ok := p.mustardFindAll(r, s, start, limit, sticky); ok { // mustard(regexp-linear): mustard_regexp.go
 		return res
 	}
 	if p.regexpWrapper == nil {
-		return p.regexp2Wrapper.findAllSubmatchIndex(r, s, start, limit, sticky, p.unicode)
+		return p.regexp2Wrapper.findAllSubmatchIndex(r, s, start, limit, sticky, p.unicode) // mustard(regexp-syntax)
 	}
 	if start == 0 {
 		a, u := devirtualizeString(s)
 		if u == nil {
-			res := r.findAllBounded(limit, func(n int) []regexpResult { // mustard: in batches
+			res := r.findAllBounded(limit, func(n int) []regexpResult { // mustard(strings): in batches
 				return p.regexpWrapper.findAllSubmatchIndex(string(a), n, sticky)
 			})
-			return r.foundAll(res, 0, limit, len(a)) // mustard
+			return r.foundAll(res, 0, limit, len(a)) // mustard(strings)
 		}
 		if limit == 1 {
 			if p.unicode {
-				r.converted(u.Length(), posMapBytes) // mustard
+				r.converted(u.Length(), posMapBytes) // mustard(regexp-syntax)
 			}
 			result := p.regexpWrapper.findSubmatchIndexUnicode(u, p.unicode)
-			r.matched(0, scanEnd(result, u.Length())) // mustard
+			r.matched(0, scanEnd(result, u.Length())) // mustard(regexp-linear)
 			if result.indexes == nil {
 				return nil
 			}
@@ -208,10 +209,10 @@ func (p *regexpPattern) findAllSubmatchIndex(r *Runtime, s String, start int, li
 		// input.
 		if p.unicode {
 			// Try to convert s to UTF-8. If it does not contain any invalid UTF-16 we can do the matching in UTF-8.
-			r.converted(u.Length(), utf8PosMapBytes) // mustard
+			r.converted(u.Length(), utf8PosMapBytes) // mustard(strings)
 			pm, str := buildUTF8PosMap(u)
 			if pm != nil {
-				res := r.findAllBounded(limit, func(n int) []regexpResult { // mustard: in batches
+				res := r.findAllBounded(limit, func(n int) []regexpResult { // mustard(strings): in batches
 					return p.regexpWrapper.findAllSubmatchIndex(str, n, sticky)
 				})
 				for _, result := range res {
@@ -219,13 +220,13 @@ func (p *regexpPattern) findAllSubmatchIndex(r *Runtime, s String, start int, li
 						result.indexes[i] = pm.get(idx)
 					}
 				}
-				return r.foundAll(res, 0, limit, u.Length()) // mustard
+				return r.foundAll(res, 0, limit, u.Length()) // mustard(strings)
 			}
 		}
 	}
 
 	p.createRegexp2()
-	return p.regexp2Wrapper.findAllSubmatchIndex(r, s, start, limit, sticky, p.unicode)
+	return p.regexp2Wrapper.findAllSubmatchIndex(r, s, start, limit, sticky, p.unicode) // mustard(regexp-syntax)
 }
 
 // clone creates a copy of the regexpPattern which can be used concurrently.
@@ -238,7 +239,7 @@ func (p *regexpPattern) clone() *regexpPattern {
 		dotAll:     p.dotAll,
 		sticky:     p.sticky,
 		unicode:    p.unicode,
-		linear:     p.linear, // mustard
+		linear:     p.linear, // mustard(regexp-linear)
 	}
 	if p.regexpWrapper != nil {
 		ret.regexpWrapper = p.regexpWrapper.clone()
@@ -257,26 +258,26 @@ type regexpObject struct {
 	standard bool
 }
 
-func (r *regexp2Wrapper) findSubmatchIndex(rt *Runtime, s String, start int, fullUnicode, doCache bool) regexpResult {
+func (r *regexp2Wrapper) findSubmatchIndex(rt *Runtime, s String, start int, fullUnicode, doCache bool) regexpResult { // mustard(strings)
 	if fullUnicode {
-		return r.findSubmatchIndexUnicode(rt, s, start, doCache)
+		return r.findSubmatchIndexUnicode(rt, s, start, doCache) // mustard(strings)
 	}
-	return r.findSubmatchIndexUTF16(rt, s, start, doCache)
+	return r.findSubmatchIndexUTF16(rt, s, start, doCache) // mustard(strings)
 }
 
-func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, runes []rune, err error) {
+func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, runes []rune, err error) { // mustard(regexp-linear)
 	wrapped := r.rx
 	cache := r.cache
 	if cache != nil && cache.posMap == nil && cache.target.SameAs(s) {
 		runes = cache.runes
 	} else {
-		rt.converted(s.Length(), runeBytes) // mustard
+		rt.converted(s.Length(), runeBytes) // mustard(strings)
 		runes = s.utf16Runes()
 		cache = nil
 	}
 	match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) {
 		return wrapped.FindRunesMatchStartingAtWith(o, runes, start)
-	}) // mustard: metered, interruptible
+	}) // mustard(regexp-linear): metered, interruptible
 	if doCache && match != nil && err == nil {
 		if cache == nil {
 			if r.cache == nil {
@@ -293,7 +294,7 @@ func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCac
 	return
 }
 
-func (r *regexp2Wrapper) findSubmatchIndexUTF16(rt *Runtime, s String, start int, doCache bool) regexpResult {
+func (r *regexp2Wrapper) findSubmatchIndexUTF16(rt *Runtime, s String, start int, doCache bool) regexpResult { // mustard(strings)
 	match, _, err := r.findUTF16Cached(rt, s, start, doCache)
 	if err != nil {
 		return regexpResult{}
@@ -318,7 +319,7 @@ func (r *regexp2Wrapper) findSubmatchIndexUTF16(rt *Runtime, s String, start int
 	return result
 }
 
-func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, posMap []int, err error) {
+func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, posMap []int, err error) { // mustard(strings)
 	var (
 		runes       []rune
 		mappedStart int
@@ -331,7 +332,7 @@ func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doC
 		runes, posMap = cache.runes, cache.posMap
 		mappedStart, splitPair = posMapReverseLookup(posMap, start)
 	} else {
-		rt.converted(s.Length(), posMapBytes) // mustard
+		rt.converted(s.Length(), posMapBytes) // mustard(strings)
 		posMap, runes, mappedStart, splitPair = buildPosMap(&lenientUtf16Decoder{utf16Reader: s.utf16Reader()}, s.Length(), start)
 		cache = nil
 	}
@@ -342,7 +343,7 @@ func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doC
 	}
 	match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) {
 		return wrapped.FindRunesMatchStartingAtWith(o, runes, mappedStart)
-	}) // mustard: metered, interruptible
+	}) // mustard(regexp-linear): metered, interruptible
 	if doCache && match != nil && err == nil {
 		if splitPair {
 			runes[mappedStart] = savedRune
@@ -364,7 +365,7 @@ func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doC
 	return
 }
 
-func (r *regexp2Wrapper) findSubmatchIndexUnicode(rt *Runtime, s String, start int, doCache bool) regexpResult {
+func (r *regexp2Wrapper) findSubmatchIndexUnicode(rt *Runtime, s String, start int, doCache bool) regexpResult { // mustard(strings)
 	match, posMap, err := r.findUnicodeCached(rt, s, start, doCache)
 	if match == nil || err != nil {
 		return regexpResult{}
@@ -386,19 +387,19 @@ func (r *regexp2Wrapper) findSubmatchIndexUnicode(rt *Runtime, s String, start i
 	return result
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start, limit int, sticky bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start, limit int, sticky bool) []regexpResult { // mustard(strings)
 	wrapped := r.rx
-	match, runes, err := r.findUTF16Cached(rt, s, start, false)
+	match, runes, err := r.findUTF16Cached(rt, s, start, false) // mustard(regexp-linear)
 	if match == nil || err != nil {
-		rt.matched(start, len(runes)) // mustard
+		rt.matched(start, len(runes)) // mustard(regexp-linear)
 		return nil
 	}
 	if limit < 0 {
 		limit = len(runes) + 1
 	}
-	rt.allocBytes(mulBytes(int64(limit), matchBytes)) // mustard: the capacity is preallocated
+	rt.allocBytes(mulBytes(int64(limit), matchBytes)) // mustard(strings): the capacity is preallocated
 	results := make([]regexpResult, 0, limit)
-	scanned := start // mustard: each match reports the span since the previous one
+	scanned := start // mustard(strings): each match reports the span since the previous one
 	for match != nil {
 		groups := match.Groups()
 
@@ -416,10 +417,10 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start,
 				result.appendIndexesAndGroup(-1, 0, group.Name)
 			}
 		}
-		rt.matched(scanned, result.indexes[1]) // mustard
+		rt.matched(scanned, result.indexes[1]) // mustard(strings)
 		scanned = max(scanned, result.indexes[1])
-		rt.alloc(resultBytes(result)) // mustard
-		rt.poll(len(results))         // mustard
+		rt.alloc(resultBytes(result)) // mustard(strings)
+		rt.poll(len(results))         // mustard(strings)
 
 		if sticky && len(result.indexes) > 1 {
 			if result.indexes[0] != start {
@@ -433,12 +434,12 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start,
 		if limit <= 0 {
 			break
 		}
-		match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) { return wrapped.FindNextMatchWith(o, match) }) // mustard: metered, interruptible
+		match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) { return wrapped.FindNextMatchWith(o, match) }) // mustard(regexp-linear): metered, interruptible
 		if err != nil {
 			return nil
 		}
 		if match == nil {
-			rt.matched(scanned, len(runes)) // mustard
+			rt.matched(scanned, len(runes)) // mustard(regexp-linear)
 		}
 	}
 	return results
@@ -482,20 +483,20 @@ func posMapReverseLookup(posMap []int, pos int) (int, bool) {
 	return mapped, false
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeString, start, limit int, sticky bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeString, start, limit int, sticky bool) []regexpResult { // mustard(strings)
 	wrapped := r.rx
 	if limit < 0 {
 		limit = len(s) + 1
 	}
-	rt.allocBytes(mulBytes(int64(limit), matchBytes)) // mustard: the capacity is preallocated
+	rt.allocBytes(mulBytes(int64(limit), matchBytes)) // mustard(strings): the capacity is preallocated
 	results := make([]regexpResult, 0, limit)
-	match, posMap, err := r.findUnicodeCached(rt, s, start, false)
+	match, posMap, err := r.findUnicodeCached(rt, s, start, false) // mustard(regexp-linear)
 	if err != nil {
 		return nil
 	}
-	scanned := start // mustard: each match reports the span since the previous one
+	scanned := start // mustard(strings): each match reports the span since the previous one
 	if match == nil {
-		rt.matched(scanned, s.Length()) // mustard
+		rt.matched(scanned, s.Length()) // mustard(strings)
 	}
 	for match != nil {
 		groups := match.Groups()
@@ -514,10 +515,10 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeStrin
 				result.appendIndexesAndGroup(-1, 0, group.Name)
 			}
 		}
-		rt.matched(scanned, result.indexes[1]) // mustard
+		rt.matched(scanned, result.indexes[1]) // mustard(strings)
 		scanned = max(scanned, result.indexes[1])
-		rt.alloc(resultBytes(result)) // mustard
-		rt.poll(len(results))         // mustard
+		rt.alloc(resultBytes(result)) // mustard(strings)
+		rt.poll(len(results))         // mustard(strings)
 
 		if sticky && len(result.indexes) > 1 {
 			if result.indexes[0] != start {
@@ -527,26 +528,26 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeStrin
 		}
 
 		results = append(results, result)
-		match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) { return wrapped.FindNextMatchWith(o, match) }) // mustard: metered, interruptible
+		match, err = rt.regexp2Scan(r, func(o *regexp2.SearchOptions) (*regexp2.Match, error) { return wrapped.FindNextMatchWith(o, match) }) // mustard(regexp-linear): metered, interruptible
 		if err != nil {
 			return nil
 		}
 		if match == nil {
-			rt.matched(scanned, s.Length()) // mustard
+			rt.matched(scanned, s.Length()) // mustard(regexp-linear)
 		}
 	}
 	return results
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndex(rt *Runtime, s String, start, limit int, sticky, fullUnicode bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndex(rt *Runtime, s String, start, limit int, sticky, fullUnicode bool) []regexpResult { // mustard(regexp-linear)
 	a, u := devirtualizeString(s)
 	if u != nil {
 		if fullUnicode {
-			return r.findAllSubmatchIndexUnicode(rt, u, start, limit, sticky)
+			return r.findAllSubmatchIndexUnicode(rt, u, start, limit, sticky) // mustard(strings)
 		}
-		return r.findAllSubmatchIndexUTF16(rt, u, start, limit, sticky)
+		return r.findAllSubmatchIndexUTF16(rt, u, start, limit, sticky) // mustard(strings)
 	}
-	return r.findAllSubmatchIndexUTF16(rt, a, start, limit, sticky)
+	return r.findAllSubmatchIndexUTF16(rt, a, start, limit, sticky) // mustard(strings)
 }
 
 func (r *regexp2Wrapper) clone() *regexp2Wrapper {
@@ -640,7 +641,7 @@ func createRegexpGroupsMap(result regexpResult) (groups map[unistring.String]int
 
 func (r *regexpObject) execResultToArray(target String, result regexpResult) Value {
 	captureCount := len(result.indexes) >> 1
-	if rt := r.val.runtime; rt.metered() { // mustard: the slots, the captures' copies, input/index/groups
+	if rt := r.val.runtime; rt.metered() { // mustard(strings): the slots, the captures' copies, input/index/groups
 		n := mulBytes(int64(captureCount), valueBytes) + 3*propertyBytes
 		for i := 0; i+1 < len(result.indexes); i += 2 {
 			if result.indexes[i] >= 0 {
@@ -695,7 +696,7 @@ func (r *regexpObject) getLastIndex() int64 {
 func (r *regexpObject) execRegexp(target String) (match bool, result regexpResult) {
 	index := r.getLastIndex()
 	if index >= 0 && index <= int64(target.Length()) {
-		result = r.pattern.findSubmatchIndex(r.val.runtime, target, int(index))
+		result = r.pattern.findSubmatchIndex(r.val.runtime, target, int(index)) // mustard(strings)
 	}
 	match = len(result.indexes) > 0 && (!r.pattern.sticky || int64(result.indexes[0]) == index)
 

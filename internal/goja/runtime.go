@@ -21,7 +21,7 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/file"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/parser"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
-	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2" // mustard
+	"github.com/mustard-sidecar/mustard-sidecar/internal/regexp2" // mustard(regexp-linear)
 )
 
 const (
@@ -125,7 +125,7 @@ type global struct {
 
 	AsyncFunctionPrototype *Object
 
-	mustardAsyncIter // mustard: async generators and iteration (mustard_asyncgen.go)
+	mustardAsyncIter // mustard(asyncgen): async generators and iteration (mustard_asyncgen.go)
 
 	IteratorPrototype             *Object
 	ArrayIteratorPrototype        *Object
@@ -210,25 +210,25 @@ type Runtime struct {
 	// to detect and handle circular references
 	toStringStack []*Object
 
-	meter            Meter       // mustard_meter.go
-	bigMetered       bool        // mustard_bigint.go: MustardMeterOperands
-	hops             uint64      // mustard_hops.go
-	sortCompareUnits int         // mustard_arrays.go
-	native           nativeDepth // mustard_depth.go
-	hooks            []hook      // mustard_hooks.go
-	async            int         // mustard_async.go
+	meter            Meter       // mustard(meter): mustard_meter.go
+	bigMetered       bool        // mustard(bigint): mustard_bigint.go: MustardMeterOperands
+	hops             uint64      // mustard(hops): mustard_hops.go
+	sortCompareUnits int         // mustard(sort-charge): mustard_arrays.go
+	native           nativeDepth // mustard(strings): mustard_depth.go
+	hooks            []hook      // mustard(hooks): mustard_hooks.go
+	async            int         // mustard(async): mustard_async.go
 
-	linearRegexpMode int                    // mustard_regexp.go
-	regexp2Search    *regexp2.SearchOptions // mustard_interrupt.go: regexp2Scan
-	regexp2Poll      *regexp2.SearchOptions // mustard_interrupt.go: regexp2Scan, programs without operand metering
+	linearRegexpMode int                    // mustard(regexp-linear): mustard_regexp.go
+	regexp2Search    *regexp2.SearchOptions // mustard(interrupt): mustard_interrupt.go: regexp2Scan
+	regexp2Poll      *regexp2.SearchOptions // mustard(interrupt): mustard_interrupt.go: regexp2Scan, programs without operand metering
 
-	queued          []queuedJob // mustard_retained.go: what queued promise jobs hold
-	retainedEpoch   uint32      // mustard_retained.go: the last walk's number
+	queued          []queuedJob // mustard(retained): mustard_retained.go: what queued promise jobs hold
+	retainedEpoch   uint32      // mustard(retained): mustard_retained.go: the last walk's number
 	retainedPending []*Object   // and its stack, when small
-	making          int         // mustard_retained.go: built-ins being made
+	making          int         // mustard(retained): mustard_retained.go: built-ins being made
 	builtinsMade    []*Object   // and the objects made so far
-	builtinsWritten []*Object   // mustard_retained.go: built-ins the guest wrote to
-	jsonIn          *jsonReader // mustard_interrupt.go: the text JSON.parse reads
+	builtinsWritten []*Object   // mustard(retained): mustard_retained.go: built-ins the guest wrote to
+	jsonIn          *jsonReader // mustard(interrupt): mustard_interrupt.go: the text JSON.parse reads
 }
 
 type StackFrame struct {
@@ -436,7 +436,7 @@ func (e *Exception) Value() Value {
 
 func (e *Exception) Unwrap() error {
 	if obj, ok := e.val.(*Object); ok {
-		// mustard: no GoError made, no instance of it (and nothing made
+		// mustard(realm): no GoError made, no instance of it (and nothing made
 		// here, where the runtime may be another goroutine's).
 		if ge := obj.runtime.global.GoError; ge != nil && ge.self.hasInstance(obj) {
 			if val := obj.Get("value"); val != nil {
@@ -462,7 +462,7 @@ func (r *Runtime) createIterProto(val *Object) objectImpl {
 func (r *Runtime) getIteratorPrototype() *Object {
 	var o *Object
 	if o = r.global.IteratorPrototype; o == nil {
-		defer r.makingBuiltins()() // mustard_retained.go
+		defer r.makingBuiltins()() // mustard(retained): mustard_retained.go
 		o = &Object{runtime: r}
 		r.global.IteratorPrototype = o
 		o.self = r.createIterProto(o)
@@ -484,7 +484,7 @@ func (r *Runtime) init() {
 		r: r,
 	}
 	r.vm.init()
-	r.MustardSealRealm() // mustard_retained.go
+	r.MustardSealRealm() // mustard(retained): mustard_retained.go
 }
 
 func (r *Runtime) typeErrorResult(throw bool, args ...interface{}) {
@@ -494,13 +494,13 @@ func (r *Runtime) typeErrorResult(throw bool, args ...interface{}) {
 }
 
 func (r *Runtime) newError(typ *Object, msg string) Value {
-	r.made(len(msg)) // mustard: a message can hold a guest's long string
+	r.made(len(msg)) // mustard(strings): a message can hold a guest's long string
 	return r.builtin_new(typ, []Value{newStringValue(msg)})
 }
 
 func (r *Runtime) newErrorf(typ *Object, format string, args ...interface{}) Value {
 	msg := fmt.Sprintf(format, args...)
-	r.made(len(msg)) // mustard: a message can hold a guest's long string
+	r.made(len(msg)) // mustard(strings): a message can hold a guest's long string
 	return r.builtin_new(typ, []Value{newStringValue(msg)})
 }
 
@@ -513,7 +513,7 @@ func (r *Runtime) newReferenceError(name unistring.String) Value {
 }
 
 func (r *Runtime) newSyntaxError(msg string) Value {
-	r.made(len(msg)) // mustard
+	r.made(len(msg)) // mustard(strings)
 	return r.builtin_new(r.getSyntaxError(), []Value{newStringValue(msg)})
 }
 
@@ -576,7 +576,7 @@ func (r *Runtime) NewTypeError(args ...interface{}) *Object {
 		f, _ := args[0].(string)
 		msg = fmt.Sprintf(f, args[1:]...)
 	}
-	r.made(len(msg)) // mustard: a message can hold a guest's long string
+	r.made(len(msg)) // mustard(strings): a message can hold a guest's long string
 	return r.builtin_new(r.getTypeError(), []Value{newStringValue(msg)})
 }
 
@@ -874,13 +874,13 @@ func (r *Runtime) builtin_Number(call FunctionCall) Value {
 		case *Object:
 			primValue := t.toPrimitiveNumber()
 			if bigint, ok := primValue.(*valueBigInt); ok {
-				return bigToNumber((*big.Int)(bigint)) // mustard: mustard_bigint.go
+				return bigToNumber((*big.Int)(bigint)) // mustard(bigint): mustard_bigint.go
 			}
 			return primValue.ToNumber()
 		case *valueBigInt:
-			return bigToNumber((*big.Int)(t)) // mustard
+			return bigToNumber((*big.Int)(t)) // mustard(bigint)
 		default:
-			r.chargeNumber(t) // mustard: a long string's conversion charged
+			r.chargeNumber(t) // mustard(strings): a long string's conversion charged
 			return t.ToNumber()
 		}
 	} else {
@@ -895,14 +895,14 @@ func (r *Runtime) builtin_newNumber(args []Value, proto *Object) *Object {
 		case *Object:
 			primValue := t.toPrimitiveNumber()
 			if bigint, ok := primValue.(*valueBigInt); ok {
-				v = bigToNumber((*big.Int)(bigint)) // mustard
+				v = bigToNumber((*big.Int)(bigint)) // mustard(bigint)
 			} else {
 				v = primValue.ToNumber()
 			}
 		case *valueBigInt:
-			v = bigToNumber((*big.Int)(t)) // mustard
+			v = bigToNumber((*big.Int)(t)) // mustard(bigint)
 		default:
-			r.chargeNumber(t) // mustard: a long string's conversion charged
+			r.chargeNumber(t) // mustard(strings): a long string's conversion charged
 			v = t.ToNumber()
 		}
 	} else {
@@ -1028,7 +1028,7 @@ func (r *Runtime) wrapNativeConstruct(c func(args []Value, proto *Object) *Objec
 }
 
 func (r *Runtime) toCallable(v Value) func(FunctionCall) Value {
-	return r.mustardCallable(v) // mustard: V8's words (mustard_wording.go)
+	return r.mustardCallable(v) // mustard(wording): V8's words (mustard_wording.go)
 }
 
 func (r *Runtime) checkObjectCoercible(v Value) {
@@ -1306,7 +1306,7 @@ func toIntClamp(i int64) int {
 }
 
 func (r *Runtime) toIndex(v Value) int {
-	num := r.numArg(v).ToInteger() // mustard: a long string's conversion charged
+	num := r.numArg(v).ToInteger() // mustard(sweep-charges): a long string's conversion charged
 	if num >= 0 && num < maxInt {
 		if bits.UintSize == 32 && num >= math.MaxInt32 {
 			panic(r.newErrorf(r.getRangeError(), "Index %s overflows int", v.String()))
@@ -2658,7 +2658,7 @@ func (r *Runtime) toObject(v Value, args ...interface{}) *Object {
 		if v == nil {
 			s = "undefined"
 		} else if b, ok := v.(*valueBigInt); ok {
-			s = r.bigIntString(b).String() // mustard: a long BigInt's digits are charged work
+			s = r.bigIntString(b).String() // mustard(strings): a long BigInt's digits are charged work
 		} else {
 			s = v.String()
 		}
@@ -2770,7 +2770,7 @@ func iteratorValue(iterResult *Object) Value {
 func (ir *iteratorRecord) iterate(step func(Value)) {
 	r := ir.iterator.runtime
 	for i := 0; ; i++ {
-		r.tick(i) // mustard: a native loop over a guest-sized iterator
+		r.tick(i) // mustard(strings): a native loop over a guest-sized iterator
 		if ir.next == nil {
 			panic(r.NewTypeError("iterator.next is missing or not a function"))
 		}
@@ -2873,22 +2873,22 @@ func (r *Runtime) getHash() *maphash.Hash {
 
 // called when the top level function returns normally (i.e. control is passed outside the Runtime).
 func (r *Runtime) leave() {
-	r.async++ // mustard: promise jobs run in async context
+	r.async++ // mustard(async): promise jobs run in async context
 	defer func() { r.async-- }()
 	var jobs []func()
 	for len(r.jobQueue) > 0 {
 		jobs, r.jobQueue = r.jobQueue, jobs[:0]
-		// mustard: nothing is measured while jobs run, and the list
+		// mustard(retained): nothing is measured while jobs run, and the list
 		// would grow with a loop of jobs
 		clear(r.queued)
 		r.queued = r.queued[:0]
 		for _, job := range jobs {
-			r.chargeJob() // mustard: see mustard_steps.go
+			r.chargeJob() // mustard(steps): see mustard_steps.go
 			job()
 		}
 	}
 	r.jobQueue = nil
-	clear(r.queued)
+	clear(r.queued) // mustard(retained)
 	r.queued = r.queued[:0]
 	r.vm.stack = nil
 }
@@ -2896,7 +2896,7 @@ func (r *Runtime) leave() {
 // called when the top level function returns (i.e. control is passed outside the Runtime) but it was due to an interrupt
 func (r *Runtime) leaveAbrupt() {
 	r.jobQueue = nil
-	clear(r.queued)
+	clear(r.queued) // mustard(retained)
 	r.queued = r.queued[:0]
 	r.ClearInterrupt()
 }
@@ -3014,7 +3014,7 @@ func (r *Runtime) iterableToList(iterable Value, method func(FunctionCall) Value
 	iter := r.getIterator(iterable, method)
 	var values []Value
 	iter.iterate(func(item Value) {
-		r.listStep(len(values)) // mustard: mustard_arrays.go
+		r.listStep(len(values)) // mustard(sweep-charges): mustard_arrays.go
 		values = append(values, item)
 	})
 	return values

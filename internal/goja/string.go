@@ -277,9 +277,9 @@ func (s *stringObject) iterateStringKeys() iterNextFunc {
 
 func (s *stringObject) stringKeys(all bool, accum []Value) []Value {
 	r := s.val.runtime
-	r.alloc(mulBytes(int64(s.length), 3*valueBytes)) // mustard: a slot, a string and its digits a key
+	r.alloc(mulBytes(int64(s.length), 3*valueBytes)) // mustard(strings): a slot, a string and its digits a key
 	for i := 0; i < s.length; i++ {
-		r.tick(i) // mustard
+		r.tick(i) // mustard(meter)
 		accum = append(accum, asciiString(strconv.Itoa(i)))
 	}
 

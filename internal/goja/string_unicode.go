@@ -711,7 +711,7 @@ func toLower(s string) String {
 }
 
 func (s unicodeString) toLower() String {
-	if hasLoneSurrogate(s) { // mustard: see mustard_surrogates.go
+	if hasLoneSurrogate(s) { // mustard(surrogates): see mustard_surrogates.go
 		return mapWellFormed(s, func(t string) string { return toLower(t).String() })
 	}
 	return toLower(s.String())
@@ -719,7 +719,7 @@ func (s unicodeString) toLower() String {
 
 func (s unicodeString) toUpper() String {
 	caser := cases.Upper(language.Und)
-	return transformString(s, caser.String) // mustard: see mustard_surrogates.go
+	return transformString(s, caser.String) // mustard(surrogates): see mustard_surrogates.go
 }
 
 func (s unicodeString) Export() interface{} {

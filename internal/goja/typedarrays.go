@@ -929,12 +929,12 @@ func (a *typedArrayObject) deleteIdx(idx valueInt, throw bool) bool {
 
 func (a *typedArrayObject) stringKeys(all bool, accum []Value) []Value {
 	r := a.val.runtime
-	r.allocN(int64(a.length), keyBytes) // mustard: a slot and a name an element
+	r.allocN(int64(a.length), keyBytes) // mustard(arrays): a slot and a name an element
 	if accum == nil {
 		accum = make([]Value, 0, a.length)
 	}
 	for i := 0; i < a.length; i++ {
-		r.workStep(int64(i), int64(a.length)) // mustard
+		r.workStep(int64(i), int64(a.length)) // mustard(arrays)
 		accum = append(accum, asciiString(strconv.Itoa(i)))
 	}
 	return a.baseObject.stringKeys(all, accum)

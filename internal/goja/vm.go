@@ -33,7 +33,7 @@ type stash struct {
 	// created by direct eval go here.
 	funcType funcType
 
-	mark uint32 // mustard_retained.go: the last walk that visited it
+	mark uint32 // mustard(retained): mustard_retained.go: the last walk that visited it
 }
 
 type context struct {
@@ -114,7 +114,7 @@ type iterStackItem struct {
 	val   Value
 	f     iterNextFunc
 	iter  *iteratorRecord
-	aiter *iteratorRecord // mustard: a for await loop's iterator, closed by the loop's code
+	aiter *iteratorRecord // mustard(asyncgen): a for await loop's iterator, closed by the loop's code
 }
 
 type ref interface {
@@ -387,8 +387,8 @@ type vm struct {
 
 	profTracker *profTracker
 
-	stepc stepCounter   // mustard: instruction counting, see mustard_steps.go
-	wake  chan struct{} // mustard: closed by Interrupt, see mustard_interrupt.go
+	stepc stepCounter   // mustard(steps): instruction counting, see mustard_steps.go
+	wake  chan struct{} // mustard(bignum): closed by Interrupt, see mustard_interrupt.go
 }
 
 type instruction interface {
@@ -617,7 +617,7 @@ func (vm *vm) halted() bool {
 }
 
 func (vm *vm) run() {
-	if vm.stepc.meter != nil { // mustard: see mustard_steps.go
+	if vm.stepc.meter != nil { // mustard(steps): see mustard_steps.go
 		vm.runCounted()
 		return
 	}
@@ -696,7 +696,7 @@ func (vm *vm) Interrupt(v interface{}) {
 	vm.interruptLock.Lock()
 	vm.interruptVal = v
 	atomic.StoreUint32(&vm.interrupted, 1)
-	vm.wakeWaiters() // mustard
+	vm.wakeWaiters() // mustard(bignum)
 	vm.interruptLock.Unlock()
 }
 
@@ -827,7 +827,7 @@ func (vm *vm) handleThrow(arg interface{}) *Exception {
 		vm.stash = tf.stash
 		vm.privEnv = tf.privEnv
 		if e := vm.restoreStacks(tf.iterLen, tf.refLen); e != nil && isReturnCompletion(ex) {
-			ex = e // mustard: closing an iterator failed, which replaces an async generator's return completion
+			ex = e // mustard(asyncgen): closing an iterator failed, which replaces an async generator's return completion
 		}
 
 		if tf.catchPos == tryPanicMarker {
@@ -835,7 +835,7 @@ func (vm *vm) handleThrow(arg interface{}) *Exception {
 		}
 
 		if tf.catchPos >= 0 && isReturnCompletion(ex) {
-			tf.catchPos = -1 // mustard: an async generator's return completion runs finally blocks only
+			tf.catchPos = -1 // mustard(asyncgen): an async generator's return completion runs finally blocks only
 		}
 		if tf.catchPos >= 0 {
 			// exception is caught
@@ -1263,7 +1263,7 @@ type _toNumber struct{}
 var toNumber _toNumber
 
 func (_toNumber) exec(vm *vm) {
-	vm.stack[vm.sp-1] = vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	vm.stack[vm.sp-1] = vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 	vm.pc++
 }
 
@@ -1290,12 +1290,12 @@ func (_add) exec(vm *vm) {
 
 	if isLeftString || isRightString {
 		if !isLeftString {
-			leftString = vm.r.stringOf(left) // mustard: a BigInt's conversion charged
+			leftString = vm.r.stringOf(left) // mustard(bigint): a BigInt's conversion charged
 		}
 		if !isRightString {
-			rightString = vm.r.stringOf(right) // mustard
+			rightString = vm.r.stringOf(right) // mustard(bigint)
 		}
-		vm.r.copying(concatBytes(leftString, rightString)) // mustard: meter the copy
+		vm.r.copying(concatBytes(leftString, rightString)) // mustard(meter): meter the copy
 		ret = leftString.Concat(rightString)
 	} else {
 		switch left := left.(type) {
@@ -1310,7 +1310,7 @@ func (_add) exec(vm *vm) {
 			}
 		case *valueBigInt:
 			if right, ok := right.(*valueBigInt); ok {
-				ret = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Add)) // mustard
+				ret = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Add)) // mustard(bignum)
 			} else {
 				panic(errMixBigIntType)
 			}
@@ -1335,8 +1335,8 @@ func (_sub) exec(vm *vm) {
 	right := vm.stack[vm.sp-1]
 	left := vm.stack[vm.sp-2]
 
-	left = vm.r.toNumeric(left)   // mustard: a long string's conversion charged
-	right = vm.r.toNumeric(right) // mustard: a long string's conversion charged
+	left = vm.r.toNumeric(left)   // mustard(hops): a long string's conversion charged
+	right = vm.r.toNumeric(right) // mustard(hops): a long string's conversion charged
 
 	var result Value
 
@@ -1355,7 +1355,7 @@ func (_sub) exec(vm *vm) {
 		}
 	case *valueBigInt:
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Sub)) // mustard
+			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Sub)) // mustard(bignum)
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1373,8 +1373,8 @@ type _mul struct{}
 var mul _mul
 
 func (_mul) exec(vm *vm) {
-	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 
 	var result Value
 
@@ -1382,7 +1382,7 @@ func (_mul) exec(vm *vm) {
 	case valueInt:
 		switch right := right.(type) {
 		case valueInt:
-			if left == 0 && right < 0 || left < 0 && right == 0 { // mustard: -0 for every negative factor, not only -1
+			if left == 0 && right < 0 || left < 0 && right == 0 { // mustard(wording): -0 for every negative factor, not only -1
 				result = _negativeZero
 				goto end
 			}
@@ -1401,7 +1401,7 @@ func (_mul) exec(vm *vm) {
 		}
 	case *valueBigInt:
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(vm.r.bigMul((*big.Int)(left), (*big.Int)(right))) // mustard
+			result = (*valueBigInt)(vm.r.bigMul((*big.Int)(left), (*big.Int)(right))) // mustard(bignum)
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1424,8 +1424,8 @@ func (_exp) exec(vm *vm) {
 	x := vm.stack[vm.sp-1]
 	y := vm.stack[vm.sp]
 
-	x = vm.r.toNumeric(x) // mustard: a long string's conversion charged
-	y = vm.r.toNumeric(y) // mustard: a long string's conversion charged
+	x = vm.r.toNumeric(x) // mustard(hops): a long string's conversion charged
+	y = vm.r.toNumeric(y) // mustard(hops): a long string's conversion charged
 
 	var result Value
 	if x, ok := x.(*valueBigInt); ok {
@@ -1433,7 +1433,7 @@ func (_exp) exec(vm *vm) {
 			if (*big.Int)(y).Cmp(big.NewInt(0)) < 0 {
 				panic(vm.r.newError(vm.r.getRangeError(), "exponent must be positive"))
 			}
-			result = (*valueBigInt)(vm.r.bigExp((*big.Int)(x), (*big.Int)(y))) // mustard
+			result = (*valueBigInt)(vm.r.bigExp((*big.Int)(x), (*big.Int)(y))) // mustard(bignum)
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1452,8 +1452,8 @@ type _div struct{}
 var div _div
 
 func (_div) exec(vm *vm) {
-	leftValue := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	rightValue := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	leftValue := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	rightValue := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 
 	var (
 		result      Value
@@ -1468,7 +1468,7 @@ func (_div) exec(vm *vm) {
 			if (*big.Int)(left).CmpAbs((*big.Int)(right)) < 0 {
 				result = (*valueBigInt)(big.NewInt(0))
 			} else {
-				result = (*valueBigInt)(vm.r.bigQuo((*big.Int)(left), (*big.Int)(right))) // mustard
+				result = (*valueBigInt)(vm.r.bigQuo((*big.Int)(left), (*big.Int)(right))) // mustard(bignum)
 			}
 			goto end
 		}
@@ -1532,8 +1532,8 @@ type _mod struct{}
 var mod _mod
 
 func (_mod) exec(vm *vm) {
-	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 
 	var result Value
 
@@ -1564,8 +1564,9 @@ func (_mod) exec(vm *vm) {
 			switch {
 			case (*big.Int)(right).Cmp(big.NewInt(0)) == 0:
 				panic(vm.r.newError(vm.r.getRangeError(), "Division by zero"))
+			// mustard(bigint): a negative dividend needs no case of its own: Mod is truncated below
 			default:
-				result = (*valueBigInt)(vm.r.bigRem((*big.Int)(left), (*big.Int)(right))) // mustard
+				result = (*valueBigInt)(vm.r.bigRem((*big.Int)(left), (*big.Int)(right))) // mustard(bignum)
 			}
 			goto end
 		}
@@ -1588,9 +1589,9 @@ func (_neg) exec(vm *vm) {
 
 	var result Value
 
-	switch n := vm.r.toNumeric(operand).(type) { // mustard: a long string's conversion charged
+	switch n := vm.r.toNumeric(operand).(type) { // mustard(hops): a long string's conversion charged
 	case *valueBigInt:
-		result = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigNeg)) // mustard
+		result = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigNeg)) // mustard(bignum)
 	case valueInt:
 		if n == 0 {
 			result = _negativeZero
@@ -1614,7 +1615,7 @@ type _plus struct{}
 var plus _plus
 
 func (_plus) exec(vm *vm) {
-	vm.r.chargeNumber(vm.stack[vm.sp-1]) // mustard
+	vm.r.chargeNumber(vm.stack[vm.sp-1]) // mustard(hops)
 	vm.stack[vm.sp-1] = vm.stack[vm.sp-1].ToNumber()
 	vm.pc++
 }
@@ -1628,7 +1629,7 @@ func (_inc) exec(vm *vm) {
 
 	switch n := v.(type) {
 	case *valueBigInt:
-		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigIncr)) // mustard
+		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigIncr)) // mustard(bignum)
 	case valueInt:
 		v = intToValue(int64(n + 1))
 	default:
@@ -1648,7 +1649,7 @@ func (_dec) exec(vm *vm) {
 
 	switch n := v.(type) {
 	case *valueBigInt:
-		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigDecr)) // mustard
+		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigDecr)) // mustard(bignum)
 	case valueInt:
 		v = intToValue(int64(n - 1))
 	default:
@@ -1664,13 +1665,13 @@ type _and struct{}
 var and _and
 
 func (_and) exec(vm *vm) {
-	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).And)) // mustard
+			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).And)) // mustard(bignum)
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1690,13 +1691,13 @@ type _or struct{}
 var or _or
 
 func (_or) exec(vm *vm) {
-	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Or)) // mustard
+			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Or)) // mustard(bignum)
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1716,13 +1717,13 @@ type _xor struct{}
 var xor _xor
 
 func (_xor) exec(vm *vm) {
-	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Xor)) // mustard
+			result = (*valueBigInt)(vm.r.bigLinearOp((*big.Int)(left), (*big.Int)(right), (*big.Int).Xor)) // mustard(bignum)
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1743,9 +1744,9 @@ var bnot _bnot
 
 func (_bnot) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
-	switch n := vm.r.toNumeric(v).(type) { // mustard: a long string's conversion charged
+	switch n := vm.r.toNumeric(v).(type) { // mustard(hops): a long string's conversion charged
 	case *valueBigInt:
-		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigNot)) // mustard
+		v = (*valueBigInt)(vm.r.bigUnary((*big.Int)(n), bigNot)) // mustard(bignum)
 	default:
 		v = intToValue(int64(^toInt32(n)))
 	}
@@ -1758,13 +1759,13 @@ type _sal struct{}
 var sal _sal
 
 func (_sal) exec(vm *vm) {
-	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(vm.r.bigShift((*big.Int)(left), (*big.Int)(right), true)) // mustard
+			result = (*valueBigInt)(vm.r.bigShift((*big.Int)(left), (*big.Int)(right), true)) // mustard(bigint)
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1784,13 +1785,13 @@ type _sar struct{}
 var sar _sar
 
 func (_sar) exec(vm *vm) {
-	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 	var result Value
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			result = (*valueBigInt)(vm.r.bigShift((*big.Int)(left), (*big.Int)(right), false)) // mustard
+			result = (*valueBigInt)(vm.r.bigShift((*big.Int)(left), (*big.Int)(right), false)) // mustard(bignum)
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1810,11 +1811,11 @@ type _shr struct{}
 var shr _shr
 
 func (_shr) exec(vm *vm) {
-	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard: a long string's conversion charged
-	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard: a long string's conversion charged
+	left := vm.r.toNumeric(vm.stack[vm.sp-2])  // mustard(hops): a long string's conversion charged
+	right := vm.r.toNumeric(vm.stack[vm.sp-1]) // mustard(hops): a long string's conversion charged
 
 	if _, ok := left.(*valueBigInt); ok {
-		_ = vm.r.toNumeric(right) // mustard: a long string's conversion charged
+		_ = vm.r.toNumeric(right) // mustard(hops): a long string's conversion charged
 		panic(vm.r.NewTypeError("BigInts have no unsigned right shift, use >> instead"))
 	} else if _, ok := right.(*valueBigInt); ok {
 		panic(vm.r.NewTypeError("BigInts have no unsigned right shift, use >> instead"))
@@ -1835,7 +1836,7 @@ type _toPropertyKey struct{}
 
 func (_toPropertyKey) exec(vm *vm) {
 	p := vm.sp - 1
-	vm.stack[p] = vm.r.propertyKey(vm.stack[p]) // mustard: mustard_bigint.go
+	vm.stack[p] = vm.r.propertyKey(vm.stack[p]) // mustard(bigint): mustard_bigint.go
 	vm.pc++
 }
 
@@ -1843,7 +1844,7 @@ type _toString struct{}
 
 func (_toString) exec(vm *vm) {
 	p := vm.sp - 1
-	vm.stack[p] = vm.r.stringOf(vm.stack[p]) // mustard: a BigInt's conversion charged
+	vm.stack[p] = vm.r.stringOf(vm.stack[p]) // mustard(bigint): a BigInt's conversion charged
 	vm.pc++
 }
 
@@ -1916,8 +1917,8 @@ type _setElem struct{}
 var setElem _setElem
 
 func (_setElem) exec(vm *vm) {
-	obj := vm.r.mustardSetBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2]) // mustard: V8's words (mustard_wording.go)
-	propName := vm.r.propertyKey(vm.stack[vm.sp-2])                  // mustard: mustard_bigint.go
+	obj := vm.r.mustardSetBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2]) // mustard(wording): V8's words (mustard_wording.go)
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2])                  // mustard(bigint): mustard_bigint.go
 	val := vm.stack[vm.sp-1]
 
 	obj.setOwn(propName, val, false)
@@ -1989,8 +1990,8 @@ type _setElemP struct{}
 var setElemP _setElemP
 
 func (_setElemP) exec(vm *vm) {
-	obj := vm.r.mustardSetBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2]) // mustard: V8's words (mustard_wording.go)
-	propName := vm.r.propertyKey(vm.stack[vm.sp-2])                  // mustard: mustard_bigint.go
+	obj := vm.r.mustardSetBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2]) // mustard(wording): V8's words (mustard_wording.go)
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2])                  // mustard(bigint): mustard_bigint.go
 	val := vm.stack[vm.sp-1]
 
 	obj.setOwn(propName, val, false)
@@ -2004,13 +2005,13 @@ type _setElemStrict struct{}
 var setElemStrict _setElemStrict
 
 func (_setElemStrict) exec(vm *vm) {
-	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard(bigint): mustard_bigint.go
 	receiver := vm.stack[vm.sp-3]
 	val := vm.stack[vm.sp-1]
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.setOwn(propName, val, true)
 	} else {
-		base := vm.r.mustardSetBase(receiver, vm.stack[vm.sp-2]) // mustard: V8's words (mustard_wording.go)
+		base := vm.r.mustardSetBase(receiver, vm.stack[vm.sp-2]) // mustard(wording): V8's words (mustard_wording.go)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2025,7 +2026,7 @@ var setElemRecv _setElemRecv
 
 func (_setElemRecv) exec(vm *vm) {
 	receiver := vm.stack[vm.sp-4]
-	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard(bigint): mustard_bigint.go
 	o := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 	if obj, ok := o.(*Object); ok {
@@ -2046,7 +2047,7 @@ var setElemRecvStrict _setElemRecvStrict
 
 func (_setElemRecvStrict) exec(vm *vm) {
 	receiver := vm.stack[vm.sp-4]
-	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard(bigint): mustard_bigint.go
 	o := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 	if obj, ok := o.(*Object); ok {
@@ -2066,13 +2067,13 @@ type _setElemStrictP struct{}
 var setElemStrictP _setElemStrictP
 
 func (_setElemStrictP) exec(vm *vm) {
-	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard(bigint): mustard_bigint.go
 	receiver := vm.stack[vm.sp-3]
 	val := vm.stack[vm.sp-1]
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.setOwn(propName, val, true)
 	} else {
-		base := vm.r.mustardSetBase(receiver, vm.stack[vm.sp-2]) // mustard: V8's words (mustard_wording.go)
+		base := vm.r.mustardSetBase(receiver, vm.stack[vm.sp-2]) // mustard(wording): V8's words (mustard_wording.go)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2086,7 +2087,7 @@ var setElemRecvP _setElemRecvP
 
 func (_setElemRecvP) exec(vm *vm) {
 	receiver := vm.stack[vm.sp-4]
-	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard(bigint): mustard_bigint.go
 	o := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 	if obj, ok := o.(*Object); ok {
@@ -2106,7 +2107,7 @@ var setElemRecvStrictP _setElemRecvStrictP
 
 func (_setElemRecvStrictP) exec(vm *vm) {
 	receiver := vm.stack[vm.sp-4]
-	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-3]) // mustard(bigint): mustard_bigint.go
 	o := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 	if obj, ok := o.(*Object); ok {
@@ -2126,7 +2127,7 @@ var deleteElem _deleteElem
 
 func (_deleteElem) exec(vm *vm) {
 	obj := vm.stack[vm.sp-2].ToObject(vm.r)
-	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard(bigint): mustard_bigint.go
 	if obj.delete(propName, false) {
 		vm.stack[vm.sp-2] = valueTrue
 	} else {
@@ -2142,7 +2143,7 @@ var deleteElemStrict _deleteElemStrict
 
 func (_deleteElemStrict) exec(vm *vm) {
 	obj := vm.stack[vm.sp-2].ToObject(vm.r)
-	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard(bigint): mustard_bigint.go
 	obj.delete(propName, true)
 	vm.stack[vm.sp-2] = valueTrue
 	vm.sp--
@@ -2222,7 +2223,7 @@ type setProp unistring.String
 
 func (p setProp) exec(vm *vm) {
 	val := vm.stack[vm.sp-1]
-	vm.r.mustardSetBase(vm.stack[vm.sp-2], stringValueFromRaw(unistring.String(p))).self.setOwnStr(unistring.String(p), val, false) // mustard: V8's words (mustard_wording.go)
+	vm.r.mustardSetBase(vm.stack[vm.sp-2], stringValueFromRaw(unistring.String(p))).self.setOwnStr(unistring.String(p), val, false) // mustard(wording): V8's words (mustard_wording.go)
 	vm.stack[vm.sp-2] = val
 	vm.sp--
 	vm.pc++
@@ -2232,7 +2233,7 @@ type setPropP unistring.String
 
 func (p setPropP) exec(vm *vm) {
 	val := vm.stack[vm.sp-1]
-	vm.r.mustardSetBase(vm.stack[vm.sp-2], stringValueFromRaw(unistring.String(p))).self.setOwnStr(unistring.String(p), val, false) // mustard: V8's words (mustard_wording.go)
+	vm.r.mustardSetBase(vm.stack[vm.sp-2], stringValueFromRaw(unistring.String(p))).self.setOwnStr(unistring.String(p), val, false) // mustard(wording): V8's words (mustard_wording.go)
 	vm.sp -= 2
 	vm.pc++
 }
@@ -2246,7 +2247,7 @@ func (p setPropStrict) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.self.setOwnStr(propName, val, true)
 	} else {
-		base := vm.r.mustardSetBase(receiver, stringValueFromRaw(propName)) // mustard: V8's words (mustard_wording.go)
+		base := vm.r.mustardSetBase(receiver, stringValueFromRaw(propName)) // mustard(wording): V8's words (mustard_wording.go)
 		base.setStr(propName, val, receiver, true)
 	}
 
@@ -2338,7 +2339,7 @@ func (p setPropStrictP) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.self.setOwnStr(propName, val, true)
 	} else {
-		base := vm.r.mustardSetBase(receiver, stringValueFromRaw(propName)) // mustard: V8's words (mustard_wording.go)
+		base := vm.r.mustardSetBase(receiver, stringValueFromRaw(propName)) // mustard(wording): V8's words (mustard_wording.go)
 		base.setStr(propName, val, receiver, true)
 	}
 
@@ -2525,7 +2526,7 @@ func (g getProp) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
 	vm.stack[vm.sp-1] = nilSafe(obj.self.getStr(unistring.String(g), v))
@@ -2540,7 +2541,7 @@ func (g getPropRecv) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
 	vm.stack[vm.sp-2] = nilSafe(obj.self.getStr(unistring.String(g), recv))
@@ -2555,7 +2556,7 @@ func (g getPropRecvCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(unistring.String(g)), false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
 
@@ -2576,7 +2577,7 @@ func (g getPropCallee) exec(vm *vm) {
 	obj := v.baseObject(vm.r)
 	n := unistring.String(g)
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(n), false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, stringValueFromRaw(n), false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
 	prop := obj.self.getStr(n, v)
@@ -2596,10 +2597,10 @@ func (_getElem) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
-	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard(bigint): mustard_bigint.go
 
 	vm.stack[vm.sp-2] = nilSafe(obj.get(propName, v))
 
@@ -2616,10 +2617,10 @@ func (_getElemRecv) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-2], false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-2], false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
-	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-2]) // mustard(bigint): mustard_bigint.go
 
 	vm.stack[vm.sp-3] = nilSafe(obj.get(propName, recv))
 
@@ -2636,7 +2637,7 @@ func (_getKey) exec(vm *vm) {
 	obj := v.baseObject(vm.r)
 	propName := vm.stack[vm.sp-1]
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, propName, false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, propName, false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
 
@@ -2654,11 +2655,11 @@ func (_getElemCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
 
-	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard(bigint): mustard_bigint.go
 	prop := obj.get(propName, v)
 	if prop == nil {
 		prop = memberUnresolved{valueUnresolved{r: vm.r, ref: propName.string()}}
@@ -2677,11 +2678,11 @@ func (_getElemRecvCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := v.baseObject(vm.r)
 	if obj == nil {
-		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard: V8's words (mustard_wording.go)
+		vm.throw(vm.r.mustardNullishAccess(v, vm.stack[vm.sp-1], false)) // mustard(wording): V8's words (mustard_wording.go)
 		return
 	}
 
-	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
+	propName := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard(bigint): mustard_bigint.go
 	prop := obj.get(propName, recv)
 	if prop == nil {
 		prop = memberUnresolved{valueUnresolved{r: vm.r, ref: propName.string()}}
@@ -2770,7 +2771,7 @@ var pushArraySpread _pushArraySpread
 func (_pushArraySpread) exec(vm *vm) {
 	arr := vm.stack[vm.sp-2].(*Object).self.(*arrayObject)
 	vm.r.getIterator(vm.stack[vm.sp-1], nil).iterate(func(val Value) {
-		vm.r.allocSlots(len(arr.values)) // mustard: meter the growth
+		vm.r.allocSlots(len(arr.values)) // mustard(meter): meter the growth
 		if arr.length < math.MaxUint32 {
 			arr.length++
 		} else {
@@ -2791,9 +2792,9 @@ var pushSpread _pushSpread
 func (_pushSpread) exec(vm *vm) {
 	vm.sp--
 	obj := vm.stack[vm.sp]
-	n := 0
+	n := 0 // mustard(meter)
 	vm.r.getIterator(obj, nil).iterate(func(val Value) {
-		vm.r.allocSlots(n) // mustard: meter the growth
+		vm.r.allocSlots(n) // mustard(meter): meter the growth
 		n++
 		vm.push(val)
 	})
@@ -2812,7 +2813,7 @@ func (_newArrayFromIter) exec(vm *vm) {
 	vm.iterStack = vm.iterStack[:l]
 	if iter.iterator != nil {
 		iter.iterate(func(val Value) {
-			vm.r.allocSlots(len(values)) // mustard: meter the growth
+			vm.r.allocSlots(len(values)) // mustard(meter): meter the growth
 			values = append(values, val)
 		})
 	}
@@ -4079,7 +4080,7 @@ func getHomeObject(v Value) *Object {
 			return fn.homeObject
 		case *asyncMethodFuncObject:
 			return fn.homeObject
-		case *asyncGeneratorMethodFuncObject: // mustard
+		case *asyncGeneratorMethodFuncObject: // mustard(asyncgen)
 			return fn.homeObject
 		case *classFuncObject:
 			return o.runtime.toObject(fn.getStr("prototype", nil))
@@ -4541,10 +4542,11 @@ func cmp(px, py Value) Value {
 	case valueFloat:
 		switch ny := py.(type) {
 		case *valueBigInt:
-			if math.IsNaN(float64(nx)) {
+			if math.IsNaN(float64(nx)) { // mustard(bigint)
 				return _undefined
+				// mustard(bigint): an infinity compares in bigCmpFloat below
 			}
-			ret = bigCmpFloat((*big.Int)(ny), float64(nx)) > 0 // mustard: no copy of the BigInt
+			ret = bigCmpFloat((*big.Int)(ny), float64(nx)) > 0 // mustard(bigint): no copy of the BigInt
 			goto end
 		}
 	case *valueBigInt:
@@ -4553,10 +4555,11 @@ func cmp(px, py Value) Value {
 			ret = (*big.Int)(nx).Cmp(big.NewInt(int64(ny))) < 0
 			goto end
 		case valueFloat:
-			if math.IsNaN(float64(ny)) {
+			if math.IsNaN(float64(ny)) { // mustard(bigint)
 				return _undefined
+				// mustard(bigint): an infinity compares in bigCmpFloat below
 			}
-			ret = bigCmpFloat((*big.Int)(nx), float64(ny)) < 0 // mustard: no copy of the BigInt
+			ret = bigCmpFloat((*big.Int)(nx), float64(ny)) < 0 // mustard(bigint): no copy of the BigInt
 			goto end
 		case *valueBigInt:
 			ret = (*big.Int)(nx).Cmp((*big.Int)(ny)) < 0
@@ -4583,7 +4586,7 @@ type _op_lt struct{}
 var op_lt _op_lt
 
 func (_op_lt) exec(vm *vm) {
-	if vm.r.bigMetered { // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard(hops): mustard_hops.go
 		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
@@ -4604,7 +4607,7 @@ type _op_lte struct{}
 var op_lte _op_lte
 
 func (_op_lte) exec(vm *vm) {
-	if vm.r.bigMetered { // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard(hops): mustard_hops.go
 		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
@@ -4626,7 +4629,7 @@ type _op_gt struct{}
 var op_gt _op_gt
 
 func (_op_gt) exec(vm *vm) {
-	if vm.r.bigMetered { // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard(hops): mustard_hops.go
 		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
@@ -4647,7 +4650,7 @@ type _op_gte struct{}
 var op_gte _op_gte
 
 func (_op_gte) exec(vm *vm) {
-	if vm.r.bigMetered { // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard(hops): mustard_hops.go
 		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	left := toPrimitiveNumber(vm.stack[vm.sp-2])
@@ -4669,7 +4672,7 @@ type _op_eq struct{}
 var op_eq _op_eq
 
 func (_op_eq) exec(vm *vm) {
-	if vm.r.bigMetered { // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard(hops): mustard_hops.go
 		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	if vm.stack[vm.sp-2].Equals(vm.stack[vm.sp-1]) {
@@ -4686,7 +4689,7 @@ type _op_neq struct{}
 var op_neq _op_neq
 
 func (_op_neq) exec(vm *vm) {
-	if vm.r.bigMetered { // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard(hops): mustard_hops.go
 		vm.r.chargeLooseCompare(vm.stack[vm.sp-2 : vm.sp])
 	}
 	if vm.stack[vm.sp-2].Equals(vm.stack[vm.sp-1]) {
@@ -4703,7 +4706,7 @@ type _op_strict_eq struct{}
 var op_strict_eq _op_strict_eq
 
 func (_op_strict_eq) exec(vm *vm) {
-	if vm.r.bigMetered { // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard(hops): mustard_hops.go
 		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
 	}
 	if vm.stack[vm.sp-2].StrictEquals(vm.stack[vm.sp-1]) {
@@ -4720,7 +4723,7 @@ type _op_strict_neq struct{}
 var op_strict_neq _op_strict_neq
 
 func (_op_strict_neq) exec(vm *vm) {
-	if vm.r.bigMetered { // mustard: mustard_hops.go
+	if vm.r.bigMetered { // mustard(hops): mustard_hops.go
 		vm.r.chargeCompare(vm.stack[vm.sp-2], vm.stack[vm.sp-1])
 	}
 	if vm.stack[vm.sp-2].StrictEquals(vm.stack[vm.sp-1]) {
@@ -4756,9 +4759,9 @@ var op_in _op_in
 
 func (_op_in) exec(vm *vm) {
 	left := vm.stack[vm.sp-2]
-	right := vm.r.mustardInTarget(left, vm.stack[vm.sp-1]) // mustard: V8's words (mustard_wording.go)
+	right := vm.r.mustardInTarget(left, vm.stack[vm.sp-1]) // mustard(wording): V8's words (mustard_wording.go)
 
-	if b, ok := left.(*valueBigInt); ok { // mustard: a BigInt key's conversion charged
+	if b, ok := left.(*valueBigInt); ok { // mustard(bignum): a BigInt key's conversion charged
 		left = vm.r.bigIntString(b)
 	}
 	if right.hasProperty(left) {
@@ -5304,7 +5307,7 @@ func (n concatStrings) exec(vm *vm) {
 		}
 	}
 
-	if allAscii { // mustard: meter the copy
+	if allAscii { // mustard(meter): meter the copy
 		vm.r.copying(length)
 	} else {
 		vm.r.copying(2 * length)
@@ -5613,7 +5616,7 @@ type defineComputedKey int
 func (offset defineComputedKey) exec(vm *vm) {
 	obj := vm.r.toObject(vm.stack[vm.sp-int(offset)])
 	if h, ok := obj.self.(*classFuncObject); ok {
-		key := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard: mustard_bigint.go
+		key := vm.r.propertyKey(vm.stack[vm.sp-1]) // mustard(bigint): mustard_bigint.go
 		h.computedKeys = append(h.computedKeys, key)
 		vm.sp--
 		vm.pc++

@@ -410,7 +410,7 @@ type (
 		Into   ForInto
 		Source Expression
 		Body   Statement
-		Await  bool // mustard: for await (... of ...)
+		Await  bool // mustard(asyncgen): for await (... of ...)
 	}
 
 	ForStatement struct {

@@ -175,7 +175,7 @@ func (self *_parser) reinterpretSequenceAsArrowFuncParams(list []ast.Expression)
 }
 
 func (self *_parser) parseParenthesisedExpression() ast.Expression {
-	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard(typescript)
 	opening := self.idx
 	self.expect(token.LEFT_PARENTHESIS)
 	var list []ast.Expression
@@ -249,7 +249,7 @@ func (self *_parser) parseRegExpLiteral() *ast.RegExpLiteral {
 	}
 
 	literal := self.str[offset:endOffset]
-	self.regexpLiteral(pattern, flags) // mustard: mustard_regexp.go
+	self.regexpLiteral(pattern, flags) // mustard(parser-limits): mustard_regexp.go
 
 	return &ast.RegExpLiteral{
 		Idx:     idx,
@@ -284,7 +284,7 @@ func (self *_parser) tokenToBindingId() {
 }
 
 func (self *_parser) parseBindingTarget() (target ast.BindingTarget) {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	self.enter()
 	self.tokenToBindingId()
 	switch self.token {
@@ -316,7 +316,7 @@ func (self *_parser) parseVariableDeclaration(declarationList *[]*ast.Binding) *
 		*declarationList = append(*declarationList, node)
 	}
 
-	if self.ts() { // mustard
+	if self.ts() { // mustard(typescript)
 		self.tsBindingAnnotation()
 	}
 
@@ -427,7 +427,7 @@ func (self *_parser) parseObjectProperty() ast.Property {
 			}
 		}
 		switch {
-		case self.token == token.LEFT_PARENTHESIS || self.ts() && self.token == token.LESS: // mustard: a generic method
+		case self.token == token.LEFT_PARENTHESIS || self.ts() && self.token == token.LESS: // mustard(typescript): a generic method
 			return &ast.PropertyKeyed{
 				Key:      value,
 				Kind:     ast.PropertyKindMethod,
@@ -454,7 +454,7 @@ func (self *_parser) parseObjectProperty() ast.Property {
 				self.errorUnexpectedToken(self.token)
 			}
 		case (literal == "get" || literal == "set" || tkn == token.ASYNC) && self.token != token.COLON:
-			generator = tkn == token.ASYNC && self.mustardAsyncGeneratorMethod() // mustard: async *m() {}
+			generator = tkn == token.ASYNC && self.mustardAsyncGeneratorMethod() // mustard(asyncgen): async *m() {}
 			_, _, keyValue, tkn1 := self.parseObjectPropertyKey()
 			if keyValue == nil {
 				return nil
@@ -474,7 +474,7 @@ func (self *_parser) parseObjectProperty() ast.Property {
 			return &ast.PropertyKeyed{
 				Key:      keyValue,
 				Kind:     kind,
-				Value:    self.parseMethodDefinition(keyStartIdx, kind, generator, async),
+				Value:    self.parseMethodDefinition(keyStartIdx, kind, generator, async), // mustard(asyncgen)
 				Computed: tkn1 == token.ILLEGAL,
 			}
 		}
@@ -490,7 +490,7 @@ func (self *_parser) parseObjectProperty() ast.Property {
 }
 
 func (self *_parser) parseMethodDefinition(keyStartIdx file.Idx, kind ast.PropertyKind, generator, async bool) *ast.FunctionLiteral {
-	signatureOK := self.tsSignatureOK // mustard
+	signatureOK := self.tsSignatureOK // mustard(typescript)
 	self.tsSignatureOK = false
 	if self.ts() && self.token == token.LESS {
 		self.tsTypeParameters()
@@ -519,7 +519,7 @@ func (self *_parser) parseMethodDefinition(keyStartIdx file.Idx, kind ast.Proper
 			self.error(idx1, "Setter must have exactly one formal parameter.")
 		}
 	}
-	if self.ts() { // mustard: a return type; an overload's or abstract method's signature
+	if self.ts() { // mustard(typescript): a return type; an overload's or abstract method's signature
 		if self.token == token.COLON {
 			self.tsNext()
 			self.tsReturnType()
@@ -545,7 +545,7 @@ func (self *_parser) parseMethodDefinition(keyStartIdx file.Idx, kind ast.Proper
 }
 
 func (self *_parser) parseObjectLiteral() *ast.ObjectLiteral {
-	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard(typescript)
 	var value []ast.Property
 	idx0 := self.expect(token.LEFT_BRACE)
 	for self.token != token.RIGHT_BRACE && self.token != token.EOF {
@@ -569,7 +569,7 @@ func (self *_parser) parseObjectLiteral() *ast.ObjectLiteral {
 }
 
 func (self *_parser) parseArrayLiteral() *ast.ArrayLiteral {
-	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard(typescript)
 
 	idx0 := self.expect(token.LEFT_BRACKET)
 	var value []ast.Expression
@@ -601,7 +601,7 @@ func (self *_parser) parseArrayLiteral() *ast.ArrayLiteral {
 }
 
 func (self *_parser) parseTemplateLiteral(tagged bool) *ast.TemplateLiteral {
-	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard(typescript)
 	res := &ast.TemplateLiteral{
 		OpenQuote: self.idx,
 	}
@@ -642,7 +642,7 @@ func (self *_parser) parseTaggedTemplateLiteral(tag ast.Expression) *ast.Templat
 }
 
 func (self *_parser) parseArgumentList() (argumentList []ast.Expression, idx0, idx1 file.Idx) {
-	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard(typescript)
 	idx0 = self.expect(token.LEFT_PARENTHESIS)
 	for self.token != token.RIGHT_PARENTHESIS {
 		var item ast.Expression
@@ -726,7 +726,7 @@ func (self *_parser) parseBracketMember(left ast.Expression) ast.Expression {
 }
 
 func (self *_parser) parseNewExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	self.enter()
 	idx := self.expect(token.NEW)
 	if self.token == token.PERIOD {
@@ -747,7 +747,7 @@ func (self *_parser) parseNewExpression() ast.Expression {
 		bad.From = idx
 		return bad
 	}
-	if self.ts() && self.token == token.LESS { // mustard
+	if self.ts() && self.token == token.LESS { // mustard(typescript)
 		self.tsTypeArgumentsInExpression()
 	}
 	node := &ast.NewExpression{
@@ -764,7 +764,7 @@ func (self *_parser) parseNewExpression() ast.Expression {
 }
 
 func (self *_parser) parseLeftHandSideExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 
 	var left ast.Expression
 	if self.token == token.NEW {
@@ -774,7 +774,7 @@ func (self *_parser) parseLeftHandSideExpression() ast.Expression {
 	}
 L:
 	for {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		switch self.token {
 		case token.PERIOD:
 			left = self.parseDotMember(left)
@@ -791,7 +791,7 @@ L:
 }
 
 func (self *_parser) parseLeftHandSideExpressionAllowCall() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 
 	allowIn := self.scope.allowIn
 	self.scope.allowIn = true
@@ -810,7 +810,7 @@ func (self *_parser) parseLeftHandSideExpressionAllowCall() ast.Expression {
 	optionalChain := false
 L:
 	for {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		switch self.token {
 		case token.PERIOD:
 			left = self.parseDotMember(left)
@@ -835,12 +835,12 @@ L:
 			default:
 				left = self.parseDotMember(left)
 			}
-		case token.NOT: // mustard: TypeScript's non-null assertion
+		case token.NOT: // mustard(typescript): TypeScript's non-null assertion
 			if !self.ts() || self.newlineBefore() {
 				break L
 			}
 			self.tsNext()
-		case token.LESS: // mustard: TypeScript's type arguments
+		case token.LESS: // mustard(typescript): TypeScript's type arguments
 			if !self.ts() || !self.tsTypeArgumentsInExpression() {
 				break L
 			}
@@ -861,7 +861,7 @@ func (self *_parser) parseUpdateExpression() ast.Expression {
 		tkn := self.token
 		idx := self.idx
 		self.next()
-		operand := self.deeper(self.parseUnaryExpression)
+		operand := self.deeper(self.parseUnaryExpression) // mustard(parser-limits)
 		switch operand.(type) {
 		case *ast.Identifier, *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression:
 		default:
@@ -911,7 +911,7 @@ func (self *_parser) parseUnaryExpression() ast.Expression {
 		tkn := self.token
 		idx := self.idx
 		self.next()
-		defer self.unwind(self.depth)
+		defer self.unwind(self.depth) // mustard(parser-limits)
 		self.enter()
 		return &ast.UnaryExpression{
 			Operator: tkn,
@@ -932,7 +932,7 @@ func (self *_parser) parseUnaryExpression() ast.Expression {
 			if self.scope.inFuncParams {
 				self.error(idx, "Illegal await-expression in formal parameters of async function")
 			}
-			defer self.unwind(self.depth)
+			defer self.unwind(self.depth) // mustard(parser-limits)
 			self.enter()
 			return &ast.AwaitExpression{
 				Await:    idx,
@@ -945,11 +945,11 @@ func (self *_parser) parseUnaryExpression() ast.Expression {
 }
 
 func (self *_parser) parseExponentiationExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	parenthesis := self.token == token.LEFT_PARENTHESIS
 
 	left := self.parseUnaryExpression()
-	if self.ts() { // mustard: "as" and "satisfies" bind their operand, whatever operator follows
+	if self.ts() { // mustard(typescript): "as" and "satisfies" bind their operand, whatever operator follows
 		self.tsAssertions()
 	}
 
@@ -960,7 +960,7 @@ func (self *_parser) parseExponentiationExpression() ast.Expression {
 			}
 		}
 		for {
-			self.link() // mustard: a chain link
+			self.link() // mustard(parser-limits): a chain link
 			self.next()
 			left = &ast.BinaryExpression{
 				Operator: token.EXPONENT,
@@ -977,12 +977,12 @@ func (self *_parser) parseExponentiationExpression() ast.Expression {
 }
 
 func (self *_parser) parseMultiplicativeExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	left := self.parseExponentiationExpression()
 
 	for self.token == token.MULTIPLY || self.token == token.SLASH ||
 		self.token == token.REMAINDER {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -996,11 +996,11 @@ func (self *_parser) parseMultiplicativeExpression() ast.Expression {
 }
 
 func (self *_parser) parseAdditiveExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	left := self.parseMultiplicativeExpression()
 
 	for self.token == token.PLUS || self.token == token.MINUS {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1014,12 +1014,12 @@ func (self *_parser) parseAdditiveExpression() ast.Expression {
 }
 
 func (self *_parser) parseShiftExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	left := self.parseAdditiveExpression()
 
 	for self.token == token.SHIFT_LEFT || self.token == token.SHIFT_RIGHT ||
 		self.token == token.UNSIGNED_SHIFT_RIGHT {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1033,7 +1033,7 @@ func (self *_parser) parseShiftExpression() ast.Expression {
 }
 
 func (self *_parser) parseRelationalExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	if self.scope.allowIn && self.token == token.PRIVATE_IDENTIFIER {
 		left := &ast.PrivateIdentifier{
 			Identifier: ast.Identifier{
@@ -1067,7 +1067,7 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 		return &ast.BinaryExpression{
 			Operator:   tkn,
 			Left:       left,
-			Right:      self.deeper(self.parseRelationalExpression),
+			Right:      self.deeper(self.parseRelationalExpression), // mustard(parser-limits)
 			Comparison: true,
 		}
 	case token.INSTANCEOF:
@@ -1076,7 +1076,7 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 		return &ast.BinaryExpression{
 			Operator: tkn,
 			Left:     left,
-			Right:    self.deeper(self.parseRelationalExpression),
+			Right:    self.deeper(self.parseRelationalExpression), // mustard(parser-limits)
 		}
 	case token.IN:
 		if !allowIn {
@@ -1087,7 +1087,7 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 		return &ast.BinaryExpression{
 			Operator: tkn,
 			Left:     left,
-			Right:    self.deeper(self.parseRelationalExpression),
+			Right:    self.deeper(self.parseRelationalExpression), // mustard(parser-limits)
 		}
 	}
 
@@ -1095,18 +1095,18 @@ func (self *_parser) parseRelationalExpression() ast.Expression {
 }
 
 func (self *_parser) parseEqualityExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	left := self.parseRelationalExpression()
 
 	for self.token == token.EQUAL || self.token == token.NOT_EQUAL ||
 		self.token == token.STRICT_EQUAL || self.token == token.STRICT_NOT_EQUAL {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
 			Operator:   tkn,
 			Left:       left,
-			Right:      self.deeper(self.parseRelationalExpression),
+			Right:      self.deeper(self.parseRelationalExpression), // mustard(parser-limits)
 			Comparison: true,
 		}
 	}
@@ -1115,11 +1115,11 @@ func (self *_parser) parseEqualityExpression() ast.Expression {
 }
 
 func (self *_parser) parseBitwiseAndExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	left := self.parseEqualityExpression()
 
 	for self.token == token.AND {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1133,11 +1133,11 @@ func (self *_parser) parseBitwiseAndExpression() ast.Expression {
 }
 
 func (self *_parser) parseBitwiseExclusiveOrExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	left := self.parseBitwiseAndExpression()
 
 	for self.token == token.EXCLUSIVE_OR {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1151,11 +1151,11 @@ func (self *_parser) parseBitwiseExclusiveOrExpression() ast.Expression {
 }
 
 func (self *_parser) parseBitwiseOrExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	left := self.parseBitwiseExclusiveOrExpression()
 
 	for self.token == token.OR {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1169,11 +1169,11 @@ func (self *_parser) parseBitwiseOrExpression() ast.Expression {
 }
 
 func (self *_parser) parseLogicalAndExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	left := self.parseBitwiseOrExpression()
 
 	for self.token == token.LOGICAL_AND {
-		self.link() // mustard: a chain link
+		self.link() // mustard(parser-limits): a chain link
 		tkn := self.token
 		self.next()
 		left = &ast.BinaryExpression{
@@ -1194,14 +1194,14 @@ func isLogicalAndExpr(expr ast.Expression) bool {
 }
 
 func (self *_parser) parseLogicalOrExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	var idx file.Idx
 	parenthesis := self.token == token.LEFT_PARENTHESIS
 	left := self.parseLogicalAndExpression()
 
 	if self.token == token.LOGICAL_OR || !parenthesis && isLogicalAndExpr(left) {
 		for {
-			self.link() // mustard: a chain link
+			self.link() // mustard(parser-limits): a chain link
 			switch self.token {
 			case token.LOGICAL_OR:
 				self.next()
@@ -1219,7 +1219,7 @@ func (self *_parser) parseLogicalOrExpression() ast.Expression {
 		}
 	} else {
 		for {
-			self.link() // mustard: a chain link
+			self.link() // mustard(parser-limits): a chain link
 			switch self.token {
 			case token.COALESCE:
 				idx = self.idx
@@ -1257,9 +1257,9 @@ func (self *_parser) parseConditionalExpression() ast.Expression {
 		self.next()
 		allowIn := self.scope.allowIn
 		self.scope.allowIn = true
-		self.tsConsequent++ // mustard
+		self.tsConsequent++ // mustard(typescript)
 		consequent := self.parseAssignmentExpression()
-		self.tsConsequent--
+		self.tsConsequent-- // mustard(typescript)
 		self.scope.allowIn = allowIn
 		self.expect(token.COLON)
 		return &ast.ConditionalExpression{
@@ -1280,7 +1280,7 @@ func (self *_parser) parseArrowFunction(start file.Idx, paramList *ast.Parameter
 		Async:         async,
 	}
 	node.Body, node.DeclarationList = self.parseArrowFunctionBody(async)
-	node.Source = self.slice(start, self.arrowEnd(node.Body))
+	node.Source = self.slice(start, self.arrowEnd(node.Body)) // mustard(arrow-source)
 	return node
 }
 
@@ -1315,7 +1315,7 @@ func (self *_parser) parseSingleArgArrowFunction(start file.Idx, async bool) ast
 }
 
 func (self *_parser) parseAssignmentExpression() ast.Expression {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	self.enter()
 	start := self.idx
 	parenthesis := false
@@ -1323,7 +1323,7 @@ func (self *_parser) parseAssignmentExpression() ast.Expression {
 	var state parserState
 	switch self.token {
 	case token.LEFT_PARENTHESIS:
-		if self.ts() { // mustard: typed parameters, a return type
+		if self.ts() { // mustard(typescript): typed parameters, a return type
 			if fn := self.tsArrow(start, false); fn != nil {
 				return fn
 			}
@@ -1337,7 +1337,7 @@ func (self *_parser) parseAssignmentExpression() ast.Expression {
 			self.next()
 			return self.parseSingleArgArrowFunction(start, true)
 		} else if tok == token.LEFT_PARENTHESIS {
-			if self.ts() { // mustard
+			if self.ts() { // mustard(typescript)
 				if fn := self.tsArrow(start, true); fn != nil {
 					return fn
 				}

@@ -3,6 +3,7 @@ package parser
 import (
 	"errors"
 	"fmt"
+	// mustard(bigint): math/big is no longer imported: BigInt literals are read in mustard_bigint.go
 	"strconv"
 	"strings"
 	"unicode"
@@ -195,7 +196,7 @@ type parserState struct {
 	chr                                rune
 	chrOffset, offset                  int
 	errorCount                         int
-	prevEnd                            file.Idx // mustard
+	prevEnd                            file.Idx // mustard(typescript)
 }
 
 func (self *_parser) mark(state *parserState) *parserState {
@@ -206,7 +207,7 @@ func (self *_parser) mark(state *parserState) *parserState {
 		self.idx, self.token, self.literal, self.parsedLiteral, self.implicitSemicolon, self.insertSemicolon, self.chr, self.chrOffset, self.offset
 
 	state.errorCount = len(self.errors)
-	state.prevEnd = self.prevEnd
+	state.prevEnd = self.prevEnd // mustard(typescript)
 	return state
 }
 
@@ -214,7 +215,7 @@ func (self *_parser) restore(state *parserState) {
 	self.idx, self.token, self.literal, self.parsedLiteral, self.implicitSemicolon, self.insertSemicolon, self.chr, self.chrOffset, self.offset =
 		state.idx, state.tok, state.literal, state.parsedLiteral, state.implicitSemicolon, state.insertSemicolon, state.chr, state.chrOffset, state.offset
 	self.errors = self.errors[:state.errorCount]
-	self.prevEnd = state.prevEnd
+	self.prevEnd = state.prevEnd // mustard(typescript)
 }
 
 func (self *_parser) peek() token.Token {
@@ -728,7 +729,7 @@ func (self *_parser) scanEscape(quote rune) (int, bool) {
 func (self *_parser) scanString(offset int, parse bool) (literal string, parsed unistring.String, err string) {
 	// " ' /
 	quote := rune(self.str[offset])
-	isRegExp := quote == '/' // mustard: quote changes inside a class
+	isRegExp := quote == '/' // mustard(regexp-syntax): quote changes inside a class
 	length := 0
 	isUnicode := false
 	for self.chr != quote {
@@ -736,13 +737,13 @@ func (self *_parser) scanString(offset int, parse bool) (literal string, parsed 
 		if chr == '\n' || chr == '\r' || chr < 0 {
 			goto newline
 		}
-		if isRegExp && (self.chr == '\u2028' || self.chr == '\u2029') {
+		if isRegExp && (self.chr == '\u2028' || self.chr == '\u2029') { // mustard(regexp-syntax)
 			goto newline
 		}
 		self.read()
 		if chr == '\\' {
 			if self.chr == '\n' || self.chr == '\r' || self.chr == '\u2028' || self.chr == '\u2029' || self.chr < 0 {
-				if isRegExp {
+				if isRegExp { // mustard(regexp-syntax)
 					goto newline
 				}
 				self.scanNewline()
@@ -757,7 +758,7 @@ func (self *_parser) scanString(offset int, parse bool) (literal string, parsed 
 		} else if chr == '[' && quote == '/' {
 			// Allow a slash (/) in a bracket character class ([...])
 			// TODO Fix this, this is hacky...
-			quote = -2 // mustard: not -1, the end of the source (an unterminated class is "missing /")
+			quote = -2 // mustard(regexp-syntax): not -1, the end of the source (an unterminated class is "missing /")
 		} else if chr == ']' && quote == -2 {
 			quote = '/'
 		}
@@ -782,7 +783,7 @@ func (self *_parser) scanString(offset int, parse bool) (literal string, parsed 
 newline:
 	self.scanNewline()
 	errStr := "String not terminated"
-	if isRegExp {
+	if isRegExp { // mustard(regexp-syntax)
 		errStr = "Invalid regular expression: missing /"
 		self.error(self.idxOf(offset), errStr)
 	}
@@ -948,7 +949,7 @@ func parseNumberLiteral(literal string) (value interface{}, err error) {
 			}
 		}
 		// Parse as big.Int
-		bigInt, ok := bigIntLiteral(literal[:len(literal)-1]) // mustard: subquadratic (mustard_bigint.go)
+		bigInt, ok := bigIntLiteral(literal[:len(literal)-1]) // mustard(bignum): subquadratic (mustard_bigint.go)
 		if !ok {
 			goto error
 		}

@@ -54,15 +54,15 @@ const (
 type options struct {
 	maxDepth          int
 	maxTokensPerByte  int
-	arrowSource       bool // mustard: WithArrowSourceFix, mustard_source.go
+	arrowSource       bool // mustard(arrow-source): WithArrowSourceFix, mustard_source.go
 	disableSourceMaps bool
 	sourceMapLoader   func(path string) ([]byte, error)
 
-	// mustard: WithTokenCheck, mustard_limits.go
+	// mustard(typescript): WithTokenCheck, mustard_limits.go
 	tokenEvery int
 	tokenCheck func(tokens int) bool
 
-	typeScript bool // mustard: WithTypeScript, mustard_typescript.go
+	typeScript bool // mustard(typescript): WithTypeScript, mustard_typescript.go
 }
 
 // Option represents one of the options for the parser to use in the Parse methods. Currently supported are:
@@ -96,7 +96,7 @@ type _parser struct {
 	offset    int  // The offset after current character (may be greater than 1)
 
 	idx           file.Idx    // The index of token
-	prevEnd       file.Idx    // mustard: the end of the token before it (mustard_source.go)
+	prevEnd       file.Idx    // mustard(arrow-source): the end of the token before it (mustard_source.go)
 	token         token.Token // The token
 	literal       string      // The literal of the token, if any
 	parsedLiteral unistring.String
@@ -119,7 +119,7 @@ type _parser struct {
 	depth  int // nesting levels entered (mustard_limits.go)
 	tokens int // tokens scanned, re-scans included
 
-	// mustard: TypeScript (mustard_typescript.go)
+	// mustard(typescript): TypeScript (mustard_typescript.go)
 	tsConsequent    int  // conditional expressions whose true branch is being read
 	tsNoConditional bool // reading a conditional type's extends clause
 	tsSignatureOK   bool // the method being read may be a signature (no body)
@@ -226,10 +226,10 @@ func (self *_parser) slice(idx0, idx1 file.Idx) string {
 	return ""
 }
 
-func (self *_parser) parse() (program *ast.Program, err error) {
+func (self *_parser) parse() (program *ast.Program, err error) { // mustard(parser-limits)
 	self.openScope()
 	defer self.closeScope()
-	defer func() {
+	defer func() { // mustard(parser-limits)
 		if r := recover(); r != nil {
 			b, ok := r.(bailOut)
 			if !ok {
@@ -240,7 +240,7 @@ func (self *_parser) parse() (program *ast.Program, err error) {
 		}
 	}()
 	self.next()
-	program = self.parseProgram()
+	program = self.parseProgram() // mustard(parser-limits)
 	if false {
 		self.errors.Sort()
 	}
@@ -249,7 +249,7 @@ func (self *_parser) parse() (program *ast.Program, err error) {
 
 func (self *_parser) next() {
 	self.scanned()
-	self.prevEnd = self.idxOf(self.chrOffset) // mustard
+	self.prevEnd = self.idxOf(self.chrOffset) // mustard(typescript)
 	self.token, self.literal, self.parsedLiteral, self.idx = self.scan()
 }
 

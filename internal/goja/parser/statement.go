@@ -36,7 +36,7 @@ func (self *_parser) parseStatementList() (list []ast.Statement) {
 }
 
 func (self *_parser) parseStatement() ast.Statement {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	self.enter()
 
 	if self.token == token.EOF {
@@ -44,7 +44,7 @@ func (self *_parser) parseStatement() ast.Statement {
 		return &ast.BadStatement{From: self.idx, To: self.idx + 1}
 	}
 
-	if self.ts() && self.token == token.IDENTIFIER { // mustard
+	if self.ts() && self.token == token.IDENTIFIER { // mustard(typescript)
 		if s := self.tsStatement(); s != nil {
 			return s
 		}
@@ -83,7 +83,7 @@ func (self *_parser) parseStatement() ast.Statement {
 		return self.parseLexicalDeclaration(self.token)
 	case token.ASYNC:
 		if f := self.parseMaybeAsyncFunction(true); f != nil {
-			if f.Body == nil { // mustard: a TypeScript overload signature
+			if f.Body == nil { // mustard(asyncgen): a TypeScript overload signature
 				return &ast.EmptyStatement{Semicolon: f.Function}
 			}
 			return &ast.FunctionDeclaration{
@@ -92,11 +92,11 @@ func (self *_parser) parseStatement() ast.Statement {
 		}
 	case token.FUNCTION:
 		f := self.parseFunction(true, false, self.idx)
-		if f.Body == nil { // mustard: a TypeScript overload signature
+		if f.Body == nil { // mustard(typescript): a TypeScript overload signature
 			return &ast.EmptyStatement{Semicolon: f.Function}
 		}
 		return &ast.FunctionDeclaration{
-			Function: f,
+			Function: f, // mustard(typescript)
 		}
 	case token.CLASS:
 		return &ast.ClassDeclaration{
@@ -156,7 +156,7 @@ func (self *_parser) parseTryStatement() ast.Statement {
 		if self.token == token.LEFT_PARENTHESIS {
 			self.next()
 			parameter = self.parseBindingTarget()
-			if self.ts() && self.token == token.COLON { // mustard
+			if self.ts() && self.token == token.COLON { // mustard(typescript)
 				self.tsNext()
 				self.tsType()
 			}
@@ -183,7 +183,7 @@ func (self *_parser) parseTryStatement() ast.Statement {
 }
 
 func (self *_parser) parseFunctionParameterList() *ast.ParameterList {
-	if self.ts() { // mustard
+	if self.ts() { // mustard(typescript)
 		return self.tsParameterList()
 	}
 	opening := self.expect(token.LEFT_PARENTHESIS)
@@ -263,7 +263,7 @@ func (self *_parser) parseFunction(declaration, async bool, start file.Idx) *ast
 	}
 	node.Name = name
 
-	if self.ts() && self.token == token.LESS { // mustard
+	if self.ts() && self.token == token.LESS { // mustard(typescript)
 		self.tsTypeParameters()
 	}
 
@@ -283,7 +283,7 @@ func (self *_parser) parseFunction(declaration, async bool, start file.Idx) *ast
 	}
 
 	node.ParameterList = self.parseFunctionParameterList()
-	if self.ts() { // mustard
+	if self.ts() { // mustard(typescript)
 		if self.token == token.COLON {
 			self.tsNext()
 			self.tsReturnType()
@@ -301,7 +301,7 @@ func (self *_parser) parseFunction(declaration, async bool, start file.Idx) *ast
 }
 
 func (self *_parser) parseFunctionBlock(async, allowAwait, allowYield bool) (body *ast.BlockStatement, declarationList []*ast.VariableDeclaration) {
-	defer self.tsLeaveNested(self.tsEnterNested()) // mustard
+	defer self.tsLeaveNested(self.tsEnterNested()) // mustard(typescript)
 	self.openScope()
 	self.scope.inFunction = true
 	self.scope.inAsync = async
@@ -337,7 +337,7 @@ func (self *_parser) parseArrowFunctionBody(async bool) (ast.ConciseBody, []*ast
 }
 
 func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
-	defer self.unwind(self.depth)
+	defer self.unwind(self.depth) // mustard(parser-limits)
 	self.enter()
 	if declaration && !self.scope.allowLet && self.token == token.CLASS {
 		self.errorUnexpectedToken(token.CLASS)
@@ -358,7 +358,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 
 	node.Name = name
 
-	if self.ts() { // mustard
+	if self.ts() { // mustard(typescript)
 		self.tsClassHeritage(node)
 	} else if self.token != token.LEFT_BRACE {
 		self.expect(token.EXTENDS)
@@ -374,7 +374,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 		}
 		start := self.idx
 		static, dropped := false, false
-		if self.ts() { // mustard: modifiers, index signatures
+		if self.ts() { // mustard(typescript): modifiers, index signatures
 			static, dropped = self.tsClassModifiers()
 			if self.token == token.LEFT_BRACKET && self.tsIndexSignatureAhead() {
 				self.tsIndexSignature()
@@ -407,7 +407,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 		var async bool
 		methodBodyStart := self.idx
 		if self.literal == "get" || self.literal == "set" {
-			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && tok != token.ASSIGN && tok != token.RIGHT_BRACE && !(self.ts() && tsNotAccessor(tok)) { // mustard: fields named get and set
+			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && tok != token.ASSIGN && tok != token.RIGHT_BRACE && !(self.ts() && tsNotAccessor(tok)) { // mustard(typescript): fields named get and set
 				if self.literal == "get" {
 					kind = ast.PropertyKindGet
 				} else {
@@ -416,7 +416,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 				self.next()
 			}
 		} else if self.token == token.ASYNC {
-			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && tok != token.ASSIGN && tok != token.RIGHT_BRACE && !(self.ts() && tsNotAccessor(tok)) { // mustard: a field named async
+			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS && tok != token.ASSIGN && tok != token.RIGHT_BRACE && !(self.ts() && tsNotAccessor(tok)) { // mustard(typescript): a field named async
 				async = true
 				kind = ast.PropertyKindMethod
 				self.next()
@@ -440,7 +440,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 			self.error(value.Idx0(), "Classes may not have a static property named 'prototype'")
 		}
 
-		if self.ts() && (self.token == token.QUESTION_MARK || self.token == token.NOT) { // mustard: optional, definite
+		if self.ts() && (self.token == token.QUESTION_MARK || self.token == token.NOT) { // mustard(typescript): optional, definite
 			self.next()
 		}
 		if kind == "" && (self.token == token.LEFT_PARENTHESIS || self.ts() && self.token == token.LESS) {
@@ -462,16 +462,16 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 					self.error(value.Idx0(), "Class constructor may not be a private method")
 				}
 			}
-			self.tsSignatureOK = self.ts() // mustard
+			self.tsSignatureOK = self.ts() // mustard(typescript)
 			body := self.parseMethodDefinition(methodBodyStart, kind, generator, async)
 			if body == nil || dropped {
-				continue // mustard: a signature, or an abstract or declared method
+				continue // mustard(typescript): a signature, or an abstract or declared method
 			}
 			md := &ast.MethodDefinition{
 				Idx:      start,
 				Key:      value,
 				Kind:     kind,
-				Body:     body,
+				Body:     body, // mustard(typescript)
 				Static:   static,
 				Computed: computed,
 			}
@@ -487,7 +487,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 			if isCtor {
 				self.error(value.Idx0(), "Classes may not have a field named 'constructor'")
 			}
-			if self.ts() && self.token == token.COLON { // mustard
+			if self.ts() && self.token == token.COLON { // mustard(typescript)
 				self.tsNext()
 				self.tsType()
 			}
@@ -502,7 +502,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 				break
 			}
 			if dropped {
-				continue // mustard: a declared or abstract field
+				continue // mustard(typescript): a declared or abstract field
 			}
 			node.Body = append(node.Body, &ast.FieldDefinition{
 				Idx:         start,
@@ -722,7 +722,7 @@ func (self *_parser) parseFor(idx file.Idx, initializer ast.ForLoopInitializer) 
 
 func (self *_parser) parseForOrForInStatement() ast.Statement {
 	idx := self.expect(token.FOR)
-	isAwait := self.mustardForAwait() // mustard: for await (...of...) in async code
+	isAwait := self.mustardForAwait() // mustard(asyncgen): for await (...of...) in async code
 	self.expect(token.LEFT_PARENTHESIS)
 
 	var initializer ast.ForLoopInitializer
@@ -792,7 +792,7 @@ func (self *_parser) parseForOrForInStatement() ast.Statement {
 				}
 			}
 		} else {
-			expr := self.mustardForAwaitAsyncOf(isAwait) // mustard: for await (async of ...)
+			expr := self.mustardForAwaitAsyncOf(isAwait) // mustard(asyncgen): for await (async of ...)
 			if expr == nil {
 				expr = self.parseExpression()
 			}
@@ -829,14 +829,14 @@ func (self *_parser) parseForOrForInStatement() ast.Statement {
 	}
 
 	if isAwait && !forOf {
-		return self.mustardForAwaitNotOf(idx) // mustard
+		return self.mustardForAwaitNotOf(idx) // mustard(asyncgen)
 	}
 	if forIn {
 		return self.parseForIn(idx, into)
 	}
 	if forOf {
 		st := self.parseForOf(idx, into)
-		st.Await = isAwait // mustard
+		st.Await = isAwait // mustard(asyncgen)
 		return st
 	}
 

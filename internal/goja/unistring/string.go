@@ -24,7 +24,7 @@ type String string
 // a String using FromUtf16, otherwise returns nil.
 func Scan(s string) []uint16 {
 	utf16Size := 0
-	// mustard: eight bytes at a time while none has its high bit set.
+	// mustard(unistring-ascii): eight bytes at a time while none has its high bit set.
 	for ; len(s)-utf16Size >= 8; utf16Size += 8 {
 		p := s[utf16Size : utf16Size+8]
 		w := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |

@@ -1,6 +1,6 @@
 package unistring
 
-import (
+import ( // mustard(unistring-ascii)
 	"strings"
 	"testing"
 )
@@ -15,7 +15,7 @@ func TestString_AsUtf16(t *testing.T) {
 
 	if s.String() != str {
 		t.Fatal(s)
-	}
+	} // mustard(unistring-ascii)
 }
 
 // Scan finds a non-ASCII character wherever it falls against the eight
