@@ -53,8 +53,10 @@ type Call struct {
 	Attempt int
 }
 
-// Decode decodes the arguments into dst, in order (see Decode); an
-// argument the guest left out decodes as undefined.
+// Decode decodes the arguments into dst, in order, as value.Decode does,
+// except that an `any` gets host.Undefined{} and host.Hole{} for
+// undefined and holes, as in earlier releases; an argument the guest left
+// out decodes as undefined.
 func (c Call) Decode(dst ...any) error {
 	for i, d := range dst {
 		var v value.Value
