@@ -144,7 +144,8 @@ func BenchmarkSnapshotProduction(b *testing.B) {
 	header := snapshot.Header{Program: p.Bytes, Capabilities: []string{"cap"}, Seed: 1, ClockMillis: 1,
 		Inputs: []value.Member{value.M("note", value.String(strings.Repeat(coldNote, 64))), value.M("steps", value.Number(coldLimit))}}
 	note := value.String(strings.Repeat(coldNote, 64))
-	limits := policy.DefaultLimits()
+	limits := snapshot.Limits{InstructionBudget: policy.DefaultInstructionBudget, HeapLimitBytes: policy.DefaultHeapLimitBytes,
+		AllocationBudget: policy.DefaultAllocationBudget, CallDepthLimit: policy.DefaultCallDepthLimit, MaxOutstandingHostCalls: policy.DefaultMaxOutstandingHostCalls}
 	call := func(bld *snapshot.Builder, i int) {
 		args := []value.Value{value.Object(value.M("i", value.Number(float64(i))), value.M("note", note))}
 		m := snapshot.Meter{Instructions: uint64(3 * i), Allocations: uint64(i)}

@@ -73,7 +73,7 @@ func TestLargeSortsFitLongBodiesStop(t *testing.T) {
 		nums = append(nums, value.Number(float64((i*7919)%100003)))
 		strs = append(strs, value.String("k"+strconv.Itoa((i*7919)%100003)))
 	}
-	inputs := SortedMembers(value.Object(value.M("nums", value.Array(nums...)), value.M("strs", value.Array(strs...))).Members)
+	inputs := snapshot.SortedInputs(value.Object(value.M("nums", value.Array(nums...)), value.M("strs", value.Array(strs...))).Members)
 	limits := policy.DefaultLimits()
 	limits.HeapLimitBytes = 64 << 20
 	body := "let x = 0; for (let i = 0; i < 1000; i++) { " + strings.Repeat("x++;", 50000) + " } x"

@@ -60,13 +60,6 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Journaled returns the limits a snapshot's journal records: the
-// deterministic ones, without the wall time and the log bound.
-func (l Limits) Journaled() Limits {
-	l.WallTimeMS, l.MaxLogBytes = 0, 0
-	return l
-}
-
 // LimitsSpec is the wire form of Limits: a nil field means "default", which
 // keeps an explicit zero distinguishable from an omitted value.
 type LimitsSpec struct {
