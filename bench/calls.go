@@ -39,14 +39,14 @@ func parseCalls(dst []hostCall, raw []byte) ([]hostCall, error) {
 		var c hostCall
 		jsonscan.Members(raw[i:end], func(k, v []byte) bool {
 			switch string(k) {
-			case `"call_id"`:
+			case `"` + wire.FieldCallID + `"`:
 				n, err := strconv.ParseUint(string(v), 10, 64)
 				c.id, plain = n, plain && err == nil
-			case `"capability"`:
+			case `"` + wire.FieldCapability + `"`:
 				var ok bool
 				c.capability, ok = jsonscan.PlainString(v)
 				plain = plain && ok
-			case `"args"`:
+			case `"` + wire.FieldArgs + `"`:
 				c.args = v
 			}
 			return plain
@@ -120,9 +120,9 @@ func answersField(dst []byte, calls []hostCall, payloads [][]byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"call_id":`...)
+		dst = append(dst, `{"`+wire.FieldCallID+`":`...)
 		dst = strconv.AppendUint(dst, c.id, 10)
-		dst = append(dst, `,"payload":`...)
+		dst = append(dst, `,"`+wire.FieldPayload+`":`...)
 		dst = append(dst, payloads[i]...)
 		dst = append(dst, '}')
 	}
@@ -132,7 +132,7 @@ func answersField(dst []byte, calls []hostCall, payloads [][]byte) []byte {
 // batchResumeRequest is resumeRequest in batch mode: it answers every
 // call in calls.
 func batchResumeRequest(dst []byte, id uint64, snapshotID, policyID string, calls []hostCall, payloads [][]byte) []byte {
-	b := append(resumeHead(dst, id, snapshotID, policyID), `"answers":`...)
+	b := append(resumeHead(dst, id, snapshotID, policyID), `"`+wire.FieldAnswers+`":`...)
 	return append(answersField(b, calls, payloads), '}')
 }
 
@@ -141,15 +141,15 @@ func batchResumeRequest(dst []byte, id uint64, snapshotID, policyID string, call
 // so).
 func rawResumeRequestMode(id uint64, snapshotID string, caps []string, batch bool, answer []byte) []byte {
 	pol := hosttest.Policy(benchKey, snapshotID, caps, map[string]any{})
-	field := "payload"
+	field := wire.FieldPayload
 	if batch {
-		pol["host_calls"] = "batch"
-		field = "answers"
+		pol[wire.FieldHostCalls] = wire.HostCallsBatch
+		field = wire.FieldAnswers
 	}
 	b, _ := json.Marshal(map[string]any{
-		"protocol_version": wire.ProtocolVersion, "id": id, "method": wire.MethodResume,
-		"policy": pol,
-		field:    json.RawMessage(answer),
+		wire.FieldProtocolVersion: wire.ProtocolVersion, wire.FieldID: id, wire.FieldMethod: wire.MethodResume,
+		wire.FieldPolicy: pol,
+		field:            json.RawMessage(answer),
 	})
 	return b
 }
@@ -230,7 +230,7 @@ func (w *Workload) runWorkload(c conn, programID string, m runMode) (*runTrace, 
 	answered := map[uint64]bool{}
 	var calls []hostCall
 	var payloads [][]byte
-	for r.Result.Step.Type == "suspended" {
+	for r.Result.Step.Type == wire.StepSuspended {
 		if tr.roundTrips > len(w.Calls) {
 			return nil, fmt.Errorf("%s (%s): still suspended after %d round trips for %d calls", w.Name, m, tr.roundTrips, len(w.Calls))
 		}
@@ -295,7 +295,7 @@ func (w *Workload) runWorkload(c conn, programID string, m runMode) (*runTrace, 
 		}
 	}
 	tr.order = mt.order
-	if r.Result.Step.Type != "completed" {
+	if r.Result.Step.Type != wire.StepCompleted {
 		return nil, fmt.Errorf("%s (%s): step %q after %d round trips", w.Name, m, r.Result.Step.Type, tr.roundTrips)
 	}
 	if len(tr.order) != len(w.Calls) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -72,14 +73,14 @@ const (
 var coldInputs = []byte(`{"note":{"String":"` + strings.Repeat(coldNote, 64) + `"},"steps":{"Number":{"Finite":` + strconv.Itoa(coldLimit) + `}}}`)
 
 func coldAnswer(n int) []byte {
-	return []byte(`{"type":"value","value":{"Object":{"n":{"Number":{"Finite":` + strconv.Itoa(n) + `}}}}}`)
+	return []byte(`{"` + wire.FieldType + `":"` + wire.PayloadValue + `","` + wire.FieldValue + `":{"Object":{"n":{"Number":{"Finite":` + strconv.Itoa(n) + `}}}}}`)
 }
 
 var (
 	capJSON     = []byte(`["cap"]`)
-	oneValue    = []byte(`{"type":"value","value":{"Number":{"Finite":1}}}`)
-	cancelled   = []byte(`{"type":"cancelled"}`)
-	pingRequest = []byte(requestPrefix + `0,"method":"ping"}`)
+	oneValue    = []byte(`{"` + wire.FieldType + `":"` + wire.PayloadValue + `","` + wire.FieldValue + `":{"Number":{"Finite":1}}}`)
+	cancelled   = []byte(`{"` + wire.FieldType + `":"` + wire.PayloadCancelled + `"}`)
+	pingRequest = []byte(requestPrefix + `0,"` + wire.FieldMethod + `":"` + wire.MethodPing + `"}`)
 	noInputs    = []byte(`{}`)
 )
 
@@ -371,7 +372,7 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 	}{
 		{o.bin, "hot round trip, binary frames", ""},
 		{o.jl, "hot round trip, JSONL", ""},
-		{o.bin, "hot round trip, binary frames, delta delivery", "delta"}, // what a fast host asks for
+		{o.bin, "hot round trip, binary frames, delta delivery", wire.DeliveryDelta}, // what a fast host asks for
 	} {
 		d, err := hotRoundTrips(pass.h, n, cfg.HotChain, pass.delivery)
 		if err != nil {
@@ -381,7 +382,7 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		r.Ours = append(r.Ours, d...)
 	}
 	for _, step := range cfg.HistorySteps {
-		for _, delivery := range []string{"", "delta"} {
+		for _, delivery := range []string{"", wire.DeliveryDelta} {
 			d, err := historyRoundTrips(o.bin, o.coldID, step, share(cfg.History, round, cfg.Rounds), delivery)
 			if err != nil {
 				return err
@@ -439,7 +440,7 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		r = rep.row(fmt.Sprintf("%s end to end, program cached: start+resumes", w.Name), workloadCachedKey+w.Name)
 		r.Group = w.Group
 		r.Ours = append(r.Ours, d...)
-		if d, err = o.workloadDelivery(w, n, o.programs[w.Name], "delta"); err != nil {
+		if d, err = o.workloadDelivery(w, n, o.programs[w.Name], wire.DeliveryDelta); err != nil {
 			return err
 		}
 		r = rep.row(fmt.Sprintf("%s end to end, program cached, delta delivery", w.Name), workloadDeltaKey+w.Name)
@@ -566,7 +567,7 @@ func pings(h *host, n int) ([]time.Duration, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !bytes.Contains(hdr, []byte(`"ok":true`)) {
+		if !bytes.Contains(hdr, []byte(`"`+wire.FieldOK+`":true`)) {
 			return nil, fmt.Errorf("ping: %.300s", hdr)
 		}
 		out = append(out, d)
@@ -618,7 +619,7 @@ func compiles(h *host, w *Workload, n int) ([]time.Duration, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !bytes.Contains(hdr, []byte(`"ok":true`)) {
+		if !bytes.Contains(hdr, []byte(`"`+wire.FieldOK+`":true`)) {
 			return nil, fmt.Errorf("compile %s: %.300s", w.Name, hdr)
 		}
 		out = append(out, d)
@@ -727,7 +728,7 @@ func (o *ours) workloadDelivery(w *Workload, n int, programID, delivery string) 
 		}
 		snap = append(snap[:0], bytesOut...)
 		calls := 0
-		for r.Result.Step.Type == "suspended" {
+		for r.Result.Step.Type == wire.StepSuspended {
 			payload, err := w.answer(r.Result.Step.Capability, r.Result.Step.Args)
 			if err != nil {
 				return nil, err
@@ -737,7 +738,7 @@ func (o *ours) workloadDelivery(w *Workload, n int, programID, delivery string) 
 			if r, bytesOut, err = h.call(req, nil); err != nil {
 				return nil, fmt.Errorf("%s: resume %d: %w", w.Name, calls, err)
 			}
-			if delivery == "delta" {
+			if delivery == wire.DeliveryDelta {
 				snap = append(snap, bytesOut...)
 			}
 		}
@@ -774,7 +775,7 @@ func (o *ours) workloadBatch(w *Workload, n int, programID string) ([]time.Durat
 			return nil, fmt.Errorf("%s: start: %w", w.Name, err)
 		}
 		resumes := 0
-		for r.Result.Step.Type == "suspended" {
+		for r.Result.Step.Type == wire.StepSuspended {
 			if calls, err = parseCalls(calls[:0], r.Result.Step.Calls); err != nil {
 				return nil, fmt.Errorf("%s: %w", w.Name, err)
 			}
@@ -919,7 +920,7 @@ func withDelivery(req []byte, delivery string) []byte {
 	if delivery == "" {
 		return req
 	}
-	return append(append(append(req[:len(req)-1], `,"snapshot_delivery":"`...), delivery...), `"}`...)
+	return append(append(append(req[:len(req)-1], `,"`+wire.FieldSnapshotDelivery+`":"`...), delivery...), `"}`...)
 }
 
 // sidecarEnv lists the Go runtime settings in the environment, which every

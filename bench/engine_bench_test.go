@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
@@ -143,7 +144,8 @@ func BenchmarkSnapshotProduction(b *testing.B) {
 	header := snapshot.Header{Program: p.Bytes, Capabilities: []string{"cap"}, Seed: 1, ClockMillis: 1,
 		Inputs: []value.Member{value.M("note", value.String(strings.Repeat(coldNote, 64))), value.M("steps", value.Number(coldLimit))}}
 	note := value.String(strings.Repeat(coldNote, 64))
-	limits := policy.DefaultLimits()
+	limits := snapshot.Limits{InstructionBudget: policy.DefaultInstructionBudget, HeapLimitBytes: policy.DefaultHeapLimitBytes,
+		AllocationBudget: policy.DefaultAllocationBudget, CallDepthLimit: policy.DefaultCallDepthLimit, MaxOutstandingHostCalls: policy.DefaultMaxOutstandingHostCalls}
 	call := func(bld *snapshot.Builder, i int) {
 		args := []value.Value{value.Object(value.M("i", value.Number(float64(i))), value.M("note", note))}
 		m := snapshot.Meter{Instructions: uint64(3 * i), Allocations: uint64(i)}
@@ -265,7 +267,7 @@ func BenchmarkWorkload(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := handleRaw(b, s, start, nil)
-		for r.Result.Step.Type == "suspended" {
+		for r.Result.Step.Type == wire.StepSuspended {
 			p, err := w.answer(r.Result.Step.Capability, r.Result.Step.Args)
 			if err != nil {
 				b.Fatal(err)

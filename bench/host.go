@@ -25,7 +25,7 @@ var (
 	benchKeyDigest = wire.KeyDigest(benchKey)
 	// requestPrefix starts every request the driver writes by hand, up
 	// to its id.
-	requestPrefix = `{"protocol_version":` + strconv.Itoa(wire.ProtocolVersion) + `,"id":`
+	requestPrefix = `{"` + wire.FieldProtocolVersion + `":` + strconv.Itoa(wire.ProtocolVersion) + `,"` + wire.FieldID + `":`
 )
 
 // host is a lean embedding host: requests are assembled from prepared
@@ -139,39 +139,39 @@ func leanResponse(hdr []byte, r *stepResponse) bool {
 	res := &r.Result
 	step := func(k, v []byte) bool {
 		switch string(k) {
-		case `"type"`:
+		case `"` + wire.FieldType + `"`:
 			str(&res.Step.Type, v)
-		case `"capability"`:
+		case `"` + wire.FieldCapability + `"`:
 			str(&res.Step.Capability, v)
-		case `"args"`:
+		case `"` + wire.FieldArgs + `"`:
 			res.Step.Args = v
-		case `"calls"`:
+		case `"` + wire.FieldCalls + `"`:
 			res.Step.Calls = v
-		case `"value"`:
+		case `"` + wire.FieldValue + `"`:
 			res.Step.Value = v
 		}
 		return plain
 	}
 	result := func(k, v []byte) bool {
 		switch string(k) {
-		case `"kind"`:
+		case `"` + wire.FieldKind + `"`:
 			str(&res.Kind, v)
-		case `"program_id"`:
+		case `"` + wire.FieldProgramID + `"`:
 			str(&res.ProgramID, v)
-		case `"snapshot_id"`:
+		case `"` + wire.FieldSnapshotID + `"`:
 			str(&res.SnapshotID, v)
-		case `"policy_id"`:
+		case `"` + wire.FieldPolicyID + `"`:
 			str(&res.PolicyID, v)
-		case `"step"`:
+		case `"` + wire.FieldStep + `"`:
 			plain = jsonscan.Members(v, step) && plain
 		}
 		return plain
 	}
 	object := jsonscan.Members(hdr, func(k, v []byte) bool {
 		switch string(k) {
-		case `"ok"`:
+		case `"` + wire.FieldOK + `"`:
 			r.OK = string(v) == "true"
-		case `"result"`:
+		case `"` + wire.FieldResult + `"`:
 			plain = jsonscan.Members(v, result) && plain
 		}
 		return plain
@@ -179,7 +179,7 @@ func leanResponse(hdr []byte, r *stepResponse) bool {
 	return object && plain && r.OK
 }
 
-var snapshotIDKey = []byte(`"snapshot_id":"`)
+var snapshotIDKey = []byte(`"` + wire.FieldSnapshotID + `":"`)
 
 // snapshotIDOf finds result.snapshot_id without decoding the response.
 func snapshotIDOf(hdr []byte) (string, bool) {
@@ -192,13 +192,13 @@ func snapshotIDOf(hdr []byte) (string, bool) {
 }
 
 func compileRequest(id uint64, source string) []byte {
-	b, _ := json.Marshal(map[string]any{"protocol_version": wire.ProtocolVersion, "id": id, "method": wire.MethodCompile, "source": source})
+	b, _ := json.Marshal(map[string]any{wire.FieldProtocolVersion: wire.ProtocolVersion, wire.FieldID: id, wire.FieldMethod: wire.MethodCompile, wire.FieldSource: source})
 	return b
 }
 
 // compileRequestIn compiles source written in language.
 func compileRequestIn(id uint64, source, language string) []byte {
-	b, _ := json.Marshal(map[string]any{"protocol_version": wire.ProtocolVersion, "id": id, "method": wire.MethodCompile, "source": source, wire.FieldLanguage: language})
+	b, _ := json.Marshal(map[string]any{wire.FieldProtocolVersion: wire.ProtocolVersion, wire.FieldID: id, wire.FieldMethod: wire.MethodCompile, wire.FieldSource: source, wire.FieldLanguage: language})
 	return b
 }
 
@@ -213,16 +213,16 @@ func startRequest(id uint64, programID string, inputs, capsJSON []byte) []byte {
 func startRequestMode(id uint64, programID string, inputs, capsJSON []byte, batch bool) []byte {
 	b := []byte(requestPrefix)
 	b = strconv.AppendUint(b, id, 10)
-	b = append(b, `,"method":"start","program_id":"`...)
+	b = append(b, `,"`+wire.FieldMethod+`":"`+wire.MethodStart+`","`+wire.FieldProgramID+`":"`...)
 	b = append(b, programID...)
-	b = append(b, `","options":{"inputs":`...)
+	b = append(b, `","`+wire.FieldOptions+`":{"`+wire.FieldInputs+`":`...)
 	b = append(b, inputs...)
-	b = append(b, `,"capabilities":`...)
+	b = append(b, `,"`+wire.FieldCapabilities+`":`...)
 	b = append(b, capsJSON...)
 	if batch {
-		return append(b, `,"limits":{},"host_calls":"batch"}}`...)
+		return append(b, `,"`+wire.FieldLimits+`":{},"`+wire.FieldHostCalls+`":"`+wire.HostCallsBatch+`"}}`...)
 	}
-	return append(b, `,"limits":{}}}`...)
+	return append(b, `,"`+wire.FieldLimits+`":{}}}`...)
 }
 
 // tokenSigner appends snapshot tokens under one key, keeping the keyed
@@ -246,7 +246,7 @@ func (t *tokenSigner) append(dst []byte, snapshotID string) []byte {
 // resumeRequest resumes a cached snapshot under a cached policy, signing
 // the snapshot id as the host must.
 func resumeRequest(dst []byte, id uint64, snapshotID, policyID string, payload []byte) []byte {
-	b := append(resumeHead(dst, id, snapshotID, policyID), `"payload":`...)
+	b := append(resumeHead(dst, id, snapshotID, policyID), `"`+wire.FieldPayload+`":`...)
 	b = append(b, payload...)
 	return append(b, '}')
 }
@@ -256,15 +256,15 @@ func resumeRequest(dst []byte, id uint64, snapshotID, policyID string, payload [
 func resumeHead(dst []byte, id uint64, snapshotID, policyID string) []byte {
 	b := append(dst, requestPrefix...)
 	b = strconv.AppendUint(b, id, 10)
-	b = append(b, `,"method":"resume","snapshot_id":"`...)
+	b = append(b, `,"`+wire.FieldMethod+`":"`+wire.MethodResume+`","`+wire.FieldSnapshotID+`":"`...)
 	b = append(b, snapshotID...)
-	b = append(b, `","policy_id":"`...)
+	b = append(b, `","`+wire.FieldPolicyID+`":"`...)
 	b = append(b, policyID...)
-	b = append(b, `","auth":{"snapshot_key_base64":"`...)
+	b = append(b, `","`+wire.FieldAuth+`":{"`+wire.FieldSnapshotKeyBase64+`":"`...)
 	b = append(b, benchKeyB64...)
-	b = append(b, `","snapshot_key_digest":"`...)
+	b = append(b, `","`+wire.FieldSnapshotKeyDigest+`":"`...)
 	b = append(b, benchKeyDigest...)
-	b = append(b, `","snapshot_token":"`...)
+	b = append(b, `","`+wire.FieldSnapshotToken+`":"`...)
 	b = benchTokens.append(b, snapshotID)
 	return append(b, `"},`...)
 }
@@ -273,9 +273,9 @@ func resumeHead(dst []byte, id uint64, snapshotID, policyID string) []byte {
 // under a full policy, as after a restart.
 func rawResumeRequest(id uint64, snapshotID string, caps []string, payload []byte) []byte {
 	b, _ := json.Marshal(map[string]any{
-		"protocol_version": wire.ProtocolVersion, "id": id, "method": wire.MethodResume,
-		"policy":  hosttest.Policy(benchKey, snapshotID, caps, map[string]any{}),
-		"payload": json.RawMessage(payload),
+		wire.FieldProtocolVersion: wire.ProtocolVersion, wire.FieldID: id, wire.FieldMethod: wire.MethodResume,
+		wire.FieldPolicy:  hosttest.Policy(benchKey, snapshotID, caps, map[string]any{}),
+		wire.FieldPayload: json.RawMessage(payload),
 	})
 	return b
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -35,7 +36,7 @@ func TestParseResponseMatchesEncodingJSON(t *testing.T) {
 		for err == nil {
 			headers = append(headers, r.Header)
 			step, perr := parseResponse(r.Header)
-			if perr != nil || step.Result.Step.Type != "suspended" {
+			if perr != nil || step.Result.Step.Type != wire.StepSuspended {
 				break
 			}
 			p, aerr := w.answer(step.Result.Step.Capability, step.Result.Step.Args)

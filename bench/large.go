@@ -56,11 +56,11 @@ func largeHost(h *host, programID string, answers []string) (*largeRun, error) {
 	run := &largeRun{}
 	payloads := make([][]byte, len(answers))
 	for i, a := range answers {
-		payloads[i] = mustJSONText(map[string]any{"type": "value", "value": map[string]any{"String": a}})
+		payloads[i] = mustJSONText(map[string]any{wire.FieldType: wire.PayloadValue, wire.FieldValue: map[string]any{"String": a}})
 		run.answerBytes += len(a)
 	}
 	req := startRequest(h.nextID(), programID, noInputs, []byte(`["fetch_page"]`))
-	req = append(req[:len(req)-1], `,"snapshot_delivery":"delta"}`...)
+	req = append(req[:len(req)-1], `,"`+wire.FieldSnapshotDelivery+`":"`+wire.DeliveryDelta+`"}`...)
 	hdr, delta, err := h.roundTrip(req, nil)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func largeHost(h *host, programID string, answers []string) (*largeRun, error) {
 		if err != nil {
 			return nil, fmt.Errorf("large answers, step %d: %w", i, err)
 		}
-		if r.Result.Step.Type == "completed" {
+		if r.Result.Step.Type == wire.StepCompleted {
 			if i != largeCalls {
 				return nil, fmt.Errorf("large answers: completed after %d calls", i)
 			}
@@ -85,7 +85,7 @@ func largeHost(h *host, programID string, answers []string) (*largeRun, error) {
 		}
 		run.final, run.finalID = snap, r.Result.SnapshotID
 		buf = resumeRequest(buf[:0], h.nextID(), r.Result.SnapshotID, r.Result.PolicyID, payloads[i])
-		buf = append(buf[:len(buf)-1], `,"snapshot_delivery":"delta"}`...)
+		buf = append(buf[:len(buf)-1], `,"`+wire.FieldSnapshotDelivery+`":"`+wire.DeliveryDelta+`"}`...)
 		t0 := time.Now()
 		hdr, delta, err = h.roundTrip(buf, nil)
 		run.roundTrips = append(run.roundTrips, time.Since(t0))
@@ -114,7 +114,7 @@ func largeCold(run *largeRun, lastAnswer string) (time.Duration, string, error) 
 	t0 := time.Now()
 	for off := 0; off < len(run.final); off += stageChunk {
 		end := min(off+stageChunk, len(run.final))
-		req := []byte(requestPrefix + strconv.Itoa(2+off) + `,"method":"stage","stage_id":"large","offset":` + strconv.Itoa(off) + `}`)
+		req := []byte(requestPrefix + strconv.Itoa(2+off) + `,"` + wire.FieldMethod + `":"` + wire.MethodStage + `","` + wire.FieldStageID + `":"large","` + wire.FieldOffset + `":` + strconv.Itoa(off) + `}`)
 		if err := sc.SendRaw(req, run.final[off:end]); err != nil {
 			return 0, "", err
 		}
@@ -122,14 +122,14 @@ func largeCold(run *largeRun, lastAnswer string) (time.Duration, string, error) 
 		if err != nil {
 			return 0, "", err
 		}
-		if !bytes.Contains(hdr, []byte(`"ok":true`)) {
+		if !bytes.Contains(hdr, []byte(`"`+wire.FieldOK+`":true`)) {
 			return 0, "", fmt.Errorf("stage failed: %.300s", hdr)
 		}
 	}
 	req, _ := json.Marshal(map[string]any{
-		"protocol_version": wire.ProtocolVersion, "id": 1, "method": wire.MethodResume, wire.FieldStageID: "large",
-		"policy":  hosttest.Policy(benchKey, run.finalID, []string{"fetch_page"}, map[string]any{}),
-		"payload": map[string]any{"type": "value", "value": map[string]any{"String": lastAnswer}},
+		wire.FieldProtocolVersion: wire.ProtocolVersion, wire.FieldID: 1, wire.FieldMethod: wire.MethodResume, wire.FieldStageID: "large",
+		wire.FieldPolicy:  hosttest.Policy(benchKey, run.finalID, []string{"fetch_page"}, map[string]any{}),
+		wire.FieldPayload: map[string]any{wire.FieldType: wire.PayloadValue, wire.FieldValue: map[string]any{"String": lastAnswer}},
 	})
 	if err := sc.SendRaw(req, nil); err != nil {
 		return 0, "", err

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -102,7 +103,7 @@ func parkedRSS(p ParkedProgram, n int) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if r.Result.Step.Type != "suspended" {
+		if r.Result.Step.Type != wire.StepSuspended {
 			return 0, fmt.Errorf("start: step %q, not suspended", r.Result.Step.Type)
 		}
 		if i == 0 {
@@ -159,7 +160,7 @@ func ParkedHeap(p ParkedProgram, n int, parked func()) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if r.Result.Step.Type != "suspended" {
+		if r.Result.Step.Type != wire.StepSuspended {
 			return 0, fmt.Errorf("start: step %q, not suspended", r.Result.Step.Type)
 		}
 		if i == 0 {

@@ -452,9 +452,9 @@ type soakResponse struct {
 // response must carry them.
 func (c *soakClient) call(method string, fields map[string]any, payload []byte) (*soakResponse, error) {
 	c.id++
-	fields["id"], fields["method"] = c.id, method
-	if _, ok := fields["protocol_version"]; !ok {
-		fields["protocol_version"] = wire.ProtocolVersion
+	fields[wire.FieldID], fields[wire.FieldMethod] = c.id, method
+	if _, ok := fields[wire.FieldProtocolVersion]; !ok {
+		fields[wire.FieldProtocolVersion] = wire.ProtocolVersion
 	}
 	hdr, err := json.Marshal(fields)
 	if err != nil {
@@ -520,7 +520,7 @@ func (s *soaker) pick(total int) soakKind {
 func (s *soaker) warmUp() error {
 	s.programs = map[string]*soakProgram{}
 	for _, p := range soakSources {
-		r, err := s.c.call("compile", map[string]any{"source": p.src}, nil)
+		r, err := s.c.call(wire.MethodCompile, map[string]any{wire.FieldSource: p.src}, nil)
 		if err != nil {
 			return err
 		}
@@ -584,27 +584,27 @@ func (s *soaker) send(k soakKind) error {
 	switch k {
 	case kCompileRepeat:
 		p := s.programs[soakSources[s.rng.IntN(len(soakSources))].name]
-		r, err := s.c.call("compile", map[string]any{"source": p.src}, nil)
+		r, err := s.c.call(wire.MethodCompile, map[string]any{wire.FieldSource: p.src}, nil)
 		if err != nil {
 			return err
 		}
 		p.touched = s.uniques
-		if !r.OK || r.Result.Kind != "program" || r.Result.ProgramID != p.id || !bytes.Equal(r.payload, p.bytes) {
+		if !r.OK || r.Result.Kind != wire.KindProgram || r.Result.ProgramID != p.id || !bytes.Equal(r.payload, p.bytes) {
 			s.unexpected(k, r, "want program %s again", p.id)
 		}
 	case kCompileUnique:
 		s.uniques++
 		src := fmt.Sprintf("const k = %d; k * 2;", s.uniques)
-		r, err := s.c.call("compile", map[string]any{"source": src}, nil)
+		r, err := s.c.call(wire.MethodCompile, map[string]any{wire.FieldSource: src}, nil)
 		if err != nil {
 			return err
 		}
-		if !r.OK || r.Result.Kind != "program" || r.Result.ProgramID != sha256Hex(r.payload) {
+		if !r.OK || r.Result.Kind != wire.KindProgram || r.Result.ProgramID != sha256Hex(r.payload) {
 			s.unexpected(k, r, "want a program whose id is the SHA-256 of its bytes")
 		}
 	case kCompileError:
 		src := soakSyntaxErrors[s.rng.IntN(len(soakSyntaxErrors))]
-		r, err := s.c.call("compile", map[string]any{"source": src}, nil)
+		r, err := s.c.call(wire.MethodCompile, map[string]any{wire.FieldSource: src}, nil)
 		if err != nil {
 			return err
 		}
@@ -625,7 +625,7 @@ func (s *soaker) send(k soakKind) error {
 		i := s.rng.IntN(len(s.pending))
 		sp := s.pending[i]
 		s.pending = append(s.pending[:i], s.pending[i+1:]...)
-		r, err := s.c.call("resume", s.cachedResume(sp, map[string]any{"type": "cancelled"}), nil)
+		r, err := s.c.call(wire.MethodResume, s.cachedResume(sp, map[string]any{wire.FieldType: wire.PayloadCancelled}), nil)
 		if err != nil {
 			return err
 		}
@@ -642,7 +642,7 @@ func (s *soaker) send(k soakKind) error {
 		}
 	case kLimitInstructions:
 		// Mostly a small budget (quick); sometimes the default million.
-		limits := map[string]any{"instruction_budget": 20_000}
+		limits := map[string]any{wire.FieldInstructionBudget: 20_000}
 		if n%10 == 0 {
 			limits = nil
 		}
@@ -671,7 +671,7 @@ func (s *soaker) send(k soakKind) error {
 		s.rep.Outcomes[soakMix[k].name+": "+r.Error]++
 		s.expectError(k, r, wants...)
 	case kUnknownMethod:
-		r, err := s.c.call("run", map[string]any{"source": "1;"}, nil)
+		r, err := s.c.call("run", map[string]any{wire.FieldSource: "1;"}, nil)
 		if err != nil {
 			return err
 		}
@@ -682,7 +682,7 @@ func (s *soaker) send(k soakKind) error {
 			want string
 		}{{1, "1"}, {3, "3"}, {"2", `"2"`}}
 		v := versions[n%len(versions)]
-		r, err := s.c.call("compile", map[string]any{"source": "1;", "protocol_version": v.v}, nil)
+		r, err := s.c.call(wire.MethodCompile, map[string]any{wire.FieldSource: "1;", wire.FieldProtocolVersion: v.v}, nil)
 		if err != nil {
 			return err
 		}
@@ -693,7 +693,7 @@ func (s *soaker) send(k soakKind) error {
 			id[i] = byte(s.rng.Uint32())
 		}
 		hexID := hex.EncodeToString(id[:])
-		r, err := s.c.call("start", map[string]any{"program_id": hexID, "options": soakOptions(n, nil)}, nil)
+		r, err := s.c.call(wire.MethodStart, map[string]any{wire.FieldProgramID: hexID, wire.FieldOptions: soakOptions(n, nil)}, nil)
 		if err != nil {
 			return err
 		}
@@ -703,9 +703,9 @@ func (s *soaker) send(k soakKind) error {
 		// must leave it resumable.
 		sp := s.pending[len(s.pending)-1]
 		f := s.cachedResume(sp, soakValue(n))
-		auth := f["auth"].(map[string]any)
-		auth["snapshot_token"] = hosttest.Token([]byte("a forger's key, not the host's.."), sp.snapID)
-		r, err := s.c.call("resume", f, nil)
+		auth := f[wire.FieldAuth].(map[string]any)
+		auth[wire.FieldSnapshotToken] = hosttest.Token([]byte("a forger's key, not the host's.."), sp.snapID)
+		r, err := s.c.call(wire.MethodResume, f, nil)
 		if err != nil {
 			return err
 		}
@@ -723,7 +723,7 @@ func (s *soaker) startComplete(k soakKind, n int) error {
 	if err != nil {
 		return err
 	}
-	if !r.OK || r.Result.Step.Type != "completed" {
+	if !r.OK || r.Result.Step.Type != wire.StepCompleted {
 		s.unexpected(k, r, "want completed")
 		return nil
 	}
@@ -761,13 +761,13 @@ func (s *soaker) resume(k soakKind, n int) error {
 	var r *soakResponse
 	var err error
 	if k == kResumeHot {
-		r, err = s.c.call("resume", s.cachedResume(sp, soakValue(n)), nil)
+		r, err = s.c.call(wire.MethodResume, s.cachedResume(sp, soakValue(n)), nil)
 	} else {
 		f := map[string]any{
-			"policy":  hosttest.Policy(soakKey, sp.snapID, []string{"cap"}, map[string]any{}),
-			"payload": soakValue(n),
+			wire.FieldPolicy:  hosttest.Policy(soakKey, sp.snapID, []string{"cap"}, map[string]any{}),
+			wire.FieldPayload: soakValue(n),
 		}
-		r, err = s.c.call("resume", f, sp.snap)
+		r, err = s.c.call(wire.MethodResume, f, sp.snap)
 	}
 	if err != nil {
 		return err
@@ -777,7 +777,7 @@ func (s *soaker) resume(k soakKind, n int) error {
 		s.expectSuspension(k, r, float64(n+1), &suspension{second: true, a: float64(n)})
 		return nil
 	}
-	if !r.OK || r.Result.Step.Type != "completed" {
+	if !r.OK || r.Result.Step.Type != wire.StepCompleted {
 		s.unexpected(k, r, "want completed")
 	} else if f, ok := finite(r.Result.Step.Value); !ok || f != sp.a+float64(n) {
 		s.unexpected(k, r, "want %v", sp.a+float64(n))
@@ -789,20 +789,20 @@ func (s *soaker) resume(k soakKind, n int) error {
 // defaults).
 func (s *soaker) start(name string, n int, limits map[string]any) (*soakResponse, error) {
 	p := s.programs[name]
-	f := map[string]any{"program_id": p.id, "options": soakOptions(n, limits)}
+	f := map[string]any{wire.FieldProgramID: p.id, wire.FieldOptions: soakOptions(n, limits)}
 	var payload []byte
 	if s.uniques-p.touched > soakProgramSlack {
 		payload = p.bytes
 	}
 	p.touched = s.uniques
-	return s.c.call("start", f, payload)
+	return s.c.call(wire.MethodStart, f, payload)
 }
 
 // expectSuspension checks a suspension on cap(arg) and keeps it pending.
 func (s *soaker) expectSuspension(k soakKind, r *soakResponse, arg float64, sp *suspension) {
 	st := r.Result.Step
 	var args []json.RawMessage
-	if !r.OK || st.Type != "suspended" || st.Capability != "cap" || json.Unmarshal(st.Args, &args) != nil || len(args) != 1 {
+	if !r.OK || st.Type != wire.StepSuspended || st.Capability != "cap" || json.Unmarshal(st.Args, &args) != nil || len(args) != 1 {
 		s.unexpected(k, r, "want suspended on cap(%v)", arg)
 		return
 	}
@@ -827,10 +827,10 @@ func (s *soaker) expectError(k soakKind, r *soakResponse, wants ...string) {
 
 func (s *soaker) cachedResume(sp *suspension, payload map[string]any) map[string]any {
 	return map[string]any{
-		"snapshot_id": sp.snapID,
-		"policy_id":   sp.policyID,
-		"auth":        hosttest.Auth(soakKey, sp.snapID),
-		"payload":     payload,
+		wire.FieldSnapshotID: sp.snapID,
+		wire.FieldPolicyID:   sp.policyID,
+		wire.FieldAuth:       hosttest.Auth(soakKey, sp.snapID),
+		wire.FieldPayload:    payload,
 	}
 }
 
@@ -839,14 +839,14 @@ func soakOptions(n int, limits map[string]any) map[string]any {
 		limits = map[string]any{}
 	}
 	return map[string]any{
-		"inputs":       map[string]any{"n": map[string]any{"Number": map[string]any{"Finite": n}}},
-		"capabilities": []string{"cap"},
-		"limits":       limits,
+		wire.FieldInputs:       map[string]any{"n": map[string]any{"Number": map[string]any{"Finite": n}}},
+		wire.FieldCapabilities: []string{"cap"},
+		wire.FieldLimits:       limits,
 	}
 }
 
 func soakValue(n int) map[string]any {
-	return map[string]any{"type": "value", "value": map[string]any{"Number": map[string]any{"Finite": n}}}
+	return map[string]any{wire.FieldType: wire.PayloadValue, wire.FieldValue: map[string]any{"Number": map[string]any{"Finite": n}}}
 }
 
 // finite reads a StructuredValue {"Number":{"Finite":x}}.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -144,13 +145,13 @@ func (w *Workload) prepare() error {
 		switch {
 		case c.Error != nil:
 			e, _ := json.Marshal(c.Error)
-			p = append(append([]byte(`{"type":"error","error":`), e...), '}')
+			p = append(append([]byte(`{"`+wire.FieldType+`":"`+wire.PayloadError+`","`+wire.FieldError+`":`), e...), '}')
 		case c.Answer != nil:
 			a, err := Structured(c.Answer)
 			if err != nil {
 				return fmt.Errorf("call %d: %w", i+1, err)
 			}
-			p = append(append([]byte(`{"type":"value","value":`), a...), '}')
+			p = append(append([]byte(`{"`+wire.FieldType+`":"`+wire.PayloadValue+`","`+wire.FieldValue+`":`), a...), '}')
 		default:
 			return fmt.Errorf("call %d has neither answer nor error", i+1)
 		}
@@ -369,7 +370,7 @@ func (w *Workload) RunInSession(s *protocol.Session, ordered bool) error {
 		return fmt.Errorf("%s: start: %w", w.Name, err)
 	}
 	n := 0
-	for r.Result.Step.Type == "suspended" {
+	for r.Result.Step.Type == wire.StepSuspended {
 		step := r.Result.Step
 		if n == len(w.Calls) {
 			return fmt.Errorf("%s: call %d, %s, is beyond the fixture's %d calls", w.Name, n+1, step.Capability, len(w.Calls))
@@ -397,7 +398,7 @@ func (w *Workload) RunInSession(s *protocol.Session, ordered bool) error {
 			return fmt.Errorf("%s: resume %d: %w", w.Name, n, err)
 		}
 	}
-	if r.Result.Step.Type != "completed" {
+	if r.Result.Step.Type != wire.StepCompleted {
 		return fmt.Errorf("%s: step %q after %d calls", w.Name, r.Result.Step.Type, n)
 	}
 	if n != len(w.Calls) {

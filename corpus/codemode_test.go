@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mustard-sidecar/mustard-sidecar/host"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -171,7 +170,7 @@ func (s *cmSidecar) call(method string, kv map[string]any, raw []byte, rawField 
 
 // structuredJSON converts a plain JSON value to the StructuredValue wire form.
 func structuredJSON(plain json.RawMessage) (json.RawMessage, error) {
-	v, err := host.FromPlainJSON(plain)
+	v, err := value.FromPlainJSON(plain)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +182,7 @@ func (p *cmProgram) inputsJSON() (json.RawMessage, error) {
 	if len(p.Inputs) == 0 {
 		return json.RawMessage(`{}`), nil
 	}
-	v, err := host.FromPlainJSON(p.Inputs)
+	v, err := value.FromPlainJSON(p.Inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +425,7 @@ func runCodemode(p *cmProgram, batch bool, hot *cmSidecar, cold [2]*cmSidecar) e
 		}
 		want := value.Undefined()
 		if !exp.ResultUndefined {
-			if want, err = host.FromPlainJSON(exp.Result); err != nil {
+			if want, err = value.FromPlainJSON(exp.Result); err != nil {
 				return fmt.Errorf("expected result: %v", err)
 			}
 		}
@@ -445,7 +444,7 @@ func runCodemode(p *cmProgram, batch bool, hot *cmSidecar, cold [2]*cmSidecar) e
 		}
 		var wantCap string
 		_ = json.Unmarshal(pair[0], &wantCap)
-		wantArgs, err := host.FromPlainJSON(pair[1])
+		wantArgs, err := value.FromPlainJSON(pair[1])
 		if err != nil {
 			return fmt.Errorf("expected call %d: %v", i+1, err)
 		}

@@ -54,12 +54,11 @@ func runBatch(t *testing.T, src string, pick pickFunc) batchRun {
 	require.NoError(t, err)
 	limits := policy.DefaultLimits()
 	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"get"}, Seed: suiteSeed, ClockMillis: suiteClock}
-	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	var r batchRun
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 	for round := 0; step.Suspended(); round++ {
 		require.Less(t, round, 100, "runaway")
-		raw, _ := step.Record(b)
+		raw := step.Snapshot
 		var answers []Answer
 		for _, i := range pick(step, round) {
 			c := step.Calls[i]
@@ -67,19 +66,22 @@ func runBatch(t *testing.T, src string, pick pickFunc) batchRun {
 		}
 		step.Calls = slices.Clone(step.Calls) // the execution reuses its slice
 		r.steps, r.answers, r.snaps = append(r.steps, step), append(r.answers, answers), append(r.snaps, raw)
-		RecordAnswers(b, answers)
 		x, step = x.ResumeWith(nil, answers, limits)
 	}
 	r.steps = append(r.steps, step)
 	// Every step's snapshot, resumed cold with the same answers, goes on
 	// exactly as the hot run did.
 	for k, raw := range r.snaps {
+		assert.Equal(t, snapshot.ID(raw), r.steps[k].SnapshotID, "step %d: snapshot id", k)
 		snap, err := snapshot.Decode(raw)
 		require.NoError(t, err)
 		assert.Equal(t, outstandingIDs(r.steps[k].Calls), outstandingIDs(snap.Outstanding()), "step %d: outstanding calls in the snapshot", k)
-		cx, cstep := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Answers: r.answers[k]})
+		cx, cstep := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: raw, Answers: r.answers[k]})
 		for j := k + 1; ; j++ {
 			assert.Equal(t, describeStep(r.steps[j]), describeStep(cstep), "cold from step %d, step %d", k, j)
+			// The replay's journal continues the bytes it was loaded from
+			// into the same snapshots as the hot run's journal.
+			assert.Equal(t, r.steps[j].SnapshotID, cstep.SnapshotID, "cold from step %d, step %d: snapshot", k, j)
 			if !cstep.Suspended() {
 				break
 			}

@@ -51,14 +51,12 @@ func TestWhatIsKeptOnBuiltinsCountsAgainstTheHeapLimit(t *testing.T) {
 			p, err := Compile(src)
 			require.NoError(t, err)
 			h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"cap"}, Seed: 1, ClockMillis: 1}
-			b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 			x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 			var raw []byte
 			calls := 0
 			for step.Suspended() {
 				calls++
-				raw, _ = step.Record(b)
-				RecordAnswers(b, []Answer{{CallID: step.Focus, Payload: answer}})
+				raw = step.Snapshot
 				x, step = x.Resume(answer, limits)
 			}
 			require.Error(t, step.Err, "%d calls made", calls)
@@ -68,7 +66,7 @@ func TestWhatIsKeptOnBuiltinsCountsAgainstTheHeapLimit(t *testing.T) {
 			require.NotNil(t, raw)
 			snap, err := snapshot.Decode(raw)
 			require.NoError(t, err)
-			_, cold := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap,
+			_, cold := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: raw,
 				Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer}}})
 			assert.ErrorIs(t, cold.Err, ErrHeapLimit, "replayed: %s", describeStep(cold))
 		})

@@ -27,21 +27,19 @@ func shapedRun(t *testing.T, src string, h snapshot.Header, limits policy.Limits
 	p, err := Compile(src)
 	require.NoError(t, err)
 	h.Program, h.Seed, h.ClockMillis = p.Bytes, suiteSeed, suiteClock
-	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	var steps []Step
 	var answers [][]Answer
 	var snaps [][]byte
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 	for round := 0; step.Suspended(); round++ {
 		require.Less(t, round, 200, "runaway")
-		raw, _ := step.Record(b)
+		raw := step.Snapshot
 		var as []Answer
 		for _, c := range step.Calls {
 			as = append(as, Answer{CallID: c.ID, Payload: answer(c)})
 		}
 		step.Calls = slices.Clone(step.Calls)
 		steps, answers, snaps = append(steps, step), append(answers, as), append(snaps, raw)
-		RecordAnswers(b, as)
 		x, step = x.ResumeWith(nil, as, limits)
 	}
 	steps = append(steps, step)
@@ -50,7 +48,7 @@ func shapedRun(t *testing.T, src string, h snapshot.Header, limits policy.Limits
 		require.NoError(t, err)
 		assert.Equal(t, h.Entry, snap.Header.Entry)
 		assert.Equal(t, h.Console, snap.Header.Console)
-		cx, cstep := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Answers: answers[k]})
+		cx, cstep := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: raw, Answers: answers[k]})
 		for j := k + 1; ; j++ {
 			assert.Equal(t, describeShaped(steps[j]), describeShaped(cstep), "cold from step %d, step %d", k, j)
 			if !cstep.Suspended() {
@@ -168,7 +166,7 @@ func TestConsoleCollectsLinesPerStep(t *testing.T) {
 	    return b;
 	  }
 	  f();`
-	h := snapshot.Header{Capabilities: []string{"console.log", "get"}, Console: policy.ConsoleCollect}
+	h := snapshot.Header{Capabilities: []string{"console.log", "get"}, Console: snapshot.ConsoleCollect}
 	answer := func(c snapshot.HostCall) Payload {
 		if c.Capability == "get" {
 			return ret(value.Number(10 * c.Args[0].Num))
@@ -192,7 +190,7 @@ func TestConsoleIsAbsentUnlessAskedFor(t *testing.T) {
 	steps := shapedRun(t, `typeof console`, snapshot.Header{Capabilities: []string{"get"}}, policy.DefaultLimits(), echoArgs)
 	assert.Equal(t, `"undefined"`, plain(steps[0].Value))
 	steps = shapedRun(t, `[typeof console.log, typeof console.table, Object.keys(console).join()]`,
-		snapshot.Header{Console: policy.ConsoleCollect}, policy.DefaultLimits(), echoArgs)
+		snapshot.Header{Console: snapshot.ConsoleCollect}, policy.DefaultLimits(), echoArgs)
 	assert.Equal(t, `["function","undefined","debug,error,info,log,warn"]`, plain(steps[0].Value))
 }
 
@@ -200,20 +198,20 @@ func TestConsoleLogBound(t *testing.T) {
 	src := `for (let i = 0; i < 50; i++) console.log("line " + i); const a = get(1); console.log("after"); a`
 	limits := policy.DefaultLimits()
 	limits.MaxLogBytes = 30 // "line 0" .. "line 4" are 6 bytes each
-	steps := shapedRun(t, src, snapshot.Header{Capabilities: []string{"get"}, Console: policy.ConsoleCollect}, limits, echoArgs)
+	steps := shapedRun(t, src, snapshot.Header{Capabilities: []string{"get"}, Console: snapshot.ConsoleCollect}, limits, echoArgs)
 	require.Len(t, steps, 2)
 	assert.Equal(t, []string{"log:line 0", "log:line 1", "log:line 2", "log:line 3", "log:line 4", "warn:... 45 more log lines dropped"}, allLogs(steps[:1]))
 	assert.Equal(t, []string{"log:after"}, allLogs(steps[1:]), "the bound is per step")
 
 	// A failed step carries its lines too.
-	steps = shapedRun(t, `console.log("before"); null.x`, snapshot.Header{Console: policy.ConsoleCollect}, limits, echoArgs)
+	steps = shapedRun(t, `console.log("before"); null.x`, snapshot.Header{Console: snapshot.ConsoleCollect}, limits, echoArgs)
 	require.Error(t, steps[0].Err)
 	assert.Equal(t, []string{"log:before"}, allLogs(steps))
 }
 
 func TestConsoleFloodEndsWithTheBudget(t *testing.T) {
 	limits := budgetLimits()
-	steps := shapedRun(t, `for (;;) console.log("x".repeat(1000))`, snapshot.Header{Console: policy.ConsoleCollect}, limits, echoArgs)
+	steps := shapedRun(t, `for (;;) console.log("x".repeat(1000))`, snapshot.Header{Console: snapshot.ConsoleCollect}, limits, echoArgs)
 	require.Error(t, steps[0].Err)
 	assert.Equal(t, ErrInstructionBudget, steps[0].Err)
 	logs := allLogs(steps)
@@ -325,7 +323,7 @@ func plain(v value.Value) string {
 // An error's stack in a console line shows frames as tracebacks do: the
 // guest's own positions, no sidecar frame.
 func TestConsoleErrorStacks(t *testing.T) {
-	h := snapshot.Header{Console: policy.ConsoleCollect, Capabilities: []string{"get"}}
+	h := snapshot.Header{Console: snapshot.ConsoleCollect, Capabilities: []string{"get"}}
 	steps := shapedRun(t, "function f() { return new TypeError('boom') }\nconsole.log(f()); [1].map(() => console.error({ e: f() }));",
 		h, policy.DefaultLimits(), echoArgs)
 	assert.Equal(t, []string{"log:TypeError: boom\n    at f (1:23)\n    at <script> (2:14)",

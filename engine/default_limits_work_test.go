@@ -83,7 +83,7 @@ func TestLargeSortsFitLongBodiesStop(t *testing.T) {
 	first, _ := strconv.Atoi(keys[0])
 	last, _ := strconv.Atoi(keys[n-1])
 	last1 := strconv.Itoa(n - 1)
-	inputs := SortedMembers(value.Object(value.M("nums", value.Array(nums...)), value.M("strs", value.Array(strs...))).Members)
+	inputs := snapshot.SortedInputs(value.Object(value.M("nums", value.Array(nums...)), value.M("strs", value.Array(strs...))).Members)
 	limits := budgetLimits()
 	limits.HeapLimitBytes = 64 << 20
 	body := "let x = 0; for (let i = 0; i < 1000; i++) { " + strings.Repeat("x++;", 50000) + " } x"

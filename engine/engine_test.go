@@ -22,7 +22,7 @@ func runAll(t *testing.T, src string, caps []string, inputs []value.Member, answ
 	require.NoError(t, err)
 	pol, err := policy.New(caps, policy.DefaultLimits())
 	require.NoError(t, err)
-	h := snapshot.Header{Program: p.Bytes, Inputs: SortedMembers(inputs), Capabilities: pol.Capabilities, Seed: 7, ClockMillis: 1_700_000_000_000}
+	h := snapshot.Header{Program: p.Bytes, Inputs: snapshot.SortedInputs(inputs), Capabilities: pol.Capabilities, Seed: 7, ClockMillis: 1_700_000_000_000}
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	var seen []Step
 	for step.Suspended() {
@@ -172,16 +172,14 @@ func TestReplayMatchesHot(t *testing.T) {
 	pol, err := policy.New([]string{"cap"}, policy.DefaultLimits())
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 99, ClockMillis: 5}
-	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	var snaps [][]byte
 	var answers []Payload
 	for step.Suspended() {
-		raw, _ := step.Record(b)
+		raw := step.Snapshot
 		snaps = append(snaps, raw)
 		ans := Payload{Outcome: snapshot.Outcome{Value: step.Args[0]}}
 		answers = append(answers, ans)
-		RecordAnswers(b, []Answer{{CallID: step.Focus, Payload: ans}})
 		x, step = x.Resume(ans, pol.Limits)
 	}
 	require.NoError(t, step.Err)
@@ -189,7 +187,7 @@ func TestReplayMatchesHot(t *testing.T) {
 	for i, raw := range snaps {
 		s, err := snapshot.Decode(raw)
 		require.NoError(t, err)
-		cx, cstep := testRuntime.Start(Config{Program: p, Header: s.Header, Limits: pol.Limits, Journal: s,
+		cx, cstep := testRuntime.Start(Config{Program: p, Header: s.Header, Limits: pol.Limits, Journal: s, Raw: raw,
 			Answers: []Answer{{CallID: s.Last().Focus, Payload: answers[i]}}})
 		for j := i + 1; cstep.Suspended(); j++ {
 			cx, cstep = cx.Resume(answers[j], pol.Limits)

@@ -6,7 +6,6 @@ import (
 	"iter"
 	"reflect"
 	"runtime/debug"
-	"sort"
 	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
@@ -22,14 +21,24 @@ type Config struct {
 	Header  snapshot.Header // Program bytes in it are not re-read: Program is used
 	Limits  policy.Limits
 
+	// Seal, if not nil, seals the execution's journal (a fresh start's;
+	// a replay continues its snapshot's under the seal it was loaded with).
+	Seal *snapshot.Sealer
+
 	// Stop, if not nil, lets another goroutine end this segment (the
 	// start, or the replay and what follows it). A wall-time limit needs
 	// none: the segment then makes its own.
 	Stop *Stopper
 
 	// Journal, for a resume from snapshot bytes: the execution is re-run
-	// to the journal's last suspension, which Answers then answer.
+	// to the journal's last suspension, which Answers then answer. Raw
+	// are the bytes Journal was loaded from, which the execution's journal
+	// continues (for an unsealed journal, nil: its encoding), and Digest,
+	// if not zero, their digest, which it takes over rather than hashing
+	// them again.
 	Journal *snapshot.Snapshot
+	Raw     []byte
+	Digest  snapshot.Digest
 	Answers []Answer
 }
 
@@ -67,6 +76,12 @@ type Step struct {
 	NewFrom uint64 // calls from this id on were made since the last suspension
 	Meter   snapshot.Meter
 	Limits  policy.Limits // what the segment that suspended ran under
+
+	// Snapshot is the suspension's snapshot: the execution's journal up
+	// to this suspension (journal.go), never modified afterwards, and
+	// SnapshotID its id.
+	Snapshot   []byte
+	SnapshotID string
 
 	// Logs are the console lines the segment wrote (a failed one too).
 	Logs []Log
@@ -159,6 +174,12 @@ type Execution struct {
 
 	logs    logState       // the running segment's console lines (console.go)
 	console policy.Console // the console mode the execution started with
+
+	// The execution's journal (journal.go), begun at its first recorded
+	// suspension, and the answers of the running resume, which the next
+	// suspension records before the calls made since.
+	journal    *snapshot.Builder
+	unrecorded []Answer
 }
 
 // Console is the console mode the execution started with.
@@ -172,7 +193,7 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 		rt:      rt,
 		cfg:     cfg,
 		limits:  cfg.Limits,
-		console: cfg.Header.Console,
+		console: policy.Console(cfg.Header.Console),
 	}
 	if j := cfg.Journal; j != nil {
 		// The journal's meter readings mean what its program's metering
@@ -186,9 +207,9 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 		}
 		x.replay, x.legacy = j, j.Version == 1
 		x.adopt = snapshot.EarlierMetering(j.Version)
-		// The replay holds the journal until it has gone past it; a parked
-		// execution keeps nothing of it.
-		x.cfg.Journal = nil
+		// The replay holds the journal until its first suspension past
+		// it, which continues its bytes; a parked execution keeps
+		// nothing of it but the bytes.
 	}
 	x.step, x.halt = iter.Pull(x.run)
 	return x.next()
@@ -384,7 +405,7 @@ func (x *Execution) execute() Step {
 		fn := r.newFunction(name, 0, x.capability(name))
 		_ = global.DefineDataProperty(name, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	}
-	if h.Console == policy.ConsoleCollect {
+	if h.Console == snapshot.ConsoleCollect {
 		x.installConsole(ns, h.Capabilities)
 	}
 	if err := ns.install(global); err != nil {
@@ -404,9 +425,9 @@ func (x *Execution) execute() Step {
 			_ = args.DefineDataProperty(in.Key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 		}
 	}
-	// The realm holds the inputs now: the execution, which may stay parked
-	// for long, keeps no second copy (nor the header's program bytes).
-	x.cfg.Header = snapshot.Header{}
+	// The realm holds the inputs now; the header stays until the first
+	// suspension writes it into the journal: the execution, which may
+	// stay parked for long, then keeps no second copy (journal.go).
 
 	result, err := rt.RunProgram(x.cfg.Program.compiled)
 	if err != nil {
@@ -748,6 +769,7 @@ func (x *Execution) suspend() error {
 		x.replay = nil
 		answers := x.cfg.Answers
 		x.cfg.Answers = nil
+		x.unrecorded = answers
 		return x.apply(nil, answers)
 	}
 	if err := x.detach(); err != nil {
@@ -764,6 +786,7 @@ func (x *Execution) suspend() error {
 	}
 	step := Step{Capability: focus.Capability, Args: focus.Args, ArgsDigest: focus.ArgsDigest, Focus: focus.ID,
 		Calls: x.listed, NewFrom: x.journaled + 1, Meter: x.meter, Limits: x.limits, Logs: x.takeLogs()}
+	x.record(&step)
 	x.journaled = x.made
 	if !x.yield(step) {
 		return errAbandoned // halted
@@ -777,6 +800,7 @@ func (x *Execution) suspend() error {
 	if x.keepsOver(m.limits) {
 		return ErrHeapLimit
 	}
+	x.unrecorded = m.answers
 	return x.apply(nil, m.answers)
 }
 
@@ -864,7 +888,7 @@ func (x *Execution) detach() *Error {
 func (x *Execution) segmentLimits(k int) policy.Limits {
 	if j := x.replay; j != nil && k < len(j.Suspensions) {
 		if l := j.Suspensions[k].Limits; l != nil {
-			return *l
+			return recordedLimits(l)
 		}
 	}
 	return x.cfg.Limits
@@ -1048,35 +1072,6 @@ func objectKind(o *goja.Object) string {
 		return "proxy"
 	}
 	return o.ClassName()
-}
-
-// sortedMembers returns inputs in the canonical (sorted) order snapshots use.
-func SortedMembers(m []value.Member) []value.Member {
-	out := append([]value.Member(nil), m...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out
-}
-
-// Record appends a suspension to its execution's journal: the calls made
-// since the previous suspension, then the suspension itself. It returns
-// the snapshot bytes and id.
-func (s *Step) Record(b *snapshot.Builder) ([]byte, string) {
-	calls := s.NewCalls()
-	for i := range calls {
-		b.Call(&calls[i])
-	}
-	return b.Suspend(s.Focus, s.Meter, &s.Limits)
-}
-
-// RecordAnswers appends a resume's answers to the journal. A cancelled
-// answer ends the execution, so nothing after it is recorded.
-func RecordAnswers(b *snapshot.Builder, answers []Answer) {
-	for i := range answers {
-		if answers[i].Payload.Cancelled {
-			return
-		}
-		b.Answer(&snapshot.Answer{CallID: answers[i].CallID, Outcome: answers[i].Payload.Outcome})
-	}
 }
 
 // Focus is the parked execution's focus call: the one a one-at-a-time

@@ -75,16 +75,14 @@ func writeGoldenV2(t *testing.T, seal *snapshot.Sealer, programVersion uint64) [
 	require.NoError(t, err)
 	limits := policy.DefaultLimits()
 	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"get"}, Seed: 7, ClockMillis: 1_700_000_000_000}
-	b := snapshot.NewBuilder(h, seal, p.SnapshotVersion())
-	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
+	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits, Seal: seal})
 	for step.Suspended() {
-		raw, _ := step.Record(b)
+		raw := step.Snapshot
 		if len(step.Calls) == 2 {
 			x.Abandon()
 			return raw
 		}
 		answers := []Answer{{CallID: step.Focus, Payload: Payload{Outcome: goldenAnswer(step.Args)}}}
-		RecordAnswers(b, answers)
 		x, step = x.ResumeWith(nil, answers, limits)
 	}
 	t.Fatalf("the golden program never had two calls outstanding: %v", step.Err)
@@ -242,19 +240,17 @@ func TestSloppyProgramV1(t *testing.T) {
 	// Hot, from the program bytes: the calls show sloppy this and callee.
 	limits := policy.DefaultLimits()
 	h := snapshot.Header{Program: prog, Capabilities: []string{"get"}, Seed: 7, ClockMillis: 1_700_000_000_000}
-	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 	var calls []gsCall
 	var written []byte
 	for i := 0; step.Suspended(); i++ {
 		require.Less(t, i, 10)
 		calls = append(calls, gsCall{step.Capability, step.Args})
-		raw, _ := step.Record(b)
+		raw := step.Snapshot
 		if len(step.Calls) == 2 && written == nil {
 			written = raw
 		}
 		answers := []Answer{{CallID: step.Focus, Payload: Payload{Outcome: sloppyAnswer(step.Args)}}}
-		RecordAnswers(b, answers)
 		x, step = x.ResumeWith(nil, answers, limits)
 	}
 	require.NoError(t, step.Err)

@@ -139,8 +139,7 @@ func runGuest(c guestCase) (r guestRun) {
 	if c.clock != nil {
 		clock = *c.clock
 	}
-	h := snapshot.Header{Program: p.Bytes, Inputs: SortedMembers(c.inputs), Capabilities: pol.Capabilities, Seed: seed, ClockMillis: clock}
-	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
+	h := snapshot.Header{Program: p.Bytes, Inputs: snapshot.SortedInputs(c.inputs), Capabilities: pol.Capabilities, Seed: seed, ClockMillis: clock}
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	for i := 0; step.Suspended(); i++ {
 		r.calls = append(r.calls, gsCall{step.Capability, step.Args})
@@ -169,7 +168,7 @@ func runGuest(c guestCase) (r guestRun) {
 			return r
 		}
 		if c.cold {
-			if x, step, b, r.problem = resumeCold(p, b, step, pay, pol.Limits, x); r.problem != "" {
+			if x, step, r.problem = resumeCold(p, step, pay, pol.Limits, x); r.problem != "" {
 				return r
 			}
 			continue
@@ -181,21 +180,19 @@ func runGuest(c guestCase) (r guestRun) {
 	return r
 }
 
-// resumeCold records step in b's journal, ends the parked execution and
-// resumes the snapshot from its bytes with pay. It returns the builder of
-// the new snapshot's journal, and what went wrong with the snapshot.
-func resumeCold(p *Program, b *snapshot.Builder, step Step, pay Payload, limits policy.Limits, parked *Execution) (*Execution, Step, *snapshot.Builder, string) {
-	raw, _ := step.Record(b)
+// resumeCold ends the parked execution and resumes the snapshot of its
+// step from its bytes with pay. It returns what went wrong with the
+// snapshot.
+func resumeCold(p *Program, step Step, pay Payload, limits policy.Limits, parked *Execution) (*Execution, Step, string) {
+	raw := step.Snapshot
 	parked.Abandon()
 	snap, err := snapshot.Decode(raw)
 	if err != nil {
-		return nil, Step{}, nil, "snapshot: " + err.Error()
+		return nil, Step{}, "snapshot: " + err.Error()
 	}
 	answers := []Answer{{CallID: snap.Last().Focus, Payload: pay}}
-	x, next := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Answers: answers})
-	b = snapshot.ContinueBuilder(raw, snap, nil)
-	RecordAnswers(b, answers)
-	return x, next, b, ""
+	x, next := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: raw, Answers: answers})
+	return x, next, ""
 }
 
 func (c guestCase) verify(t *testing.T, r guestRun) {

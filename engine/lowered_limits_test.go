@@ -64,15 +64,13 @@ func TestEveryLimitLoweredAtResumeHotEqualsCold(t *testing.T) {
 			// park runs the program to its k-th suspension under the
 			// default limits and returns it with its snapshot.
 			park := func(k int) (*Execution, Step, []byte) {
-				b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 				x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 				for i := 0; ; i++ {
 					require.True(t, step.Suspended(), "suspension %d: %s", i, loweredStep(step))
-					raw, _ := step.Record(b)
+					raw := step.Snapshot
 					if i == k {
 						return x, step, raw
 					}
-					RecordAnswers(b, []Answer{{CallID: step.Focus, Payload: answer}})
 					x, step = x.Resume(answer, pol.Limits)
 				}
 			}
@@ -147,10 +145,9 @@ func TestLoweredHeapLimitBelowWhatIsKeptFailsBothWays(t *testing.T) {
 	pol, err := policy.New([]string{"cap"}, policy.DefaultLimits())
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 3, ClockMillis: 5}
-	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	require.True(t, step.Suspended())
-	raw, _ := step.Record(b)
+	raw := step.Snapshot
 	low := pol.Limits
 	low.HeapLimitBytes = 20000
 	answer := Payload{Outcome: snapshot.Outcome{Value: value.Undefined()}}
@@ -159,7 +156,7 @@ func TestLoweredHeapLimitBelowWhatIsKeptFailsBothWays(t *testing.T) {
 
 	snap, err := snapshot.Decode(raw)
 	require.NoError(t, err)
-	_, cold := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: low, Journal: snap,
+	_, cold := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: low, Journal: snap, Raw: raw,
 		Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer}}})
 	require.Equal(t, ErrHeapLimit, cold.Err)
 }

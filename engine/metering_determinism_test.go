@@ -187,12 +187,13 @@ func (r *mdRun) hot(t testing.TB) []mdStep {
 // replays the k earlier calls from the journal, and runs to the end.
 func (r *mdRun) cold(t testing.TB, k int) []mdStep {
 	t.Helper()
-	snap, err := snapshot.Decode(r.journal(t, k))
+	raw := r.journal(t, k)
+	snap, err := snapshot.Decode(raw)
 	require.NoError(t, err)
 	require.Len(t, snap.Suspensions, k+1)
 	s := r.steps[k]
 	x, step := testRuntime.Start(Config{
-		Program: r.program, Header: snap.Header, Limits: r.limits, Journal: snap,
+		Program: r.program, Header: snap.Header, Limits: r.limits, Journal: snap, Raw: raw,
 		Answers: []Answer{{CallID: s.Focus, Payload: Payload{Outcome: mdAnswer(s.Capability, s.Args)}}},
 	})
 	if x != nil {

@@ -21,7 +21,7 @@ func runRegexp(t *testing.T, src string, version uint64, text string, budget uin
 	require.NoError(t, err)
 	limits := policy.DefaultLimits()
 	limits.InstructionBudget = budget
-	h := snapshot.Header{Program: p.Bytes, Inputs: SortedMembers([]value.Member{value.M("text", value.String(text))}), Seed: 1, ClockMillis: 1}
+	h := snapshot.Header{Program: p.Bytes, Inputs: snapshot.SortedInputs([]value.Member{value.M("text", value.String(text))}), Seed: 1, ClockMillis: 1}
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
 	require.Nil(t, x)
 	return step

@@ -65,7 +65,7 @@ func TestParkedExecutionWeighsWhatItKeeps(t *testing.T) {
 	for _, c := range cases {
 		p, err := Compile(c.src)
 		require.NoError(t, err)
-		h := snapshot.Header{Program: p.Bytes, Inputs: SortedMembers(c.inputs), Capabilities: []string{"fetch_data"}, Seed: 7, ClockMillis: 1}
+		h := snapshot.Header{Program: p.Bytes, Inputs: snapshot.SortedInputs(c.inputs), Capabilities: []string{"fetch_data"}, Seed: 7, ClockMillis: 1}
 		rt := NewRuntime()
 		rt.Warm()
 		base := heapAndStacks()
@@ -75,20 +75,20 @@ func TestParkedExecutionWeighsWhatItKeeps(t *testing.T) {
 			// Each start gets its own copy of the header, as a request
 			// decodes its own.
 			hc := h
-			hc.Inputs = SortedMembers(c.inputs)
+			hc.Inputs = snapshot.SortedInputs(c.inputs)
 			x, st := rt.Start(Config{Program: p, Header: hc, Limits: limits})
 			require.NoError(t, st.Err, c.name)
 			require.True(t, st.Suspended(), c.name)
 			xs = append(xs, x)
 			if raw == nil {
-				raw, _ = st.Record(snapshot.NewBuilder(h, nil, p.SnapshotVersion()))
+				raw = st.Snapshot
 			}
 		}
 		weigh := func(what string) {
 			grown := heapAndStacks() - min(base, heapAndStacks())
 			var weight uint64
 			for _, x := range xs {
-				weight += x.RetainedBytes() + ParkedOverhead
+				weight += x.RetainedBytes() + ParkedOverhead + uint64(x.JournalSize())
 			}
 			t.Logf("%-30s %-10s %d parked: memory %7.2f MiB, weighed %7.2f MiB (%.2fx)", c.name, what, n, mib(grown), mib(weight), float64(weight)/float64(grown))
 			assert.GreaterOrEqual(t, weight, grown, "%s, %s: parked executions keep more than they weigh", c.name, what)
@@ -111,7 +111,7 @@ func TestParkedExecutionWeighsWhatItKeeps(t *testing.T) {
 			j, err := snapshot.Decode(raw)
 			require.NoError(t, err)
 			hj := j.Header
-			x, st := rt.Start(Config{Program: p, Header: hj, Limits: limits, Journal: j,
+			x, st := rt.Start(Config{Program: p, Header: hj, Limits: limits, Journal: j, Raw: raw,
 				Answers: []Answer{{CallID: 1, Payload: Payload{Outcome: snapshot.Outcome{Value: value.Number(1)}}}}})
 			require.NoError(t, st.Err, c.name)
 			require.True(t, st.Suspended(), c.name)

@@ -59,7 +59,7 @@ func runRead(t *testing.T, p *Program, s tsSource) []string {
 	pol, err := policy.New(s.caps, policy.DefaultLimits())
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: suiteSeed, ClockMillis: suiteClock,
-		Entry: s.entry, Console: policy.ConsoleCollect}
+		Entry: s.entry, Console: snapshot.ConsoleCollect}
 	var out []string
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	for round := 0; ; round++ {

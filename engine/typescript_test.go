@@ -237,16 +237,14 @@ func TestTypeScriptColdResume(t *testing.T) {
 	pol, err := policy.New([]string{"fetch_data"}, policy.DefaultLimits())
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 3, ClockMillis: 5}
-	b := snapshot.NewBuilder(h, nil, p.SnapshotVersion())
 	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 	var snaps [][]byte
 	var answers []Payload
 	for step.Suspended() {
-		raw, _ := step.Record(b)
+		raw := step.Snapshot
 		snaps = append(snaps, raw)
 		ans := Payload{Outcome: snapshot.Outcome{Value: num(10)}}
 		answers = append(answers, ans)
-		RecordAnswers(b, []Answer{{CallID: step.Focus, Payload: ans}})
 		x, step = x.Resume(ans, pol.Limits)
 	}
 	require.NoError(t, step.Err)
@@ -258,7 +256,7 @@ func TestTypeScriptColdResume(t *testing.T) {
 		cold, err := LoadProgram(s.Header.Program)
 		require.NoError(t, err)
 		require.Equal(t, p.ID, cold.ID)
-		cx, cstep := testRuntime.Start(Config{Program: cold, Header: s.Header, Limits: pol.Limits, Journal: s,
+		cx, cstep := testRuntime.Start(Config{Program: cold, Header: s.Header, Limits: pol.Limits, Journal: s, Raw: raw,
 			Answers: []Answer{{CallID: s.Last().Focus, Payload: answers[i]}}})
 		for j := i + 1; cstep.Suspended(); j++ {
 			cx, cstep = cx.Resume(answers[j], pol.Limits)

@@ -2,9 +2,7 @@ package host
 
 import (
 	"math"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -37,131 +35,33 @@ func TestValueOfSpecialValues(t *testing.T) {
 	require.ErrorContains(t, err, "Hole is only valid as an element of an Array")
 }
 
-type address struct {
-	City string `json:"city"`
-	Zip  string `json:"zip,omitempty"`
-}
-
-type Meta struct {
-	Tags []string `json:"tags"`
-}
-
-type person struct {
-	Name    string            `json:"name"`
-	Age     int               `json:"age"`
-	Home    *address          `json:"home"`
-	Scores  map[string]uint16 `json:"scores,omitempty"`
-	Secret  string            `json:"-"`
-	private int
-	Meta
-	When time.Time `json:"when,omitzero"`
-	Raw  value.Value
-}
-
-func TestValueOfAndDecodeStructs(t *testing.T) {
-	in := person{Name: "Ada", Age: 36, Home: &address{City: "London"}, Scores: map[string]uint16{"b": 2, "a": 1},
-		Secret: "x", private: 7, Meta: Meta{Tags: []string{"x"}}, Raw: value.Undefined()}
-	v, err := ValueOf(in)
+// The deprecated forms keep their meaning, also through package value.
+func TestDeprecatedUndefinedAndHoleCrossValue(t *testing.T) {
+	v, err := value.FromGo([]any{Undefined{}, Hole{}, value.Undefined(), value.Hole()})
 	require.NoError(t, err)
-	require.Equal(t, `{"Object":{"name":{"String":"Ada"},"age":{"Number":{"Finite":36.0}},"home":{"Object":{"city":{"String":"London"}}},"scores":{"Object":{"a":{"Number":{"Finite":1.0}},"b":{"Number":{"Finite":2.0}}}},"tags":{"Array":[{"String":"x"}]},"Raw":"Undefined"}}`, wireText(t, v))
+	require.Equal(t, `{"Array":["Undefined","Hole","Undefined","Hole"]}`, wireText(t, v))
 
-	var out person
-	require.NoError(t, Decode(v, &out))
-	in.Secret, in.private = "", 0
-	require.Equal(t, in, out)
+	var back any
+	require.NoError(t, value.Decode(v, &back))
+	require.Equal(t, []any{value.Undefined(), value.Hole(), value.Undefined(), value.Hole()}, back)
 
-	// Members match names ignoring case, unknown ones are ignored, Null
-	// and Undefined clear pointers and leave the rest.
-	v = MustValueOf(map[string]any{"NAME": "Bob", "extra": 1, "home": nil, "age": Undefined{}})
-	out = person{Age: 9, Home: &address{}}
-	require.NoError(t, Decode(v, &out))
-	require.Equal(t, "Bob", out.Name)
-	require.Equal(t, 9, out.Age)
-	require.Nil(t, out.Home)
+	var legacy []any
+	require.NoError(t, Decode(v, &legacy))
+	require.Equal(t, []any{Undefined{}, Hole{}, Undefined{}, Hole{}}, legacy)
 
-	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	v = MustValueOf(person{When: when})
-	require.Contains(t, wireText(t, v), `"when":{"String":"2026-01-02T03:04:05Z"}`)
-	out = person{}
-	require.NoError(t, Decode(v, &out))
-	require.True(t, when.Equal(out.When))
-}
-
-func TestDecodeRefusesWhatDoesNotFit(t *testing.T) {
-	cases := []struct {
-		v    value.Value
-		dst  any
-		want string
-	}{
-		{value.Number(1.5), new(int), "value: cannot decode Number 1.5 into Go int"},
-		{value.Number(300), new(uint8), "value: cannot decode Number 300 into Go uint8"},
-		{value.Number(-1), new(uint), "value: cannot decode Number -1 into Go uint"},
-		{value.Number(math.NaN()), new(int64), "value: cannot decode Number NaN into Go int64"},
-		{value.String("x"), new(bool), "value: cannot decode String into Go bool"},
-		{MustValueOf([]any{1, "x"}), new([]int), "value[1]: cannot decode String into Go int"},
-		{MustValueOf(map[string]any{"home": map[string]any{"city": 3}}), new(person), "value.home.city: cannot decode Number 3 into Go string"},
-		{value.Number(math.NaN()), new(time.Time), "value: Number NaN has no plain JSON form"},
+	var typed struct {
+		U Undefined `json:"u"`
 	}
-	for _, tc := range cases {
-		err := Decode(tc.v, tc.dst)
-		require.EqualError(t, err, tc.want)
-	}
-	require.Error(t, Decode(value.Null(), nil))
-}
+	require.NoError(t, value.Decode(value.Object(value.M("u", value.Undefined())), &typed))
+	err = Decode(value.Object(value.M("u", value.Null())), &typed)
+	require.EqualError(t, err, "value.u: cannot decode Null into Go host.Undefined")
+	var de *DecodeError
+	require.ErrorAs(t, err, &de)
 
-func TestValueOfRefusesWhatCannotCross(t *testing.T) {
-	type node struct{ Next *node }
-	loop := &node{}
-	loop.Next = loop
-	cases := []struct {
-		x    any
-		want string
-	}{
-		{int64(1 << 53), "integer 9007199254740992 is beyond"},
-		{uint64(math.MaxUint64), "is beyond 2^53-1"},
-		{make(chan int), "a Go chan int cannot cross"},
-		{map[bool]int{true: 1}, "a Go map with bool keys cannot cross"},
-		{loop, "nesting limit exceeded"},
-		{"\xff", "invalid StructuredValue"},
-	}
-	for _, tc := range cases {
-		_, err := ValueOf(tc.x)
-		require.ErrorContains(t, err, tc.want, "%T", tc.x)
-	}
-	v, err := ValueOf(int64(-(1<<53 - 1)))
+	b, err := ToPlainJSON(MustValueOf(map[string]any{"a": 1}))
 	require.NoError(t, err)
-	require.Equal(t, float64(-(1<<53 - 1)), v.Num)
-}
-
-func TestPlainJSONKeepsOrder(t *testing.T) {
-	v, err := FromPlainJSON([]byte(`{"z":1,"a":[true,null,"s",1e400],"m":{"k":-0}, "z":2}`))
+	require.Equal(t, `{"a":1}`, string(b))
+	p, err := FromPlainJSON(b)
 	require.NoError(t, err)
-	require.Equal(t, `{"Object":{"z":{"Number":{"Finite":2.0}},"a":{"Array":[{"Bool":true},"Null",{"String":"s"},{"Number":"Infinity"}]},"m":{"Object":{"k":{"Number":"NegZero"}}}}}`, wireText(t, v))
-	_, err = FromPlainJSON([]byte(`{} {}`))
-	require.ErrorContains(t, err, "data after the value")
-	_, err = FromPlainJSON([]byte(strings.Repeat("[", 200) + strings.Repeat("]", 200)))
-	require.ErrorContains(t, err, "nesting limit")
-
-	b, err := ToPlainJSON(MustValueOf(map[string]any{"b": []any{1.5, -0.0, "é"}, "a": nil}))
-	require.NoError(t, err)
-	require.Equal(t, `{"a":null,"b":[1.5,0,"é"]}`, string(b))
-	_, err = ToPlainJSON(MustValueOf([]any{Undefined{}}))
-	require.ErrorContains(t, err, "Undefined has no plain JSON form")
-}
-
-// Numbers are written as JSON.stringify writes them (Node 20).
-func TestToPlainJSONNumbersAsJavaScript(t *testing.T) {
-	for _, c := range []struct {
-		f    float64
-		want string
-	}{
-		{math.Pow(2, 52), "4503599627370496"}, {1e21, "1e+21"}, {1e-7, "1e-7"}, {0.1, "0.1"},
-		{123.456, "123.456"}, {-1e300, "-1e+300"}, {1e-6, "0.000001"}, {5e-324, "5e-324"},
-		{math.MaxFloat64, "1.7976931348623157e+308"}, {math.Copysign(0, -1), "0"}, {100, "100"},
-		{1e20, "100000000000000000000"}, {123456789012345680000, "123456789012345680000"},
-	} {
-		b, err := ToPlainJSON(value.Number(c.f))
-		require.NoError(t, err)
-		require.Equal(t, c.want, string(b), "%v", c.f)
-	}
+	require.True(t, value.Equal(p, MustValueOf(map[string]any{"a": 1})))
 }

@@ -2,10 +2,12 @@ package host
 
 import (
 	"errors"
-	"fmt"
+
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 var (
@@ -158,27 +160,27 @@ var (
 	// Resume from the bytes instead.
 	// It matches an id the process evicted (evicted_snapshot_id) and one
 	// it never held (unknown_snapshot_id); the same holds for the next two.
-	ErrUnknownSnapshotID error = &codeSentinel{"unknown snapshot_id", []string{"unknown_snapshot_id", "evicted_snapshot_id"}}
+	ErrUnknownSnapshotID error = &codeSentinel{"unknown snapshot_id", []string{wire.CodeUnknownSnapshotID, wire.CodeEvictedSnapshotID}}
 	// ErrUnknownPolicyID: the process does not hold the policy id; resume
 	// with the full policy.
-	ErrUnknownPolicyID error = &codeSentinel{"unknown policy_id", []string{"unknown_policy_id", "evicted_policy_id"}}
+	ErrUnknownPolicyID error = &codeSentinel{"unknown policy_id", []string{wire.CodeUnknownPolicyID, wire.CodeEvictedPolicyID}}
 	// ErrUnknownProgramID: the process does not hold the program id; send
 	// the program bytes.
-	ErrUnknownProgramID error = &codeSentinel{"unknown program_id", []string{"unknown_program_id", "evicted_program_id"}}
+	ErrUnknownProgramID error = &codeSentinel{"unknown program_id", []string{wire.CodeUnknownProgramID, wire.CodeEvictedProgramID}}
 	// ErrTamperedSnapshot: the token does not authenticate the snapshot
 	// (other bytes, another key, or a forged token).
-	ErrTamperedSnapshot error = &codeSentinel{"tampered or unauthenticated snapshot", []string{"tampered_snapshot"}}
+	ErrTamperedSnapshot error = &codeSentinel{"tampered or unauthenticated snapshot", []string{wire.CodeTamperedSnapshot}}
 	// ErrSealKey: a resume's seal key is not the snapshot's (missing,
 	// superfluous or another key).
-	ErrSealKey error = &codeSentinel{"seal key refused", []string{"seal_key_required", "snapshot_not_sealed", "wrong_seal_key"}}
+	ErrSealKey error = &codeSentinel{"seal key refused", []string{wire.CodeSealKeyRequired, wire.CodeSnapshotNotSealed, wire.CodeWrongSealKey}}
 	// ErrStageTooLarge: the sidecar's bound on staged bytes
 	// (--max-stage-bytes, 64 MiB by default) cannot hold a value a request
 	// had to stage; Client calls that stage by themselves report it
 	// wrapped in ErrRequestTooLarge too.
-	ErrStageTooLarge error = &codeSentinel{"stage bound exceeded", []string{"stage_too_large", "too_many_stages"}}
+	ErrStageTooLarge error = &codeSentinel{"stage bound exceeded", []string{wire.CodeStageTooLarge, wire.CodeTooManyStages}}
 	// ErrLimit: any limit ran out, the host's cancel among them ("limit_"
 	// codes; Error.Code says which).
-	ErrLimit error = &codeSentinel{"limit exceeded", []string{"limit_", "limit"}}
+	ErrLimit error = &codeSentinel{"limit exceeded", []string{wire.CodeLimit + "_", wire.CodeLimit}}
 )
 
 // newError is the Error of a failed response: its code as sent, or, from
@@ -193,14 +195,13 @@ func newError(method string, resp *response) *Error {
 	return e
 }
 
-// storedError is the Error of an execution whose checkpoint records its
-// failure.
-func storedError(method string, cp *Checkpoint) *Error {
-	code := cp.FailureCode
+// storedError is the Error of an execution whose store records its
+// failure: its text and its code, derived from the text if empty.
+func storedError(method, failure, code string) *Error {
 	if code == "" {
-		code = legacyCode(cp.Failure)
+		code = legacyCode(failure)
 	}
-	e := &Error{Method: method, Message: cp.Failure, Code: code}
+	e := &Error{Method: method, Message: failure, Code: code}
 	e.parse()
 	return e
 }
@@ -210,13 +211,13 @@ func storedError(method string, cp *Checkpoint) *Error {
 // It knows the failures a host acts on and the guest kinds only.
 func legacyCode(msg string) string {
 	for prefix, code := range map[string]string{
-		"unknown snapshot_id ": "unknown_snapshot_id",
-		"unknown policy_id ":   "unknown_policy_id",
-		"unknown program_id ":  "unknown_program_id",
-		"Parse: ":              "parse",
-		"Validation: ":         "validation",
-		"Runtime: ":            "runtime",
-		"Serialization: ":      "serialization",
+		"unknown snapshot_id ": wire.CodeUnknownSnapshotID,
+		"unknown policy_id ":   wire.CodeUnknownPolicyID,
+		"unknown program_id ":  wire.CodeUnknownProgramID,
+		"Parse: ":              wire.CodeParse,
+		"Validation: ":         wire.CodeValidation,
+		"Runtime: ":            wire.CodeRuntime,
+		"Serialization: ":      wire.CodeSerialization,
 	} {
 		if strings.HasPrefix(msg, prefix) {
 			return code
@@ -224,32 +225,32 @@ func legacyCode(msg string) string {
 	}
 	switch msg {
 	case "raw snapshot restore rejected a tampered or unauthenticated snapshot":
-		return "tampered_snapshot"
+		return wire.CodeTamperedSnapshot
 	case "snapshot is sealed and no seal key was given":
-		return "seal_key_required"
+		return wire.CodeSealKeyRequired
 	case "snapshot is not sealed but a seal key was given":
-		return "snapshot_not_sealed"
+		return wire.CodeSnapshotNotSealed
 	case "snapshot was sealed under another seal key":
-		return "wrong_seal_key"
+		return wire.CodeWrongSealKey
 	case "Limit: instruction budget exhausted":
-		return "limit_instruction_budget"
+		return wire.CodeLimitInstructions
 	case "Limit: heap limit exceeded":
-		return "limit_heap"
+		return wire.CodeLimitHeap
 	case "Limit: allocation budget exhausted":
-		return "limit_allocation_budget"
+		return wire.CodeLimitAllocations
 	case "Limit: call depth limit exceeded":
-		return "limit_call_depth"
+		return wire.CodeLimitCallDepth
 	case "Limit: outstanding host-call limit exhausted":
-		return "limit_outstanding_host_calls"
+		return wire.CodeLimitOutstandingCalls
 	case "Limit: execution cancelled":
-		return "limit_cancelled"
+		return wire.CodeLimitCancelled
 	case "Limit: wall time exceeded":
-		return "limit_wall_time"
+		return wire.CodeLimitWallTime
 	case "Limit: snapshot size limit exceeded":
-		return "limit_snapshot_size"
+		return wire.CodeLimitSnapshotSize
 	}
 	if strings.HasPrefix(msg, "Limit: ") {
-		return "limit"
+		return wire.CodeLimit
 	}
 	return ""
 }
@@ -287,51 +288,3 @@ type cancelledError struct {
 
 func (e *cancelledError) Error() string   { return e.err.Error() }
 func (e *cancelledError) Unwrap() []error { return []error{e.err, e.ctxErr} }
-
-// refusal is an error with its own text that matches a sentinel, and
-// the error that caused it, if any.
-type refusal struct {
-	msg   string
-	is    error
-	cause error
-}
-
-func (e *refusal) Error() string { return e.msg }
-func (e *refusal) Unwrap() []error {
-	if e.cause == nil {
-		return []error{e.is}
-	}
-	return []error{e.is, e.cause}
-}
-
-// refuse is a refusal matching is, with the text format makes of args.
-func refuse(is error, format string, args ...any) error {
-	return &refusal{fmt.Sprintf(format, args...), is, nil}
-}
-
-// Sentinels for the Runner's refusals, for errors.Is.
-var (
-	// ErrInvalidRun: the Runner or the Execution lacks what Run needs
-	// (Runner.Pool, Runner.Key, Execution.ID, Execution.Program) or has
-	// a field out of its range (Runner.HostCalls).
-	ErrInvalidRun = errors.New("invalid Runner or Execution")
-	// ErrProgramMismatch: the Store holds the execution ID with another
-	// program than Execution.Program.
-	ErrProgramMismatch = errors.New("execution stored with another program")
-	// ErrCapabilityNotGiven: the execution is suspended on a capability
-	// that Execution.Capabilities does not name (it was given one by the
-	// Run that started it, and not by this one).
-	ErrCapabilityNotGiven = errors.New("capability not given")
-	// ErrBadCheckpoint: the Store returned a checkpoint the Runner cannot
-	// continue (a batch-mode one without its outstanding calls).
-	ErrBadCheckpoint = errors.New("checkpoint cannot be continued")
-	// ErrInterceptor: an Interceptor did not call next exactly once.
-	ErrInterceptor = errors.New("interceptor did not call next once")
-	// ErrInvalidAnswer: a capability returned a value that cannot cross
-	// the boundary (value.Value.Validate refused it).
-	ErrInvalidAnswer = errors.New("capability answer cannot cross the boundary")
-	// ErrProcessesKeepDying: Runner.MaxAttempts sidecar processes in a
-	// row died during one step; the error wraps the last one's
-	// ErrProcessExited too.
-	ErrProcessesKeepDying = errors.New("sidecar processes keep dying during one step")
-)

@@ -26,9 +26,6 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeSidecar(mode))
 	}
 	hosttest.RunAsSidecar(cli.Main)
-	if os.Getenv(leaseHostEnv) != "" {
-		os.Exit(leaseHostMain())
-	}
 	// The examples find the sidecar as a host does: on PATH.
 	os.Exit(hosttest.RunOnPath(m))
 }

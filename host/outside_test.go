@@ -88,8 +88,11 @@ func TestHostDependsOnlyOnTheStandardLibraryValueAndWire(t *testing.T) {
 		"the wire package uses the standard library only")
 	require.Equal(t, []string{"github.com/mustard-sidecar/mustard-sidecar/internal/version"}, deps("../internal/version"),
 		"the version package uses the standard library only")
-	want := append(append(append(deps("../internal/wire"), deps("../internal/version")...), deps("../value")...), "github.com/mustard-sidecar/mustard-sidecar/host")
+	want := append(append(append(deps("../internal/wire"), deps("../internal/version")...), deps("../value")...),
+		"github.com/mustard-sidecar/mustard-sidecar/host/internal/link", "github.com/mustard-sidecar/mustard-sidecar/host")
 	require.ElementsMatch(t, want, deps("."))
+	durable := append(append(want, deps("../internal/seal")...), "github.com/mustard-sidecar/mustard-sidecar/host/durable")
+	require.ElementsMatch(t, durable, deps("./durable"), "the durable runner adds only the sealing envelope")
 	for _, d := range want {
 		require.NotContains(t, d, "goja")
 		require.NotContains(t, d, "/engine")

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/host/internal/link"
 )
 
 // PoolConfig configures a Pool.
@@ -28,7 +30,7 @@ type PoolConfig struct {
 	// (Info, with its "pid" and "restarts"), each exit (Info when the
 	// pool closed it, Warn otherwise, with the "status" and what the
 	// sidecar said last on stderr), each respawn after an exit (Info,
-	// with the backoff "wait"), and failed starts (Error). A Runner on
+	// with the backoff "wait"), and failed starts (Error). A durable.Runner on
 	// the pool logs there too unless it has a Logger of its own. nil
 	// means nothing is logged.
 	Logger *slog.Logger
@@ -78,7 +80,7 @@ func (b Backoff) wait(failures int) time.Duration {
 // serving one request at a time. A process that dies is replaced by a new
 // one the next time its place is needed, after a wait if that place's
 // processes keep dying young (PoolConfig.Backoff). A Pool is safe for concurrent
-// use; Runner uses it to run executions in parallel.
+// use; durable.Runner uses it to run executions in parallel.
 type Pool struct {
 	cfg PoolConfig
 
@@ -346,7 +348,7 @@ func (p *Pool) CompileWith(ctx context.Context, source string, opts CompileOptio
 // maxAttempts bounds how often one step is retried on a fresh process:
 // enough to ride out processes killed from outside at a high rate, few
 // enough that a step which kills its process every time fails in seconds.
-const maxAttempts = 20
+const maxAttempts = link.MaxAttempts
 
 // Close closes every process gracefully (see Client.Close) and waits for
 // them. Calls in progress fail with ErrClosed or ErrProcessExited.
@@ -403,3 +405,6 @@ func (p *Pool) Processes() []Process {
 	}
 	return out
 }
+
+// discardLogger is the logger of a Pool given none.
+var discardLogger = slog.New(slog.DiscardHandler)

@@ -85,12 +85,12 @@ const (
 	// call the guest waits in or else the oldest queued one, answered by
 	// ResumeRequest.Payload: the protocol without the extension. It is
 	// what an empty HostCalls means in a StartRequest, a Policy and a
-	// Checkpoint.
+	// durable.Checkpoint.
 	HostCallsOne HostCalls = "one"
 	// HostCallsBatch presents every outstanding call at once
 	// (Suspension.Calls, each with its call id), answered by any
 	// non-empty subset of ResumeRequest.Answers. It is what an empty
-	// Runner.HostCalls means: the Runner runs the calls concurrently.
+	// durable.Runner.HostCalls means: the Runner runs the calls concurrently.
 	HostCallsBatch HostCalls = "batch"
 )
 

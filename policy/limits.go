@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // Defaults applied to limits a host leaves out or sets to null.
@@ -58,13 +60,6 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Journaled returns the limits a snapshot's journal records: the
-// deterministic ones, without the wall time and the log bound.
-func (l Limits) Journaled() Limits {
-	l.WallTimeMS, l.MaxLogBytes = 0, 0
-	return l
-}
-
 // LimitsSpec is the wire form of Limits: a nil field means "default", which
 // keeps an explicit zero distinguishable from an omitted value.
 type LimitsSpec struct {
@@ -100,13 +95,13 @@ func orDefault(p *uint64, def uint64) uint64 {
 // limitKeys are the wire names, in the order used by slot and by the
 // policy_id encoding.
 var limitKeys = [7]string{
-	"instruction_budget",
-	"heap_limit_bytes",
-	"allocation_budget",
-	"call_depth_limit",
-	"max_outstanding_host_calls",
-	"wall_time_ms",
-	"max_log_bytes",
+	wire.FieldInstructionBudget,
+	wire.FieldHeapLimitBytes,
+	wire.FieldAllocationBudget,
+	wire.FieldCallDepthLimit,
+	wire.FieldMaxOutstandingHostCalls,
+	wire.FieldWallTimeMS,
+	wire.FieldMaxLogBytes,
 }
 
 // LimitNames are the wire names of every limit, in policy_id order.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // ReservedPrefix starts names kept for the implementation's own globals, so
@@ -56,17 +57,17 @@ const (
 // String is the mode's wire name.
 func (c Console) String() string {
 	if c == ConsoleCollect {
-		return "collect"
+		return wire.ConsoleCollect
 	}
-	return "off"
+	return wire.ConsoleOff
 }
 
 // ParseConsole reads a console mode's wire name.
 func ParseConsole(s string) (Console, error) {
 	switch s {
-	case "off":
+	case wire.ConsoleOff:
 		return ConsoleOff, nil
-	case "collect":
+	case wire.ConsoleCollect:
 		return ConsoleCollect, nil
 	}
 	return 0, fmt.Errorf("unknown console `%s`", s)
@@ -93,17 +94,17 @@ const (
 // String is the mode's wire name.
 func (m HostCalls) String() string {
 	if m == HostCallsBatch {
-		return "batch"
+		return wire.HostCallsBatch
 	}
-	return "one"
+	return wire.HostCallsOne
 }
 
 // ParseHostCalls reads a mode's wire name.
 func ParseHostCalls(s string) (HostCalls, error) {
 	switch s {
-	case "one":
+	case wire.HostCallsOne:
 		return HostCallsOne, nil
-	case "batch":
+	case wire.HostCallsBatch:
 		return HostCallsBatch, nil
 	}
 	return 0, fmt.Errorf("unknown host_calls `%s`", s)

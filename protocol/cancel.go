@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // In-band cancel. The sidecar reads requests ahead while it serves one, so
@@ -97,9 +98,9 @@ func (fs *flights) answer(target uint64, err error) *cancelAnswer {
 // encode answers a well-formed cancel ({"kind":"cancelled"}).
 func (c *cancelAnswer) encode(id uint64, jsonl bool) Response {
 	b := okHeader(id, jsonl, 0)
-	b = append(b, `,"result":{"kind":"cancelled","target_id":`...)
+	b = append(b, resultOf+wire.KindCancelled+`","`+wire.FieldTargetID+`":`...)
 	b = strconv.AppendUint(b, c.target, 10)
-	b = append(b, `,"was_running":`...)
+	b = append(b, `,"`+wire.FieldWasRunning+`":`...)
 	b = strconv.AppendBool(b, c.wasRunning)
 	return Response{Header: append(b, "}}"...)}
 }

@@ -5,13 +5,15 @@ import (
 	"fmt"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // Error codes (the error codes extension): every ok:false response carries
 // "error_code", a stable snake_case name of the failure beside its English
 // phrase, so hosts branch on the code. Each code is listed, with its
 // phrases, in docs/protocol.md ("Error codes"); a code, once published,
-// keeps its meaning.
+// keeps its meaning. The names are internal/wire's; code is their type
+// here, so that a failure cannot carry any other string.
 //
 // A request failure is a requestError, which cannot be built without its
 // code (errorf takes it first); an engine failure's code follows from its
@@ -21,85 +23,85 @@ type code string
 
 const (
 	// The envelope and the fields of a request.
-	codeUnsupportedVersion code = "unsupported_protocol_version"
-	codeUnknownMethod      code = "unknown_method"
-	codeInvalidField       code = "invalid_field"  // a field of the wrong type or form
-	codeInvalidBase64      code = "invalid_base64" // a base64 field that does not decode
-	codeUnknownField       code = "unknown_field"  // a key a closed structure does not define
-	codeMissingField       code = "missing_field"  // a required field is absent
-	codeUnexpectedPayload  code = "unexpected_payload"
-	codeBinaryField        code = "base64_field_in_binary"
-	codeInvalidValue       code = "invalid_value" // a StructuredValue that does not decode or validate
-	codeInvalidCapability  code = "invalid_capability"
-	codeUnknownHostCalls   code = "unknown_host_calls"
-	codeUnknownDelivery    code = "unknown_snapshot_delivery"
-	codeUnknownLanguage    code = "unknown_language"
-	codeUnknownConsole     code = "unknown_console"
-	codeUnknownEntry       code = "unknown_entry"
+	codeUnsupportedVersion code = wire.CodeUnsupportedVersion
+	codeUnknownMethod      code = wire.CodeUnknownMethod
+	codeInvalidField       code = wire.CodeInvalidField  // a field of the wrong type or form
+	codeInvalidBase64      code = wire.CodeInvalidBase64 // a base64 field that does not decode
+	codeUnknownField       code = wire.CodeUnknownField  // a key a closed structure does not define
+	codeMissingField       code = wire.CodeMissingField  // a required field is absent
+	codeUnexpectedPayload  code = wire.CodeUnexpectedPayload
+	codeBinaryField        code = wire.CodeBinaryField
+	codeInvalidValue       code = wire.CodeInvalidValue // a StructuredValue that does not decode or validate
+	codeInvalidCapability  code = wire.CodeInvalidCapability
+	codeUnknownHostCalls   code = wire.CodeUnknownHostCalls
+	codeUnknownDelivery    code = wire.CodeUnknownDelivery
+	codeUnknownLanguage    code = wire.CodeUnknownLanguage
+	codeUnknownConsole     code = wire.CodeUnknownConsole
+	codeUnknownEntry       code = wire.CodeUnknownEntry
 
 	// start.
-	codeMissingProgram    code = "missing_program"
-	codeProgramIDMismatch code = "program_id_mismatch"
-	codeUnknownProgramID  code = "unknown_program_id"
-	codeEvictedProgramID  code = "evicted_program_id"     // held once, evicted since
-	codeRetiredFormat     code = "retired_program_format" // program bytes of format 1 or 2
+	codeMissingProgram    code = wire.CodeMissingProgram
+	codeProgramIDMismatch code = wire.CodeProgramIDMismatch
+	codeUnknownProgramID  code = wire.CodeUnknownProgramID
+	codeEvictedProgramID  code = wire.CodeEvictedProgramID // held once, evicted since
+	codeRetiredFormat     code = wire.CodeRetiredFormat    // program bytes of format 1 or 2
 
 	// resume, in the order of its checks.
-	codeMissingSnapshot        code = "missing_snapshot"
-	codeSnapshotAndStage       code = "snapshot_bytes_and_stage_id"
-	codeSnapshotIDMismatch     code = "snapshot_id_mismatch"
-	codeUnknownSnapshotID      code = "unknown_snapshot_id"
-	codeEvictedSnapshotID      code = "evicted_snapshot_id"
-	codeMissingPolicy          code = "missing_policy"
-	codeMissingLimits          code = "missing_limits"
-	codePolicyIDMismatch       code = "policy_id_mismatch"
-	codeUnknownPolicyID        code = "unknown_policy_id"
-	codeEvictedPolicyID        code = "evicted_policy_id"
-	codeMissingAuth            code = "missing_auth"
-	codeKeyDigestMismatch      code = "key_digest_mismatch"
-	codeTamperedSnapshot       code = "tampered_snapshot"
-	codeUnauthorizedCapability code = "unauthorized_capability"
-	codeHostCallsMismatch      code = "host_calls_mismatch"
-	codeConsoleMismatch        code = "console_mismatch"
-	codeUnknownCallID          code = "unknown_call_id"
-	codeCallAnsweredTwice      code = "call_answered_twice"
-	codeNoAnswers              code = "no_answers"
+	codeMissingSnapshot        code = wire.CodeMissingSnapshot
+	codeSnapshotAndStage       code = wire.CodeSnapshotAndStage
+	codeSnapshotIDMismatch     code = wire.CodeSnapshotIDMismatch
+	codeUnknownSnapshotID      code = wire.CodeUnknownSnapshotID
+	codeEvictedSnapshotID      code = wire.CodeEvictedSnapshotID
+	codeMissingPolicy          code = wire.CodeMissingPolicy
+	codeMissingLimits          code = wire.CodeMissingLimits
+	codePolicyIDMismatch       code = wire.CodePolicyIDMismatch
+	codeUnknownPolicyID        code = wire.CodeUnknownPolicyID
+	codeEvictedPolicyID        code = wire.CodeEvictedPolicyID
+	codeMissingAuth            code = wire.CodeMissingAuth
+	codeKeyDigestMismatch      code = wire.CodeKeyDigestMismatch
+	codeTamperedSnapshot       code = wire.CodeTamperedSnapshot
+	codeUnauthorizedCapability code = wire.CodeUnauthorizedCapability
+	codeHostCallsMismatch      code = wire.CodeHostCallsMismatch
+	codeConsoleMismatch        code = wire.CodeConsoleMismatch
+	codeUnknownCallID          code = wire.CodeUnknownCallID
+	codeCallAnsweredTwice      code = wire.CodeCallAnsweredTwice
+	codeNoAnswers              code = wire.CodeNoAnswers
 
 	// Sealed snapshots.
-	codeInvalidSealKey    code = "invalid_seal_key"
-	codeSealKeyRequired   code = "seal_key_required"
-	codeSnapshotNotSealed code = "snapshot_not_sealed"
-	codeWrongSealKey      code = "wrong_seal_key"
+	codeInvalidSealKey    code = wire.CodeInvalidSealKey
+	codeSealKeyRequired   code = wire.CodeSealKeyRequired
+	codeSnapshotNotSealed code = wire.CodeSnapshotNotSealed
+	codeWrongSealKey      code = wire.CodeWrongSealKey
 
 	// snapshot (fetch) and stage.
-	codeOffsetPastEnd       code = "offset_past_end"
-	codeUnknownStageID      code = "unknown_stage_id"
-	codeTooManyStages       code = "too_many_stages"
-	codeStageOffsetMismatch code = "stage_offset_mismatch"
-	codeStageTooLarge       code = "stage_too_large"
+	codeOffsetPastEnd       code = wire.CodeOffsetPastEnd
+	codeUnknownStageID      code = wire.CodeUnknownStageID
+	codeTooManyStages       code = wire.CodeTooManyStages
+	codeStageOffsetMismatch code = wire.CodeStageOffsetMismatch
+	codeStageTooLarge       code = wire.CodeStageTooLarge
 
 	// Values past 1 MiB (staged.go).
-	codeValueAndStage code = "value_and_stage_id"
-	codeInvalidStaged code = "invalid_staged_bytes"
+	codeValueAndStage code = wire.CodeValueAndStage
+	codeInvalidStaged code = wire.CodeInvalidStaged
 
 	// Guest-side failures: one per Kind, and one per limit.
-	codeParse                 code = "parse"
-	codeValidation            code = "validation"
-	codeRuntime               code = "runtime"
-	codeSerialization         code = "serialization"
-	codeLimit                 code = "limit" // a limit without a code of its own; none today
-	codeLimitInstructions     code = "limit_instruction_budget"
-	codeLimitHeap             code = "limit_heap"
-	codeLimitAllocations      code = "limit_allocation_budget"
-	codeLimitCallDepth        code = "limit_call_depth"
-	codeLimitOutstandingCalls code = "limit_outstanding_host_calls"
-	codeLimitCancelled        code = "limit_cancelled"
-	codeLimitWallTime         code = "limit_wall_time"
-	codeLimitSnapshotSize     code = "limit_snapshot_size"
-	codeLimitMemoryBudget     code = "limit_memory_budget"
+	codeParse                 code = wire.CodeParse
+	codeValidation            code = wire.CodeValidation
+	codeRuntime               code = wire.CodeRuntime
+	codeSerialization         code = wire.CodeSerialization
+	codeLimit                 code = wire.CodeLimit // a limit without a code of its own; none today
+	codeLimitInstructions     code = wire.CodeLimitInstructions
+	codeLimitHeap             code = wire.CodeLimitHeap
+	codeLimitAllocations      code = wire.CodeLimitAllocations
+	codeLimitCallDepth        code = wire.CodeLimitCallDepth
+	codeLimitOutstandingCalls code = wire.CodeLimitOutstandingCalls
+	codeLimitCancelled        code = wire.CodeLimitCancelled
+	codeLimitWallTime         code = wire.CodeLimitWallTime
+	codeLimitSnapshotSize     code = wire.CodeLimitSnapshotSize
+	codeLimitMemoryBudget     code = wire.CodeLimitMemoryBudget
 
 	// A failure the sidecar did not expect ("request failed").
-	codeInternal code = "internal"
+	codeInternal code = wire.CodeInternal
 )
 
 // limitCodes are the limit failures' codes, by message: the engine's
@@ -174,32 +176,7 @@ func describe(err error) (code, string) {
 
 // ErrorCodes lists every error code a response may carry, in the order
 // docs/protocol.md lists them.
-func ErrorCodes() []string {
-	out := make([]string, len(allCodes))
-	for i, c := range allCodes {
-		out[i] = string(c)
-	}
-	return out
-}
-
-var allCodes = []code{
-	codeUnsupportedVersion, codeUnknownMethod, codeInvalidField, codeInvalidBase64,
-	codeUnknownField, codeMissingField, codeUnexpectedPayload, codeBinaryField,
-	codeInvalidValue, codeInvalidCapability, codeUnknownHostCalls, codeUnknownDelivery,
-	codeUnknownLanguage, codeUnknownConsole, codeUnknownEntry,
-	codeMissingProgram, codeProgramIDMismatch, codeUnknownProgramID, codeEvictedProgramID, codeRetiredFormat,
-	codeMissingSnapshot, codeSnapshotAndStage, codeSnapshotIDMismatch, codeUnknownSnapshotID, codeEvictedSnapshotID,
-	codeMissingPolicy, codeMissingLimits, codePolicyIDMismatch, codeUnknownPolicyID, codeEvictedPolicyID,
-	codeMissingAuth, codeKeyDigestMismatch, codeTamperedSnapshot, codeUnauthorizedCapability,
-	codeHostCallsMismatch, codeConsoleMismatch, codeUnknownCallID, codeCallAnsweredTwice, codeNoAnswers,
-	codeInvalidSealKey, codeSealKeyRequired, codeSnapshotNotSealed, codeWrongSealKey,
-	codeOffsetPastEnd, codeUnknownStageID, codeTooManyStages, codeStageOffsetMismatch, codeStageTooLarge,
-	codeValueAndStage, codeInvalidStaged,
-	codeParse, codeValidation, codeRuntime, codeSerialization, codeLimit,
-	codeLimitInstructions, codeLimitHeap, codeLimitAllocations, codeLimitCallDepth,
-	codeLimitOutstandingCalls, codeLimitCancelled, codeLimitWallTime, codeLimitSnapshotSize,
-	codeLimitMemoryBudget, codeInternal,
-}
+func ErrorCodes() []string { return wire.Codes() }
 
 // requestError fails one request; the session goes on. Its code is the
 // response's error_code (codes.go): a failure cannot be made without one.

@@ -40,7 +40,7 @@ type programResult struct{ p *engine.Program }
 
 func (r programResult) encode(id uint64, jsonl bool) Response {
 	b := okHeader(id, jsonl, len(r.p.Bytes))
-	b = append(b, `,"result":{"kind":"program","program_id":"`...)
+	b = append(b, resultOf+wire.KindProgram+`","`+wire.FieldProgramID+`":"`...)
 	b = append(b, r.p.ID...)
 	b = append(b, '"')
 	b, payload := appendRaw(b, jsonl, wire.FieldProgramBase64, r.p.Bytes)

@@ -287,11 +287,11 @@ func (f fields) delivery(key string) (delivery, error) {
 		return 0, err
 	}
 	switch v {
-	case "full":
+	case wire.DeliveryFull:
 		return deliverFull, nil
-	case "delta":
+	case wire.DeliveryDelta:
 		return deliverDelta, nil
-	case "none":
+	case wire.DeliveryNone:
 		return deliverNone, nil
 	}
 	return 0, errorf(codeUnknownDelivery, "unknown snapshot_delivery `%s`", v)

@@ -2,20 +2,30 @@ package protocol
 
 import (
 	"encoding/base64"
-	"github.com/mustard-sidecar/mustard-sidecar/engine"
-	"github.com/mustard-sidecar/mustard-sidecar/value"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
+// The envelope writes the protocol version as the text "2": this fails to
+// compile unless wire.ProtocolVersion is 2.
+const _ = uint(wire.ProtocolVersion-2) + uint(2-wire.ProtocolVersion)
+
 func appendEnvelope(b []byte, id uint64, ok bool) []byte {
-	b = append(b, `{"protocol_version":2,"id":`...)
+	b = append(b, `{"`+wire.FieldProtocolVersion+`":2,"`+wire.FieldID+`":`...)
 	b = strconv.AppendUint(b, id, 10)
 	if ok {
-		return append(b, `,"ok":true`...)
+		return append(b, `,"`+wire.FieldOK+`":true`...)
 	}
-	return append(b, `,"ok":false`...)
+	return append(b, `,"`+wire.FieldOK+`":false`...)
 }
+
+// resultOf starts a success response's result, up to the opening quote of
+// its kind: resultOf+wire.KindStep+`"` is `,"result":{"kind":"step"`.
+const resultOf = `,"` + wire.FieldResult + `":{"` + wire.FieldKind + `":"`
 
 // result is a method's successful answer. Each encodes its whole response
 // (okHeader, its "result" object, raw bytes through appendRaw), so a
@@ -45,9 +55,9 @@ func failure(id uint64, err error) Response {
 		// stays the last member, as on every failure.
 		b = appendLogs(b, se.logs)
 	}
-	b = append(b, `,"error":`...)
+	b = append(b, `,"`+wire.FieldError+`":`...)
 	b = appendString(b, text)
-	b = append(b, `,"error_code":"`...)
+	b = append(b, `,"`+wire.FieldErrorCode+`":"`...)
 	b = append(b, c...)
 	return Response{Header: append(b, `"}`...)}
 }
@@ -118,14 +128,14 @@ func appendLogs(b []byte, logs []engine.Log) []byte {
 	if len(logs) == 0 {
 		return b
 	}
-	b = append(b, `,"logs":[`...)
+	b = append(b, `,"`+wire.FieldLogs+`":[`...)
 	for i, l := range logs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"level":`...)
+		b = append(b, `{"`+wire.FieldLevel+`":`...)
 		b = appendString(b, l.Level)
-		b = append(b, `,"text":`...)
+		b = append(b, `,"`+wire.FieldText+`":`...)
 		b = appendString(b, l.Text)
 		b = append(b, '}')
 	}
@@ -134,7 +144,7 @@ func appendLogs(b []byte, logs []engine.Log) []byte {
 
 // appendArgs writes a call's "args" member.
 func appendArgs(b []byte, args []value.Value) []byte {
-	b = append(b, `,"args":[`...)
+	b = append(b, `,"`+wire.FieldArgs+`":[`...)
 	for i, a := range args {
 		if i > 0 {
 			b = append(b, ',')

@@ -42,6 +42,6 @@ func policyWeight(p policy.Policy) int64 {
 // most RetainedBytes), its realm and goroutine, and its journal so far
 // (which its snapshots share; a snapshot cached beside it is counted
 // again).
-func contWeight(exec *engine.Execution, b interface{ Size() int }) int64 {
-	return int64(min(exec.RetainedBytes()+engine.ParkedOverhead, 1<<62)) + int64(b.Size())
+func contWeight(exec *engine.Execution) int64 {
+	return int64(min(exec.RetainedBytes()+engine.ParkedOverhead, 1<<62)) + int64(exec.JournalSize())
 }

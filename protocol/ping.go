@@ -5,6 +5,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/frame"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/version"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 )
 
@@ -32,24 +33,24 @@ type pong struct{}
 
 func (pong) encode(id uint64, jsonl bool) Response {
 	b := okHeader(id, jsonl, 0)
-	b = append(b, `,"result":{"kind":"pong","sidecar_version":`...)
+	b = append(b, resultOf+wire.KindPong+`","`+wire.FieldSidecarVersion+`":`...)
 	b = appendString(b, version.Version)
-	b = append(b, `,"protocol_versions":[`...)
+	b = append(b, `,"`+wire.FieldProtocolVersions+`":[`...)
 	b = strconv.AppendInt(b, Version, 10)
-	b = append(b, `],"transport":`...)
+	b = append(b, `],"`+wire.FieldTransport+`":`...)
 	if jsonl {
-		b = append(b, `"jsonl"`...)
+		b = append(b, `"`+wire.TransportJSONL+`"`...)
 	} else {
-		b = append(b, `"binary"`...)
+		b = append(b, `"`+wire.TransportBinary+`"`...)
 	}
-	b = append(b, `,"features":[`...)
+	b = append(b, `,"`+wire.FieldFeatures+`":[`...)
 	for i, f := range Features {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendString(b, f)
 	}
-	b = append(b, `],"default_limits":{`...)
+	b = append(b, `],"`+wire.FieldDefaultLimits+`":{`...)
 	// The contract's five counting limits; wall_time_ms has no default
 	// beyond "none" and is not among them.
 	d := policy.DefaultLimits()
@@ -61,7 +62,7 @@ func (pong) encode(id uint64, jsonl bool) Response {
 		b = append(b, ':')
 		b = strconv.AppendUint(b, v, 10)
 	}
-	b = append(b, `},"max_request_bytes":`...)
+	b = append(b, `},"`+wire.FieldMaxRequestBytes+`":`...)
 	b = strconv.AppendInt(b, frame.MaxRequestSize, 10)
 	return Response{Header: append(b, "}}"...)}
 }

@@ -103,7 +103,7 @@ func (s *Session) reassert(r *resumeRequest) error {
 	if r.snap, err = loadSnapshot(raw, r.seal); err != nil {
 		return err
 	}
-	if err := checkConsole(r.pol, r.snap.Header.Console); err != nil {
+	if err := checkConsole(r.pol, policy.Console(r.snap.Header.Console)); err != nil {
 		return err
 	}
 	r.outstanding = r.snap.Outstanding()
@@ -155,8 +155,7 @@ func (s *Session) resumeHot(r *resumeRequest, c *continuation, out *stepResult, 
 		return nil, failedStep(step)
 	}
 	if exec != nil {
-		engine.RecordAnswers(c.builder, answers)
-		if err := s.park(out, exec, c.builder, c.prog); err != nil {
+		if err := s.park(out, exec, c.entry.seal, c.prog); err != nil {
 			return nil, err
 		}
 	}
@@ -182,12 +181,21 @@ func (s *Session) resumeReplay(r *resumeRequest, out *stepResult, fl *flight) (*
 	}
 	s.stats.Replays++
 	out.base = raw
+	// The execution's journal continues the bytes: with the digest of
+	// bytes the host sent, taken when they were authenticated.
+	var d snapshot.Digest
+	if r.entry == nil {
+		d, r.digest = r.digest, snapshot.Digest{} // raw is r.raw
+	}
 	s.roomToRun(r.pol.Limits)
 	exec, step := s.engine.Start(engine.Config{
 		Program: prog,
 		Header:  snap.Header,
 		Limits:  r.pol.Limits,
+		Seal:    r.seal,
 		Journal: snap,
+		Raw:     raw,
+		Digest:  d,
 		Answers: answers,
 		Stop:    fl.stop,
 	})
@@ -199,13 +207,7 @@ func (s *Session) resumeReplay(r *resumeRequest, out *stepResult, fl *flight) (*
 		return nil, failedStep(step)
 	}
 	if exec != nil {
-		var d snapshot.Digest
-		if r.entry == nil {
-			d, r.digest = r.digest, snapshot.Digest{} // raw is r.raw
-		}
-		b := snapshot.ContinueBuilderFrom(raw, snap, r.seal, d)
-		engine.RecordAnswers(b, answers)
-		if err := s.park(out, exec, b, prog); err != nil {
+		if err := s.park(out, exec, r.seal, prog); err != nil {
 			return nil, err
 		}
 	}

@@ -21,16 +21,16 @@ func (s *Session) start(r startRequest, fl *flight) (*stepResult, error) {
 	seed, clock := s.opts.Entropy()
 	header := snapshot.Header{
 		Program:      prog.Bytes,
-		Inputs:       engine.SortedMembers(r.inputs),
+		Inputs:       snapshot.SortedInputs(r.inputs),
 		Capabilities: pol.Capabilities,
 		Seed:         seed,
 		ClockMillis:  clock,
 		Entry:        r.entry,
-		Console:      pol.Console,
+		Console:      snapshot.Console(pol.Console),
 	}
 	s.roomToRun(pol.Limits)
 	began := time.Now()
-	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Stop: fl.stop})
+	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Seal: r.seal, Stop: fl.stop})
 	out := &stepResult{step: step, pol: pol, policyID: policyID, batch: pol.HostCalls == policy.HostCallsBatch, profile: r.profile,
 		execNS: time.Since(began).Nanoseconds(), started: began, delivery: r.delivery}
 	if err := s.settleRun(fl, exec); err != nil {
@@ -40,7 +40,7 @@ func (s *Session) start(r startRequest, fl *flight) (*stepResult, error) {
 		return nil, failedStep(step)
 	}
 	if exec != nil {
-		if err := s.park(out, exec, snapshot.NewBuilder(header, r.seal, prog.SnapshotVersion()), prog); err != nil {
+		if err := s.park(out, exec, r.seal, prog); err != nil {
 			return nil, err
 		}
 	}

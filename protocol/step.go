@@ -122,12 +122,13 @@ func (s *Session) settleRun(fl *flight, exec *engine.Execution) error {
 	return engine.ErrCancelled
 }
 
-// park records a suspension: its snapshot bytes and the live execution,
-// weighed in the memory budget. A snapshot over the stage bound ends the
-// execution instead. An execution whose program the session cannot keep
-// cached is not parked: its next resume replays the snapshot.
-func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Builder, prog *engine.Program) error {
-	bytes, id := out.step.Record(b)
+// park keeps a suspension: its snapshot bytes (sealed under seal, if not
+// nil) and the live execution, weighed in the memory budget. A snapshot
+// over the stage bound ends the execution instead. An execution whose
+// program the session cannot keep cached is not parked: its next resume
+// replays the snapshot.
+func (s *Session) park(out *stepResult, exec *engine.Execution, seal *snapshot.Sealer, prog *engine.Program) error {
+	bytes, id := out.step.Snapshot, out.step.SnapshotID
 	if int64(len(bytes)) > s.opts.MaxStageBytes {
 		exec.Abandon()
 		return ErrSnapshotTooLarge
@@ -138,7 +139,7 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Buil
 	if old := s.lookupPeek(id); old != nil {
 		pins = old.pols
 	}
-	entry := &snapshotEntry{bytes: bytes, seal: b.Sealer(), pols: pinPolicy(pins, out.policyID, out.pol)}
+	entry := &snapshotEntry{bytes: bytes, seal: seal, pols: pinPolicy(pins, out.policyID, out.pol)}
 	out.snap, out.snapID = bytes, id
 	s.snapshots.Add(id, entry, entry.weight())
 	if old, ok := s.conts.Take(id); ok {
@@ -155,7 +156,7 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, b *snapshot.Buil
 		exec.Abandon()
 		return nil
 	}
-	c := &continuation{exec: exec, prog: prog, builder: b, entry: entry, weight: contWeight(exec, b) + entry.pinWeight()}
+	c := &continuation{exec: exec, prog: prog, entry: entry, weight: contWeight(exec) + entry.pinWeight()}
 	s.conts.Add(id, c, c.weight)
 	return nil
 }

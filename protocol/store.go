@@ -47,13 +47,12 @@ type snapshotEntry struct {
 }
 
 // continuation is a parked live execution: the fast path for resuming the
-// snapshot it produced.
+// snapshot it produced (its journal so far, which the execution keeps).
 type continuation struct {
-	exec    *engine.Execution
-	prog    *engine.Program
-	builder *snapshot.Builder
-	entry   *snapshotEntry
-	weight  int64 // in the memory budget
+	exec   *engine.Execution
+	prog   *engine.Program
+	entry  *snapshotEntry
+	weight int64 // in the memory budget
 }
 
 // pinned returns the policy the entry pins under id.

@@ -27,11 +27,11 @@ type fetchResult struct {
 
 func (ft *fetchResult) encode(id uint64, jsonl bool) Response {
 	b := okHeader(id, jsonl, len(ft.bytes))
-	b = append(b, `,"result":{"kind":"snapshot","snapshot_id":`...)
+	b = append(b, resultOf+wire.KindSnapshot+`","`+wire.FieldSnapshotID+`":`...)
 	b = appendString(b, ft.snapID)
-	b = append(b, `,"offset":`...)
+	b = append(b, `,"`+wire.FieldOffset+`":`...)
 	b = strconv.AppendUint(b, ft.offset, 10)
-	b = append(b, `,"total_bytes":`...)
+	b = append(b, `,"`+wire.FieldTotalBytes+`":`...)
 	b = strconv.AppendInt(b, int64(ft.total), 10)
 	b, payload := appendRaw(b, jsonl, wire.FieldSnapshotBase64, ft.bytes)
 	return Response{Header: append(b, "}}"...), Payload: payload}
@@ -45,9 +45,9 @@ type stageResult struct {
 
 func (st *stageResult) encode(id uint64, jsonl bool) Response {
 	b := okHeader(id, jsonl, 0)
-	b = append(b, `,"result":{"kind":"staged","stage_id":`...)
+	b = append(b, resultOf+wire.KindStaged+`","`+wire.FieldStageID+`":`...)
 	b = appendString(b, st.stageID)
-	b = append(b, `,"total_bytes":`...)
+	b = append(b, `,"`+wire.FieldTotalBytes+`":`...)
 	b = strconv.AppendInt(b, int64(st.total), 10)
 	return Response{Header: append(b, "}}"...)}
 }

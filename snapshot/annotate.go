@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -110,7 +109,7 @@ func describeMeter(m Meter) string {
 	return fmt.Sprintf("%d instructions, %d allocations", m.Instructions, m.Allocations)
 }
 
-func describeLimits(l *policy.Limits) string {
+func describeLimits(l *Limits) string {
 	if l == nil {
 		return "limits not recorded"
 	}

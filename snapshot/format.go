@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
-	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -103,7 +102,7 @@ func ID(b []byte) string {
 // last item is [entry, console]. A default header is written as it was
 // before either existed.
 func appendHeader(b []byte, h Header, version uint64) []byte {
-	shaped := h.Entry != EntryScript || h.Console != policy.ConsoleOff
+	shaped := h.Entry != EntryScript || h.Console != ConsoleOff
 	if shaped {
 		b = detcbor.AppendHead(b, detcbor.MajorArray, 8)
 	} else {
@@ -128,7 +127,7 @@ func appendHeader(b []byte, h Header, version uint64) []byte {
 }
 
 // appendPending writes a version 1 pending item.
-func appendPending(b []byte, c *HostCall, l *policy.Limits) []byte {
+func appendPending(b []byte, c *HostCall, l *Limits) []byte {
 	n := uint64(5)
 	if l != nil {
 		n = 6
@@ -158,7 +157,7 @@ func appendCall(b []byte, c *HostCall) []byte {
 
 // appendSuspend writes a suspend item; l is nil when the segment ran
 // under the previous segment's limits.
-func appendSuspend(b []byte, focus uint64, m Meter, l *policy.Limits) []byte {
+func appendSuspend(b []byte, focus uint64, m Meter, l *Limits) []byte {
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 5)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, tagSuspend)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, focus)
@@ -181,7 +180,7 @@ func appendMeter(b []byte, m Meter) []byte {
 	return detcbor.AppendHead(b, detcbor.MajorUint, m.Allocations)
 }
 
-func appendLimits(b []byte, l *policy.Limits) []byte {
+func appendLimits(b []byte, l *Limits) []byte {
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 5)
 	for _, v := range []uint64{l.InstructionBudget, l.HeapLimitBytes, l.AllocationBudget, l.CallDepthLimit, l.MaxOutstandingHostCalls} {
 		b = detcbor.AppendHead(b, detcbor.MajorUint, v)
@@ -254,7 +253,7 @@ type Builder struct {
 
 	// The limits of the last suspension appended, which the next one
 	// does not repeat when it ran under the same.
-	limits    policy.Limits
+	limits    Limits
 	hasLimits bool
 }
 
@@ -358,21 +357,18 @@ func (b *Builder) Call(c *HostCall) {
 }
 
 // Suspend appends the end of a segment (focus: the call a one-at-a-time
-// step presents; l: the limits the segment ran under) and returns the
+// step presents; l: the limits the segment ran under, as a journal
+// records them, never nil) and returns the
 // snapshot bytes and id. The bytes are never modified afterwards.
-func (b *Builder) Suspend(focus uint64, m Meter, l *policy.Limits) ([]byte, string) {
+func (b *Builder) Suspend(focus uint64, m Meter, l *Limits) ([]byte, string) {
 	if b.version == 1 {
 		// Every call of a version 1 execution suspends it at once.
 		c := b.v1Call
 		b.v1Call = nil
 		b.add(func(buf []byte) []byte { return appendPending(buf, c, l) })
 	} else {
-		// Only the limits a journal records are compared: the wall time
-		// and the log bound are never recorded, so a continued journal
-		// (which cannot know them) and a live one write the same bytes.
-		k := l.Journaled()
-		same := b.hasLimits && b.limits == k
-		b.limits, b.hasLimits = k, true
+		same := b.hasLimits && b.limits == *l
+		b.limits, b.hasLimits = *l, true
 		if same {
 			l = nil
 		}
@@ -543,10 +539,10 @@ func (d *decoder) shape(s *Snapshot) error {
 		return d.fail(ErrHeader)
 	}
 	console, err := d.Uint()
-	if err != nil || console > uint64(policy.ConsoleCollect) || entry == 0 && console == 0 {
+	if err != nil || console > uint64(ConsoleCollect) || entry == 0 && console == 0 {
 		return d.fail(ErrHeader)
 	}
-	s.Header.Entry, s.Header.Console = Entry(entry), policy.Console(console)
+	s.Header.Entry, s.Header.Console = Entry(entry), Console(console)
 	return nil
 }
 
@@ -698,12 +694,12 @@ func (d *decoder) meter() (m Meter, err error) {
 	return m, err
 }
 
-func (d *decoder) limits() (*policy.Limits, error) {
+func (d *decoder) limits() (*Limits, error) {
 	d.mark()
 	if err := d.Array(5); err != nil {
 		return nil, d.fail(ErrCallLimits)
 	}
-	var l policy.Limits
+	var l Limits
 	for _, f := range []*uint64{&l.InstructionBudget, &l.HeapLimitBytes, &l.AllocationBudget, &l.CallDepthLimit, &l.MaxOutstandingHostCalls} {
 		var err error
 		if *f, err = d.Uint(); err != nil {
@@ -714,7 +710,7 @@ func (d *decoder) limits() (*policy.Limits, error) {
 }
 
 // pending reads a version 1 pending item.
-func (d *decoder) pending() (HostCall, *policy.Limits, error) {
+func (d *decoder) pending() (HostCall, *Limits, error) {
 	var c HostCall
 	d.mark()
 	items, err := d.Expect(detcbor.MajorArray)
@@ -842,8 +838,8 @@ func Encode(s *Snapshot) []byte {
 		}
 		l := sp.Limits
 		if l == nil && s.Version != 1 {
-			d := policy.DefaultLimits()
-			l = &d
+			// Decode gives every suspension of a later version its limits.
+			l = &Limits{}
 		}
 		raw, _ = b.Suspend(sp.Focus, sp.Meter, l)
 		for j := range sp.Answers {

@@ -12,7 +12,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
-	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -256,7 +255,7 @@ func TestOutcomeRecordLayout(t *testing.T) {
 // same limits written in full would be a second encoding of the journal.
 func TestSuspensionLimitsNullOnlyWhenRepeated(t *testing.T) {
 	h := Header{Program: []byte("p"), Capabilities: []string{"cap"}}
-	l := policy.DefaultLimits()
+	l := defaultLimits
 	call := func(id uint64) []byte { return appendCall(nil, &HostCall{ID: id, Capability: "cap", Sync: true}) }
 	answer := appendAnswer(nil, &Answer{CallID: 1, Outcome: Outcome{Value: value.Null()}})
 	head := appendHeader(nil, h, Version)
@@ -265,7 +264,7 @@ func TestSuspensionLimitsNullOnlyWhenRepeated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *s.Suspensions[1].Limits != l.Journaled() || !bytes.Equal(Encode(s), good) {
+	if *s.Suspensions[1].Limits != l || !bytes.Equal(Encode(s), good) {
 		t.Fatal("a null limits item does not stand for the previous limits")
 	}
 	for name, b := range map[string][]byte{
@@ -284,14 +283,14 @@ func TestSuspensionLimitsNullOnlyWhenRepeated(t *testing.T) {
 func TestHeaderShape(t *testing.T) {
 	for _, h := range []Header{
 		{Program: []byte("p"), Entry: EntryCall},
-		{Program: []byte("p"), Console: policy.ConsoleCollect},
-		{Program: []byte("p"), Entry: EntryCall, Console: policy.ConsoleCollect},
+		{Program: []byte("p"), Console: ConsoleCollect},
+		{Program: []byte("p"), Entry: EntryCall, Console: ConsoleCollect},
 	} {
 		b := appendHeader(nil, h, Version)
 		if b[0] != 0x88 {
 			t.Fatalf("%+v: header head %x, want an array of 8", h, b[0])
 		}
-		s, err := Decode(cat(b, appendCall(nil, &HostCall{ID: 1, Capability: "c", Sync: true}), appendSuspend(nil, 1, Meter{}, &policy.Limits{})))
+		s, err := Decode(cat(b, appendCall(nil, &HostCall{ID: 1, Capability: "c", Sync: true}), appendSuspend(nil, 1, Meter{}, &Limits{})))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +301,7 @@ func TestHeaderShape(t *testing.T) {
 	if b := appendHeader(nil, Header{Program: []byte("p")}, Version); b[0] != 0x87 {
 		t.Fatalf("default header head %x, want an array of 7", b[0])
 	}
-	tail := cat(appendCall(nil, &HostCall{ID: 1, Capability: "c", Sync: true}), appendSuspend(nil, 1, Meter{}, &policy.Limits{}))
+	tail := cat(appendCall(nil, &HostCall{ID: 1, Capability: "c", Sync: true}), appendSuspend(nil, 1, Meter{}, &Limits{}))
 	shaped := func(version uint64, entry, console uint64) []byte {
 		b := appendHeader(nil, Header{Program: []byte("p")}, version)
 		b[0] = 0x88

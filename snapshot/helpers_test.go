@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -12,7 +11,7 @@ type Pending struct {
 	Capability string
 	Args       []value.Value
 	Meter      Meter
-	Limits     *policy.Limits
+	Limits     *Limits
 }
 
 func (p Pending) call(id uint64) *HostCall {
@@ -24,7 +23,7 @@ func suspendOn(b *Builder, p Pending) ([]byte, string) {
 	b.Call(p.call(b.calls + 1))
 	l := p.Limits
 	if l == nil && b.version != 1 {
-		d := policy.DefaultLimits()
+		d := defaultLimits
 		l = &d
 	}
 	return b.Suspend(b.calls, p.Meter, l)
@@ -49,3 +48,7 @@ func answerOf(s *Snapshot, id uint64) *Outcome {
 	}
 	return nil
 }
+
+// defaultLimits are the limits of a policy that sets none, as a journal
+// records them.
+var defaultLimits = Limits{InstructionBudget: 1_000_000, HeapLimitBytes: 8 << 20, AllocationBudget: 250_000, CallDepthLimit: 256, MaxOutstandingHostCalls: 128}

@@ -4,7 +4,8 @@ package snapshot
 
 import (
 	"fmt"
-	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"sort"
+
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -20,8 +21,25 @@ type Header struct {
 	// The realm's shape beyond its capabilities, fixed at start: how the
 	// program is entered and whether it has a collecting console.
 	Entry   Entry
-	Console policy.Console
+	Console Console
 }
+
+// SortedInputs returns inputs in the order a header keeps them: sorted by
+// key, the canonical order that makes equal inputs equal bytes.
+func SortedInputs(m []value.Member) []value.Member {
+	out := append([]value.Member(nil), m...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Console is the console mode a header records, by its number: the
+// journal stores the policy's console mode (off 0, collect 1) as it is.
+type Console uint8
+
+const (
+	ConsoleOff     Console = 0
+	ConsoleCollect Console = 1
+)
 
 // Entry is how an execution enters its program.
 type Entry uint8
@@ -93,6 +111,17 @@ type Answer struct {
 	Outcome Outcome
 }
 
+// Limits are the limits a journal records for a segment: the
+// deterministic ones a replay runs the segment under again (the policy's
+// limits without the wall time and the log bound).
+type Limits struct {
+	InstructionBudget       uint64
+	HeapLimitBytes          uint64
+	AllocationBudget        uint64
+	CallDepthLimit          uint64
+	MaxOutstandingHostCalls uint64
+}
+
 // Suspension ends one segment of an execution: the guest had nothing left
 // to run (or waits in a synchronous call) and calls were outstanding.
 type Suspension struct {
@@ -101,7 +130,7 @@ type Suspension struct {
 	Focus  uint64
 	Made   uint64 // calls made by then
 	Meter  Meter
-	Limits *policy.Limits // what the segment ran under; nil if not recorded
+	Limits *Limits // what the segment ran under; nil if not recorded
 	// Answers are what the resume that ended this suspension delivered, in
 	// the order it applied them; none for the snapshot's last suspension.
 	Answers []Answer

@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"crypto/cipher"
-	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -10,9 +8,8 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/crypto/chacha20poly1305"
-
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/seal"
 )
 
 // A sealed snapshot is the journal with every item sealed on its own, so
@@ -34,7 +31,8 @@ import (
 // bytes. A nonce repeats only for the same plaintext in the same place after
 // the same history, where the record repeats whole, so the cipher never
 // sees one nonce with two plaintexts. The encryption key, nonce key and key
-// id are derived from the host's seal key with HKDF-SHA256, one per purpose.
+// id are derived from the host's seal key with HKDF-SHA256, one per purpose;
+// a record is the envelope of package internal/seal.
 const (
 	SealMagic   = "mustard-sealed-snapshot"
 	SealVersion = 1
@@ -44,7 +42,8 @@ const (
 
 	keyIDBytes   = 8
 	recordAD     = "mustard-sealed-record"
-	sealOverhead = chacha20poly1305.NonceSizeX + chacha20poly1305.Overhead
+	sealInfo     = "mustard-sidecar seal v1 "
+	sealOverhead = seal.Overhead
 )
 
 // Sealing errors, wrapped with an offset in a *FormatError where one
@@ -60,7 +59,7 @@ var (
 
 // Sealer seals and opens the records of sealed snapshots under one key.
 type Sealer struct {
-	aead     cipher.AEAD
+	box      *seal.Box
 	nonceKey []byte
 	keyID    [keyIDBytes]byte
 }
@@ -70,18 +69,12 @@ func NewSealer(key []byte) (*Sealer, error) {
 	if len(key) < MinSealKeyBytes {
 		return nil, ErrSealKeyTooShort
 	}
-	derive := func(purpose string, n int) []byte {
-		k, err := hkdf.Key(sha256.New, key, nil, "mustard-sidecar seal v1 "+purpose, n)
-		if err != nil {
-			panic(err) // n is far below HKDF-SHA256's bound
-		}
-		return k
-	}
-	aead, err := chacha20poly1305.NewX(derive("encryption", chacha20poly1305.KeySize))
+	derive := func(purpose string, n int) []byte { return seal.Derive(key, sealInfo+purpose, n) }
+	box, err := seal.New(key, sealInfo+"encryption")
 	if err != nil {
 		return nil, err
 	}
-	s := &Sealer{aead: aead, nonceKey: derive("nonce", 32)}
+	s := &Sealer{box: box, nonceKey: derive("nonce", 32)}
 	copy(s.keyID[:], derive("key id", keyIDBytes))
 	return s, nil
 }
@@ -122,8 +115,7 @@ func (s *Sealer) appendRecord(b []byte, index uint64, prefixHash, plaintext []by
 	ad := recordAssociatedData(index, prefixHash)
 	nonce := s.nonce(ad, plaintext)
 	b = detcbor.AppendHead(b, detcbor.MajorBytes, uint64(len(plaintext)+sealOverhead))
-	b = append(b, nonce...)
-	return s.aead.Seal(b, nonce, plaintext, ad)
+	return s.box.SealWithNonce(b, nonce, plaintext, ad)
 }
 
 // nonce is a record's synthetic nonce.
@@ -131,7 +123,7 @@ func (s *Sealer) nonce(ad, plaintext []byte) []byte {
 	m := hmac.New(sha256.New, s.nonceKey)
 	m.Write(ad)
 	m.Write(plaintext)
-	return m.Sum(nil)[:chacha20poly1305.NonceSizeX]
+	return m.Sum(nil)[:seal.NonceSize]
 }
 
 // Open checks and decrypts a sealed snapshot and returns the plain journal
@@ -175,9 +167,9 @@ func (s *Sealer) Open(b []byte) (plain []byte, records uint64, err error) {
 		h.Write(b[hashed:at])
 		hashed = at
 		ad := recordAssociatedData(records, h.Sum(nil))
-		nonce := rec[:chacha20poly1305.NonceSizeX]
+		nonce := rec[:seal.NonceSize]
 		start := len(plain)
-		if plain, err = s.aead.Open(plain, nonce, rec[chacha20poly1305.NonceSizeX:], ad); err != nil {
+		if plain, err = s.box.Open(plain, rec, ad); err != nil {
 			return fail(at, ErrSealedRecord)
 		}
 		// Only the synthetic nonce is accepted: a record has exactly one

@@ -1,6 +1,6 @@
 // Package mustardmcp gives guest programs the tools of MCP servers: each
 // tool of a connected MCP client session becomes a capability named
-// <namespace>.<tool> (host.Capability), and Declarations is the
+// <namespace>.<tool> (durable.Capability), and Declarations is the
 // TypeScript a model needs to call them, generated from the tools' JSON
 // Schemas. The command mustard-mcp (cmd/mustard-mcp) serves code mode
 // over MCP with it.
@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -175,8 +176,8 @@ func (b *Bridge) Declarations() string {
 // Answer). A tool result with isError throws its text in the guest, as
 // an Error named "ToolError"; a transport failure or timeout is an error
 // the Runner reports (the call is asked again by a later Run).
-func (b *Bridge) Capabilities() map[string]host.Capability {
-	caps := map[string]host.Capability{}
+func (b *Bridge) Capabilities() map[string]durable.Capability {
+	caps := map[string]durable.Capability{}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for ns, sp := range b.spaces {
@@ -190,10 +191,10 @@ func (b *Bridge) Capabilities() map[string]host.Capability {
 	return caps
 }
 
-func (b *Bridge) capability(cs *mcp.ClientSession, tool *mcp.Tool) host.Capability {
+func (b *Bridge) capability(cs *mcp.ClientSession, tool *mcp.Tool) durable.Capability {
 	name := tool.Name
 	structured := tool.OutputSchema != nil
-	return func(ctx context.Context, call host.Call) (value.Value, error) {
+	return func(ctx context.Context, call durable.Call) (value.Value, error) {
 		var args any = map[string]any{}
 		if len(call.Args) > 0 && call.Args[0].Kind != value.KindUndefined {
 			if call.Args[0].Kind != value.KindObject {
@@ -255,25 +256,25 @@ func Answer(res *mcp.CallToolResult, structured bool) (value.Value, error) {
 			if structured && json.Valid([]byte(tc.Text)) {
 				return jsonValue([]byte(tc.Text))
 			}
-			return host.ValueOf(tc.Text)
+			return value.FromGo(tc.Text)
 		}
 	}
 	items := make([]any, 0, len(res.Content))
 	for _, c := range res.Content {
 		items = append(items, contentItem(c))
 	}
-	return host.ValueOf(items)
+	return value.FromGo(items)
 }
 
 func jsonValue(raw []byte) (value.Value, error) {
-	return host.FromPlainJSON(raw)
+	return value.FromPlainJSON(raw)
 }
 
 // PlainJSON is v as JSON.stringify writes it: object members that are
 // undefined are left out, undefined array elements, holes, NaN and
 // ±Infinity are null. A top-level undefined is null.
 func PlainJSON(v value.Value) ([]byte, error) {
-	return host.ToPlainJSON(stringifiable(v))
+	return value.ToPlainJSON(stringifiable(v))
 }
 
 func stringifiable(v value.Value) value.Value {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -42,7 +43,7 @@ func connected(t *testing.T, s *mcp.Server, b *Bridge) *mcp.ClientSession {
 
 func obj(t *testing.T, x any) value.Value {
 	t.Helper()
-	v, err := host.ValueOf(x)
+	v, err := value.FromGo(x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestCapabilities(t *testing.T) {
 		if c == nil {
 			t.Fatalf("no capability up.%s in %v", name, caps)
 		}
-		v, err := c(ctx, host.Call{Execution: "x", ID: 1, Name: "up." + name, Args: args})
+		v, err := c(ctx, durable.Call{Execution: "x", ID: 1, Name: "up." + name, Args: args})
 		if err != nil {
 			return "", err
 		}

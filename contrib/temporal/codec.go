@@ -1,18 +1,15 @@
 package mustardtemporal
 
 import (
-	"crypto/cipher"
-	"crypto/hkdf"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
-	"golang.org/x/crypto/chacha20poly1305"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/seal"
 )
 
 // MinCodecKeyBytes is the shortest key NewCodec accepts.
@@ -24,6 +21,7 @@ const Encoding = "binary/mustard-encrypted"
 const (
 	metaKeyID   = "mustard-key-id"
 	codecAD     = "mustard-temporal-payload v1"
+	codecInfo   = "mustard-sidecar temporal codec v1 "
 	keyIDLength = 8
 )
 
@@ -40,12 +38,13 @@ const (
 // a random 192-bit nonce (payloads need no determinism: Temporal records
 // a payload once and replays the recorded bytes). The key id travels in
 // the payload's metadata so that a payload under another key is refused
-// with a clear error rather than failing authentication obscurely.
+// with a clear error rather than failing authentication obscurely. The
+// box is the envelope sealed snapshots and checkpoints use too.
 //
 // Payloads without the codec's encoding pass through Decode unchanged,
 // so that history written before the codec was turned on stays readable.
 type Codec struct {
-	aead  cipher.AEAD
+	box   *seal.Box
 	keyID []byte
 	ad    []byte
 }
@@ -58,19 +57,12 @@ func NewCodec(key []byte) (*Codec, error) {
 	if len(key) < MinCodecKeyBytes {
 		return nil, fmt.Errorf("codec key must be at least %d bytes, got %d", MinCodecKeyBytes, len(key))
 	}
-	derive := func(purpose string, n int) []byte {
-		k, err := hkdf.Key(sha256.New, key, nil, "mustard-sidecar temporal codec v1 "+purpose, n)
-		if err != nil {
-			panic(err) // n is far below HKDF-SHA256's bound
-		}
-		return k
-	}
-	aead, err := chacha20poly1305.NewX(derive("encryption", chacha20poly1305.KeySize))
+	box, err := seal.New(key, codecInfo+"encryption")
 	if err != nil {
 		return nil, err
 	}
-	id := derive("key id", keyIDLength)
-	return &Codec{aead: aead, keyID: id, ad: append([]byte(codecAD), id...)}, nil
+	id := seal.Derive(key, codecInfo+"key id", keyIDLength)
+	return &Codec{box: box, keyID: id, ad: append([]byte(codecAD), id...)}, nil
 }
 
 // DataConverter returns Temporal's default data converter with the codec
@@ -88,8 +80,8 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 		if err != nil {
 			return nil, fmt.Errorf("encrypting a payload: %w", err)
 		}
-		nonce := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+len(plain)+chacha20poly1305.Overhead)
-		if _, err := rand.Read(nonce); err != nil {
+		data, err := c.box.Seal(make([]byte, 0, len(plain)+seal.Overhead), plain, c.ad)
+		if err != nil {
 			return nil, err
 		}
 		out[i] = &commonpb.Payload{
@@ -97,7 +89,7 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 				converter.MetadataEncoding: []byte(Encoding),
 				metaKeyID:                  append([]byte(nil), c.keyID...),
 			},
-			Data: c.aead.Seal(nonce, nonce, plain, c.ad),
+			Data: data,
 		}
 	}
 	return out, nil
@@ -119,10 +111,10 @@ func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 			return nil, ErrCodecKey
 		}
 		data := p.GetData()
-		if len(data) < chacha20poly1305.NonceSizeX+chacha20poly1305.Overhead {
+		if len(data) < seal.Overhead {
 			return nil, errors.New("encrypted payload is truncated")
 		}
-		plain, err := c.aead.Open(nil, data[:chacha20poly1305.NonceSizeX], data[chacha20poly1305.NonceSizeX:], c.ad)
+		plain, err := c.box.Open(nil, data, c.ad)
 		if err != nil {
 			return nil, errors.New("encrypted payload failed authentication")
 		}

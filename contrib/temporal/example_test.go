@@ -13,6 +13,7 @@ import (
 
 	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
@@ -41,8 +42,8 @@ func Example() {
 	env.SetDataConverter(codec.DataConverter())
 	mustardtemporal.RegisterWorkflow(env)
 	sidecars.Register(env)
-	mustardtemporal.RegisterTools(env, map[string]host.Capability{
-		"refund": func(ctx context.Context, c host.Call) (value.Value, error) {
+	mustardtemporal.RegisterTools(env, map[string]durable.Capability{
+		"refund": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ Amount float64 }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -20,8 +20,8 @@ import (
 func TestFailures(t *testing.T) {
 	blobs := memStore(t)
 	w := newSidecar(t, "a", blobs)
-	tools := map[string]host.Capability{
-		"flaky": func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools := map[string]durable.Capability{
+		"flaky": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			return value.Value{}, errors.New("connection refused")
 		},
 	}

@@ -19,6 +19,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 )
@@ -190,7 +191,7 @@ type harness struct {
 
 // newHarness is a test environment with the workflow, the sidecar workers
 // and the tools registered, and the codec in the data converter.
-func newHarness(t *testing.T, tools map[string]host.Capability, workers ...*SidecarWorker) *harness {
+func newHarness(t *testing.T, tools map[string]durable.Capability, workers ...*SidecarWorker) *harness {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))

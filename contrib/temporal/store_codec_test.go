@@ -15,6 +15,7 @@ import (
 	_ "gocloud.dev/blob/memblob"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -132,8 +133,8 @@ func TestNoPlaintextAtRest(t *testing.T) {
 			}
 		})
 		parked := map[string][]byte{}
-		tools := map[string]host.Capability{
-			"lookup": func(ctx context.Context, c host.Call) (value.Value, error) {
+		tools := map[string]durable.Capability{
+			"lookup": func(ctx context.Context, c durable.Call) (value.Value, error) {
 				var q struct{ Q string }
 				if err := c.Decode(&q); err != nil {
 					return value.Value{}, err
@@ -216,8 +217,8 @@ func TestNoPlaintextAtRest(t *testing.T) {
 func TestLargeSnapshot(t *testing.T) {
 	blobs := &countingStore{BlobStore: memStore(t)}
 	w := newSidecar(t, "a", blobs)
-	tools := map[string]host.Capability{
-		"chunk": func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools := map[string]durable.Capability{
+		"chunk": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			if c.ID == 4 {
 				w.Kill() // the next segment resumes from the bytes
 			}
@@ -252,8 +253,8 @@ func TestLargeParallelAnswers(t *testing.T) {
 	blobs := memStore(t)
 	w := newSidecar(t, "a", blobs)
 	b := newBarrier(3)
-	tools := map[string]host.Capability{
-		"chunk": func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools := map[string]durable.Capability{
+		"chunk": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			if err := b.wait(ctx); err != nil {
 				return value.Value{}, err
 			}

@@ -11,24 +11,25 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 )
 
 // RegisterTools registers each capability as the activity
 // ToolActivity(name), on a worker of the capability's task queue. The
-// functions are the ones host.Runner takes: a host.CallError (or
+// functions are the ones durable.Runner takes: a host.CallError (or
 // *host.CallError) is thrown in the guest, catchable; any other error
 // fails the attempt, which Temporal retries as the capability's retry
 // policy says (after the last attempt the guest gets a ToolFailed
 // error). Call.Execution is the workflow id and Call.ID the call id: the
 // activity id "<execution>/<call id>" is the same on every attempt, an
 // idempotency key for tools with effects outside the host.
-func RegisterTools(r worker.ActivityRegistry, tools map[string]host.Capability) {
+func RegisterTools(r worker.ActivityRegistry, tools map[string]durable.Capability) {
 	for name, fn := range tools {
 		r.RegisterActivityWithOptions(toolActivity(name, fn), activity.RegisterOptions{Name: ToolActivity(name)})
 	}
 }
 
-func toolActivity(name string, fn host.Capability) func(ctx context.Context, call ToolCall) (host.Payload, error) {
+func toolActivity(name string, fn durable.Capability) func(ctx context.Context, call ToolCall) (host.Payload, error) {
 	return func(ctx context.Context, call ToolCall) (p host.Payload, err error) {
 		defer heartbeat(ctx)()
 		defer func() {
@@ -36,7 +37,7 @@ func toolActivity(name string, fn host.Capability) func(ctx context.Context, cal
 				err = fmt.Errorf("capability %s panicked: %v", name, x)
 			}
 		}()
-		v, err := fn(ctx, host.Call{Execution: call.Execution, ID: call.CallID, Seq: int(call.CallID) - 1,
+		v, err := fn(ctx, durable.Call{Execution: call.Execution, ID: call.CallID, Seq: int(call.CallID) - 1,
 			Name: call.Capability, Args: call.Args})
 		var ce host.CallError
 		var pce *host.CallError

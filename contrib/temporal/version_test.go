@@ -10,13 +10,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-func stepTools() map[string]host.Capability {
-	return map[string]host.Capability{
-		"step": func(ctx context.Context, c host.Call) (value.Value, error) {
+func stepTools() map[string]durable.Capability {
+	return map[string]durable.Capability{
+		"step": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ N float64 }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err

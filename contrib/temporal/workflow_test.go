@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -55,21 +56,21 @@ const tickets = 6
 
 // triageTools are fake tools for the gallery's triage program; get_ticket
 // waits at b until every ticket is being fetched.
-func triageTools(b *barrier, counts *sync.Map) map[string]host.Capability {
-	count := func(c host.Call) {
+func triageTools(b *barrier, counts *sync.Map) map[string]durable.Capability {
+	count := func(c durable.Call) {
 		n, _ := counts.LoadOrStore(fmt.Sprintf("%s/%d", c.Execution, c.ID), new(int))
 		*n.(*int)++
 	}
-	return map[string]host.Capability{
-		"list_tickets": func(ctx context.Context, c host.Call) (value.Value, error) {
+	return map[string]durable.Capability{
+		"list_tickets": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			count(c)
 			ids := []any{}
 			for i := range tickets {
 				ids = append(ids, fmt.Sprintf("T-%d", i+1))
 			}
-			return host.ValueOf(map[string]any{"ids": ids})
+			return value.FromGo(map[string]any{"ids": ids})
 		},
-		"get_ticket": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"get_ticket": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			count(c)
 			var q struct{ ID string }
 			if err := c.Decode(&q); err != nil {
@@ -84,10 +85,10 @@ func triageTools(b *barrier, counts *sync.Map) map[string]host.Capability {
 			if i == 5 {
 				tags = append(tags, "spam")
 			}
-			return host.ValueOf(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1 + i%3,
+			return value.FromGo(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1 + i%3,
 				"sla_hours_left": 10 * i, "tags": tags, "customer_id": fmt.Sprintf("C-%d", i%4)})
 		},
-		"get_customer": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"get_customer": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			count(c)
 			var q struct{ ID string }
 			if err := c.Decode(&q); err != nil {
@@ -96,11 +97,11 @@ func triageTools(b *barrier, counts *sync.Map) map[string]host.Capability {
 			if q.ID == "C-3" {
 				return value.Value{}, host.CallError{Name: "Error", Message: "no such customer", Code: "NOT_FOUND"}
 			}
-			return host.ValueOf(map[string]any{"name": "customer " + q.ID, "plan": []string{"free", "pro", "enterprise"}[len(q.ID)%3], "mrr": 100 * len(q.ID)})
+			return value.FromGo(map[string]any{"name": "customer " + q.ID, "plan": []string{"free", "pro", "enterprise"}[len(q.ID)%3], "mrr": 100 * len(q.ID)})
 		},
-		"post_summary": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"post_summary": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			count(c)
-			return host.ValueOf(map[string]any{"message_id": "M-42"})
+			return value.FromGo(map[string]any{"message_id": "M-42"})
 		},
 	}
 }
@@ -113,7 +114,7 @@ func triageSource(t *testing.T) string {
 	return string(b)
 }
 
-func capsOf(tools map[string]host.Capability) []Capability {
+func capsOf(tools map[string]durable.Capability) []Capability {
 	var out []Capability
 	for name := range tools {
 		out = append(out, Capability{Name: name, Retry: &temporal.RetryPolicy{MaximumAttempts: 1}})
@@ -154,7 +155,7 @@ func keys(t *testing.T, s *BucketStore) []string {
 }
 
 // A gallery program with parallel calls gives the same value as
-// host.Runner; each call is its own activity with id <execution>/<call
+// durable.Runner; each call is its own activity with id <execution>/<call
 // id>, called once; segments after the first are hot; the ended
 // execution's snapshots are deleted.
 func TestTriageMatchesRunner(t *testing.T) {
@@ -172,8 +173,8 @@ func TestTriageMatchesRunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	var runnerCounts sync.Map
-	runner := &host.Runner{Pool: pool, Key: testKey, SealKey: testSeal}
-	want, err := runner.Run(ctx, host.Execution{ID: "triage-1", Program: prog, Inputs: inputs,
+	runner := &durable.Runner{Pool: pool, Key: testKey, SealKey: testSeal}
+	want, err := runner.Run(ctx, durable.Execution{ID: "triage-1", Program: prog, Inputs: inputs,
 		Capabilities: triageTools(newBarrier(tickets), &runnerCounts)})
 	if err != nil {
 		t.Fatal(err)
@@ -247,8 +248,8 @@ func TestHotAndColdSegments(t *testing.T) {
 	a := newSidecar(t, "a", blobs)
 	b := newSidecar(t, "b", blobs)
 	var h *harness
-	tools := map[string]host.Capability{
-		"step": func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools := map[string]durable.Capability{
+		"step": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			switch c.ID {
 			case 1:
 				h.fleet.stop(a) // the worker holding the execution goes away
@@ -314,8 +315,8 @@ func approvalRun(t *testing.T, decide func(h *harness)) (value.Value, int, *harn
 	blobs := memStore(t)
 	w := newSidecar(t, "a", blobs)
 	refunds := 0
-	tools := map[string]host.Capability{
-		"refund": func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools := map[string]durable.Capability{
+		"refund": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			refunds++
 			return value.String("refunded"), nil
 		},
@@ -332,7 +333,7 @@ func approvalRun(t *testing.T, decide func(h *harness)) (value.Value, int, *harn
 func obj(t *testing.T, v value.Value) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if err := host.Decode(v, &m); err != nil {
+	if err := value.Decode(v, &m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -396,8 +397,8 @@ func TestApprovalTimedOut(t *testing.T) {
 func TestCancel(t *testing.T) {
 	blobs := memStore(t)
 	w := newSidecar(t, "a", blobs)
-	tools := map[string]host.Capability{
-		"ready": func(ctx context.Context, c host.Call) (value.Value, error) { return value.Bool(true), nil },
+	tools := map[string]durable.Capability{
+		"ready": func(ctx context.Context, c durable.Call) (value.Value, error) { return value.Bool(true), nil },
 	}
 	h := newHarness(t, tools, w)
 	type ended struct {

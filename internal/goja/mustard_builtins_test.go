@@ -115,3 +115,29 @@ func TestMustardIntegerProductNegativeZero(t *testing.T) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
+
+// RegExp's Symbol methods on an object without exec throw a catchable
+// TypeError, as V8 does, where they used to dereference a nil method.
+func TestMustardRegExpExecWithoutMethod(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`[
+		() => RegExp.prototype[Symbol.replace].call({}, "a", "b"),
+		() => RegExp.prototype[Symbol.match].call({}, "a"),
+		() => RegExp.prototype.test.call({}, "a"),
+		() => RegExp.prototype[Symbol.search].call({}, "a"),
+	].map(f => { try { f(); return "no error" } catch (e) { return e instanceof TypeError } }).join()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), "true,true,true,true"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	// A RegExp whose exec is gone still matches with the built-in one.
+	v, err = r.RunString(`const re = /b/; Object.defineProperty(re, "exec", {value: undefined}); "abc".replace(re, "X")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.String(); got != "aXc" {
+		t.Fatalf("got %s, want aXc", got)
+	}
+}

@@ -76,7 +76,8 @@ func transformString(s String, f func(string) string) String {
 func trimUnits(s String, start, end bool) String {
 	isSpace := func(i int) bool {
 		c := s.CharAt(i)
-		return c < 0xD800 && strings.ContainsRune(parser.WhitespaceChars, rune(c))
+		return !isUTF16FirstSurrogate(uint16(c)) && !isUTF16SecondSurrogate(uint16(c)) &&
+			strings.ContainsRune(parser.WhitespaceChars, rune(c))
 	}
 	i, j := 0, s.Length()
 	for start && i < j && isSpace(i) {

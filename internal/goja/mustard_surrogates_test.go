@@ -18,6 +18,8 @@ func TestLoneSurrogatesSurviveStringMethods(t *testing.T) {
 		`' \ud800x'.trimStart()`:          `"\ud800x"`,
 		`'\ud83d\ude00 '.trim()`:          `"😀"`,
 		`'  ab  '.trim()`:                 `"ab"`,
+		`'\ufeff\u3000ab\ufeff'.trim()`:   `"ab"`, // U+FEFF is white space, above the surrogates
+		`'\ufeffa\ufeff'.trimStart()`:     "\"a\ufeff\"",
 		`'é😀'.toUpperCase()`:              `"É😀"`,
 	} {
 		v, err := r.RunString(`JSON.stringify(` + src + `)`)

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // childEnv marks a process that Start spawned to be the sidecar.
@@ -129,7 +131,7 @@ type Response struct {
 
 // ID returns the echoed id; ok is false unless it is an unsigned integer.
 func (r Response) ID() (uint64, bool) {
-	n, ok := r.Header["id"].(json.Number)
+	n, ok := r.Header[wire.FieldID].(json.Number)
 	if !ok {
 		return 0, false
 	}
@@ -139,18 +141,21 @@ func (r Response) ID() (uint64, bool) {
 
 // Version returns the response's protocol_version text.
 func (r Response) Version() string {
-	n, _ := r.Header["protocol_version"].(json.Number)
+	n, _ := r.Header[wire.FieldProtocolVersion].(json.Number)
 	return string(n)
 }
 
 // Profile returns the profile object, or nil.
-func (r Response) Profile() map[string]any { m, _ := r.Header["profile"].(map[string]any); return m }
+func (r Response) Profile() map[string]any {
+	m, _ := r.Header[wire.FieldProfile].(map[string]any)
+	return m
+}
 
 // SnapshotID returns result.snapshot_id.
-func (r Response) SnapshotID() string { s, _ := r.Result()["snapshot_id"].(string); return s }
+func (r Response) SnapshotID() string { s, _ := r.Result()[wire.FieldSnapshotID].(string); return s }
 
 // PolicyID returns result.policy_id.
-func (r Response) PolicyID() string { s, _ := r.Result()["policy_id"].(string); return s }
+func (r Response) PolicyID() string { s, _ := r.Result()[wire.FieldPolicyID].(string); return s }
 
 // JSON re-encodes part of a response header; json.Number keeps numbers as
 // they were on the wire.
@@ -175,16 +180,22 @@ func decodeHeader(b []byte, into *map[string]any) error {
 }
 
 // OK reports the response's ok field.
-func (r Response) OK() bool { ok, _ := r.Header["ok"].(bool); return ok }
+func (r Response) OK() bool { ok, _ := r.Header[wire.FieldOK].(bool); return ok }
 
 // Error returns the error string of a failed response.
-func (r Response) Error() string { s, _ := r.Header["error"].(string); return s }
+func (r Response) Error() string { s, _ := r.Header[wire.FieldError].(string); return s }
 
 // Result returns the result object.
-func (r Response) Result() map[string]any { m, _ := r.Header["result"].(map[string]any); return m }
+func (r Response) Result() map[string]any {
+	m, _ := r.Header[wire.FieldResult].(map[string]any)
+	return m
+}
 
 // Step returns result.step.
-func (r Response) Step() map[string]any { m, _ := r.Result()["step"].(map[string]any); return m }
+func (r Response) Step() map[string]any {
+	m, _ := r.Result()[wire.FieldStep].(map[string]any)
+	return m
+}
 
 // Send writes one request: header plus raw bytes, which travel as the
 // payload (binary) or as the named base64 field (JSONL; for a start's
@@ -234,14 +245,14 @@ func (s *Sidecar) Recv() (Response, error) {
 			return r, err
 		}
 		if res := r.Result(); res != nil {
-			if b64, ok := res["program_base64"].(string); ok {
+			if b64, ok := res[wire.FieldProgramBase64].(string); ok {
 				r.Payload, _ = base64.StdEncoding.DecodeString(b64)
 			}
-			if b64, ok := res["snapshot_base64"].(string); ok {
+			if b64, ok := res[wire.FieldSnapshotBase64].(string); ok {
 				r.Payload, _ = base64.StdEncoding.DecodeString(b64)
 			}
 			if st := r.Step(); st != nil {
-				if b64, ok := st["snapshot_base64"].(string); ok {
+				if b64, ok := st[wire.FieldSnapshotBase64].(string); ok {
 					r.Payload, _ = base64.StdEncoding.DecodeString(b64)
 				}
 			}
@@ -326,24 +337,24 @@ func (s *Sidecar) Pid() int { return s.cmd.Process.Pid }
 // Auth returns the auth object proving a host accepted snapshot id under key.
 func Auth(key []byte, snapshotID string) map[string]any {
 	return map[string]any{
-		"snapshot_key_base64": base64.StdEncoding.EncodeToString(key),
-		"snapshot_key_digest": sha256Hex(key),
-		"snapshot_token":      hmacHex(key, snapshotID),
+		wire.FieldSnapshotKeyBase64: base64.StdEncoding.EncodeToString(key),
+		wire.FieldSnapshotKeyDigest: sha256Hex(key),
+		wire.FieldSnapshotToken:     hmacHex(key, snapshotID),
 	}
 }
 
 // Policy returns a full raw-resume policy object.
 func Policy(key []byte, snapshotID string, capabilities []string, limits map[string]any) map[string]any {
 	p := Auth(key, snapshotID)
-	p["snapshot_id"] = snapshotID
+	p[wire.FieldSnapshotID] = snapshotID
 	if capabilities == nil {
 		capabilities = []string{}
 	}
-	p["capabilities"] = capabilities
+	p[wire.FieldCapabilities] = capabilities
 	if limits == nil {
 		limits = map[string]any{}
 	}
-	p["limits"] = limits
+	p[wire.FieldLimits] = limits
 	return p
 }
 

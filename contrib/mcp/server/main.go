@@ -20,6 +20,7 @@ import (
 
 	mustardmcp "github.com/mustard-sidecar/mustard-sidecar/contrib/mcp"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 )
 
 const usage = `usage: mustard-mcp --config FILE [--http ADDR] [--store DIR] [--sidecar PATH] [bounds]
@@ -90,7 +91,7 @@ func Main(args []string) int {
 			return fail("no sidecar: give --sidecar PATH, set MUSTARD_SIDECAR_BIN, or put %s on PATH", host.DefaultBinary)
 		}
 	}
-	var store host.Store = &host.MemoryStore{}
+	var store durable.Store = &durable.MemoryStore{}
 	var key host.Key
 	if *storeDir != "" {
 		key, store, err = openStore(*storeDir)
@@ -110,7 +111,7 @@ func Main(args []string) int {
 		return fail("starting the sidecar: %v", err)
 	}
 	defer pool.Close()
-	runner := &host.Runner{Pool: pool, Store: store, Key: key, MaxConcurrentCalls: *maxConc, Logger: logger}
+	runner := &durable.Runner{Pool: pool, Store: store, Key: key, MaxConcurrentCalls: *maxConc, Logger: logger}
 	bridge := &mustardmcp.Bridge{CallTimeout: *callTO}
 	connectCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	sessions, err := connect(connectCtx, cfg, bridge, host.Version())
@@ -154,7 +155,7 @@ func Main(args []string) int {
 // checkpoints and DIR/snapshot.key, made on first use, for the key that
 // signs their snapshots (it must outlive the server for a restarted one
 // to continue them).
-func openStore(dir string) (host.Key, host.Store, error) {
+func openStore(dir string) (host.Key, durable.Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o700); err != nil {
 		return host.Key{}, nil, errors.New("the directory cannot be made")
 	}
@@ -180,7 +181,7 @@ func openStore(dir string) (host.Key, host.Store, error) {
 	if err != nil {
 		return host.Key{}, nil, errors.New("the key file does not hold a key")
 	}
-	st, err := host.NewDirStore(filepath.Join(dir, "runs"))
+	st, err := durable.NewDirStore(filepath.Join(dir, "runs"))
 	if err != nil {
 		return host.Key{}, nil, errors.New("the runs directory cannot be used")
 	}

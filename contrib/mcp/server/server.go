@@ -17,6 +17,7 @@ import (
 
 	mustardmcp "github.com/mustard-sidecar/mustard-sidecar/contrib/mcp"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -34,9 +35,9 @@ type Bounds struct {
 
 // Server is the run_code MCP server over a Runner and a Bridge.
 type Server struct {
-	Runner *host.Runner
+	Runner *durable.Runner
 	Bridge *mustardmcp.Bridge
-	Store  host.Store
+	Store  durable.Store
 	Bounds Bounds
 
 	MCP *mcp.Server
@@ -64,7 +65,7 @@ var inputSchema = json.RawMessage(`{
 
 // New makes the MCP server: the run_code tool and the declarations
 // resource; both follow the upstream tool lists.
-func New(r *host.Runner, b *mustardmcp.Bridge, store host.Store, bounds Bounds, version string) *Server {
+func New(r *durable.Runner, b *mustardmcp.Bridge, store durable.Store, bounds Bounds, version string) *Server {
 	s := &Server{Runner: r, Bridge: b, Store: store, Bounds: bounds}
 	s.MCP = mcp.NewServer(&mcp.Implementation{Name: "mustard-mcp", Version: version}, &mcp.ServerOptions{
 		Instructions: "run_code runs a program that calls the tools declared in its description, in a sandbox; write the whole task as one program.",
@@ -146,7 +147,7 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 	}
 	inputs := map[string]value.Value{}
 	for k, raw := range in.Inputs {
-		v, err := host.FromPlainJSON(raw)
+		v, err := value.FromPlainJSON(raw)
 		if err != nil {
 			return failed(Failure{Kind: "Input", Message: fmt.Sprintf("inputs.%s: %v", k, err)}, nil)
 		}
@@ -170,7 +171,7 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 	caps := s.Bridge.Capabilities()
 	if max := s.Bounds.MaxToolCalls; max > 0 {
 		for name, c := range caps {
-			caps[name] = func(ctx context.Context, call host.Call) (value.Value, error) {
+			caps[name] = func(ctx context.Context, call durable.Call) (value.Value, error) {
 				if call.ID > uint64(max) {
 					return value.Value{}, &tooManyCalls{max: max}
 				}
@@ -178,7 +179,7 @@ func (s *Server) Run(ctx context.Context, in Input) *mcp.CallToolResult {
 			}
 		}
 	}
-	exec := host.Execution{
+	exec := durable.Execution{
 		ID:           id,
 		Program:      prog,
 		Inputs:       inputs,
@@ -281,7 +282,7 @@ func failureOf(err error, b Bounds) Failure {
 	var he *host.Error
 	var tm *tooManyCalls
 	switch {
-	case errors.Is(err, errWallTime), errors.Is(err, host.ErrCancelled):
+	case errors.Is(err, errWallTime), errors.Is(err, durable.ErrCancelled):
 		return Failure{Kind: "Limit", Message: fmt.Sprintf("the run did not finish within its wall time (%v)", b.WallTime)}
 	case errors.As(err, &tm):
 		return Failure{Kind: "Limit", Message: tm.Error()}

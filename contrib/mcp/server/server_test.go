@@ -11,6 +11,7 @@ import (
 
 	mustardmcp "github.com/mustard-sidecar/mustard-sidecar/contrib/mcp"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 )
 
 // TestToolListFollowsUpstream: when an upstream server's tools change,
@@ -40,7 +41,7 @@ func TestToolListFollowsUpstream(t *testing.T) {
 	if err := b.Add(ctx, "up", ucs); err != nil {
 		t.Fatal(err)
 	}
-	srv := New(&host.Runner{}, b, &host.MemoryStore{}, Bounds{}, "test")
+	srv := New(&durable.Runner{}, b, &durable.MemoryStore{}, Bounds{}, "test")
 
 	changed := make(chan struct{}, 8)
 	st2, ct2 := mcp.NewInMemoryTransports()

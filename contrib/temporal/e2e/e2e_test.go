@@ -25,6 +25,7 @@ import (
 
 	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -48,9 +49,9 @@ var triageCaps = []string{"list_tickets", "get_ticket", "get_customer", "post_su
 // triageTools are fake tools for the triage program whose answers depend
 // on the team, so that every execution has its own result. before, if
 // set, runs first in every get_ticket call (to hold or count calls).
-func triageTools(before func(ctx context.Context, c host.Call) error) map[string]host.Capability {
-	return map[string]host.Capability{
-		"list_tickets": func(ctx context.Context, c host.Call) (value.Value, error) {
+func triageTools(before func(ctx context.Context, c durable.Call) error) map[string]durable.Capability {
+	return map[string]durable.Capability{
+		"list_tickets": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ Team string }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
@@ -59,9 +60,9 @@ func triageTools(before func(ctx context.Context, c host.Call) error) map[string
 			for i := range tickets {
 				ids = append(ids, fmt.Sprintf("T-%s-%d", q.Team, i+1))
 			}
-			return host.ValueOf(map[string]any{"ids": ids})
+			return value.FromGo(map[string]any{"ids": ids})
 		},
-		"get_ticket": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"get_ticket": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			if before != nil {
 				if err := before(ctx, c); err != nil {
 					return value.Value{}, err
@@ -79,10 +80,10 @@ func triageTools(before func(ctx context.Context, c host.Call) error) map[string
 			if i == 5 {
 				tags = append(tags, "spam")
 			}
-			return host.ValueOf(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1 + (i+team)%3,
+			return value.FromGo(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1 + (i+team)%3,
 				"sla_hours_left": 10*i + team%7, "tags": tags, "customer_id": fmt.Sprintf("C-%d", (i+team)%4)})
 		},
-		"get_customer": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"get_customer": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ ID string }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
@@ -90,15 +91,15 @@ func triageTools(before func(ctx context.Context, c host.Call) error) map[string
 			if q.ID == "C-3" {
 				return value.Value{}, host.CallError{Name: "Error", Message: "no such customer", Code: "NOT_FOUND"}
 			}
-			return host.ValueOf(map[string]any{"name": "customer " + q.ID,
+			return value.FromGo(map[string]any{"name": "customer " + q.ID,
 				"plan": []string{"free", "pro", "enterprise"}[len(q.ID)%3], "mrr": 100 * len(q.ID)})
 		},
-		"post_summary": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"post_summary": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ Team string }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
 			}
-			return host.ValueOf(map[string]any{"message_id": "M-" + q.Team})
+			return value.FromGo(map[string]any{"message_id": "M-" + q.Team})
 		},
 	}
 }
@@ -107,7 +108,7 @@ func teamInputs(i int) map[string]value.Value {
 	return map[string]value.Value{"team": value.String(fmt.Sprintf("team-%d", i))}
 }
 
-// runnerResults runs the n triage executions on host.Runner alone (the
+// runnerResults runs the n triage executions on durable.Runner alone (the
 // same sidecar binary, the same tools) and returns their results.
 func runnerResults(t *testing.T, src string, n int) []value.Value {
 	t.Helper()
@@ -122,13 +123,13 @@ func runnerResults(t *testing.T, src string, n int) []value.Value {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &host.Runner{Pool: pool, Key: testKey, SealKey: testSeal, HostCalls: host.HostCallsBatch}
+	runner := &durable.Runner{Pool: pool, Key: testKey, SealKey: testSeal, HostCalls: host.HostCallsBatch}
 	out := make([]value.Value, n)
 	for i := range n {
-		out[i], err = runner.Run(ctx, host.Execution{ID: fmt.Sprintf("triage-%d", i), Program: prog,
+		out[i], err = runner.Run(ctx, durable.Execution{ID: fmt.Sprintf("triage-%d", i), Program: prog,
 			Inputs: teamInputs(i), Capabilities: triageTools(nil)})
 		if err != nil {
-			t.Fatalf("host.Runner, execution %d: %v", i, err)
+			t.Fatalf("durable.Runner, execution %d: %v", i, err)
 		}
 	}
 	return out
@@ -175,7 +176,7 @@ type parallel struct {
 	n  map[string]int
 }
 
-func (p *parallel) wait(ctx context.Context, c host.Call) error {
+func (p *parallel) wait(ctx context.Context, c durable.Call) error {
 	p.mu.Lock()
 	if p.m == nil {
 		p.m, p.n = map[string]chan struct{}{}, map[string]int{}
@@ -204,7 +205,7 @@ func (p *parallel) wait(ctx context.Context, c host.Call) error {
 const executions = 50
 
 // 50 executions of the gallery's triage program, on 2 sidecar worker
-// processes and 1 tool worker, complete with the values host.Runner
+// processes and 1 tool worker, complete with the values durable.Runner
 // gives; each execution's parallel calls run at once; each call's effect
 // happens once, and no tool activity runs twice unless the server timed
 // out an attempt (Temporal runs an activity at least once: an attempt
@@ -266,7 +267,7 @@ func countCustomerCalls(t *testing.T, results []value.Value) int {
 		var res struct {
 			Top []struct{ Customer string }
 		}
-		if err := host.Decode(r, &res); err != nil {
+		if err := value.Decode(r, &res); err != nil {
 			t.Fatal(err)
 		}
 		seen := map[string]bool{}
@@ -289,7 +290,7 @@ type gate struct {
 
 func (g *gate) release() { g.once.Do(func() { close(g.open) }) }
 
-func (g *gate) wait(ctx context.Context, c host.Call) error {
+func (g *gate) wait(ctx context.Context, c durable.Call) error {
 	g.mu.Lock()
 	if g.held == nil {
 		g.held = map[string]bool{}
@@ -313,7 +314,7 @@ func (g *gate) calls() int {
 
 // Killing a sidecar worker process with its sidecars, while the
 // executions it holds wait for their tool calls: every execution
-// completes on the other worker with the value host.Runner gives, which
+// completes on the other worker with the value durable.Runner gives, which
 // resumes those from the blob store; each call's effect happens once; a
 // tool activity runs again only as Temporal's retry after a failed
 // attempt (get_customer fails its first attempt for customer C-1) or
@@ -331,7 +332,7 @@ func TestKillWorkerMidRun(t *testing.T) {
 	defer g.release()
 	tools := triageTools(g.wait)
 	customer := tools["get_customer"]
-	tools["get_customer"] = func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools["get_customer"] = func(ctx context.Context, c durable.Call) (value.Value, error) {
 		var q struct{ ID string }
 		if err := c.Decode(&q); err != nil {
 			return value.Value{}, err
@@ -427,8 +428,8 @@ func TestLargeSnapshot(t *testing.T) {
 	e.startWorker("a", 1)
 	var mu sync.Mutex
 	var largest int64
-	e.startTools(map[string]host.Capability{
-		"chunk": func(ctx context.Context, c host.Call) (value.Value, error) {
+	e.startTools(map[string]durable.Capability{
+		"chunk": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			l, _ := snapshotSizes(e.blobDir) // the execution is parked: its snapshot is there
 			mu.Lock()
 			largest = max(largest, l)
@@ -488,8 +489,8 @@ func TestApproval(t *testing.T) {
 	e := newEnv(t)
 	e.startWorker("a", 1)
 	var refunds atomic.Int64
-	e.startTools(map[string]host.Capability{
-		"refund": func(ctx context.Context, c host.Call) (value.Value, error) {
+	e.startTools(map[string]durable.Capability{
+		"refund": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			refunds.Add(1)
 			return value.String("refunded"), nil
 		},
@@ -523,7 +524,7 @@ func TestApproval(t *testing.T) {
 			t.Fatalf("%s: %v", r.GetID(), err)
 		}
 		var m map[string]any
-		if err := host.Decode(*v, &m); err != nil {
+		if err := value.Decode(*v, &m); err != nil {
 			t.Fatal(err)
 		}
 		return m
@@ -566,8 +567,8 @@ func TestCancel(t *testing.T) {
 	e := newEnv(t)
 	e.startWorker("a", 1)
 	var calls atomic.Int64
-	e.startTools(map[string]host.Capability{
-		"ready": func(ctx context.Context, c host.Call) (value.Value, error) {
+	e.startTools(map[string]durable.Capability{
+		"ready": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			calls.Add(1)
 			return value.Bool(true), nil
 		},
@@ -697,8 +698,8 @@ func TestNoPlaintextAtRest(t *testing.T) {
 			return nil
 		})
 	}
-	e.startTools(map[string]host.Capability{
-		"lookup": func(ctx context.Context, c host.Call) (value.Value, error) {
+	e.startTools(map[string]durable.Capability{
+		"lookup": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			if c.ID == 2 {
 				scan() // the snapshot holds the first call's argument and answer
 			}

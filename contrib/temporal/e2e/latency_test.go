@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
-	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -31,14 +31,14 @@ main();`
 // mode's last run with the time of every event.
 const TimelineEnv = "MUSTARD_E2E_TIMELINE"
 
-func stepTool() map[string]host.Capability {
-	return map[string]host.Capability{
-		"step": func(ctx context.Context, c host.Call) (value.Value, error) {
+func stepTool() map[string]durable.Capability {
+	return map[string]durable.Capability{
+		"step": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ I int }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
 			}
-			return host.ValueOf(map[string]any{"n": q.I + 1})
+			return value.FromGo(map[string]any{"n": q.I + 1})
 		},
 	}
 }
@@ -79,7 +79,7 @@ func benchFiveTools(b *testing.B, settings serverSettings) {
 			b.Fatalf("%s: %v", id, err)
 		}
 		took := time.Since(s)
-		if got, _ := host.ToPlainJSON(*v); string(got) != `{"sum":15}` {
+		if got, _ := value.ToPlainJSON(*v); string(got) != `{"sum":15}` {
 			b.Fatalf("%s: result %s", id, got)
 		}
 		return took, id
@@ -152,7 +152,7 @@ func TestResultBeforeCleanup(t *testing.T) {
 	var whileParked atomic.Int64
 	tools := stepTool()
 	step := tools["step"]
-	tools["step"] = func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools["step"] = func(ctx context.Context, c durable.Call) (value.Value, error) {
 		if c.ID == 5 {
 			whileParked.Store(int64(snapshots()))
 		}
@@ -204,7 +204,7 @@ func killedWorkerNextStep(t *testing.T, settings serverSettings) {
 	held := make(chan struct{}, 1)
 	tools := stepTool()
 	step := tools["step"]
-	tools["step"] = func(ctx context.Context, c host.Call) (value.Value, error) {
+	tools["step"] = func(ctx context.Context, c durable.Call) (value.Value, error) {
 		k := fmt.Sprintf("%s/%d", c.Execution, c.ID)
 		mu.Lock()
 		if _, ok := seen[k]; !ok {
@@ -235,7 +235,7 @@ func killedWorkerNextStep(t *testing.T, settings serverSettings) {
 		if err := r.Get(ctx, &v); err != nil {
 			t.Fatalf("%s: %v", r.GetID(), err)
 		}
-		if got, _ := host.ToPlainJSON(*v); string(got) != `{"sum":15}` {
+		if got, _ := value.ToPlainJSON(*v); string(got) != `{"sum":15}` {
 			t.Fatalf("%s: result %s", r.GetID(), got)
 		}
 	}

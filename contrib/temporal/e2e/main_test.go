@@ -42,6 +42,7 @@ import (
 
 	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -59,7 +60,7 @@ const (
 	SidecarEnv = "MUSTARD_E2E_SIDECAR"
 )
 
-// sidecarBin is the mustard-sidecar binary every worker and host.Runner
+// sidecarBin is the mustard-sidecar binary every worker and durable.Runner
 // runs.
 var sidecarBin string
 
@@ -268,7 +269,7 @@ func newEnvWith(t testing.TB, settings serverSettings) *env {
 }
 
 // startTools runs a tool worker for tools in the test process.
-func (e *env) startTools(tools map[string]host.Capability) {
+func (e *env) startTools(tools map[string]durable.Capability) {
 	w := worker.New(e.c, e.toolQueue, worker.Options{Identity: "tools"})
 	mustardtemporal.RegisterTools(w, tools)
 	if err := w.Start(); err != nil {
@@ -448,10 +449,10 @@ type attempt struct {
 func newRuns() *runs { return &runs{m: map[string][]attempt{}} }
 
 // wrap counts every run of tools (which must run as activities).
-func (r *runs) wrap(tools map[string]host.Capability) map[string]host.Capability {
-	out := map[string]host.Capability{}
+func (r *runs) wrap(tools map[string]durable.Capability) map[string]durable.Capability {
+	out := map[string]durable.Capability{}
 	for name, fn := range tools {
-		out[name] = func(ctx context.Context, c host.Call) (v value.Value, err error) {
+		out[name] = func(ctx context.Context, c durable.Call) (v value.Value, err error) {
 			n := activity.GetInfo(ctx).Attempt
 			defer func() {
 				var ce host.CallError
@@ -561,10 +562,10 @@ type ledgerEntry struct {
 	err error
 }
 
-func (l *ledger) wrap(tools map[string]host.Capability) map[string]host.Capability {
-	out := map[string]host.Capability{}
+func (l *ledger) wrap(tools map[string]durable.Capability) map[string]durable.Capability {
+	out := map[string]durable.Capability{}
 	for name, fn := range tools {
-		out[name] = func(ctx context.Context, c host.Call) (value.Value, error) {
+		out[name] = func(ctx context.Context, c durable.Call) (value.Value, error) {
 			v, err := fn(ctx, c)
 			var ce host.CallError
 			if err != nil && !errors.As(err, &ce) {

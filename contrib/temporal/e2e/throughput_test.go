@@ -14,6 +14,7 @@ import (
 
 	mustardtemporal "github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -23,7 +24,7 @@ const ThroughputEnv = "MUSTARD_E2E_THROUGHPUT"
 // Executions per second of the triage program (9 to 12 tool calls,
 // about 9 segments, tools answering at once) with 2 sidecar worker
 // processes of 2 sidecars each and 1 tool worker, all at once; against
-// host.Runner alone on a pool of 4 sidecars; and the latency of one
+// durable.Runner alone on a pool of 4 sidecars; and the latency of one
 // execution at a time on each. The figures are in bench/README.md.
 //
 //	MUSTARD_E2E_THROUGHPUT=500 go test -run Throughput -v .
@@ -37,7 +38,7 @@ func TestThroughput(t *testing.T) {
 	defer cancel()
 	src := triage(t)
 
-	// host.Runner alone.
+	// durable.Runner alone.
 	pool, err := host.NewPool(host.PoolConfig{Size: 4, Command: sidecarCommand})
 	if err != nil {
 		t.Fatal(err)
@@ -47,10 +48,10 @@ func TestThroughput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &host.Runner{Pool: pool, Key: testKey, SealKey: testSeal, HostCalls: host.HostCallsBatch}
+	runner := &durable.Runner{Pool: pool, Key: testKey, SealKey: testSeal, HostCalls: host.HostCallsBatch}
 	tools := triageTools(nil)
 	runOne := func(id string, i int) error {
-		_, err := runner.Run(ctx, host.Execution{ID: id, Program: prog, Inputs: teamInputs(i), Capabilities: tools})
+		_, err := runner.Run(ctx, durable.Execution{ID: id, Program: prog, Inputs: teamInputs(i), Capabilities: tools})
 		return err
 	}
 	var runnerLat []time.Duration
@@ -115,10 +116,10 @@ func TestThroughput(t *testing.T) {
 	sa, sb := a.stop(), b.stop()
 
 	rate := func(d time.Duration) float64 { return float64(n) / d.Seconds() }
-	t.Logf("%d executions at once: host.Runner %v (%.0f/s), Temporal %v (%.1f/s), %.1fx",
+	t.Logf("%d executions at once: durable.Runner %v (%.0f/s), Temporal %v (%.1f/s), %.1fx",
 		n, runnerTook.Round(time.Millisecond), rate(runnerTook), temporalTook.Round(time.Millisecond), rate(temporalTook),
 		temporalTook.Seconds()/runnerTook.Seconds())
-	t.Logf("one at a time, median of %d: host.Runner %v, Temporal %v", sequential, median(runnerLat), median(temporalLat))
+	t.Logf("one at a time, median of %d: durable.Runner %v, Temporal %v", sequential, median(runnerLat), median(temporalLat))
 	if sa != nil && sb != nil {
 		t.Logf("segments: worker a %+v, worker b %+v", *sa, *sb)
 	}

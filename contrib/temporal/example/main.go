@@ -27,6 +27,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/contrib/temporal"
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/host/durable"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -114,7 +115,7 @@ func run(addr, blobURL, program string) error {
 		}
 		if len(st.AwaitingDecision) > 0 {
 			k := st.AwaitingDecision[0]
-			args, err := host.ToPlainJSON(value.Array(k.Args...))
+			args, err := value.ToPlainJSON(value.Array(k.Args...))
 			if err != nil {
 				return err
 			}
@@ -132,7 +133,7 @@ func run(addr, blobURL, program string) error {
 	}
 	// Plain JSON, as the guest's JSON.stringify would write it (a
 	// value.Value's own JSON is the tagged wire form).
-	out, err := host.ToPlainJSON(*v)
+	out, err := value.ToPlainJSON(*v)
 	if err != nil {
 		return err
 	}
@@ -140,20 +141,20 @@ func run(addr, blobURL, program string) error {
 	return nil
 }
 
-func fakeTools() map[string]host.Capability {
-	return map[string]host.Capability{
-		"list_tickets": func(ctx context.Context, c host.Call) (value.Value, error) {
-			return host.ValueOf(map[string]any{"ids": []string{"T-1", "T-2", "T-3", "T-4"}})
+func fakeTools() map[string]durable.Capability {
+	return map[string]durable.Capability{
+		"list_tickets": func(ctx context.Context, c durable.Call) (value.Value, error) {
+			return value.FromGo(map[string]any{"ids": []string{"T-1", "T-2", "T-3", "T-4"}})
 		},
-		"get_ticket": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"get_ticket": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ ID string }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
 			}
-			return host.ValueOf(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1,
+			return value.FromGo(map[string]any{"id": q.ID, "title": "ticket " + q.ID, "priority": 1,
 				"sla_hours_left": 12, "tags": []string{}, "customer_id": "C-" + q.ID[2:]})
 		},
-		"get_customer": func(ctx context.Context, c host.Call) (value.Value, error) {
+		"get_customer": func(ctx context.Context, c durable.Call) (value.Value, error) {
 			var q struct{ ID string }
 			if err := c.Decode(&q); err != nil {
 				return value.Value{}, err
@@ -161,10 +162,10 @@ func fakeTools() map[string]host.Capability {
 			if q.ID == "C-3" {
 				return value.Value{}, host.CallError{Message: "no such customer", Code: "NOT_FOUND"}
 			}
-			return host.ValueOf(map[string]any{"name": "customer " + q.ID, "plan": "pro", "mrr": 250})
+			return value.FromGo(map[string]any{"name": "customer " + q.ID, "plan": "pro", "mrr": 250})
 		},
-		"post_summary": func(ctx context.Context, c host.Call) (value.Value, error) {
-			return host.ValueOf(map[string]any{"message_id": "M-1"})
+		"post_summary": func(ctx context.Context, c durable.Call) (value.Value, error) {
+			return value.FromGo(map[string]any{"message_id": "M-1"})
 		},
 	}
 }

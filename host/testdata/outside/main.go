@@ -20,7 +20,7 @@ func main() {
 	prog, err := c.Compile(ctx, `let s = 0; for (const x of xs) s += double(x); s;`)
 	check(err)
 	step, err := c.Start(ctx, host.StartRequest{Program: prog, Capabilities: []string{"double"},
-		Inputs: map[string]value.Value{"xs": host.MustValueOf([]int{1, 2, 3})}})
+		Inputs: map[string]value.Value{"xs": value.MustFromGo([]int{1, 2, 3})}})
 	for err == nil && step.Suspended != nil {
 		s := step.Suspended
 		fmt.Println("double", s.Args[0].Num)
