@@ -69,7 +69,9 @@ func TestStopTimeoutClock(t *testing.T) {
 	StopTimeoutClock()
 	stop := time.Now()
 
-	if want, got := clockPeriod*20, stop.Sub(start); want < got {
+	// mustard: a bound that catches a stop waiting out the 10 s timeout,
+	// not a speed bound (20 clock periods failed on a loaded machine).
+	if want, got := time.Second, stop.Sub(start); want < got {
 		t.Errorf("Expected duration less than %v, got %v", want, got)
 	}
 	if want, got := false, fast.running; want != got {
