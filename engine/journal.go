@@ -55,6 +55,15 @@ func (x *Execution) beginJournal() *snapshot.Builder {
 	return x.journal
 }
 
+// Sealer is the seal the execution's snapshots are sealed under, nil for
+// none.
+func (x *Execution) Sealer() *snapshot.Sealer {
+	if x.journal == nil {
+		return x.cfg.Seal
+	}
+	return x.journal.Sealer()
+}
+
 // JournalSize is the memory the execution's journal holds (the snapshots
 // its steps carried share it).
 func (x *Execution) JournalSize() int {

@@ -155,7 +155,7 @@ func (s *Session) resumeHot(r *resumeRequest, c *continuation, out *stepResult, 
 		return nil, failedStep(step)
 	}
 	if exec != nil {
-		if err := s.park(out, exec, c.entry.seal, c.prog); err != nil {
+		if err := s.park(out, exec, c.prog); err != nil {
 			return nil, err
 		}
 	}
@@ -207,7 +207,7 @@ func (s *Session) resumeReplay(r *resumeRequest, out *stepResult, fl *flight) (*
 		return nil, failedStep(step)
 	}
 	if exec != nil {
-		if err := s.park(out, exec, r.seal, prog); err != nil {
+		if err := s.park(out, exec, prog); err != nil {
 			return nil, err
 		}
 	}

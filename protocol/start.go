@@ -40,7 +40,7 @@ func (s *Session) start(r startRequest, fl *flight) (*stepResult, error) {
 		return nil, failedStep(step)
 	}
 	if exec != nil {
-		if err := s.park(out, exec, r.seal, prog); err != nil {
+		if err := s.park(out, exec, prog); err != nil {
 			return nil, err
 		}
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
-	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
 // What start and resume share once their segment has run: the step, the
@@ -122,12 +121,12 @@ func (s *Session) settleRun(fl *flight, exec *engine.Execution) error {
 	return engine.ErrCancelled
 }
 
-// park keeps a suspension: its snapshot bytes (sealed under seal, if not
-// nil) and the live execution, weighed in the memory budget. A snapshot
+// park keeps a suspension: its snapshot bytes (with the seal they are
+// sealed under) and the live execution, weighed in the memory budget. A snapshot
 // over the stage bound ends the execution instead. An execution whose
 // program the session cannot keep cached is not parked: its next resume
 // replays the snapshot.
-func (s *Session) park(out *stepResult, exec *engine.Execution, seal *snapshot.Sealer, prog *engine.Program) error {
+func (s *Session) park(out *stepResult, exec *engine.Execution, prog *engine.Program) error {
 	bytes, id := out.step.Snapshot, out.step.SnapshotID
 	if int64(len(bytes)) > s.opts.MaxStageBytes {
 		exec.Abandon()
@@ -139,7 +138,7 @@ func (s *Session) park(out *stepResult, exec *engine.Execution, seal *snapshot.S
 	if old := s.lookupPeek(id); old != nil {
 		pins = old.pols
 	}
-	entry := &snapshotEntry{bytes: bytes, seal: seal, pols: pinPolicy(pins, out.policyID, out.pol)}
+	entry := &snapshotEntry{bytes: bytes, seal: exec.Sealer(), pols: pinPolicy(pins, out.policyID, out.pol)}
 	out.snap, out.snapID = bytes, id
 	s.snapshots.Add(id, entry, entry.weight())
 	if old, ok := s.conts.Take(id); ok {
