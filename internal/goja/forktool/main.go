@@ -109,13 +109,22 @@ func reportProblems(w io.Writer, a *analysis) {
 	}
 }
 
-func cmdSeries(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("series", flag.ContinueOnError)
+// forkFlags parses a command's flags, the -dir every command takes and
+// those extra defines, and returns the fork's directory.
+func forkFlags(name string, args []string, extra func(*flag.FlagSet)) (string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	dirFlag := fs.String("dir", "", "the fork's directory (default: internal/goja of the module)")
-	if err := fs.Parse(args); err != nil {
-		return err
+	if extra != nil {
+		extra(fs)
 	}
-	dir, err := forkDir(*dirFlag)
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	return forkDir(*dirFlag)
+}
+
+func cmdSeries(args []string, w io.Writer) error {
+	dir, err := forkFlags("series", args, nil)
 	if err != nil {
 		return err
 	}
@@ -152,12 +161,7 @@ func cmdSeries(args []string, w io.Writer) error {
 }
 
 func cmdCheck(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	dirFlag := fs.String("dir", "", "the fork's directory (default: internal/goja of the module)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	dir, err := forkDir(*dirFlag)
+	dir, err := forkFlags("check", args, nil)
 	if err != nil {
 		return err
 	}
@@ -262,19 +266,16 @@ func check(a *analysis, dir string, w io.Writer, start time.Time) error {
 }
 
 func cmdRebase(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("rebase", flag.ContinueOnError)
-	dirFlag := fs.String("dir", "", "the fork's directory (default: internal/goja of the module)")
-	to := fs.String("to", "", "upstream version: a module version, a commit, or latest")
-	out := fs.String("out", "", "write the rebased tree here for inspection (default: nowhere)")
-	if err := fs.Parse(args); err != nil {
+	var to, out *string
+	dir, err := forkFlags("rebase", args, func(fs *flag.FlagSet) {
+		to = fs.String("to", "", "upstream version: a module version, a commit, or latest")
+		out = fs.String("out", "", "write the rebased tree here for inspection (default: nowhere)")
+	})
+	if err != nil {
 		return err
 	}
 	if *to == "" {
 		return errors.New("rebase needs -to <version>")
-	}
-	dir, err := forkDir(*dirFlag)
-	if err != nil {
-		return err
 	}
 	// The fork's new files, by section, come from PATCHES.md against the
 	// base version.
@@ -350,12 +351,7 @@ func cmdRebase(args []string, w io.Writer) error {
 }
 
 func cmdHunks(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("hunks", flag.ContinueOnError)
-	dirFlag := fs.String("dir", "", "the fork's directory (default: internal/goja of the module)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	dir, err := forkDir(*dirFlag)
+	dir, err := forkFlags("hunks", args, nil)
 	if err != nil {
 		return err
 	}
