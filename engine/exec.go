@@ -1077,3 +1077,6 @@ func objectKind(o *goja.Object) string {
 // Focus is the parked execution's focus call: the one a one-at-a-time
 // resume answers.
 func (x *Execution) Focus() uint64 { return x.focus().ID }
+
+// Program is the program the execution runs.
+func (x *Execution) Program() *Program { return x.cfg.Program }

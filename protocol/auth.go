@@ -3,7 +3,7 @@ package protocol
 import (
 	"crypto/subtle"
 
-	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
 
 // A resume's authentication (contract step 3): the host proves with an
@@ -23,13 +23,13 @@ var errTampered = errorf(codeTamperedSnapshot, "raw snapshot restore rejected a 
 // host sent with its own (hosts use one key, so its digest and HMAC state
 // are computed once, not per request).
 type keys struct {
-	pinned  *snapshot.Verifier
+	pinned  *wire.Verifier
 	lastB64 string
-	last    *snapshot.Verifier
+	last    *wire.Verifier
 }
 
 // sent returns the verifier of a key sent as base64.
-func (k *keys) sent(keyB64 string) (*snapshot.Verifier, error) {
+func (k *keys) sent(keyB64 string) (*wire.Verifier, error) {
 	// Constant time: the cached text is a host's key.
 	if k.last != nil && subtle.ConstantTimeCompare([]byte(k.lastB64), []byte(keyB64)) == 1 {
 		return k.last, nil
@@ -38,7 +38,7 @@ func (k *keys) sent(keyB64 string) (*snapshot.Verifier, error) {
 	if err != nil {
 		return nil, errorf(codeInvalidBase64, "snapshot_key_base64 is not valid base64")
 	}
-	k.lastB64, k.last = keyB64, snapshot.NewVerifier(key)
+	k.lastB64, k.last = keyB64, wire.NewVerifier(key)
 	return k.last, nil
 }
 

@@ -153,6 +153,16 @@ func answerCode(r engine.AnswerReason) code {
 	return codeNoAnswers
 }
 
+// refusalCodes are the codes of the engine's resume refusals.
+var refusalCodes = [...]code{
+	engine.SealKeyRequired: codeSealKeyRequired,
+	engine.NotSealed:       codeSnapshotNotSealed,
+	engine.WrongSealKey:    codeWrongSealKey,
+	engine.ModeMismatch:    codeHostCallsMismatch,
+	engine.ConsoleMismatch: codeConsoleMismatch,
+	engine.Unauthorized:    codeUnauthorizedCapability,
+}
+
 // describe is a failure as the host sees it: its code and its text.
 func describe(err error) (code, string) {
 	var se *stepError
@@ -170,6 +180,10 @@ func describe(err error) (code, string) {
 	var ae *engine.AnswerError
 	if errors.As(err, &ae) {
 		return answerCode(ae.Reason), ae.Msg
+	}
+	var rf *engine.Refusal
+	if errors.As(err, &rf) {
+		return refusalCodes[rf.Reason], rf.Msg
 	}
 	return codeInternal, "request failed"
 }

@@ -227,3 +227,29 @@ func mustJSONString(t *testing.T, v any) string {
 	t.Helper()
 	return string(mustJSON(t, v))
 }
+
+// A cached resume of a parked execution whose policy and snapshot entry
+// the budget evicted (they are older than the execution): the policy,
+// pinned by the entry the execution keeps, is cached again, which may
+// evict the execution's program, and a program takes its parked
+// executions with it. The execution resumed is out of the cache by then,
+// and resumes hot.
+func TestResumeCachingItsPolicyKeepsItsExecution(t *testing.T) {
+	forBoth(t, func(t *testing.T, jsonl bool) {
+		c := newSess(t, jsonl, protocol.Options{MemoryBudget: 8 * mib})
+		prog := c.must(c.call("compile", nil, "", "source", holder(1000))).str("program_id")
+		r := c.must(c.call("start", nil, "", "program_id", prog, "options", map[string]any{"capabilities": []string{"fetch_data"}}))
+		id, pol := r.str("snapshot_id"), r.str("policy_id")
+		c.s.ForgetPolicy(pol)
+		c.s.ForgetSnapshot(id)
+		c.s.FillBudget()
+		hot := c.s.Stats().HotResumes
+		r = c.must(c.call("resume", nil, "", "snapshot_id", id, "policy_id", pol, "auth", auth(id), "payload", numPayload(1)))
+		if mustJSONString(t, r.step()["value"]) != `{"Number":{"Finite":1001.0}}` {
+			t.Fatalf("resume: %s", r.raw)
+		}
+		if c.s.Stats().HotResumes != hot+1 {
+			t.Fatalf("the resume did not continue the parked execution: %+v", c.s.Stats())
+		}
+	})
+}

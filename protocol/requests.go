@@ -230,7 +230,6 @@ type resumeRequest struct {
 	answer     resumePayload
 	hasPayload bool
 	answers    []engine.Answer
-	one        [1]engine.Answer // the one-mode answer, without an allocation
 
 	// 1. Snapshot: its id, and either the bytes the host sent or staged
 	// (raw; owned when they came from a stage) or, byID, the cached entry
@@ -251,10 +250,9 @@ type resumeRequest struct {
 	auth   authFields
 	seal   *snapshot.Sealer
 
-	// 4. The decoded snapshot and its outstanding calls, unless a parked
-	// execution resumes.
-	snap        *snapshot.Snapshot
-	outstanding []snapshot.HostCall
+	// 4. The resume the engine admits and runs (kept here, so that it
+	// too stays on the serving stack).
+	run engine.Resume
 }
 
 // resume fills r, which the caller provides so that it can stay on its

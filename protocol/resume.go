@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"slices"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
@@ -9,9 +8,13 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
-// resume runs the contract's resume checks in order, then continues the
-// parked execution (hot) or replays the journal. The request holds the
-// failures of its own fields at the steps the contract reports them.
+// resume runs the contract's resume checks in order and continues the
+// execution. Steps 1 to 3 (the snapshot and policy the request names, and
+// its authentication) are the session's: its caches and keys. What needs
+// the execution or its journal (the seal, step 4, the decode) and the
+// choice between the parked execution and a replay are the engine's
+// (engine/resume.go). The request holds the failures of its own fields at
+// the steps the contract reports them.
 func (s *Session) resume(r *resumeRequest, fl *flight) (*stepResult, error) {
 	if r.err != nil {
 		return nil, r.err
@@ -35,25 +38,74 @@ func (s *Session) resume(r *resumeRequest, fl *flight) (*stepResult, error) {
 	if err := s.keys.authenticate(r.auth, r.snapID); err != nil {
 		return nil, err
 	}
-	if r.entry != nil {
-		if err := checkSeal(r.entry.seal, r.seal); err != nil {
+	c, _ := s.conts.Peek(r.snapID)
+	run := s.resumption(r, c)
+	if err := run.Admit(); err != nil {
+		return nil, err
+	}
+	if c != nil {
+		// Out of the cache while it runs: nothing evicts it meanwhile.
+		s.conts.Take(r.snapID)
+		s.stats.HotResumes++
+	} else {
+		s.stats.Replays++
+	}
+	s.policies.Add(r.polID, r.pol, policyWeight(r.pol))
+	out := &stepResult{pol: r.pol, policyID: r.polID, batch: r.pol.HostCalls == policy.HostCallsBatch,
+		profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID, base: run.Raw}
+	if c != nil {
+		out.base = c.entry.bytes
+	}
+	exec, step := run.Run(s.engine, s.store, fl.stop)
+	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
+	if err := s.settleRun(fl, exec); err != nil {
+		return nil, err
+	}
+	if step.Err != nil {
+		if exec != nil {
+			// Refused before running (answers to calls not outstanding,
+			// or already over the new limits): the execution stays parked.
+			s.conts.Add(r.snapID, c, c.weight)
+		}
+		return nil, failedStep(step)
+	}
+	if exec != nil {
+		if err := s.park(out, exec, exec.Program()); err != nil {
 			return nil, err
 		}
 	}
-	batch := r.pol.HostCalls == policy.HostCallsBatch
-	if batch != (r.answers != nil) || batch && r.hasPayload {
-		return nil, errorf(codeHostCallsMismatch, "resume payload does not match host_calls %s", r.pol.HostCalls)
+	if r.entry == nil && c == nil {
+		s.keepSent(r)
 	}
-	if err := s.reassert(r); err != nil {
-		return nil, err
+	return out, nil
+}
+
+// resumption is the engine's resume of r: the parked execution c, if
+// any, or the bytes the session holds or was sent.
+func (s *Session) resumption(r *resumeRequest, c *continuation) *engine.Resume {
+	run := &r.run
+	*run = engine.Resume{Raw: r.raw, Digest: r.digest, Seal: r.seal, Policy: r.pol,
+		Answers: r.answers, One: r.answer.engine(), HasOne: r.hasPayload}
+	if r.entry != nil {
+		// Bytes the session holds: their seal is known, and their digest
+		// is not needed (a journal continuing them hashes them again).
+		run.Raw, run.Digest, run.Held, run.HeldSeal = r.entry.bytes, snapshot.Digest{}, true, r.entry.seal
 	}
-	policyID := r.polID
-	s.policies.Add(policyID, r.pol, policyWeight(r.pol))
-	out := &stepResult{pol: r.pol, policyID: policyID, batch: batch, profile: r.profile, started: time.Now(), delivery: r.delivery, baseID: r.snapID}
-	if c, ok := s.conts.Take(r.snapID); ok {
-		return s.resumeHot(r, c, out, fl)
+	if c != nil {
+		run.Parked = c.exec
 	}
-	return s.resumeReplay(r, out, fl)
+	return run
+}
+
+// keepSent caches the bytes of a raw resume, like ones this session
+// produced, pinning the policy it resumed under.
+func (s *Session) keepSent(r *resumeRequest) {
+	raw := r.raw
+	if !r.owned {
+		raw = append([]byte(nil), raw...)
+	}
+	e := &snapshotEntry{bytes: raw, seal: r.seal, pols: pinPolicy(nil, r.polID, r.pol)}
+	s.snapshots.Add(r.snapID, e, e.weight())
 }
 
 // cachedPolicy finds the policy a resume names by id: cached, or pinned by
@@ -74,150 +126,4 @@ func (s *Session) cachedPolicy(r *resumeRequest) error {
 		}
 	}
 	return nil
-}
-
-// reassert is steps 4 and 5 for authenticated input: the capabilities of
-// the outstanding calls must be granted. A parked execution knows its
-// calls; otherwise the snapshot is decoded (for the replay that follows),
-// so bytes the host sent that are malformed fail here.
-func (s *Session) reassert(r *resumeRequest) error {
-	granted := func(c *snapshot.HostCall) error {
-		if err := r.pol.Reassert(c.Capability); err != nil {
-			return wrapError(codeUnauthorizedCapability, err)
-		}
-		return nil
-	}
-	if r.entry != nil {
-		if c, ok := s.conts.Peek(r.snapID); ok {
-			if err := checkConsole(r.pol, c.exec.Console()); err != nil {
-				return err
-			}
-			return c.exec.EachOutstanding(granted)
-		}
-	}
-	raw := r.raw
-	if r.entry != nil {
-		raw = r.entry.bytes
-	}
-	var err error
-	if r.snap, err = loadSnapshot(raw, r.seal); err != nil {
-		return err
-	}
-	if err := checkConsole(r.pol, policy.Console(r.snap.Header.Console)); err != nil {
-		return err
-	}
-	r.outstanding = r.snap.Outstanding()
-	for i := range r.outstanding {
-		if err := granted(&r.outstanding[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkConsole refuses a resume whose policy's console mode is not the
-// one the execution started with: the console is part of the realm the
-// journal replays in.
-func checkConsole(p policy.Policy, started policy.Console) error {
-	if p.Console != started {
-		return errorf(codeConsoleMismatch, "snapshot policy rejected console `%s`; the execution started with console `%s`", p.Console, started)
-	}
-	return nil
-}
-
-// engineAnswers are the resume's answers; in one mode, the payload
-// answers the focus call.
-func (r *resumeRequest) engineAnswers(focus uint64) []engine.Answer {
-	if r.answers != nil {
-		return r.answers
-	}
-	r.one[0] = engine.Answer{CallID: focus, Payload: r.answer.engine()}
-	return r.one[:]
-}
-
-// resumeHot continues the parked execution that produced the snapshot.
-func (s *Session) resumeHot(r *resumeRequest, c *continuation, out *stepResult, fl *flight) (*stepResult, error) {
-	s.stats.HotResumes++
-	out.base = c.entry.bytes
-	answers := r.engineAnswers(c.exec.Focus())
-	s.roomToRun(r.pol.Limits)
-	exec, step := c.exec.ResumeWith(fl.stop, answers, r.pol.Limits)
-	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
-	if err := s.settleRun(fl, exec); err != nil {
-		return nil, err
-	}
-	if step.Err != nil {
-		if exec != nil {
-			// Refused before running (answers to calls not outstanding,
-			// or already over the new limits): the execution stays parked.
-			s.conts.Add(r.snapID, c, c.weight)
-		}
-		return nil, failedStep(step)
-	}
-	if exec != nil {
-		if err := s.park(out, exec, c.prog); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// resumeReplay re-runs the program from the snapshot's journal in a fresh
-// realm and continues live from its last suspension.
-func (s *Session) resumeReplay(r *resumeRequest, out *stepResult, fl *flight) (*stepResult, error) {
-	raw, snap := r.raw, r.snap // reassert decoded the snapshot
-	if r.entry != nil {
-		raw = r.entry.bytes
-	}
-	// The replay keeps its answers: a copy, so the request (whose one-mode
-	// answer the hot path uses in place) need not be allocated.
-	answers := slices.Clone(r.engineAnswers(snap.Last().Focus))
-	if err := engine.CheckAnswers(r.outstanding, uint64(len(snap.Calls)), answers); err != nil {
-		return nil, err
-	}
-	prog, err := s.loadProgram(snapshot.ID(snap.Header.Program), snap.Header.Program, false)
-	if err != nil {
-		return nil, err
-	}
-	s.stats.Replays++
-	out.base = raw
-	// The execution's journal continues the bytes: with the digest of
-	// bytes the host sent, taken when they were authenticated.
-	var d snapshot.Digest
-	if r.entry == nil {
-		d, r.digest = r.digest, snapshot.Digest{} // raw is r.raw
-	}
-	s.roomToRun(r.pol.Limits)
-	exec, step := s.engine.Start(engine.Config{
-		Program: prog,
-		Header:  snap.Header,
-		Limits:  r.pol.Limits,
-		Seal:    r.seal,
-		Journal: snap,
-		Raw:     raw,
-		Digest:  d,
-		Answers: answers,
-		Stop:    fl.stop,
-	})
-	out.step, out.execNS = step, time.Since(out.started).Nanoseconds()
-	if err := s.settleRun(fl, exec); err != nil {
-		return nil, err
-	}
-	if step.Err != nil {
-		return nil, failedStep(step)
-	}
-	if exec != nil {
-		if err := s.park(out, exec, prog); err != nil {
-			return nil, err
-		}
-	}
-	if r.entry == nil {
-		// Raw bytes a host sent are cached like ones this session produced.
-		if !r.owned {
-			raw = append([]byte(nil), raw...)
-		}
-		e := &snapshotEntry{bytes: raw, seal: r.seal, pols: pinPolicy(nil, r.polID, r.pol)}
-		s.snapshots.Add(r.snapID, e, e.weight())
-	}
-	return out, nil
 }

@@ -2,10 +2,8 @@ package protocol
 
 import (
 	"crypto/subtle"
-	"errors"
-	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 
-	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
@@ -43,49 +41,4 @@ func (c *seals) read(f fields, where string) (*snapshot.Sealer, error) {
 	}
 	c.lastB64, c.last = s, seal
 	return seal, nil
-}
-
-// checkSeal compares the seal of a snapshot the session holds with the
-// resume's.
-func checkSeal(held, given *snapshot.Sealer) error {
-	switch {
-	case held != nil && given == nil:
-		return sealError(snapshot.ErrSealedNeedsKey)
-	case held == nil && given != nil:
-		return sealError(snapshot.ErrNotSealed)
-	case held != nil && !held.Same(given):
-		return sealError(snapshot.ErrSealKey)
-	}
-	return nil
-}
-
-// sealError turns a seal mismatch into its request error; other loading
-// failures are the snapshot's (Serialization).
-func sealError(err error) error {
-	for _, e := range []struct {
-		err  error
-		code code
-	}{
-		{snapshot.ErrSealedNeedsKey, codeSealKeyRequired},
-		{snapshot.ErrNotSealed, codeSnapshotNotSealed},
-		{snapshot.ErrSealKey, codeWrongSealKey},
-	} {
-		if errors.Is(err, e.err) {
-			return wrapError(e.code, e.err)
-		}
-	}
-	return nil
-}
-
-// loadSnapshot decodes authenticated snapshot bytes, opening them with
-// seal when sealed.
-func loadSnapshot(raw []byte, seal *snapshot.Sealer) (*snapshot.Snapshot, error) {
-	snap, err := snapshot.Load(raw, seal)
-	if err != nil {
-		if e := sealError(err); e != nil {
-			return nil, e
-		}
-		return nil, &engine.Error{Kind: engine.KindSerialization, Message: err.Error()}
-	}
-	return snap, nil
 }

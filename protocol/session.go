@@ -19,8 +19,8 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/cache"
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
-	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 )
 
 // Transport selects how raw bytes travel: binary payloads or base64 fields.
@@ -95,7 +95,7 @@ func NewSession(opts Options) *Session {
 	}
 	s := &Session{opts: opts, engine: engine.NewRuntime(), store: &store{}}
 	if opts.PinnedKey != nil {
-		s.keys.pinned = snapshot.NewVerifier(opts.PinnedKey)
+		s.keys.pinned = wire.NewVerifier(opts.PinnedKey)
 	}
 	s.budget = cache.NewBudget(opts.MemoryBudget)
 	s.programs = cache.NewInBudget(s.budget, opts.MaxPrograms, opts.MaxProgramBytes, func(id string, p *engine.Program) {

@@ -28,7 +28,7 @@ func (s *Session) start(r startRequest, fl *flight) (*stepResult, error) {
 		Entry:        r.entry,
 		Console:      snapshot.Console(pol.Console),
 	}
-	s.roomToRun(pol.Limits)
+	s.MakeRoom(pol.Limits)
 	began := time.Now()
 	exec, step := s.engine.Start(engine.Config{Program: prog, Header: header, Limits: pol.Limits, Seal: r.seal, Stop: fl.stop})
 	out := &stepResult{step: step, pol: pol, policyID: policyID, batch: pol.HostCalls == policy.HostCallsBatch, profile: r.profile,

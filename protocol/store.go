@@ -102,6 +102,12 @@ func (st *store) loadProgram(id string, b []byte, fresh bool) (*engine.Program, 
 	return st.cacheProgram(p), nil
 }
 
+// Program is the program a replay runs (engine.Store): cached, or loaded
+// from the bytes its snapshot holds.
+func (st *store) Program(id string, b []byte) (*engine.Program, error) {
+	return st.loadProgram(id, b, false)
+}
+
 // lookupSnapshot returns the snapshot this session holds under id, or nil.
 func (st *store) lookupSnapshot(id string) *snapshotEntry {
 	if c, ok := st.conts.Peek(id); ok {
@@ -158,12 +164,12 @@ func (st *store) compileBound() (engine.CompileOptions, func()) {
 	}
 }
 
-// roomToRun makes room in the budget for an execution about to run under
-// l: its heap limit, up to a quarter of the budget (a host that gives
+// MakeRoom makes room in the budget for an execution about to run under
+// l (engine.Store): its heap limit, up to a quarter of the budget (a host that gives
 // executions more heap than that runs them on memory the budget does not
 // see, and should raise the budget with them). Nothing is refused: what
 // cannot be evicted is what the running execution needs anyway.
-func (st *store) roomToRun(l policy.Limits) {
+func (st *store) MakeRoom(l policy.Limits) {
 	st.budget.MakeRoom(int64(min(l.HeapLimitBytes, uint64(st.budget.Limit()/4))))
 }
 
