@@ -81,9 +81,9 @@ func TestMemoryBudgetEvictsParkedExecutions(t *testing.T) {
 // unknown, as the contract allows), and a source whose compile would take
 // more than the budget is refused before it takes it.
 func TestMemoryBudgetWeighsPrograms(t *testing.T) {
-	// The default run halves every size and budget below (compiling is
+	// The default run quarters every size and budget below (compiling is
 	// the test's time); the long suites take them whole.
-	k := longtest.Pick(2, 1)
+	k := longtest.Pick(4, 1)
 	c := newSess(t, false, protocol.Options{MemoryBudget: 64 * mib / int64(k)})
 	// About 120,000 tokens each: ~7 MiB compiled, ~30 MiB at the peak.
 	source := func(i int) string { return fmt.Sprintf("var v%d = 0;", i) + strings.Repeat("a=>0;", 30_000/k) + "0" }
