@@ -9,36 +9,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 var testSealKey = func() SealKey {
-	k, err := NewSealKey([]byte("seal-key-for-tests-0123456789abcdef"))
+	k, err := NewSealKey([]byte(hosttest.SealKeyBytes))
 	if err != nil {
 		panic(err)
 	}
 	return k
 }()
 
-// Distinctive strings a guest gets as an input and as answers: sealed
-// bytes must not show them, plain bytes do.
-const (
-	secretInput  = "ZEBRA-INPUT-7Q3X"
-	secretAnswer = "OKAPI-ANSWER-K9W2"
-)
-
-const sealSource = `
-const a = lookup(secret);
-const b = lookup(a.note);
-[secret, a.note, b.note].join("|");
-`
-
 // lookupAnswer is the answer to the call with sequence number seq.
 func lookupAnswer(seq int) value.Value {
-	return MustValueOf(map[string]any{"note": secretAnswer + "-" + string(rune('a'+seq))})
+	return MustValueOf(map[string]any{"note": hosttest.LookupNote(seq)})
 }
-
-const sealResult = secretInput + "|" + secretAnswer + "-a|" + secretAnswer + "-b"
 
 // requireSealRefusal checks that err is the sidecar's refusal with the
 // contract's phrase.
@@ -69,10 +55,10 @@ func TestClientSealsSnapshots(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, pong.Has("sealed_snapshots"), "%v", pong.Features)
 
-			prog, err := c.Compile(ctx, sealSource)
+			prog, err := c.Compile(ctx, hosttest.SealSource)
 			require.NoError(t, err)
 			caps := []string{"lookup"}
-			inputs := map[string]value.Value{"secret": value.String(secretInput)}
+			inputs := map[string]value.Value{"secret": value.String(hosttest.SecretInput)}
 			start := func(seal SealKey) *Suspension {
 				st, err := c.Start(ctx, StartRequest{Program: prog, Inputs: inputs, Capabilities: caps, SealKey: seal})
 				require.NoError(t, err)
@@ -85,14 +71,14 @@ func TestClientSealsSnapshots(t *testing.T) {
 			}
 
 			plain := start(SealKey{})
-			require.Contains(t, string(plain.Snapshot), secretInput, "plain bytes show the input")
+			require.Contains(t, string(plain.Snapshot), hosttest.SecretInput, "plain bytes show the input")
 			st, err := hot(plain, SealKey{}, 0)
 			require.NoError(t, err)
 			plain2 := st.Suspended
-			require.Contains(t, string(plain2.Snapshot), secretAnswer+"-a", "plain bytes show the answer")
+			require.Contains(t, string(plain2.Snapshot), hosttest.SecretAnswer+"-a", "plain bytes show the answer")
 
 			sealed := start(testSealKey)
-			require.NotContains(t, string(sealed.Snapshot), secretInput)
+			require.NotContains(t, string(sealed.Snapshot), hosttest.SecretInput)
 			require.True(t, value.Equal(value.Array(plain.Args...), value.Array(sealed.Args...)), "sealing changes no step")
 			require.NotEqual(t, plain.SnapshotID, sealed.SnapshotID)
 
@@ -111,13 +97,13 @@ func TestClientSealsSnapshots(t *testing.T) {
 			require.NotNil(t, sealed2)
 			require.Equal(t, "lookup", sealed2.Capability)
 			require.True(t, value.Equal(value.Array(plain2.Args...), value.Array(sealed2.Args...)))
-			for _, s := range []string{secretInput, secretAnswer} {
+			for _, s := range []string{hosttest.SecretInput, hosttest.SecretAnswer} {
 				require.NotContains(t, string(sealed2.Snapshot), s)
 			}
 			st, err = hot(sealed2, testSealKey, 1)
 			require.NoError(t, err)
 			require.Nil(t, st.Suspended)
-			require.Equal(t, sealResult, st.Value.Str)
+			require.Equal(t, hosttest.SealResult, st.Value.Str)
 
 			// Cold: a new process gets the sealed bytes and the full policy.
 			require.NoError(t, c.Close())
@@ -136,33 +122,13 @@ func TestClientSealsSnapshots(t *testing.T) {
 			st, err = cold(sealed2.Snapshot, testSealKey, 1)
 			require.NoError(t, err)
 			require.Nil(t, st.Suspended)
-			require.Equal(t, sealResult, st.Value.Str)
+			require.Equal(t, hosttest.SealResult, st.Value.Str)
 			st, err = cold(sealed.Snapshot, testSealKey, 0)
 			require.NoError(t, err)
 			require.NotNil(t, st.Suspended)
 			require.Equal(t, sealed2.SnapshotID, st.Suspended.SnapshotID, "a sealed journal is deterministic")
 		})
 	}
-}
-
-const sealLoopSource = `
-let note = secret;
-const seen = [secret];
-for (let i = 0; i < 4; i++) { note = lookup(note).note; seen.push(note); }
-seen.join("|");
-`
-
-const sealLoopResult = secretInput + "|" + secretAnswer + "-a|" + secretAnswer + "-b|" + secretAnswer + "-c|" + secretAnswer + "-d"
-
-// requireSealed checks that snap is sealed bytes showing neither the
-// guest's input nor any answer.
-func requireSealed(t *testing.T, snap []byte) {
-	t.Helper()
-	require.NotEmpty(t, snap)
-	require.Contains(t, string(snap), "mustard-sealed-snapshot")
-	require.NotContains(t, string(snap), secretInput)
-	require.NotContains(t, string(snap), secretAnswer)
-	require.NotContains(t, string(snap), "lookup", "nor the capability's name")
 }
 
 // Must hold: a sealed snapshot too large for one request goes to a new

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"github.com/mustard-sidecar/mustard-sidecar/host"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 
 	"bytes"
 	"context"
@@ -16,32 +17,17 @@ import (
 )
 
 var testSealKey = func() host.SealKey {
-	k, err := host.NewSealKey([]byte("seal-key-for-tests-0123456789abcdef"))
+	k, err := host.NewSealKey([]byte(hosttest.SealKeyBytes))
 	if err != nil {
 		panic(err)
 	}
 	return k
 }()
 
-// Distinctive strings a guest gets as an input and as answers: sealed
-// bytes must not show them, plain bytes do.
-const (
-	secretInput  = "ZEBRA-INPUT-7Q3X"
-	secretAnswer = "OKAPI-ANSWER-K9W2"
-)
-
-const sealSource = `
-const a = lookup(secret);
-const b = lookup(a.note);
-[secret, a.note, b.note].join("|");
-`
-
 // lookupAnswer is the answer to the call with sequence number seq.
 func lookupAnswer(seq int) value.Value {
-	return host.MustValueOf(map[string]any{"note": secretAnswer + "-" + string(rune('a'+seq))})
+	return host.MustValueOf(map[string]any{"note": hosttest.LookupNote(seq)})
 }
-
-const sealResult = secretInput + "|" + secretAnswer + "-a|" + secretAnswer + "-b"
 
 // requireSealRefusal checks that err is the sidecar's refusal with the
 // contract's phrase.
@@ -54,26 +40,6 @@ func requireSealRefusal(t *testing.T, err error, phrase string) {
 	require.Equal(t, "", se.Kind(), "a request refusal, not a guest failure")
 }
 
-const sealLoopSource = `
-let note = secret;
-const seen = [secret];
-for (let i = 0; i < 4; i++) { note = lookup(note).note; seen.push(note); }
-seen.join("|");
-`
-
-const sealLoopResult = secretInput + "|" + secretAnswer + "-a|" + secretAnswer + "-b|" + secretAnswer + "-c|" + secretAnswer + "-d"
-
-// requireSealed checks that snap is sealed bytes showing neither the
-// guest's input nor any answer.
-func requireSealed(t *testing.T, snap []byte) {
-	t.Helper()
-	require.NotEmpty(t, snap)
-	require.Contains(t, string(snap), "mustard-sealed-snapshot")
-	require.NotContains(t, string(snap), secretInput)
-	require.NotContains(t, string(snap), secretAnswer)
-	require.NotContains(t, string(snap), "lookup", "nor the capability's name")
-}
-
 // Must hold: a Runner with a host.SealKey stores only sealed snapshots; when
 // the process holding the execution is killed mid-way, the execution
 // continues on another process from the stored sealed bytes and
@@ -82,7 +48,7 @@ func TestRunnerSealsExecutionsAndContinuesThemAfterAKill(t *testing.T) {
 	noLeaks(t)
 	ctx := context.Background()
 	pool := newPool(t, 2)
-	prog, err := pool.Compile(ctx, sealLoopSource)
+	prog, err := pool.Compile(ctx, hosttest.SealLoopSource)
 	require.NoError(t, err)
 	store := &MemoryStore{}
 	r := &Runner{Pool: pool, Store: store, Key: testKey, SealKey: testSealKey}
@@ -95,14 +61,14 @@ func TestRunnerSealsExecutionsAndContinuesThemAfterAKill(t *testing.T) {
 	var asked []int
 	killed := 0
 	v, err := r.Run(ctx, Execution{ID: "sealed", Program: prog,
-		Inputs: map[string]value.Value{"secret": value.String(secretInput)},
+		Inputs: map[string]value.Value{"secret": value.String(hosttest.SecretInput)},
 		Capabilities: map[string]Capability{"lookup": func(_ context.Context, c Call) (value.Value, error) {
 			asked = append(asked, c.Seq)
 			cp, ok, err := store.Load(ctx, "sealed")
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.Equal(t, c.Seq, cp.Calls)
-			requireSealed(t, cp.Snapshot)
+			hosttest.RequireSealed(t, cp.Snapshot)
 			if c.Seq == 2 {
 				killed = home.Pid()
 				home.Kill()
@@ -111,7 +77,7 @@ func TestRunnerSealsExecutionsAndContinuesThemAfterAKill(t *testing.T) {
 			return lookupAnswer(c.Seq), nil
 		}}})
 	require.NoError(t, err)
-	require.Equal(t, sealLoopResult, v.Str)
+	require.Equal(t, hosttest.SealLoopResult, v.Str)
 	require.Equal(t, []int{0, 1, 2, 3}, asked)
 	require.Equal(t, []bool{true, true, false, true}, hot, "the resume after the kill was cold, from the stored bytes")
 	require.NotZero(t, killed)
@@ -137,10 +103,10 @@ func TestRunnerContinuesSealedExecutionsOnlyWithTheirKey(t *testing.T) {
 		defer pool.Close()
 		store, err := NewDirStore(dir)
 		require.NoError(t, err)
-		prog, err := pool.Compile(ctx, sealLoopSource)
+		prog, err := pool.Compile(ctx, hosttest.SealLoopSource)
 		require.NoError(t, err)
 		return (&Runner{Pool: pool, Store: store, Key: testKey, SealKey: seal}).Run(ctx, Execution{ID: id, Program: prog,
-			Inputs: map[string]value.Value{"secret": value.String(secretInput)},
+			Inputs: map[string]value.Value{"secret": value.String(hosttest.SecretInput)},
 			Capabilities: map[string]Capability{"lookup": func(_ context.Context, c Call) (value.Value, error) {
 				if c.Seq == stopAt {
 					return value.Value{}, stop
@@ -156,7 +122,7 @@ func TestRunnerContinuesSealedExecutionsOnlyWithTheirKey(t *testing.T) {
 	require.Len(t, snaps, 1)
 	b, err := os.ReadFile(snaps[0])
 	require.NoError(t, err)
-	requireSealed(t, b)
+	hosttest.RequireSealed(t, b)
 
 	// The checkpoint is sealed too: without the key, or with another,
 	// it does not open, and nothing is asked.
@@ -175,7 +141,7 @@ func TestRunnerContinuesSealedExecutionsOnlyWithTheirKey(t *testing.T) {
 
 	v, err := run("s", testSealKey, -1)
 	require.NoError(t, err)
-	require.Equal(t, sealLoopResult, v.Str)
+	require.Equal(t, hosttest.SealLoopResult, v.Str)
 	require.Equal(t, []int{0, 1, 2, 3}, asked)
 
 	// A plain execution does not continue under a seal key.
@@ -186,7 +152,7 @@ func TestRunnerContinuesSealedExecutionsOnlyWithTheirKey(t *testing.T) {
 	requireSealRefusal(t, err, "snapshot is not sealed but a seal key was given")
 	v, err = run("p", host.SealKey{}, -1)
 	require.NoError(t, err)
-	require.Equal(t, sealLoopResult, v.Str)
+	require.Equal(t, hosttest.SealLoopResult, v.Str)
 	require.Equal(t, []int{0, 1, 2, 3}, asked)
 }
 
@@ -317,10 +283,10 @@ func TestSealedCheckpointsAreBoundToExecutionAndStep(t *testing.T) {
 	s, err := newCheckpointSealer(testSealKey)
 	require.NoError(t, err)
 	cp := &Checkpoint{ProgramID: "p", Calls: 3, SnapshotID: "abc", Capability: "lookup",
-		Args: []value.Value{value.String(secretInput)}}
+		Args: []value.Value{value.String(hosttest.SecretInput)}}
 	sealed, err := s.seal("x", cp)
 	require.NoError(t, err)
-	require.NotContains(t, string(sealed.Sealed), secretInput)
+	require.NotContains(t, string(sealed.Sealed), hosttest.SecretInput)
 	require.Empty(t, sealed.Args)
 	opened, err := s.open("x", sealed)
 	require.NoError(t, err)
