@@ -70,8 +70,8 @@ func (e *Refusal) Error() string { return e.Msg }
 // Admit checks r in the contract's order: a held snapshot's seal, the
 // answers' mode, then (decoding the bytes unless a held snapshot's
 // execution is parked) the console and the capability of every
-// outstanding call. Bytes that do not decode fail with a Serialization
-// error.
+// outstanding call, in call order. Bytes that do not decode fail with a
+// Serialization error.
 func (r *Resume) Admit() error {
 	if r.Held {
 		if err := sealRefusal(checkSeal(r.HeldSeal, r.Seal)); err != nil {
@@ -81,26 +81,33 @@ func (r *Resume) Admit() error {
 	if batch := r.Policy.HostCalls == policy.HostCallsBatch; batch != (r.Answers != nil) || batch && r.HasOne {
 		return &Refusal{ModeMismatch, fmt.Sprintf("resume payload does not match host_calls %s", r.Policy.HostCalls)}
 	}
-	if r.Held && r.Parked != nil {
-		if err := r.checkConsole(r.Parked.Console()); err != nil {
-			return err
+	// What the execution started with and what it waits on: the parked
+	// execution knows; otherwise its journal says.
+	var started policy.Console
+	var capability func(i int) string
+	n := 0
+	if x := r.Parked; r.Held && x != nil {
+		started, n = x.console, len(x.outstanding)
+		capability = func(i int) string { return x.outstanding[i].Capability }
+	} else {
+		snap, err := snapshot.Load(r.Raw, r.Seal)
+		if err != nil {
+			if e := sealRefusal(err); e != nil {
+				return e
+			}
+			return &Error{Kind: KindSerialization, Message: err.Error()}
 		}
-		return r.Parked.EachOutstanding(r.granted)
+		r.journal, r.outstanding = snap, snap.Outstanding()
+		started, n = policy.Console(snap.Header.Console), len(r.outstanding)
+		capability = func(i int) string { return r.outstanding[i].Capability }
 	}
-	snap, err := snapshot.Load(r.Raw, r.Seal)
-	if err != nil {
-		if e := sealRefusal(err); e != nil {
-			return e
-		}
-		return &Error{Kind: KindSerialization, Message: err.Error()}
+	// The console is part of the realm the journal replays in.
+	if c := r.Policy.Console; c != started {
+		return &Refusal{ConsoleMismatch, fmt.Sprintf("snapshot policy rejected console `%s`; the execution started with console `%s`", c, started)}
 	}
-	if err := r.checkConsole(policy.Console(snap.Header.Console)); err != nil {
-		return err
-	}
-	r.journal, r.outstanding = snap, snap.Outstanding()
-	for i := range r.outstanding {
-		if err := r.granted(&r.outstanding[i]); err != nil {
-			return err
+	for i := range n {
+		if err := r.Policy.Reassert(capability(i)); err != nil {
+			return &Refusal{Unauthorized, err.Error()}
 		}
 	}
 	return nil
@@ -162,24 +169,6 @@ func (r *Resume) answers(focus uint64) []Answer {
 	}
 	r.one[0] = Answer{CallID: focus, Payload: r.One}
 	return r.one[:]
-}
-
-// granted re-asserts the capability of an outstanding call.
-func (r *Resume) granted(c *snapshot.HostCall) error {
-	if err := r.Policy.Reassert(c.Capability); err != nil {
-		return &Refusal{Unauthorized, err.Error()}
-	}
-	return nil
-}
-
-// checkConsole refuses a policy whose console mode is not the one the
-// execution started with: the console is part of the realm the journal
-// replays in.
-func (r *Resume) checkConsole(started policy.Console) error {
-	if c := r.Policy.Console; c != started {
-		return &Refusal{ConsoleMismatch, fmt.Sprintf("snapshot policy rejected console `%s`; the execution started with console `%s`", c, started)}
-	}
-	return nil
 }
 
 // checkSeal compares the seal of a snapshot the caller holds with the
