@@ -73,9 +73,10 @@ func TestRunnerCompletesEveryExecutionWhileSidecarsAreKilled(t *testing.T) {
 	runWhileKilling(t, killSource, host.HostCallsOne, runAll, func() time.Duration { return 50 * time.Millisecond })
 }
 
-// runWhileKilling runs 200 executions (50 in the default run) of source through a pool of 4
-// processes undisturbed, then again while a random process is SIGKILLed
-// every interval() throughout, with run (runAll or runAllBatched), and
+// runWhileKilling runs 200 executions (50 in the default run) of source
+// through a pool of 4 processes undisturbed, then again while a random
+// process is SIGKILLed every interval() (at most a tenth of the
+// undisturbed run) throughout, with run (runAll or runAllBatched), and
 // checks that every execution gives the undisturbed value, that each
 // call was asked exactly once, and that no goroutine or child process is
 // left.
@@ -89,7 +90,11 @@ func runWhileKilling(t *testing.T, source string, mode host.HostCalls, run func(
 	require.NoError(t, err)
 	start := time.Now()
 	want, _ := run(t, &Runner{Pool: quiet, Key: testKey, HostCalls: mode}, prog, executions)
-	t.Logf("undisturbed: %d executions in %v", executions, time.Since(start).Round(time.Millisecond))
+	undisturbed := time.Since(start)
+	t.Logf("undisturbed: %d executions in %v", executions, undisturbed.Round(time.Millisecond))
+	// Kills come at most a tenth of the undisturbed run apart (and at
+	// least 2 ms), so that a short run on a fast machine sees several.
+	every := func() time.Duration { return max(min(interval(), undisturbed/10), 2*time.Millisecond) }
 	require.NoError(t, quiet.Close())
 	require.Contains(t, want[7], `"log":{"String":"s0,s1,s2,s3,s4,s5,s6,s7,s8,s9,s10,s11,s12,s13,s14,s15,s16,s17,s18,s19"}`)
 
@@ -107,7 +112,7 @@ func runWhileKilling(t *testing.T, source string, mode host.HostCalls, run func(
 			select {
 			case <-stop:
 				return
-			case <-time.After(interval()):
+			case <-time.After(every()):
 			}
 			// Only a process that has answered a request is killed: one
 			// that a busy machine starts slower than the kill interval
