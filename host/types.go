@@ -1,11 +1,13 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/version"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -24,37 +26,55 @@ type Program struct {
 //
 //	host.Limits{InstructionBudget: host.Limit(50_000_000)}
 type Limits struct {
-	InstructionBudget       *uint64 `json:"instruction_budget,omitempty"`
-	HeapLimitBytes          *uint64 `json:"heap_limit_bytes,omitempty"`
-	AllocationBudget        *uint64 `json:"allocation_budget,omitempty"`
-	CallDepthLimit          *uint64 `json:"call_depth_limit,omitempty"`
-	MaxOutstandingHostCalls *uint64 `json:"max_outstanding_host_calls,omitempty"`
+	InstructionBudget       *uint64
+	HeapLimitBytes          *uint64
+	AllocationBudget        *uint64
+	CallDepthLimit          *uint64
+	MaxOutstandingHostCalls *uint64
 	// MaxLogBytes bounds the UTF-8 bytes of the log lines one step
 	// carries (the console extension; the sidecar's default is 262144).
 	// Lines past it are dropped and counted in a last "warn" line.
-	MaxLogBytes *uint64 `json:"max_log_bytes,omitempty"`
+	MaxLogBytes *uint64
 	// WallTime bounds each start or resume segment (the wall_time_ms
 	// extension, rounded up to a millisecond); 0 means no wall-time
 	// limit. It is the only limit that is not deterministic.
-	WallTime time.Duration `json:"-"`
+	WallTime time.Duration
 }
 
 // Limit returns a pointer to n, for the fields of Limits.
 func Limit(n uint64) *uint64 { return &n }
 
+// MarshalJSON writes l in its wire form (wire.Limits, which names the
+// members once for both ends): WallTime as wall_time_ms.
 func (l Limits) MarshalJSON() ([]byte, error) {
-	type plain Limits // without this method
-	w := struct {
-		plain
-		WallTimeMS uint64 `json:"wall_time_ms,omitempty"`
-	}{plain: plain(l)}
 	if l.WallTime < 0 {
 		return nil, fmt.Errorf("Limits.WallTime is negative")
 	}
+	w := wire.Limits{InstructionBudget: l.InstructionBudget, HeapLimitBytes: l.HeapLimitBytes,
+		AllocationBudget: l.AllocationBudget, CallDepthLimit: l.CallDepthLimit,
+		MaxOutstandingHostCalls: l.MaxOutstandingHostCalls, MaxLogBytes: l.MaxLogBytes}
 	if l.WallTime > 0 {
-		w.WallTimeMS = uint64((l.WallTime + time.Millisecond - 1) / time.Millisecond)
+		w.WallTimeMS = Limit(uint64((l.WallTime + time.Millisecond - 1) / time.Millisecond))
 	}
 	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads the wire form, refusing a member it does not name;
+// wall_time_ms becomes WallTime.
+func (l *Limits) UnmarshalJSON(b []byte) error {
+	var w wire.Limits
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&w); err != nil {
+		return err
+	}
+	*l = Limits{InstructionBudget: w.InstructionBudget, HeapLimitBytes: w.HeapLimitBytes,
+		AllocationBudget: w.AllocationBudget, CallDepthLimit: w.CallDepthLimit,
+		MaxOutstandingHostCalls: w.MaxOutstandingHostCalls, MaxLogBytes: w.MaxLogBytes}
+	if w.WallTimeMS != nil {
+		l.WallTime = time.Duration(*w.WallTimeMS) * time.Millisecond
+	}
+	return nil
 }
 
 // Policy is what a resume from snapshot bytes re-asserts: the capabilities

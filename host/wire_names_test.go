@@ -6,16 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire/wiretest"
 )
 
 // Every member name of the structs a request is encoded from and a
 // response decoded into is a name internal/wire declares, and so is every
-// one of the structs declared inside functions (which decode results and
-// write Limits' wall_time_ms), read from the package's source.
+// one of the structs declared inside functions (which decode results),
+// read from the package's source. Limits is written and read as
+// wire.Limits.
 func TestWireStructNamesAreWireNames(t *testing.T) {
 	problems, walked := wiretest.StructNames(request{}, response{}, wireOptions{}, wireAnswer{}, wireAuth{}, wirePolicy{},
-		wirePayload{}, wireCallError{}, Limits{}, Profile{}, Pong{}, LogLine{})
+		wirePayload{}, wireCallError{}, wire.Limits{}, Profile{}, Pong{}, LogLine{})
 	if walked < 12 {
 		t.Fatalf("walked %d structs: the walk is broken", walked)
 	}

@@ -60,17 +60,10 @@ func DefaultLimits() Limits {
 	}
 }
 
-// LimitsSpec is the wire form of Limits: a nil field means "default", which
-// keeps an explicit zero distinguishable from an omitted value.
-type LimitsSpec struct {
-	InstructionBudget       *uint64 `json:"instruction_budget,omitempty"`
-	HeapLimitBytes          *uint64 `json:"heap_limit_bytes,omitempty"`
-	AllocationBudget        *uint64 `json:"allocation_budget,omitempty"`
-	CallDepthLimit          *uint64 `json:"call_depth_limit,omitempty"`
-	MaxOutstandingHostCalls *uint64 `json:"max_outstanding_host_calls,omitempty"`
-	WallTimeMS              *uint64 `json:"wall_time_ms,omitempty"`
-	MaxLogBytes             *uint64 `json:"max_log_bytes,omitempty"`
-}
+// LimitsSpec is the wire form of Limits (wire.Limits, with the sidecar's
+// strict reading): a nil field means "default", which keeps an explicit
+// zero distinguishable from an omitted value.
+type LimitsSpec wire.Limits
 
 // Resolve fills every unset field with its default.
 func (s LimitsSpec) Resolve() Limits {

@@ -365,6 +365,20 @@ func Token(key []byte, snapshotID string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
+// Limits is the limits object of a start's options and a resume's policy:
+// a nil member is left out (the sidecar's default), an explicit zero is
+// sent. The sidecar reads it strictly (policy.LimitsSpec); hosts write it
+// from their own types.
+type Limits struct {
+	InstructionBudget       *uint64 `json:"instruction_budget,omitempty"`
+	HeapLimitBytes          *uint64 `json:"heap_limit_bytes,omitempty"`
+	AllocationBudget        *uint64 `json:"allocation_budget,omitempty"`
+	CallDepthLimit          *uint64 `json:"call_depth_limit,omitempty"`
+	MaxOutstandingHostCalls *uint64 `json:"max_outstanding_host_calls,omitempty"`
+	WallTimeMS              *uint64 `json:"wall_time_ms,omitempty"`
+	MaxLogBytes             *uint64 `json:"max_log_bytes,omitempty"`
+}
+
 // Verifier checks key digests and tokens for one key. Its digest and HMAC
 // state are computed once, so a sidecar that authenticates resumes under
 // the same key pays for one HMAC per request and nothing else. Not safe
