@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -37,11 +38,11 @@ func requireCalls(t *testing.T, s *Suspension, ids []uint64, firstArgs []float64
 // outstanding are refused and change nothing; the default mode is
 // unchanged.
 func TestClientBatchMode(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
+	for _, tr := range hosttest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			noLeaks(t)
 			ctx := context.Background()
-			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			pong, err := c.Ping(ctx)
 			require.NoError(t, err)
 			require.True(t, pong.Has("batch_calls"), "%v", pong.Features)
@@ -92,7 +93,7 @@ func TestClientBatchMode(t *testing.T) {
 			requireCalls(t, third, []uint64{3}, []float64{30})
 
 			// Cold, in a new process: the bytes, with the mode in the policy.
-			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			policy := &Policy{Capabilities: caps, HostCalls: HostCallsBatch}
 			st, err = c2.Resume(ctx, ResumeRequest{Snapshot: secondBytes, Policy: policy, Key: testKey, Answers: []Answer{answer(1, 10)}})
 			require.NoError(t, err)

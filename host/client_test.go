@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -32,17 +33,12 @@ func newClient(t *testing.T, cfg Config) *Client {
 	return c
 }
 
-var transports = []struct {
-	name  string
-	jsonl bool
-}{{"binary", false}, {"jsonl", true}}
-
 func TestClientRunsAProgramHotAndCold(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
+	for _, tr := range hosttest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			noLeaks(t)
 			ctx := context.Background()
-			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			prog, err := c.Compile(ctx, `const a = fetch_data(n); const b = fetch_data(a + 1); [a, b, -0, NaN];`)
 			require.NoError(t, err)
 			require.Len(t, prog.ID, 64)
@@ -72,7 +68,7 @@ func TestClientRunsAProgramHotAndCold(t *testing.T) {
 			// Cold: a fresh process knows nothing; the bytes and the policy
 			// travel, and the replay reaches the same next step.
 			require.NoError(t, c.Close())
-			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			st, err = c2.Resume(ctx, ResumeRequest{Snapshot: first.Snapshot, Policy: &Policy{Capabilities: caps},
 				Key: testKey, Payload: Return(value.Number(10))})
 			require.NoError(t, err)
@@ -121,11 +117,11 @@ func TestClientReportsSidecarFailuresAsErrors(t *testing.T) {
 // A snapshot over 1 MiB resumes in a fresh process through staged chunks;
 // delta delivery and chunked fetches give the same bytes.
 func TestClientMovesSnapshotsLargerThanARequest(t *testing.T) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
+	for _, tr := range hosttest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			noLeaks(t)
 			ctx := context.Background()
-			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			prog, err := c.Compile(ctx, `let n = 0; for (let i = 0; i < 3; i++) n += get().length; n;`)
 			require.NoError(t, err)
 			caps := []string{"get"}
@@ -155,7 +151,7 @@ func TestClientMovesSnapshotsLargerThanARequest(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, snap, fetched)
 
-			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			done, err := c2.Resume(ctx, ResumeRequest{Snapshot: snap, Policy: &Policy{Capabilities: caps, Limits: lim},
 				Key: testKey, Payload: Return(value.String("xyz"))})
 			require.NoError(t, err)

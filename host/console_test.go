@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -37,10 +38,10 @@ x + 1;
 // hot and cold, on both transports.
 func TestClientReturnsEachStepsLogLines(t *testing.T) {
 	needFeatures(t, "console")
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
+	for _, tr := range hosttest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			ctx := context.Background()
-			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			prog, err := c.Compile(ctx, consoleSource)
 			require.NoError(t, err)
 			caps := []string{"get"}
@@ -57,7 +58,7 @@ func TestClientReturnsEachStepsLogLines(t *testing.T) {
 			require.Equal(t, 6.0, hot.Value.Num)
 			require.Equal(t, want, hot.Logs)
 
-			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			cold, err := c2.Resume(ctx, ResumeRequest{Snapshot: s.Snapshot, Key: testKey, Payload: Return(value.Number(5)),
 				Policy: &Policy{Capabilities: caps, Console: ConsoleCollect}})
 			require.NoError(t, err)

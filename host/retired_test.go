@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,10 +17,10 @@ import (
 func TestStartRefusesRetiredProgramFormats(t *testing.T) {
 	enc, err := cbor.CoreDetEncOptions().EncMode()
 	require.NoError(t, err)
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
+	for _, tr := range hosttest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			ctx := context.Background()
-			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			for _, version := range []uint64{1, 2} {
 				b, err := enc.Marshal([]any{"mustard-program", version, "let s = 0; for (;;) s++"})
 				require.NoError(t, err)

@@ -46,11 +46,11 @@ func requireSealRefusal(t *testing.T, err error, phrase string) {
 func TestClientSealsSnapshots(t *testing.T) {
 	otherKey, err := NewSealKey(bytes.Repeat([]byte{'o'}, 40))
 	require.NoError(t, err)
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
+	for _, tr := range hosttest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
 			noLeaks(t)
 			ctx := context.Background()
-			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			pong, err := c.Ping(ctx)
 			require.NoError(t, err)
 			require.True(t, pong.Has("sealed_snapshots"), "%v", pong.Features)
@@ -107,7 +107,7 @@ func TestClientSealsSnapshots(t *testing.T) {
 
 			// Cold: a new process gets the sealed bytes and the full policy.
 			require.NoError(t, c.Close())
-			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+			c2 := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			cold := func(snap []byte, seal SealKey, seq int) (*Step, error) {
 				return c2.Resume(ctx, ResumeRequest{Snapshot: snap, Policy: &Policy{Capabilities: caps}, Key: testKey,
 					SealKey: seal, Payload: Return(lookupAnswer(seq))})

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 	"github.com/stretchr/testify/require"
 )
@@ -13,9 +14,9 @@ import (
 func TestCompileTypeScript(t *testing.T) {
 	ctx := context.Background()
 	src := "declare function fetch_data(n: number): number;\nenum K { A = 2 }\nconst v: number = fetch_data(K.A) as number;\nv! + 1"
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) {
-			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.jsonl})
+	for _, tr := range hosttest.Transports {
+		t.Run(tr.Name, func(t *testing.T) {
+			c := newClient(t, Config{Cmd: sidecarCmd(t), JSONL: tr.JSONL})
 			prog, err := c.CompileTypeScript(ctx, src)
 			require.NoError(t, err)
 			js, err := c.Compile(ctx, "const n = 1; n")

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,19 +11,6 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
-
-// noise returns n bytes of hex text that does not compress: snapshots
-// holding it are as large as it is.
-func noise(seed string, n int) string {
-	var b strings.Builder
-	b.Grow(n + 64)
-	sum := sha256.Sum256([]byte(seed))
-	for b.Len() < n {
-		b.WriteString(hex.EncodeToString(sum[:]))
-		sum = sha256.Sum256(sum[:])
-	}
-	return b.String()[:n]
-}
 
 // bigLimits let a guest hold tens of megabytes of values.
 var bigLimits = map[string]any{"heap_limit_bytes": 1 << 30, "allocation_budget": 1 << 30, "instruction_budget": 1 << 30}
@@ -44,7 +28,7 @@ var (
 // stagedProgram is a program of stagedProgramBytes (a data literal) that
 // reads the inputs and the answer, then makes one more call.
 func stagedProgram() string {
-	return "const table = \"" + noise("program", stagedProgramBytes) + "\";\n" +
+	return "const table = \"" + hosttest.Noise("program", stagedProgramBytes) + "\";\n" +
 		`const rows = fetch_rows(docs.length);
 let total = 0;
 for (const r of rows) total += r.text.length;
@@ -55,7 +39,7 @@ const ack = done(rows.length);
 // stagedInputs are the inputs: stagedDocs strings of 250 bytes.
 func stagedInputs() (map[string]any, string) {
 	docs := make([]any, stagedDocs)
-	text := noise("inputs", stagedDocs*250)
+	text := hosttest.Noise("inputs", stagedDocs*250)
 	for i := range docs {
 		docs[i] = str(text[i*250 : (i+1)*250])
 	}
@@ -65,7 +49,7 @@ func stagedInputs() (map[string]any, string) {
 // stagedAnswer is the answer: stagedRows rows of 200 bytes of text and an id.
 func stagedAnswer() ([]byte, int, string) {
 	rows := stagedRows
-	text := noise("answer", rows*200)
+	text := hosttest.Noise("answer", rows*200)
 	out := make([]any, rows)
 	for i := range out {
 		out[i] = map[string]any{"Object": map[string]any{"id": num(float64(i)), "text": str(text[i*200 : (i+1)*200])}}

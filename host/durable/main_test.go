@@ -51,11 +51,6 @@ func newClient(t *testing.T, cfg host.Config) *host.Client {
 	return c
 }
 
-var transports = []struct {
-	name  string
-	jsonl bool
-}{{"binary", false}, {"jsonl", true}}
-
 // needFeatures fails a test against a sidecar that does not announce
 // every feature named: the tests run this repository's own sidecar, which
 // must have them.

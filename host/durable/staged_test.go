@@ -4,31 +4,17 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/host"
 
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os/exec"
-	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
-
-// noise is n bytes of hex text, which snapshots cannot compress away.
-func noise(seed string, n int) string {
-	var b strings.Builder
-	b.Grow(n + 64)
-	sum := sha256.Sum256([]byte(seed))
-	for b.Len() < n {
-		b.WriteString(hex.EncodeToString(sum[:]))
-		sum = sha256.Sum256(sum[:])
-	}
-	return b.String()[:n]
-}
 
 // The sizes of the large values below: in the long suites a 2 MB program,
 // 5 MB of inputs (20,000 strings) and a 20 MB tool answer (100,000 rows);
@@ -48,20 +34,20 @@ var (
 // it go to new processes from the stored bytes (cold). No request exceeds
 // 1 MiB (the sidecar would end the session), and the tool is asked once.
 func TestRunnerCarriesValuesPastOneMiB(t *testing.T) {
-	source := "const table = \"" + noise("program", bigProgramBytes) + "\";\n" + `
+	source := "const table = \"" + hosttest.Noise("program", bigProgramBytes) + "\";\n" + `
 const rows = fetch_rows(docs.length);
 let total = 0;
 for (const r of rows) total += r.text.length;
 const ack = done(rows.length);
 [table.length, docs.length, rows.length, total, rows[rows.length - 1].text.slice(0, 8), ack].join(",");`
 	docs := make([]value.Value, bigDocs)
-	docText := noise("inputs", bigDocs*250)
+	docText := hosttest.Noise("inputs", bigDocs*250)
 	for i := range docs {
 		docs[i] = value.String(docText[i*250 : (i+1)*250])
 	}
 	inputs := map[string]value.Value{"docs": value.Array(docs...)}
 	rows := bigRows
-	rowText := noise("answer", rows*200)
+	rowText := hosttest.Noise("answer", rows*200)
 	out := make([]value.Value, rows)
 	for i := range out {
 		out[i] = value.Object(value.M("id", value.Number(float64(i))), value.M("text", value.String(rowText[i*200:(i+1)*200])))
@@ -72,15 +58,15 @@ const ack = done(rows.length);
 	want := fmt.Sprintf("%d,%d,%d,%d,%s,ok", bigProgramBytes, bigDocs, rows, rows*200, rowText[len(rowText)-200:len(rowText)-192])
 	limits := host.Limits{HeapLimitBytes: host.Limit(1 << 30), AllocationBudget: host.Limit(1 << 30), InstructionBudget: host.Limit(1 << 30)}
 
-	for _, tr := range transports {
-		if tr.jsonl && !longtest.Enabled() {
+	for _, tr := range hosttest.Transports {
+		if tr.JSONL && !longtest.Enabled() {
 			continue // the same in base64 lines: minutes under -race (other tests stage over JSONL)
 		}
-		t.Run(tr.name, func(t *testing.T) {
+		t.Run(tr.Name, func(t *testing.T) {
 			noLeaks(t)
 			ctx := context.Background()
 			newPool := func() *host.Pool {
-				p, err := host.NewPool(host.PoolConfig{Size: 1, Client: host.Config{JSONL: tr.jsonl}, Command: func() *exec.Cmd { return sidecarCmd(t) }})
+				p, err := host.NewPool(host.PoolConfig{Size: 1, Client: host.Config{JSONL: tr.JSONL}, Command: func() *exec.Cmd { return sidecarCmd(t) }})
 				require.NoError(t, err)
 				t.Cleanup(func() { require.NoError(t, p.Close()) })
 				return p
@@ -109,7 +95,7 @@ const ack = done(rows.length);
 						<-c.Done()
 					}
 				}
-				id := fmt.Sprintf("big-%s-%v", tr.name, cold)
+				id := fmt.Sprintf("big-%s-%v", tr.Name, cold)
 				v, err := r.Run(ctx, Execution{ID: id, Program: prog, Inputs: inputs, Limits: limits,
 					Capabilities: map[string]Capability{
 						"fetch_rows": func(_ context.Context, c Call) (value.Value, error) {
