@@ -1,7 +1,8 @@
 // Package wire holds the facts of the wire contract that both ends speak:
 // the protocol version, the request limit, the chunk sizes of staged and
 // fetched bytes, the names of methods, fields, error codes, result kinds
-// and mode values, and the snapshot key's digest and token. The sidecar
+// and mode values, the limits object, and the snapshot key's digest and
+// token (and their Verifier). The sidecar
 // (frame, protocol, policy, snapshot) and every Go host (host, the test
 // and benchmark drivers) take them from here, so each is written once;
 // Methods, Fields and Codes list them, and ./gen writes those lists for
