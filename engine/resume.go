@@ -113,6 +113,9 @@ func (r *Resume) Admit() error {
 	return nil
 }
 
+// errNotAdmitted is a replay run without its journal: Admit decodes it.
+var errNotAdmitted = errors.New("resume run before it was admitted")
+
 // Hot reports whether Run continues the parked execution.
 func (r *Resume) Hot() bool { return r.Parked != nil }
 
@@ -125,16 +128,19 @@ type Store interface {
 	MakeRoom(l policy.Limits)
 }
 
-// Run continues the admitted resume under its policy's limits, with a
-// Stopper that can end the segment (nil: none). Answers that do not fit
-// the outstanding calls fail its Step with an *AnswerError; a hot resume
-// that fails so, or is over a stricter budget, leaves the execution
-// parked (the returned execution).
+// Run continues the resume under its policy's limits, once Admit has
+// admitted it, with a Stopper that can end the segment (nil: none).
+// Answers that do not fit the outstanding calls fail its Step with an
+// *AnswerError; a hot resume that fails so, or is over a stricter budget,
+// leaves the execution parked (the returned execution).
 func (r *Resume) Run(rt *Runtime, st Store, stop *Stopper) (*Execution, Step) {
 	limits := r.Policy.Limits
 	if x := r.Parked; x != nil {
 		st.MakeRoom(limits)
 		return x.ResumeWith(stop, r.answers(x.Focus()), limits)
+	}
+	if r.journal == nil {
+		return nil, Step{Err: errNotAdmitted}
 	}
 	// The replay keeps its answers: a copy, so that a one-mode answer
 	// needs no allocation on the hot path.

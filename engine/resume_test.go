@@ -84,6 +84,11 @@ func TestResumeRefusesAlikeHotAndCold(t *testing.T) {
 		t.Fatalf("malformed bytes: %v", err)
 	}
 
+	// A replay run before it is admitted fails; it does not panic.
+	if _, step := (&Resume{Raw: raw, Seal: seal, Policy: grant, HasOne: true}).Run(testRuntime, &testStore{}, nil); step.Err == nil {
+		t.Fatal("an unadmitted replay ran")
+	}
+
 	// Admitted, the parked execution and the replay go on alike.
 	var values []string
 	for _, hot := range []bool{true, false} {
