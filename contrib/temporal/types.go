@@ -155,23 +155,13 @@ type Options struct {
 	SearchAttributes bool `json:",omitempty"`
 }
 
-// Limits are an execution's limits (host.Limits in a form that survives
-// Temporal's JSON encoding).
-type Limits struct {
-	InstructionBudget       *uint64       `json:",omitempty"`
-	HeapLimitBytes          *uint64       `json:",omitempty"`
-	AllocationBudget        *uint64       `json:",omitempty"`
-	CallDepthLimit          *uint64       `json:",omitempty"`
-	MaxOutstandingHostCalls *uint64       `json:",omitempty"`
-	WallTime                time.Duration `json:",omitempty"`
-}
+// Limits are an execution's limits: host.Limits, as Temporal's payloads
+// carry them, with Go's field names (WallTime in nanoseconds). host.Limits'
+// own JSON is the sidecar's wire form, which workflow histories do not use.
+type Limits host.Limits
 
 // Host returns l as host.Limits.
-func (l Limits) Host() host.Limits {
-	return host.Limits{InstructionBudget: l.InstructionBudget, HeapLimitBytes: l.HeapLimitBytes,
-		AllocationBudget: l.AllocationBudget, CallDepthLimit: l.CallDepthLimit,
-		MaxOutstandingHostCalls: l.MaxOutstandingHostCalls, WallTime: l.WallTime}
-}
+func (l Limits) Host() host.Limits { return host.Limits(l) }
 
 // State is what the workflow carries from one run to the next when it
 // continues as new: references, not bytes. The snapshot itself is in the
