@@ -27,9 +27,10 @@ type store struct {
 	stats     Stats
 }
 
-// Stats counts how resumes that got past authentication ran: a hot resume
-// continues a parked execution, a replay re-runs the program from the
-// snapshot's journal. They make the fast path observable to tests.
+// Stats counts how admitted resumes (past authentication and the
+// engine's checks) ran: a hot resume continues a parked execution, a
+// replay re-runs the program from the snapshot's journal. They make the
+// fast path observable to tests.
 type Stats struct {
 	HotResumes int
 	Replays    int
