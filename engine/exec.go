@@ -253,17 +253,6 @@ func (x *Execution) ResumeWith(stop *Stopper, answers []Answer, limits policy.Li
 	return x.next()
 }
 
-// EachOutstanding calls fn with each of the parked execution's outstanding
-// calls, in call order, until fn fails.
-func (x *Execution) EachOutstanding(fn func(*snapshot.HostCall) error) error {
-	for i := range x.outstanding {
-		if err := fn(&x.outstanding[i].HostCall); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // AnswerError is a resume's answers that do not fit the outstanding calls.
 // Nothing has changed when a resume fails with one.
 type AnswerError struct {

@@ -40,7 +40,7 @@ type Resume struct {
 	One     Payload
 	HasOne  bool
 
-	// Set by Admit.
+	// Set by Admit (and one by Run).
 	journal     *snapshot.Snapshot // decoded, when no execution is resumed hot
 	outstanding []snapshot.HostCall
 	one         [1]Answer // the one-mode answer, without an allocation
@@ -115,9 +115,6 @@ func (r *Resume) Admit() error {
 
 // errNotAdmitted is a replay run without its journal: Admit decodes it.
 var errNotAdmitted = errors.New("resume run before it was admitted")
-
-// Hot reports whether Run continues the parked execution.
-func (r *Resume) Hot() bool { return r.Parked != nil }
 
 // A Store is what a cold resume draws on from its caller.
 type Store interface {
