@@ -153,14 +153,23 @@ func answerCode(r engine.AnswerReason) code {
 	return codeNoAnswers
 }
 
-// refusalCodes are the codes of the engine's resume refusals.
-var refusalCodes = [...]code{
-	engine.SealKeyRequired: codeSealKeyRequired,
-	engine.NotSealed:       codeSnapshotNotSealed,
-	engine.WrongSealKey:    codeWrongSealKey,
-	engine.ModeMismatch:    codeHostCallsMismatch,
-	engine.ConsoleMismatch: codeConsoleMismatch,
-	engine.Unauthorized:    codeUnauthorizedCapability,
+// refusalCode is the code of a resume the engine refused.
+func refusalCode(r engine.RefusalReason) code {
+	switch r {
+	case engine.SealKeyRequired:
+		return codeSealKeyRequired
+	case engine.NotSealed:
+		return codeSnapshotNotSealed
+	case engine.WrongSealKey:
+		return codeWrongSealKey
+	case engine.ModeMismatch:
+		return codeHostCallsMismatch
+	case engine.ConsoleMismatch:
+		return codeConsoleMismatch
+	case engine.Unauthorized:
+		return codeUnauthorizedCapability
+	}
+	return codeInternal
 }
 
 // describe is a failure as the host sees it: its code and its text.
@@ -183,7 +192,7 @@ func describe(err error) (code, string) {
 	}
 	var rf *engine.Refusal
 	if errors.As(err, &rf) {
-		return refusalCodes[rf.Reason], rf.Msg
+		return refusalCode(rf.Reason), rf.Msg
 	}
 	return codeInternal, "request failed"
 }
