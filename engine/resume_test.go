@@ -62,6 +62,9 @@ func TestResumeRefusesAlikeHotAndCold(t *testing.T) {
 		{"one payload in batch mode", seal, withPolicy(func(q *policy.Policy) { q.HostCalls = policy.HostCallsBatch }), nil, ModeMismatch, "resume payload does not match host_calls batch"},
 		{"another console", seal, withPolicy(func(q *policy.Policy) { q.Console = policy.ConsoleCollect }), nil, ConsoleMismatch, "snapshot policy rejected console `collect`; the execution started with console `off`"},
 		{"capability not granted", seal, withPolicy(func(q *policy.Policy) { q.Capabilities = []string{"other"} }), nil, Unauthorized, "snapshot policy rejected unauthorized capability `fetch_data`"},
+		// The order docs/protocol.md gives: the mode, the console, then the capabilities.
+		{"another console, capability not granted", seal, withPolicy(func(q *policy.Policy) { q.Console, q.Capabilities = policy.ConsoleCollect, []string{"other"} }), nil, ConsoleMismatch, "snapshot policy rejected console `collect`; the execution started with console `off`"},
+		{"batch answers in one mode, another console", seal, withPolicy(func(q *policy.Policy) { q.Console = policy.ConsoleCollect }), []Answer{{CallID: 1, Payload: one}}, ModeMismatch, "resume payload does not match host_calls one"},
 	} {
 		for _, hot := range []bool{true, false} {
 			r := Resume{Raw: raw, Seal: tc.seal, Policy: tc.pol, Answers: tc.batch, One: one, HasOne: tc.batch == nil}
