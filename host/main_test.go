@@ -29,14 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 // sidecarCmd returns a command running the real sidecar.
-func sidecarCmd(t testing.TB, args ...string) *exec.Cmd {
-	t.Helper()
-	cmd, err := hosttest.Command(args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cmd
-}
+func sidecarCmd(t testing.TB, args ...string) *exec.Cmd { return hosttest.MustCommand(t, args...) }
 
 // fakeCmd returns a command running the scripted sidecar mode.
 func fakeCmd(t testing.TB, mode string) *exec.Cmd {

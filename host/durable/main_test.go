@@ -26,14 +26,7 @@ func TestMain(m *testing.M) {
 	os.Exit(hosttest.RunOnPath(m))
 }
 
-func sidecarCmd(t testing.TB, args ...string) *exec.Cmd {
-	t.Helper()
-	cmd, err := hosttest.Command(args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cmd
-}
+func sidecarCmd(t testing.TB, args ...string) *exec.Cmd { return hosttest.MustCommand(t, args...) }
 
 var testKey = func() host.Key {
 	k, err := host.NewKey([]byte("0123456789abcdef0123456789abcdef"))

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
@@ -58,6 +59,17 @@ func Binary() (string, error) {
 
 // Command returns an unstarted command that runs the sidecar with args.
 func Command(args ...string) (*exec.Cmd, error) { return CommandEnv(nil, args...) }
+
+// MustCommand is Command for a test: it fails the test if the sidecar
+// binary cannot be found.
+func MustCommand(t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd, err := Command(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
 
 // CommandEnv is Command with env ("KEY=value") added to the environment the
 // sidecar inherits, overriding it.
