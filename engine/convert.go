@@ -126,11 +126,11 @@ func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
 	class := o.ClassName()
 	proto := o.Prototype()
 	switch {
-	case class == "Array" && proto == e.r.arrProto:
+	case class == "Array" && proto == e.r.rt.MustardArrayPrototype():
 		e.seen[o] = true
 		defer func() { e.seen[o] = false }()
 		return e.array(o, depth)
-	case class == "Object" && (proto == nil || proto == e.r.objProto):
+	case class == "Object" && (proto == nil || proto == e.r.rt.MustardObjectPrototype()):
 		e.seen[o] = true
 		defer func() { e.seen[o] = false }()
 		return e.plain(o, depth)
@@ -310,15 +310,8 @@ func (r *realm) importValue(v value.Value) goja.Value {
 				o.MustardPutData(m.Key, r.importValue(m.Value))
 				continue
 			}
-			// A key with an unpaired surrogate needs a guest string. The
-			// descriptor has no prototype and own fields only, so no guest
-			// accessor on Object.prototype is consulted.
-			desc := rt.CreateObject(nil)
-			_ = desc.DefineDataProperty("value", r.importValue(m.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
-			for _, f := range []string{"writable", "enumerable", "configurable"} {
-				_ = desc.DefineDataProperty(f, r.rt.ToValue(true), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
-			}
-			_, _ = r.defProp(goja.Undefined(), o, r.importString(m.Key), desc)
+			// A key with an unpaired surrogate needs a guest string.
+			o.MustardPutDataKey(r.importString(m.Key).(goja.String), r.importValue(m.Value))
 		}
 		return o
 	}

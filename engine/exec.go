@@ -909,7 +909,7 @@ func (x *Execution) settlement(o snapshot.Outcome) (goja.Value, bool) {
 		return r.importValue(o.Value), false
 	}
 	e := o.Error
-	obj, err := r.rt.New(r.errorCtor, r.importString(e.Message))
+	obj, err := r.rt.New(r.rt.MustardErrorConstructor(), r.importString(e.Message))
 	if err != nil {
 		panic(err)
 	}

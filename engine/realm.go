@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -18,58 +19,47 @@ func init() {
 
 // lockdownSource runs in every realm before guest code. With lockDown, it
 // removes eval and replaces every route to a Function constructor with one
-// that throws, so no guest text escapes validation and metering. The stub
-// keeps Function.prototype as its prototype, so `f instanceof Function`
+// that throws, so no guest text escapes validation and metering. A stub
+// has Function.prototype as its prototype, so `f instanceof Function`
 // works. The program only makes the stubs (their text and their frames'
-// name and position are what guests see); lockDown installs them.
+// name and position are what guests see) and a function that rethrows;
+// it reads no global, so it makes no built-in the guest may never use.
 const lockdownSource = `(function () {
   "use strict";
-  var g = globalThis, dp = Object.defineProperty, gpo = Object.getPrototypeOf;
-  function lock(proto, name) {
+  // Each stub's text, name and line are what a guest sees of it.
+  function lock() {
     var stub = function () { throw new TypeError("dynamic code evaluation is not available"); };
-    return [proto, stub, name];
+    return stub;
   }
-  return [Object.prototype, Array.prototype, Error, function (e) { throw e; }, dp,
-    lock(Function.prototype, "Function"),
-    lock(gpo(function* () {}), "GeneratorFunction"),
-    lock(gpo(async function () {}), "AsyncFunction"),
-    lock(gpo(async function* () {}), "AsyncGeneratorFunction")];
+  return [function (e) { throw e; }, lock(), lock(), lock(), lock()];
 })()`
 
-// lockdownCaptured is how many leading elements of the lockdown program's
-// result are intrinsics the realm keeps; the rest are [prototype, stub,
-// name] triples that lockDown installs.
-const lockdownCaptured = 5
+// stubNames are the names lockDown gives the lockdown program's stubs, in
+// the order it makes them.
+var stubNames = [...]string{"Function", "GeneratorFunction", "AsyncFunction", "AsyncGeneratorFunction"}
 
-// lockDown installs the stubs the lockdown program made: each becomes its
-// prototype's constructor (and the first the global Function), and each
-// prototype its stub's prototype. It defines the properties directly, in
-// the order and with the attributes Object.defineProperty gave them,
-// without a descriptor object per property, and deletes eval and GoError
-// without making them first.
+// lockDown installs the stubs the lockdown program made, each under its
+// name (goja's MustardStubConstructors): the global Function and
+// Function.prototype's constructor, then the constructors of the
+// generator, async and async generator function prototypes, linked to
+// them when the realm first makes them. A realm whose guest writes no
+// generator makes none of those prototypes, their built-in constructors or
+// the generator prototypes (about 9 KiB a realm). It defines the names
+// directly, in the order and with the attributes Object.defineProperty
+// gave them, and deletes eval and GoError without making them first.
 func lockDown(rt *goja.Runtime, caps *goja.Object) error {
-	g := rt.GlobalObject()
-	n := int(caps.Get("length").ToInteger())
-	var fn *goja.Object
-	for i := lockdownCaptured; i < n; i++ {
-		t := caps.Get(strconv.Itoa(i)).(*goja.Object)
-		proto := t.Get("0").(*goja.Object)
-		stub := t.Get("1").(*goja.Object)
-		if err := stub.DefineDataProperty("name", t.Get("2"), goja.FLAG_NOT_SET, goja.FLAG_TRUE, goja.FLAG_NOT_SET); err != nil {
+	var stubs [len(stubNames)]*goja.Object
+	if n := caps.Get("length").ToInteger(); n != 1+int64(len(stubs)) {
+		return fmt.Errorf("lockdown made %d values, want %d", n, 1+len(stubs))
+	}
+	for i, name := range stubNames {
+		stubs[i] = caps.Get(strconv.Itoa(1 + i)).(*goja.Object)
+		if err := stubs[i].DefineDataProperty("name", rt.MustardString(name), goja.FLAG_NOT_SET, goja.FLAG_TRUE, goja.FLAG_NOT_SET); err != nil {
 			return err
 		}
-		if err := stub.DefineDataProperty("prototype", proto, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-			return err
-		}
-		if err := proto.DefineDataProperty("constructor", stub, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
-			return err
-		}
-		if fn == nil {
-			fn = stub
-			if err := g.DefineDataProperty("Function", fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-				return err
-			}
-		}
+	}
+	if err := rt.MustardStubConstructors(stubs[0], stubs[1], stubs[2], stubs[3]); err != nil {
+		return err
 	}
 	return rt.MustardDeleteGlobals("eval", "GoError")
 }
@@ -86,16 +76,13 @@ const lockdownName = "lockdown"
 
 var lockdownProgram = goja.MustCompile(lockdownName, lockdownSource, true)
 
-// realm is a fresh guest global environment and the intrinsics captured
-// before any guest code could tamper with them.
+// realm is a fresh guest global environment. The intrinsics it uses
+// (Object.prototype, Array.prototype, Error) are goja's own, which guest
+// code cannot replace.
 type realm struct {
-	x         *Execution // the execution this realm runs, set by activate
-	rt        *goja.Runtime
-	objProto  *goja.Object
-	arrProto  *goja.Object
-	errorCtor *goja.Object
-	rethrow   goja.Callable // throws its argument: recovers an Error's own stack
-	defProp   goja.Callable // Object.defineProperty, for keys Go strings cannot hold
+	x       *Execution // the execution this realm runs, set by activate
+	rt      *goja.Runtime
+	rethrow goja.Callable // throws its argument: recovers an Error's own stack
 }
 
 // buildRealm prepares everything that does not depend on the execution:
@@ -113,11 +100,7 @@ func buildRealm() (*realm, error) {
 	}
 	r := &realm{rt: rt}
 	rt.SetMeter(r)
-	r.objProto = caps.Get("0").(*goja.Object)
-	r.arrProto = caps.Get("1").(*goja.Object)
-	r.errorCtor = caps.Get("2").(*goja.Object)
-	r.rethrow, _ = goja.AssertFunction(caps.Get("3"))
-	r.defProp, _ = goja.AssertFunction(caps.Get("4"))
+	r.rethrow, _ = goja.AssertFunction(caps.Get("0"))
 	rt.SetMaxNativeDepth(MaxNativeDepth)
 	// What the lockdown made is part of the realm: the heap
 	// figure counts only what is added to it from here on.

@@ -255,7 +255,10 @@ func createFunctionProtoTemplate() *objectTemplate {
 		return r.global.ObjectPrototype
 	}
 
-	t.putStr("constructor", func(r *Runtime) Value { return valueProp(r.getFunction(), true, false, true) })
+	t.putStr("constructor", func(r *Runtime) Value {
+		stub := r.constructorsStubbed // mustard(realm): mustard_realm.go
+		return valueProp(r.getFunction(), !stub, false, !stub)
+	})
 
 	t.putStr("length", func(r *Runtime) Value { return valueProp(_positiveZero, false, false, true) })
 	t.putStr("name", func(r *Runtime) Value { return valueProp(stringEmpty, false, false, true) })
@@ -311,7 +314,7 @@ func (r *Runtime) createAsyncFunctionProto(val *Object) objectImpl {
 	}
 	o.init()
 
-	o._putProp("constructor", r.getAsyncFunction(), true, false, true)
+	r.stubbedConstructor(o, r.getAsyncFunction(), true) // mustard(realm): mustard_realm.go
 
 	o._putSym(SymToStringTag, valueProp(asciiString(classAsyncFunction), false, false, true))
 
@@ -376,7 +379,7 @@ func (r *Runtime) builtin_genproto_throw(call FunctionCall) Value {
 func (r *Runtime) createGeneratorFunctionProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getFunctionPrototype(), classObject)
 
-	o._putProp("constructor", r.getGeneratorFunction(), false, false, true)
+	r.stubbedConstructor(o, r.getGeneratorFunction(), false) // mustard(realm): mustard_realm.go
 	o._putProp("prototype", r.getGeneratorPrototype(), false, false, true)
 	o._putSym(SymToStringTag, valueProp(asciiString(classGeneratorFunction), false, false, true))
 

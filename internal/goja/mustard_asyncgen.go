@@ -660,7 +660,7 @@ func (r *Runtime) getAsyncGeneratorFunctionPrototype() *Object {
 		r.global.AsyncGeneratorFunctionPrototype = o
 		b := newBaseObjectObj(o, r.getFunctionPrototype(), classObject)
 		b._putProp("prototype", r.getAsyncGeneratorPrototype(), false, false, true)
-		b._putProp("constructor", r.getAsyncGeneratorFunction(), false, false, true)
+		r.stubbedConstructor(b, r.getAsyncGeneratorFunction(), false)
 		b._putSym(SymToStringTag, valueProp(asciiString(classAsyncGeneratorFunction), false, false, true))
 	}
 	return o

@@ -94,3 +94,19 @@ func (r *Runtime) MustardString(s string) Value {
 func (o *Object) MustardPreventExtensions() {
 	o.self.preventExtensions(false)
 }
+
+// MustardPutDataKey is MustardPutData for a key a Go string cannot hold
+// (a string with an unpaired surrogate).
+func (o *Object) MustardPutDataKey(key String, v Value) {
+	name := key.string()
+	if bo, ok := o.self.(*baseObject); ok && bo.extensible {
+		bo._putProp(name, v, true, true, true)
+		return
+	}
+	o.self.defineOwnPropertyStr(name, PropertyDescriptor{
+		Value:        v,
+		Writable:     FLAG_TRUE,
+		Configurable: FLAG_TRUE,
+		Enumerable:   FLAG_TRUE,
+	}, false)
+}

@@ -52,3 +52,48 @@ func TestMustardNewNativeFunc(t *testing.T) {
 		t.Errorf("made differently: %s, not %s", a, b)
 	}
 }
+
+func TestMustardStubConstructors(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`(function () {
+		function stub() { return function () { throw new TypeError("no"); }; }
+		return [stub(), stub(), stub(), stub()];
+	})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := v.(*Object)
+	stub := func(i int) *Object { return a.Get(string(rune('0' + i))).(*Object) }
+	if err := r.MustardStubConstructors(stub(0), stub(1), stub(2), a); err == nil {
+		t.Error("an array was taken for a stub")
+	}
+	if err := r.MustardStubConstructors(stub(0), stub(1), stub(2), stub(3)); err != nil {
+		t.Fatal(err)
+	}
+	if r.global.GeneratorFunctionPrototype != nil || r.global.AsyncFunctionPrototype != nil ||
+		r.global.AsyncGeneratorFunctionPrototype != nil || r.global.GeneratorPrototype != nil {
+		t.Fatal("stubbing made a prototype")
+	}
+	r.Set("stubs", a)
+	v, err = r.RunString(`(function () {
+		var gpo = Object.getPrototypeOf, out = [];
+		[Function.prototype, gpo(function* () {}), gpo(async function () {}), gpo(async function* () {})].forEach(function (p, i) {
+			var c = Object.getOwnPropertyDescriptor(p, "constructor"), s = Object.getOwnPropertyDescriptor(stubs[i], "prototype");
+			out.push([c.value === stubs[i], c.writable, c.configurable, s.value === p, s.writable, s.configurable].join());
+		});
+		out.push(Function === stubs[0]);
+		return out.join(" ");
+	})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), "true,false,false,true,false,false true,false,false,true,false,false true,false,false,true,false,false true,false,false,true,false,false true"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if r.global.GeneratorFunctionPrototype == nil || r.global.AsyncGeneratorFunctionPrototype == nil {
+		t.Error("the prototypes were not made when reached")
+	}
+	if err := r.MustardStubConstructors(stub(0), stub(1), stub(2), stub(3)); err == nil {
+		t.Error("stubbed again after the prototypes were made")
+	}
+}

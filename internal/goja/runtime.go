@@ -229,6 +229,8 @@ type Runtime struct {
 	builtinsMade    []*Object   // and the objects made so far
 	builtinsWritten []*Object   // mustard(retained): mustard_retained.go: built-ins the guest wrote to
 	jsonIn          *jsonReader // mustard(interrupt): mustard_interrupt.go: the text JSON.parse reads
+
+	constructorsStubbed bool // mustard(realm): mustard_realm.go: MustardStubConstructors
 }
 
 type StackFrame struct {
