@@ -2873,8 +2873,8 @@ func (c *compiler) compileLogicalAnd(left, right ast.Expression, idx file.Idx) c
 
 func (e *compiledObjectLiteral) emitGetter(putOnStack bool) {
 	e.addSrcMap()
-	e.c.emitMeterAllocation() // mustard(steps)
-	e.c.emit(newObject)
+	e.c.emitMeterAllocation()                  // mustard(steps)
+	e.c.emit(objectLiteralMaker(e.expr.Value)) // mustard(props): mustard_props.go
 	hasProto := false
 	for _, prop := range e.expr.Value {
 		switch prop := prop.(type) {

@@ -3,6 +3,7 @@ package goja
 import (
 	"iter"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/ast"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
 )
 
@@ -134,4 +135,55 @@ func (s *propStore) all() iter.Seq2[unistring.String, Value] {
 			}
 		}
 	}
+}
+
+// newObjectSized makes an object literal's object with room for the
+// properties the literal names (at most propStoreSmall): its property
+// slice and key list are allocated once at their size instead of grown
+// as each property is put. Only their capacity differs from newObject's.
+type newObjectSized uint32
+
+func (n newObjectSized) exec(vm *vm) {
+	r := vm.r
+	v := &Object{runtime: r}
+	o := &baseObject{class: classObject, val: v, extensible: true, prototype: r.global.ObjectPrototype}
+	v.self = o
+	o.init()
+	o.values.small = make([]propEntry, 0, n)
+	o.propNames = make([]unistring.String, 0, n)
+	vm.push(v)
+	vm.pc++
+}
+
+// objectLiteralMaker is the instruction that makes an object literal's
+// object: newObjectSized when its size is known, newObject otherwise.
+func objectLiteralMaker(props []ast.Property) instruction {
+	if n := literalSize(props); n > 0 {
+		return newObjectSized(n)
+	}
+	return newObject
+}
+
+// literalSize is how many properties an object literal's own keyed and
+// shorthand properties put, for newObjectSized: 0 when it has none or more
+// than propStoreSmall (a spread's or a computed key's count is not known).
+func literalSize(props []ast.Property) int {
+	n := 0
+	for _, p := range props {
+		switch p := p.(type) {
+		case *ast.PropertyShort:
+			n++
+		case *ast.PropertyKeyed:
+			if p.Computed {
+				return 0
+			}
+			n++
+		default:
+			return 0
+		}
+	}
+	if n > propStoreSmall {
+		return 0
+	}
+	return n
 }

@@ -111,3 +111,39 @@ prototype,length,extra
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestObjectLiteralsSizeTheirProperties(t *testing.T) {
+	vm := New()
+	for _, c := range []struct {
+		src  string
+		size int // the capacity the literal's object starts with; 0 grows as before
+		want string
+	}{
+		{`({a: 1, b: 'x', c: [1]})`, 3, `{"a":1,"b":"x","c":[1]} a,b,c`},
+		{`var b = 2; ({a: 1, b})`, 2, `{"a":1,"b":2} a,b`},
+		{`({a: 1, a: 2, get g() { return 3; }, set g(v) {}, m() {}})`, 5, `{"a":2,"g":3} a,g,m`},
+		{`({__proto__: null, x: 1})`, 2, `{"x":1} x`},
+		{`({a: 1, ['b' + 1]: 2})`, 0, `{"a":1,"b1":2} a,b1`},
+		{`({...{a: 1}, b: 2})`, 0, `{"a":1,"b":2} a,b`},
+		{`({a:1,b:2,c:3,d:4,e:5,f:6,g:7,h:8,i:9})`, 0, `{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9} a,b,c,d,e,f,g,h,i`},
+		{`({})`, 0, `{} `},
+	} {
+		v, err := vm.RunString(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		o := v.(*Object)
+		b := o.self.(*baseObject)
+		if c.size > 0 && (cap(b.values.small) != c.size || cap(b.propNames) != c.size) {
+			t.Errorf("%s: room for %d properties and %d names, want %d", c.src, cap(b.values.small), cap(b.propNames), c.size)
+		}
+		vm.Set("o", o)
+		shape, err := vm.RunString(`JSON.stringify(o) + ' ' + Object.getOwnPropertyNames(o).join()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := shape.String(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.src, got, c.want)
+		}
+	}
+}
