@@ -771,7 +771,9 @@ func (d *decoder) outcome() (Outcome, error) {
 		if !ok {
 			return o, d.fail(ErrDecompress)
 		}
-		v, rest, err := value.DecodeCBOR(enc)
+		// enc is this record's alone: the answer's strings keep it
+		// instead of a copy of it.
+		v, rest, err := value.DecodeCBOROwned(enc)
 		if err != nil || len(rest) != 0 {
 			return o, d.fail(ErrOutcome)
 		}

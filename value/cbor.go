@@ -3,6 +3,7 @@ package value
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 )
@@ -129,9 +130,24 @@ func DecodeCBOR(b []byte) (v Value, rest []byte, err error) {
 	return v, b[d.i:], nil
 }
 
+// DecodeCBOROwned is DecodeCBOR for a b the caller gives away: b must
+// not be changed afterwards, and the value's strings may share its memory
+// instead of being copied out of it (a decompressed journal record, whose
+// one large string would otherwise be copied whole).
+func DecodeCBOROwned(b []byte) (v Value, rest []byte, err error) {
+	d := cborDecoder{b: b, owned: true, scratch: getScratch()}
+	defer d.release()
+	v, err = d.value(0, posTop)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	return v, b[d.i:], nil
+}
+
 type cborDecoder struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	owned bool // strings may alias b (DecodeCBOROwned)
 	// Arrays and objects are collected on the scratch stacks instead of
 	// being preallocated from their declared counts, which a hostile input
 	// could inflate at every level.
@@ -161,7 +177,12 @@ func (d *cborDecoder) bytes() (string, error) {
 	if n > d.remaining() {
 		return "", invalidf("string length exceeds the data at byte %d", at)
 	}
-	s := string(d.b[d.i : d.i+int(n)])
+	var s string
+	if d.owned && n > 0 {
+		s = unsafe.String(&d.b[d.i], int(n))
+	} else {
+		s = string(d.b[d.i : d.i+int(n)])
+	}
 	if !ValidWTF8(s) {
 		return "", invalidf("string is not well-formed UTF-8 at byte %d", at)
 	}

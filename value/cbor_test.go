@@ -1,6 +1,9 @@
 package value
 
 import (
+	"bytes"
+	"unsafe"
+
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 
 	"encoding/hex"
@@ -101,6 +104,12 @@ func TestCBORRoundTrip(t *testing.T) {
 			assert.Equal(t, []byte{0xf6, 0x01}, rest)
 			assert.True(t, Equal(tc.v, got))
 
+			// Owned: the same value, from a buffer given away.
+			got, rest, err = DecodeCBOROwned(bytes.Clone(b))
+			require.NoError(t, err)
+			assert.Empty(t, rest)
+			assert.True(t, Equal(tc.v, got))
+
 			var u Value
 			require.NoError(t, u.UnmarshalCBOR(b))
 			assert.True(t, Equal(tc.v, u))
@@ -196,6 +205,10 @@ func TestDecodeCBORErrors(t *testing.T) {
 			assertHostError(t, err)
 			assert.Nil(t, rest)
 			assert.True(t, Equal(Undefined(), v))
+			_, rest, err = DecodeCBOROwned(bytes.Clone(in))
+			require.Error(t, err)
+			assert.Equal(t, err.Error(), func() string { _, _, e := DecodeCBOR(in); return e.Error() }())
+			assert.Nil(t, rest)
 			u := String("unchanged")
 			require.Error(t, u.UnmarshalCBOR(in))
 			assert.Equal(t, String("unchanged"), u)
@@ -377,4 +390,22 @@ func TestErrorsAreSentinels(t *testing.T) {
 	assert.True(t, errors.Is(errNesting, ErrNestingLimit))
 	assert.True(t, errors.Is(errArrayTooLong, ErrArrayTooLong))
 	assert.Equal(t, "invalid StructuredValue: structured host boundary nesting limit exceeded", errNesting.Error())
+}
+
+// TestDecodeCBOROwnedSharesStrings: an owned decode's strings are the
+// buffer's bytes, not copies, and an ordinary decode's are copies.
+func TestDecodeCBOROwnedSharesStrings(t *testing.T) {
+	b := Array(String("shared"), Object(M("key", String("value")))).AppendCBOR(nil)
+	owned, _, err := DecodeCBOROwned(b)
+	require.NoError(t, err)
+	copied, _, err := DecodeCBOR(b)
+	require.NoError(t, err)
+	within := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(&b[0]))
+		return p >= start && p < start+uintptr(len(b))
+	}
+	assert.True(t, within(owned.Elems[0].Str))
+	assert.True(t, within(owned.Elems[1].Members[0].Value.Str))
+	assert.False(t, within(copied.Elems[0].Str))
 }
