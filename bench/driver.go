@@ -33,7 +33,7 @@ type Config struct {
 	// ~1 KiB arguments are timed: every suspended response carries the
 	// whole journal, so their cost grows with it.
 	HistorySteps []int
-	Large        int  // runs of the 40 × 50 KB answers program
+	Large        int  // runs of the 40 × 50 KB answers program, and of the 6 × 880 KB one
 	Peer         bool // also run the reference implementation
 	// Gallery, if set, is a local checkout of the reference's
 	// examples/programmatic-tool-calls: its programs are recorded on the
@@ -281,6 +281,7 @@ type ours struct {
 
 	largeID      string // program_id of largeSource
 	largeAnswers []string
+	hugeAnswers  []string
 
 	batch     bool       // the sidecar has batched host calls (ping lists batch_calls)
 	crossings []Crossing // per workload, from the checks before timing
@@ -337,7 +338,7 @@ func newOurs(workloads []*Workload, steps []int) (*ours, error) {
 		o.close()
 		return nil, err
 	}
-	o.largeID, o.largeAnswers = r.Result.ProgramID, LargeAnswers()
+	o.largeID, o.largeAnswers, o.hugeAnswers = r.Result.ProgramID, LargeAnswers(), HugeAnswers()
 	if o.cold, err = prepareCold(o.bin, o.coldID, steps); err != nil {
 		o.close()
 		return nil, err
@@ -457,6 +458,9 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		r.Ours = append(r.Ours, d...)
 	}
 	if err := o.largeRound(rep, share(cfg.Large, round, cfg.Rounds)); err != nil {
+		return err
+	}
+	if err := o.hugeRound(rep, share(cfg.Large, round, cfg.Rounds)); err != nil {
 		return err
 	}
 	for _, c := range o.cold {

@@ -28,7 +28,25 @@ const (
 	largeWindow = 5
 	// stageChunk keeps every stage request under the 1 MiB frame limit.
 	stageChunk = 900 << 10
+
+	// The 1 MB answers program: six calls, each answered with ~880 KB of
+	// the same kind of text, about the largest whose JSON escaping still
+	// fits a request. Five round trips are timed per run (the sixth
+	// completes).
+	hugeSource      = "let total = 0;\nfor (let i = 0; i < 6; i++) { const r = fetch_page(i); total += r.length; }\ntotal;"
+	hugeCalls       = 6
+	hugeAnswerBytes = 880_000
 )
+
+// HugeAnswers returns the six ~880 KB answers, the same on every run.
+func HugeAnswers() []string {
+	r := rand.New(rand.NewPCG(6, 880))
+	out := make([]string, hugeCalls)
+	for i := range out {
+		out[i] = sampletext.JSONLike(r, hugeAnswerBytes)
+	}
+	return out
+}
 
 // LargeAnswers returns the 40 answers, the same on every run.
 func LargeAnswers() []string {
@@ -73,7 +91,7 @@ func largeHost(h *host, programID string, answers []string) (*largeRun, error) {
 			return nil, fmt.Errorf("large answers, step %d: %w", i, err)
 		}
 		if r.Result.Step.Type == wire.StepCompleted {
-			if i != largeCalls {
+			if i != len(answers) {
 				return nil, fmt.Errorf("large answers: completed after %d calls", i)
 			}
 			run.value = string(r.Result.Step.Value)
@@ -180,6 +198,27 @@ func (o *ours) largeRound(rep *Report, n int) error {
 	}
 	return nil
 }
+
+// hugeRound measures n runs of the 1 MB answers program, into rep.
+func (o *ours) hugeRound(rep *Report, n int) error {
+	for range n {
+		r, _, err := o.bin.call(compileRequest(o.bin.nextID(), hugeSource), nil)
+		if err != nil {
+			return err
+		}
+		run, err := largeHost(o.bin, r.Result.ProgramID, o.hugeAnswers)
+		if err != nil {
+			return fmt.Errorf("1 MB answers: %w", err)
+		}
+		row := rep.row(hugeRow, "huge")
+		row.Ours = append(row.Ours, run.roundTrips[:hugeCalls-1]...)
+		rep.note("huge/ours", fmt.Sprintf("6 × 880 KB answers, ours: final snapshot %d bytes for %d answer bytes (%.0f%%)",
+			len(run.final), run.answerBytes, 100*float64(len(run.final))/float64(run.answerBytes)))
+	}
+	return nil
+}
+
+const hugeRow = "6 × 880 KB answers, delta delivery: round trips 1–5"
 
 const (
 	largeFirstRow = "40 × 50 KB answers, delta delivery: round trips 1–5"

@@ -62,6 +62,8 @@ func startPeer(cfg Config, workloads []*Workload) (*peer, string) {
 		"key":           base64.StdEncoding.EncodeToString(benchKey),
 		"large_source":  largeSource,
 		"large_answers": LargeAnswers(),
+		"huge_source":   hugeSource,
+		"huge_answers":  HugeAnswers(),
 	}
 	if err := p.exchange(init, &ready, time.Minute); err != nil {
 		p.close()

@@ -67,6 +67,8 @@ function init(cmd) {
     large: new Mustard(cmd.large_source),
     largeCap: { fetch_page: noop },
     largeAnswers: cmd.large_answers,
+    huge: new Mustard(cmd.huge_source),
+    hugeAnswers: cmd.huge_answers,
     workloads: cmd.workloads.map((w) => ({
       ...w,
       caps: Object.fromEntries(w.capabilities.map((n) => [n, noop])),
@@ -200,6 +202,28 @@ function large(n) {
   return { first, last, cold, note };
 }
 
+// huge runs the 6 × 880 KB answers program n times, timing the five
+// resumes that suspend again.
+function huge(n) {
+  const rts = [];
+  let note = '';
+  const answers = S.hugeAnswers;
+  for (let r = 0; r < n; r++) {
+    let p = S.huge.start({ capabilities: S.largeCap, limits: {}, snapshotKey: S.key });
+    for (let i = 0; i < answers.length - 1; i++) {
+      const t0 = now();
+      p = p.resume(answers[i]);
+      rts.push(Number(now() - t0));
+    }
+    const size = p.dump().snapshot.length;
+    const v = p.resume(answers[answers.length - 1]);
+    const total = answers.reduce((a, s) => a + s.length, 0);
+    if (v !== total) throw new Error(`1 MB answers: completed with ${v}, want ${total}`);
+    note = `6 × 880 KB answers, peer: snapshot at the last suspension ${size} bytes for ${total} answer bytes`;
+  }
+  return { rts, note };
+}
+
 function round(cmd) {
   const samples = { hot: hot(cmd.hot, cmd.hot_chain) };
   for (const k of cmd.history_steps) samples[`history/${k}`] = history(k, cmd.history);
@@ -216,6 +240,9 @@ function round(cmd) {
     samples['large/last'] = l.last;
     samples['large/cold'] = l.cold;
     notes['large/peer'] = l.note;
+    const h = huge(cmd.large);
+    samples.huge = h.rts;
+    notes['huge/peer'] = h.note;
   }
   return { samples, notes };
 }
