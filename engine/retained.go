@@ -20,7 +20,8 @@ func (x *Execution) RetainedBytes() uint64 { return x.heap.retained * 9 / 4 }
 
 // ParkedOverhead is what a parked execution keeps beside RetainedBytes,
 // whatever it runs: its realm's own objects and its goroutine's stack
-// (measured: under 60 KB for a program that only calls a capability, about
-// 100 KB after deep recursion grew the stack;
-// TestParkedExecutionWeighsWhatItKeeps).
+// (measured: about 20 KB for a program that only calls a capability, about
+// 60 KB after recursion to the default call depth grew its stacks;
+// TestParkedExecutionWeighsWhatItKeeps). It is kept well above both: a
+// weight that undercounts lets parked executions outgrow the budget.
 const ParkedOverhead = 128 << 10
