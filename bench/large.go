@@ -39,21 +39,18 @@ const (
 )
 
 // HugeAnswers returns the six ~880 KB answers, the same on every run.
-func HugeAnswers() []string {
-	r := rand.New(rand.NewPCG(6, 880))
-	out := make([]string, hugeCalls)
-	for i := range out {
-		out[i] = sampletext.JSONLike(r, hugeAnswerBytes)
-	}
-	return out
-}
+func HugeAnswers() []string { return sampleAnswers(rand.NewPCG(6, 880), hugeCalls, hugeAnswerBytes) }
 
 // LargeAnswers returns the 40 answers, the same on every run.
-func LargeAnswers() []string {
-	r := rand.New(rand.NewPCG(40, 50))
-	out := make([]string, largeCalls)
+func LargeAnswers() []string { return sampleAnswers(rand.NewPCG(40, 50), largeCalls, largeAnswerBytes) }
+
+// sampleAnswers returns n answers of about size bytes of JSON-like text
+// drawn from src.
+func sampleAnswers(src rand.Source, n, size int) []string {
+	r := rand.New(src)
+	out := make([]string, n)
 	for i := range out {
-		out[i] = sampletext.JSONLike(r, largeAnswerBytes)
+		out[i] = sampletext.JSONLike(r, size)
 	}
 	return out
 }
