@@ -102,6 +102,8 @@ func (rt *Runtime) suspendSegment(x *Execution) bool {
 	if over, _ := x.finalHeapCheck(); over {
 		return true
 	}
+	// The stacks a deep recursion grew are not kept while it waits.
+	x.realm.rt.MustardTrimStacks()
 	x.retain()
 	return false
 }

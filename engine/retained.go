@@ -20,8 +20,9 @@ func (x *Execution) RetainedBytes() uint64 { return x.heap.retained * 9 / 4 }
 
 // ParkedOverhead is what a parked execution keeps beside RetainedBytes,
 // whatever it runs: its realm's own objects and its goroutine's stack
-// (measured: about 20 KB for a program that only calls a capability, about
-// 60 KB after recursion to the default call depth grew its stacks;
-// TestParkedExecutionWeighsWhatItKeeps). It is kept well above both: a
+// (measured: about 20 KB for a program that only calls a capability; after
+// recursion to the default call depth about 40 KB, and 80 KB through
+// callbacks, the interpreter's stacks trimmed at the suspension;
+// TestParkedExecutionWeighsWhatItKeeps). It is kept well above these: a
 // weight that undercounts lets parked executions outgrow the budget.
 const ParkedOverhead = 128 << 10

@@ -48,6 +48,7 @@ func TestParkedExecutionWeighsWhatItKeeps(t *testing.T) {
 		{"a Map", "const m = new Map(); for (let i = 0; i < 10000; i++) m.set('k' + i, [i]); fetch_data(1); fetch_data(2); m.size", nil},
 		{"an input of 200,000 numbers", "fetch_data(big.length); fetch_data(2); big.length", []value.Member{value.M("big", value.Array(big...))}},
 		{"after deep recursion", "function f(n) { return n ? [f(n - 1)].length : 0 } f(250); fetch_data(1); fetch_data(2)", nil},
+		{"inside, then after, deep recursion through callbacks", "function f(n) { return n ? [0].map(() => f(n - 1))[0] : fetch_data(1) } f(84); fetch_data(2)", nil},
 		{"an array of integers", "const a = []; for (let i = 0; i < 100000; i++) a.push(i + 1000); fetch_data(1); fetch_data(2); a.length", nil},
 		{"an array of fractions", "const a = []; for (let i = 0; i < 100000; i++) a.push(i + 0.5); fetch_data(1); fetch_data(2); a.length", nil},
 		{"an array of short strings", "const a = []; for (let i = 0; i < 50000; i++) a.push('s' + i); fetch_data(1); fetch_data(2); a.length", nil},

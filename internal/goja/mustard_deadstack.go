@@ -24,3 +24,40 @@ func (r *Runtime) MustardForgetTransients() {
 		ss.setLength()
 	}
 }
+
+// trimStackSlots and trimCallFrames are the room MustardTrimStacks always
+// leaves: what a program that never recursed deeply grows its stacks to.
+const (
+	trimStackSlots = 1024
+	trimCallFrames = 64
+)
+
+// MustardTrimStacks gives back the interpreter's stack room beyond what is
+// in use, when it is over four times that: its value stack and its call
+// stack keep the capacity the deepest call so far grew them to, and a
+// suspended execution that once recursed deeply (through callbacks, each
+// level a few hundred bytes of frames and slots) would keep it while it
+// waits. The sidecar calls it when an execution suspends. Only the
+// capacity changes: the slots in use and the frames are copied, the slots
+// above the top are dead (MustardForgetTransients), and a later push grows
+// the stacks again as a first one did. A native call in progress keeps its
+// arguments, which point into the old stack, as when a push grows it; no
+// instruction holds a pointer into either stack across a call.
+func (r *Runtime) MustardTrimStacks() {
+	vm := r.vm
+	if vm == nil {
+		return
+	}
+	if sp := max(vm.sp, 0); cap(vm.stack) > trimStackSlots && cap(vm.stack) > 4*sp {
+		s := make(valueStack, sp, max(2*sp, trimStackSlots))
+		copy(s, vm.stack[:sp])
+		vm.stack = s
+	}
+	// The try stack is left: an instruction may hold a pointer to its top
+	// frame across guest code it calls (handleThrow closing iterators).
+	if n := len(vm.callStack); cap(vm.callStack) > trimCallFrames && cap(vm.callStack) > 4*n {
+		c := make([]context, n, max(2*n, trimCallFrames))
+		copy(c, vm.callStack)
+		vm.callStack = c
+	}
+}
