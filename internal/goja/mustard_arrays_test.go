@@ -263,6 +263,7 @@ func TestMustardArraysRefuseHuge(t *testing.T) {
 				}
 			}
 			m.allocCap = allocCap
+			MustardWaitAbandoned() // as in TestMustardStringsRefuseHuge
 			runtime.GC()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
