@@ -120,22 +120,16 @@ func appendCBOR(dst []byte, v *Value) []byte {
 // a Hole outside an array, nesting deeper than MaxDepth and arrays longer
 // than MaxArrayLength. No length is trusted before the input is known to be
 // long enough, so memory use is linear in len(b). On error rest is nil.
-func DecodeCBOR(b []byte) (v Value, rest []byte, err error) {
-	d := cborDecoder{b: b, scratch: getScratch()}
-	defer d.release()
-	v, err = d.value(0, posTop)
-	if err != nil {
-		return Value{}, nil, err
-	}
-	return v, b[d.i:], nil
-}
+func DecodeCBOR(b []byte) (v Value, rest []byte, err error) { return decodeCBOR(b, false) }
 
 // DecodeCBOROwned is DecodeCBOR for a b the caller gives away: b must
 // not be changed afterwards, and the value's strings may share its memory
 // instead of being copied out of it (a decompressed journal record, whose
 // one large string would otherwise be copied whole).
-func DecodeCBOROwned(b []byte) (v Value, rest []byte, err error) {
-	d := cborDecoder{b: b, owned: true, scratch: getScratch()}
+func DecodeCBOROwned(b []byte) (v Value, rest []byte, err error) { return decodeCBOR(b, true) }
+
+func decodeCBOR(b []byte, owned bool) (v Value, rest []byte, err error) {
+	d := cborDecoder{b: b, owned: owned, scratch: getScratch()}
 	defer d.release()
 	v, err = d.value(0, posTop)
 	if err != nil {

@@ -49,12 +49,14 @@ func (o *Object) MustardOwnData(key Value) (v Value, present, accessor bool) {
 // such an object, without building a descriptor and a panic guard per
 // property (half the time of importing a host value). A repeated name
 // replaces the value and keeps its first place, as a redefinition does.
-func (o *Object) MustardPutData(name string, v Value) {
+func (o *Object) MustardPutData(name string, v Value) { o.putData(unistring.NewFromString(name), v) }
+
+func (o *Object) putData(name unistring.String, v Value) {
 	if bo, ok := o.self.(*baseObject); ok && bo.extensible {
-		bo._putProp(unistring.NewFromString(name), v, true, true, true)
+		bo._putProp(name, v, true, true, true)
 		return
 	}
-	o.self.defineOwnPropertyStr(unistring.NewFromString(name), PropertyDescriptor{
+	o.self.defineOwnPropertyStr(name, PropertyDescriptor{
 		Value:        v,
 		Writable:     FLAG_TRUE,
 		Configurable: FLAG_TRUE,
@@ -69,6 +71,7 @@ func (r *Runtime) MustardNewObject(n int) *Object {
 	v := &Object{runtime: r}
 	o := &baseObject{class: classObject, val: v, extensible: true, prototype: r.global.ObjectPrototype}
 	v.self = o
+	o.init() // as NewObject's
 	o.values.sized(n)
 	if n > 0 {
 		o.propNames = make([]unistring.String, 0, n)
@@ -97,16 +100,4 @@ func (o *Object) MustardPreventExtensions() {
 
 // MustardPutDataKey is MustardPutData for a key a Go string cannot hold
 // (a string with an unpaired surrogate).
-func (o *Object) MustardPutDataKey(key String, v Value) {
-	name := key.string()
-	if bo, ok := o.self.(*baseObject); ok && bo.extensible {
-		bo._putProp(name, v, true, true, true)
-		return
-	}
-	o.self.defineOwnPropertyStr(name, PropertyDescriptor{
-		Value:        v,
-		Writable:     FLAG_TRUE,
-		Configurable: FLAG_TRUE,
-		Enumerable:   FLAG_TRUE,
-	}, false)
-}
+func (o *Object) MustardPutDataKey(key String, v Value) { o.putData(key.string(), v) }

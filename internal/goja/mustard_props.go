@@ -138,20 +138,13 @@ func (s *propStore) all() iter.Seq2[unistring.String, Value] {
 }
 
 // newObjectSized makes an object literal's object with room for the
-// properties the literal names (at most propStoreSmall): its property
-// slice and key list are allocated once at their size instead of grown
-// as each property is put. Only their capacity differs from newObject's.
+// properties the literal names (MustardNewObject): its property slice and
+// key list are allocated once at their size instead of grown as each
+// property is put. Only their capacity differs from newObject's.
 type newObjectSized uint32
 
 func (n newObjectSized) exec(vm *vm) {
-	r := vm.r
-	v := &Object{runtime: r}
-	o := &baseObject{class: classObject, val: v, extensible: true, prototype: r.global.ObjectPrototype}
-	v.self = o
-	o.init()
-	o.values.small = make([]propEntry, 0, n)
-	o.propNames = make([]unistring.String, 0, n)
-	vm.push(v)
+	vm.push(vm.r.MustardNewObject(int(n)))
 	vm.pc++
 }
 
