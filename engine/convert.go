@@ -20,6 +20,10 @@ func (e *boundaryError) Error() string { return e.msg }
 var (
 	proxyType  = reflect.TypeOf(goja.Proxy{})
 	bigIntType = reflect.TypeOf((*big.Int)(nil))
+	// What goja exports a Map and a Set as: no other object of class
+	// "Object" exports as either.
+	mapType = reflect.TypeOf([][2]any{})
+	setType = reflect.TypeOf([]any{})
 )
 
 // exporter converts one guest value to a structured value. A guest array
@@ -136,6 +140,8 @@ func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
 		return e.plain(o, depth)
 	case class == "Function":
 		return value.Value{}, &boundaryError{"functions cannot cross the structured host boundary"}
+	case class == "Object" && (o.ExportType() == mapType || o.ExportType() == setType):
+		return value.Value{}, &boundaryError{"Map and Set values cannot cross the structured host boundary"}
 	case class == "Object" || class == "Array":
 		return value.Value{}, &boundaryError{"class instances cannot cross the structured host boundary"}
 	}
