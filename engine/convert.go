@@ -272,6 +272,62 @@ func guestString(s goja.String) string {
 	return value.FromUTF16(u)
 }
 
+// What an imported value takes in the guest, as the walk of what a
+// parked execution keeps counts it (internal/goja/mustard_retained.go):
+// an object, what an array adds to one, a value slot or property, a
+// string's header, a boxed number.
+const (
+	importObject   = 384
+	importArray    = 128
+	importSlot     = 16
+	importProperty = 64
+	importString   = 16
+	importNumber   = 8
+)
+
+// importBytes is what importValue will make of v, counted before it is
+// made: strings by their guest size (a byte per character when ASCII, two
+// per UTF-16 unit otherwise).
+func importBytes(v value.Value) uint64 {
+	switch v.Kind {
+	case value.KindNumber:
+		return importNumber
+	case value.KindString:
+		return importString + guestStringBytes(v.Str)
+	case value.KindArray:
+		n := uint64(importObject + importArray)
+		for _, el := range v.Elems {
+			n += importSlot + importBytes(el)
+		}
+		return n
+	case value.KindObject:
+		n := uint64(importObject)
+		for _, m := range v.Members {
+			n += importProperty + guestStringBytes(m.Key) + importBytes(m.Value)
+		}
+		return n
+	}
+	return 0
+}
+
+// guestStringBytes is the size goja keeps a string at: a byte per
+// character when ASCII, two per UTF-16 unit otherwise.
+func guestStringBytes(s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			units := uint64(0)
+			for _, r := range s {
+				units++
+				if r >= 0x10000 {
+					units++ // a surrogate pair
+				}
+			}
+			return 2 * units
+		}
+	}
+	return uint64(len(s))
+}
+
 // importValue builds a guest value from a structured value.
 func (r *realm) importValue(v value.Value) goja.Value {
 	rt := r.rt

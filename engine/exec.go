@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -403,6 +404,16 @@ func (x *Execution) execute() Step {
 	var args *goja.Object // entry call: the inputs object
 	if h.Entry == snapshot.EntryCall {
 		args = rt.NewObject()
+	}
+	// The inputs are memory the guest is given, counted as answers are
+	// (settlement): together larger than the heap limit, the start fails
+	// before they are made.
+	var inputBytes uint64
+	for _, in := range h.Inputs {
+		inputBytes += importBytes(in.Value)
+	}
+	if inputBytes > x.limits.HeapLimitBytes {
+		return Step{Err: ErrHeapLimit}
 	}
 	for _, in := range h.Inputs {
 		if err := checkGlobalName(global, in.Key); err != nil {
@@ -906,6 +917,12 @@ func (x *Execution) answer(o snapshot.Outcome) goja.Value {
 func (x *Execution) settlement(o snapshot.Outcome) (goja.Value, bool) {
 	r := x.realm
 	if o.Error == nil {
+		// The answer is memory the guest is given: as a built-in's
+		// allocation, one larger than the heap limit fails the execution
+		// before it is made (the guest never sees it).
+		if !r.admit(int(min(importBytes(o.Value), math.MaxInt))) {
+			return goja.Undefined(), false
+		}
 		return r.importValue(o.Value), false
 	}
 	e := o.Error
