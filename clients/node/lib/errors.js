@@ -98,15 +98,33 @@ const SERIALIZATION_CODES = new Set([
 ]);
 
 // The reference's wording for failures the sidecar words its own way,
-// where the reference's tests check it (the sidecar's wording stays on the
-// wire; the package's errors read as the reference's).
+// where the reference's tests check it. The sidecar's wording stays on the
+// wire, and a guest that catches one of these errors reads Node's words;
+// an error that reaches the host reads as the reference's. Each entry is
+// [the sidecar's text (a string, or a RegExp with the g flag), the
+// reference's].
 const REFERENCE_WORDING = [
   ['a value reachable twice (shared reference) cannot cross the structured host boundary', 'shared references cannot cross the structured host boundary'],
+  // Number.prototype's methods.
+  [/\b(Number\.prototype\.\w+) requires that 'this' be a Number/g, '$1 called on incompatible receiver'],
+  [/\btoFixed\(\) digits argument must be between 0 and 100/g, 'Number.prototype.toFixed digits must be between 0 and 100'],
+  [/\btoString\(\) radix argument must be between 2 and 36/g, 'Number.prototype.toString radix must be between 2 and 36'],
+  [/\btoExponential\(\) argument must be between 0 and 100/g, 'Number.prototype.toExponential digits must be between 0 and 100'],
+  [/\btoPrecision\(\) argument must be between 1 and 100/g, 'Number.prototype.toPrecision precision must be between 1 and 100'],
+  // Receivers, iteration, `in`.
+  [/\b(Array\.prototype\.\w+) called on null or undefined/g, '$1 called on incompatible receiver'],
+  [/\bobject is not iterable\b/g, 'value is not iterable in the supported surface'],
+  [/\bCannot use 'in' operator to search for '[^\n]*' in [^\n]*/g, "right-hand side of 'in' must be an object in the supported surface"],
+  ['String.prototype.replaceAll called with a non-global RegExp argument', 'String.prototype.replaceAll requires a global RegExp'],
 ];
 
 function referenceWording(text) {
   for (const [ours, theirs] of REFERENCE_WORDING) {
-    if (text.includes(ours)) text = text.split(ours).join(theirs);
+    if (typeof ours === 'string') {
+      if (text.includes(ours)) text = text.split(ours).join(theirs);
+    } else {
+      text = text.replace(ours, theirs);
+    }
   }
   return text;
 }

@@ -208,6 +208,27 @@ test("compile errors in the reference's kinds; host error codes in uncaught summ
   await assert.rejects(new Mustard('const s = { a: 1 }; [s, s];').run(), /shared references cannot cross the structured host boundary/);
 });
 
+test("uncaught built-in errors reach the host in the reference's words; a guest that catches one reads Node's", async () => {
+  const rejects = (src, message) => assert.rejects(new Mustard(src).run(), (e) => e instanceof MustardRuntimeError && e.message.includes(message), src);
+  await rejects('Number.prototype.toFixed.call("1", 2);', 'TypeError: Number.prototype.toFixed called on incompatible receiver');
+  await rejects('(1).toFixed(101);', 'RangeError: Number.prototype.toFixed digits must be between 0 and 100');
+  await rejects('(10).toString(1);', 'RangeError: Number.prototype.toString radix must be between 2 and 36');
+  await rejects('(1).toExponential(101);', 'RangeError: Number.prototype.toExponential digits must be between 0 and 100');
+  await rejects('(1).toPrecision(0);', 'RangeError: Number.prototype.toPrecision precision must be between 1 and 100');
+  await rejects('const concat = [1].concat; concat([2]);', 'TypeError: Array.prototype.concat called on incompatible receiver');
+  await rejects('for (const v of { a: 1 }) {}', 'TypeError: value is not iterable in the supported surface');
+  await rejects('[...{}];', 'TypeError: value is not iterable in the supported surface');
+  await rejects('"length" in "abc";', "TypeError: right-hand side of 'in' must be an object in the supported surface");
+  await rejects('"abc".replaceAll(/a/, "z");', 'TypeError: String.prototype.replaceAll requires a global RegExp');
+  // The sidecar's own words for Map and Set, results and arguments alike.
+  await rejects('new Map([[1, 2]]);', 'Map and Set values cannot cross the structured host boundary');
+  await assert.rejects(new Mustard('fetch_data(new Set([1]));').run({ capabilities: { fetch_data() {} } }), /Map and Set values cannot cross the structured host boundary/);
+  // The guest's own view is Node's, and its own messages are its own.
+  const caught = await new Mustard('const out = []; try { (1).toFixed(101); } catch (e) { out.push(e.message); } try { [...{}]; } catch (e) { out.push(e.message); } out;').run();
+  assert.deepEqual(caught, ['toFixed() digits argument must be between 0 and 100', 'object is not iterable']);
+  await rejects('throw new TypeError("mine: object is not a thing");', 'TypeError: mine: object is not a thing');
+});
+
 test("MustardError's third argument is the reference's cause, or this package's options", () => {
   const cause = new Error('root');
   assert.equal(new MustardError('Runtime', 'x', cause).cause, cause);
