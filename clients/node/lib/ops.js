@@ -242,8 +242,26 @@ function* compileOn(client, source, language) {
   return { programId: result.program_id, program: Buffer.from(payload) };
 }
 
+// A step keeps, beside its snapshot's bytes, the SHA-256 state after
+// them (snapshotHash, a crypto Hash): a delta appended to them is then
+// hashed alone to check the next snapshot id, so a step of a long
+// execution costs what its delta costs, not what its whole history does.
+// The state does not cross to the helper thread (plainStep); a step
+// without it hashes its base once.
+function hashAfter(base, delta) {
+  const h = base.hash ? base.hash.copy() : crypto.createHash('sha256').update(base.bytes);
+  if (delta !== null) h.update(delta);
+  return h;
+}
+
+// plainStep is a step without its hash state, for postMessage.
+function plainStep(step) {
+  if (step && step.snapshotHash) return { ...step, snapshotHash: null };
+  return step;
+}
+
 // toStep turns a step result into plain data. base is the snapshot
-// resumed ({ id, bytes }), to which a delta is appended.
+// resumed ({ id, bytes, hash }), to which a delta is appended.
 function toStep(client, result, payload, base) {
   if (!result || result.kind !== 'step' || !result.step) {
     throw new MustardProcessError('the sidecar answered a step request with something other than a step');
@@ -253,13 +271,17 @@ function toStep(client, result, payload, base) {
   if (step.type === 'completed') return { type: 'completed', value: step.value, logs };
   if (step.type !== 'suspended') throw new MustardProcessError(`the sidecar sent an unknown step type ${JSON.stringify(step.type)}`);
   let snapshot = payload && payload.length > 0 ? Buffer.from(payload) : null;
+  let hash = null;
   if (typeof result.snapshot_base_id === 'string') {
     if (!base || !base.bytes || base.id !== result.snapshot_base_id) {
       throw new MustardProcessError('the sidecar sent a snapshot delta for a snapshot this host did not resume');
     }
-    snapshot = Buffer.concat([base.bytes, snapshot || Buffer.alloc(0)]);
+    hash = hashAfter(base, snapshot);
+    snapshot = snapshot === null ? base.bytes : Buffer.concat([base.bytes, snapshot]);
+  } else if (snapshot !== null) {
+    hash = crypto.createHash('sha256').update(snapshot);
   }
-  if (snapshot !== null && sha256Hex(snapshot) !== result.snapshot_id) {
+  if (hash !== null && hash.copy().digest('hex') !== result.snapshot_id) {
     throw new MustardProcessError('the snapshot bytes the sidecar sent do not hash to its snapshot_id');
   }
   return {
@@ -270,6 +292,7 @@ function toStep(client, result, payload, base) {
     snapshotId: result.snapshot_id,
     policyId: result.policy_id,
     snapshot,
+    snapshotHash: hash,
     home: client.id,
     logs,
   };
@@ -375,7 +398,7 @@ function* resumeOn(client, r, signal) {
   const delivery = r.delivery === 'none' ? 'none' : haveBytes ? 'delta' : 'full';
   const common = {};
   if (delivery !== 'full') common.snapshot_delivery = delivery;
-  const base = { id: r.snapshotId, bytes: haveBytes ? r.snapshot : null };
+  const base = { id: r.snapshotId, bytes: haveBytes ? r.snapshot : null, hash: haveBytes ? r.snapshotHash ?? null : null };
   if (client.id === r.home && typeof r.policyId === 'string') {
     const auth = {
       snapshot_key_base64: r.auth.key,
@@ -411,4 +434,4 @@ function* resumeOn(client, r, signal) {
   return toStep(client, answer.result, answer.payload, base);
 }
 
-module.exports = { compile, start, resume, compileSync, startSync, resumeSync, sha256Hex, toStep };
+module.exports = { compile, start, resume, compileSync, startSync, resumeSync, sha256Hex, toStep, plainStep };

@@ -79,7 +79,8 @@ class SyncBridge {
     if (this.broken) throw this.broken;
     if (this.worker === null) this.startWorker();
     Atomics.store(this.flag, 0, 0);
-    this.worker.postMessage({ op, args });
+    // A step's hash state (ops.js) stays on this thread.
+    this.worker.postMessage({ op, args: args && args.snapshotHash ? { ...args, snapshotHash: null } : args });
     for (;;) {
       Atomics.wait(this.flag, 0, 0, 1000);
       const m = receiveMessageOnPort(this.port);
