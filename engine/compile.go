@@ -154,7 +154,7 @@ func CompileLanguage(source string, lang Language, o CompileOptions) (*Program, 
 	if err != nil {
 		return nil, &Error{Kind: KindSerialization, Message: "program could not be encoded"}
 	}
-	return buildLanguage(source, lang, b, programVersion, bound)
+	return buildLanguage(source, lang, b, programVersion, bound, true)
 }
 
 // compileVersion compiles source into an artifact of the given format
@@ -172,7 +172,7 @@ func compileVersionWith(source string, version uint64, o CompileOptions) (*Progr
 	if err != nil {
 		return nil, &Error{Kind: KindSerialization, Message: "program could not be encoded"}
 	}
-	return build(source, b, version, bound)
+	return buildLanguage(source, JavaScript, b, version, bound, true)
 }
 
 // Strict reports whether the program runs as strict-mode code: false only
@@ -259,14 +259,14 @@ func loadProgram(b []byte, o CompileOptions, fresh bool) (*Program, error) {
 	if fresh && a.Version != programVersion {
 		return nil, ErrRetiredProgramFormat
 	}
-	return buildLanguage(a.Source, lang, b, a.Version, bound)
+	return buildLanguage(a.Source, lang, b, a.Version, bound, false)
 }
 
-func build(source string, artifact []byte, version uint64, bound *compileMemory) (p *Program, err error) {
-	return buildLanguage(source, JavaScript, artifact, version, bound)
-}
-
-func buildLanguage(source string, lang Language, artifact []byte, version uint64, bound *compileMemory) (p *Program, err error) {
+// buildLanguage builds a program from its source. compiling is a compile
+// request's (the source is new here), not program bytes loaded: a check
+// added to compilation since (the refused direct eval) refuses new
+// sources only, so that programs compiled before still load and resume.
+func buildLanguage(source string, lang Language, artifact []byte, version uint64, bound *compileMemory, compiling bool) (p *Program, err error) {
 	defer func() {
 		// Parser and compiler defects on hostile source must not take the
 		// process down.
@@ -284,9 +284,9 @@ func buildLanguage(source string, lang Language, artifact []byte, version uint64
 	var lines lineMap
 	switch {
 	case lang == TypeScript:
-		compiled, lines, err = prepareTypeScript(source, bound)
+		compiled, lines, err = prepareTypeScript(source, bound, compiling)
 	case version == programVersion:
-		compiled, lines, err = prepare(source, bound)
+		compiled, lines, err = prepare(source, bound, compiling)
 	default:
 		compiled, lines, err = prepareInstrumented(source, version == programVersionStrict, instrument, bound)
 	}
@@ -390,6 +390,18 @@ func instrument(source string, strict bool, bound *compileMemory) (string, []ins
 	return "", nil, nil, parseError(err)
 }
 
+// errDirectEval refuses a direct call of eval when a program is compiled:
+// the guest has no eval (the realm deletes it, and strict-mode code cannot
+// bind the name), so the call could only fail, and would fail only once
+// the program had run (and its host calls had been made) up to it.
+const errDirectEval = "forbidden ambient global `eval`: guest code cannot evaluate source text"
+
+// positionSuffix is " (line:column)" of offset at in src.
+func positionSuffix(src string, at int) string {
+	line, col := position(src, at)
+	return fmt.Sprintf(" (%d:%d)", line, col)
+}
+
 // validate reports what the walk found that the program may not contain:
 // reserved identifiers, and with statements, which could shadow the meters
 // with an object's properties. Strict-mode code cannot contain a with
@@ -404,6 +416,8 @@ func (in *instrumenter) validate(strict bool, base int) error {
 		return &Error{Kind: KindParse, Message: fmt.Sprintf("%s (%d:%d)", msg, line, col)}
 	}
 	switch {
+	case in.refuseEval && in.evalAt >= 0:
+		return &Error{Kind: KindValidation, Message: errDirectEval + positionSuffix(in.src[base:], in.evalAt-base)}
 	case strict && in.with:
 		return parseErrorAt(in.withAt, "Strict mode code may not include a with statement")
 	case in.with:

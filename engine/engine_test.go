@@ -111,9 +111,34 @@ func TestRecursionHitsDepth(t *testing.T) {
 	assert.Equal(t, "Limit: call depth limit exceeded", step.Err.Error())
 }
 
+// programArtifactBytes are the program bytes of src as a sidecar that did
+// not validate it further would have written them.
+func programArtifactBytes(t *testing.T, src string) []byte {
+	b, err := artifactEnc.Marshal(programArtifact{Magic: programMagic, Version: programVersion, Source: src})
+	require.NoError(t, err)
+	return b
+}
+
 func TestDynamicCodeUnavailable(t *testing.T) {
+	// A direct call of eval is refused when the program compiles, with
+	// its position; a program compiled from bytes of an earlier sidecar
+	// (which did not refuse it) still loads, and the call fails when it
+	// runs, as every other route to dynamic code does.
+	for src, at := range map[string]string{"eval('1')": "1:1", "const x = 1;\nif (x) { eval(`x`) }": "2:10", "await eval('1')": "1:7"} {
+		_, err := Compile(src)
+		require.Error(t, err, src)
+		assert.Equal(t, "Validation: "+errDirectEval+" ("+at+")", err.Error())
+	}
+	legacy := programArtifactBytes(t, "eval('1')")
+	p, err := LoadProgram(legacy)
+	require.NoError(t, err, "program bytes compiled before the check load")
+	h := snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}
+	_, step := testRuntime.Start(Config{Program: p, Header: h, Limits: policy.DefaultLimits()})
+	require.Error(t, step.Err)
+	assert.Equal(t, "Runtime: ReferenceError: eval is not defined\n  at <script> (1:5)", step.Err.Error())
 	for _, src := range []string{
-		"eval('1')",
+		"globalThis.eval('1')",
+		"(0, eval)('1')",
 		"Function('return 1')()",
 		"(function(){}).constructor('return 1')()",
 		"(async function(){}).constructor('return 1')",

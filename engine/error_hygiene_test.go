@@ -76,7 +76,7 @@ attempt(() => { let v = 1; for (let i = 0; i < 129; i++) v = [v]; cap(v) });
 attempt(() => cap(Object.assign([1], {x: 1})));
 attempt(() => Function('return 1'));
 attempt(() => (async () => {}).constructor('1'));
-attempt(() => eval('1'));
+attempt(() => (0, eval)('1'));
 attempt(() => 'x'.repeat(-1));
 attempt(() => JSON.parse('{'));
 attempt(() => JSON.stringify(10n));

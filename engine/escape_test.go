@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/base64"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -32,9 +33,11 @@ func TestEscapeAttemptsV1(t *testing.T) {
 }
 
 // legacyEscapeCases are the escape attempts, run as version 1 programs.
+// A direct eval is not refused when they compile (the check is for new
+// sources of the current format): it must fail when it runs.
 func legacyEscapeCases() []guestCase {
 	var out []guestCase
-	for _, c := range escapeCases() {
+	for _, c := range escapeCasesFor(true) {
 		c.name = "v1/" + c.name
 		c.legacy = true
 		out = append(out, c)
@@ -110,10 +113,25 @@ var dynamicCodeRoutes = []struct{ name, expr string }{
 	{"map-this-arg", `[0].map(function () { return this.Function(CODE)() }, globalThis)[0]`},
 }
 
-func escapeCases() []guestCase {
+func escapeCases() []guestCase { return escapeCasesFor(false) }
+
+func escapeCasesFor(legacy bool) []guestCase {
 	var out []guestCase
 	for _, r := range dynamicCodeRoutes {
 		expr := strings.ReplaceAll(r.expr, "CODE", escapeCode)
+		if r.name == "eval-direct" && !legacy {
+			// A direct call of eval is refused when the program compiles.
+			for _, src := range []string{expr, "try { " + expr + " } catch (e) {}"} {
+				out = append(out, guestCase{
+					name:    "escape/refused/" + r.name + "/" + src[:3],
+					src:     src,
+					caps:    []string{"probe"},
+					errKind: KindValidation,
+					errIs:   "Validation: " + errDirectEval + " (1:" + fmt.Sprint(strings.Index(src, "eval")+1) + ")",
+				})
+			}
+			continue
+		}
 		out = append(out,
 			guestCase{
 				name:    "escape/uncaught/" + r.name,

@@ -64,12 +64,16 @@ type instrumenter struct {
 	failed    bool // a position could not be determined
 	with      bool // a with statement was seen, the first at withAt
 	withAt    int
-	spans     []span
-	seen      map[visitKey]bool
-	src       string
-	ins       []insertion
-	seq       int
-	errs      []string
+	// refuseEval: a direct call of eval fails validation (a compile's
+	// check); evalAt is the first one's offset, -1 if none.
+	refuseEval bool
+	evalAt     int
+	spans      []span
+	seen       map[visitKey]bool
+	src        string
+	ins        []insertion
+	seq        int
+	errs       []string
 
 	// The first legacy octal escape ("\01", "\8") in a string literal,
 	// which strict-mode code may not contain, and what is wrong with it.
@@ -215,6 +219,10 @@ func (in *instrumenter) check(n ast.Node) {
 		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
 	case *ast.ArrowFunctionLiteral:
 		in.spans = append(in.spans, span{off(n.Idx0()), off(n.Idx1())})
+	case *ast.CallExpression:
+		if id, ok := n.Callee.(*ast.Identifier); ok && id.Name == "eval" && in.refuseEval && in.evalAt < 0 {
+			in.evalAt = off(id.Idx)
+		}
 	case *ast.WithStatement:
 		if !in.with {
 			in.with, in.withAt = true, off(n.With)

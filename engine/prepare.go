@@ -17,8 +17,8 @@ import (
 // compiler adds an allocation report at each object literal, array literal
 // and new expression). Nothing is inserted into the text, so every
 // function's source, name and position is the guest's own.
-func prepare(source string, bound *compileMemory) (*goja.Program, lineMap, error) {
-	return prepareWith(source, bound, currentParseOptions)
+func prepare(source string, bound *compileMemory, compiling bool) (*goja.Program, lineMap, error) {
+	return prepareWith(source, bound, currentParseOptions, compiling)
 }
 
 // errNeedsTransform: the parser's TypeScript reading did not accept the
@@ -28,7 +28,7 @@ var errNeedsTransform = errors.New("TypeScript source needs the erasing transfor
 // prepareWith is prepare with the given parse options. With the
 // parser's TypeScript reading, a source it does not parse fails with
 // errNeedsTransform.
-func prepareWith(source string, bound *compileMemory, opts []parser.Option) (*goja.Program, lineMap, error) {
+func prepareWith(source string, bound *compileMemory, opts []parser.Option, compiling bool) (*goja.Program, lineMap, error) {
 	typeScript := len(opts) > len(currentParseOptions)
 	text := source
 	prg, err := parser.ParseFile(nil, "", text, 0, bound.parseOptions(opts)...)
@@ -62,7 +62,7 @@ func prepareWith(source string, bound *compileMemory, opts []parser.Option) (*go
 	if completion != nil {
 		base = len(tlaOpen)
 	}
-	in := &instrumenter{src: text, seen: map[visitKey]bool{}, checkOnly: true}
+	in := &instrumenter{src: text, seen: map[visitKey]bool{}, checkOnly: true, refuseEval: compiling, evalAt: -1}
 	in.walk(reflect.ValueOf(prg))
 	if err := in.validate(true, base); err != nil {
 		return nil, lineMap{}, err
@@ -94,14 +94,14 @@ func prepareWith(source string, bound *compileMemory, opts []parser.Option) (*go
 // prepareTypeScript erases a TypeScript program's types and prepares the
 // JavaScript that leaves as any version 3 program; positions in its
 // errors and tracebacks are the TypeScript source's.
-func prepareTypeScript(source string, bound *compileMemory) (*goja.Program, lineMap, error) {
+func prepareTypeScript(source string, bound *compileMemory, compiling bool) (*goja.Program, lineMap, error) {
 	// Most TypeScript is JavaScript with types added: the parser reads
 	// the types and drops them, and the program is the source itself.
 	// The rest (enum, namespace, parameter properties, decorators,
 	// angle-bracket assertions, errors) is erased by esbuild.
 	if !alwaysTransformTypeScript {
 		before := bound.save()
-		compiled, lines, err := prepareWith(source, bound, typeScriptParseOptions)
+		compiled, lines, err := prepareWith(source, bound, typeScriptParseOptions, compiling)
 		if err != errNeedsTransform {
 			return compiled, lines, err
 		}
@@ -111,7 +111,7 @@ func prepareTypeScript(source string, bound *compileMemory) (*goja.Program, line
 	if err != nil {
 		return nil, lineMap{}, err
 	}
-	compiled, lines, err := prepare(e.js, bound)
+	compiled, lines, err := prepare(e.js, bound, compiling)
 	if err != nil {
 		return nil, lineMap{}, remapError(err, e.where)
 	}

@@ -75,6 +75,12 @@ func FuzzLoadProgram(f *testing.F) {
 		}
 		c, err := engine.CompileLanguage(p.Source, p.Language, engine.CompileOptions{})
 		if err != nil {
+			// Bytes an earlier sidecar compiled from a source with a
+			// direct eval load (their snapshots resume); compiling that
+			// source again is refused since.
+			if strings.HasPrefix(err.Error(), "Validation: forbidden ambient global `eval`") {
+				return
+			}
 			t.Fatalf("loaded program's source does not compile: %v", err)
 		}
 		if c.ID != p.ID || !bytes.Equal(c.Bytes, b) {

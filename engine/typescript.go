@@ -432,11 +432,11 @@ func esbuildError(source string, e api.Message) error {
 // error's message.
 var positioned = regexp.MustCompile(`^(.*) \(([0-9]+):([0-9]+)\)$`)
 
-// remapError moves the position of a Parse error found in the erased
+// remapError moves the position of a Parse or Validation error found in the erased
 // JavaScript to the TypeScript source.
 func remapError(err error, m *tsMap) error {
 	e, ok := err.(*Error)
-	if !ok || e.Kind != KindParse {
+	if !ok || (e.Kind != KindParse && e.Kind != KindValidation) {
 		return err
 	}
 	sub := positioned.FindStringSubmatch(e.Message)
@@ -446,5 +446,5 @@ func remapError(err error, m *tsMap) error {
 	line, _ := strconv.Atoi(sub[2])
 	col, _ := strconv.Atoi(sub[3])
 	line, col = m.source(line, col)
-	return &Error{Kind: KindParse, Message: fmt.Sprintf("%s (%d:%d)", sub[1], line, col)}
+	return &Error{Kind: e.Kind, Message: fmt.Sprintf("%s (%d:%d)", sub[1], line, col)}
 }
