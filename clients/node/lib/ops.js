@@ -254,10 +254,40 @@ function hashAfter(base, delta) {
   return h;
 }
 
-// plainStep is a step without its hash state, for postMessage.
+// A snapshot's bytes grow at their end, delta after delta. Each step's
+// bytes are a view of a backing buffer with room to grow (doubling, as a
+// Go slice's), so a step copies its delta alone, not its whole history.
+// A delta goes in place only after the furthest bytes written to the
+// backing: a step resumed twice (multiUse) has its second delta copied
+// out, and no view ever sees its bytes change.
+const backingEnd = new WeakMap(); // ArrayBuffer -> end of the bytes written
+const MIN_BACKING = 64 * 1024;
+
+function appendBytes(base, delta) {
+  if (delta === null || delta.length === 0) return base;
+  const backing = base.buffer;
+  const end = base.byteOffset + base.length;
+  if (backingEnd.get(backing) === end && end + delta.length <= backing.byteLength) {
+    new Uint8Array(backing, end, delta.length).set(delta);
+    backingEnd.set(backing, end + delta.length);
+    return Buffer.from(backing, base.byteOffset, base.length + delta.length);
+  }
+  const n = base.length + delta.length;
+  const grown = new ArrayBuffer(Math.max(MIN_BACKING, 2 * n));
+  const out = Buffer.from(grown, 0, n);
+  out.set(base, 0);
+  out.set(delta, base.length);
+  backingEnd.set(grown, n);
+  return out;
+}
+
+// plainStep is a step for postMessage: without its hash state, and with
+// its snapshot's bytes alone (a clone of a view copies its whole backing).
 function plainStep(step) {
-  if (step && step.snapshotHash) return { ...step, snapshotHash: null };
-  return step;
+  if (!step || step.type !== 'suspended') return step;
+  const out = { ...step, snapshotHash: null };
+  if (step.snapshot && step.snapshot.buffer.byteLength > step.snapshot.length) out.snapshot = Buffer.from(step.snapshot);
+  return out;
 }
 
 // toStep turns a step result into plain data. base is the snapshot
@@ -277,7 +307,7 @@ function toStep(client, result, payload, base) {
       throw new MustardProcessError('the sidecar sent a snapshot delta for a snapshot this host did not resume');
     }
     hash = hashAfter(base, snapshot);
-    snapshot = snapshot === null ? base.bytes : Buffer.concat([base.bytes, snapshot]);
+    snapshot = appendBytes(base.bytes, snapshot);
   } else if (snapshot !== null) {
     hash = crypto.createHash('sha256').update(snapshot);
   }

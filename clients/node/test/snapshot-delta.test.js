@@ -1,10 +1,13 @@
 'use strict';
 
 // A step keeps the SHA-256 state after its snapshot's bytes, so that the
-// next delta is hashed alone (lib/ops.js, toStep): the ids must check out
-// along a chain of deltas exactly as a whole-snapshot hash does, a base
-// must stay resumable any number of times, and a step without the state
-// (one from the helper thread, or a loaded dump) must hash its base.
+// next delta is hashed alone, and its bytes in a backing buffer with room
+// to grow, so that the next delta is copied alone (lib/ops.js, toStep):
+// the ids must check out and the bytes be the same along a chain of
+// deltas as with whole snapshots, a base must stay resumable any number
+// of times without a step's bytes ever changing, and a step without the
+// hash state (one from the helper thread, or a loaded dump) must hash its
+// base.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -40,14 +43,28 @@ test('deltas check out along a chain, with and without the hash state', () => {
   assert.deepEqual(same.snapshot, whole);
 });
 
-test("a base's hash state is not used up: the same step resumed twice checks out twice", () => {
-  const first = Buffer.from('first snapshot bytes');
-  const step = toStep(client, suspended(sha(first)), first, null);
-  const base = { id: step.snapshotId, bytes: step.snapshot, hash: step.snapshotHash };
-  for (const tail of ['a', 'bb', 'a']) {
-    const next = Buffer.concat([first, Buffer.from(tail)]);
-    assert.deepEqual(toStep(client, suspended(sha(next), step.snapshotId), Buffer.from(tail), base).snapshot, next);
+test("a base is not used up: the same step resumed again checks out, and no step's bytes change", () => {
+  // A chain first, so that the base's bytes sit in a backing with room.
+  let step = toStep(client, suspended(sha(Buffer.from('first'))), Buffer.from('first'), null);
+  let whole = Buffer.from('first');
+  for (const tail of ['-second', '-third']) {
+    whole = Buffer.concat([whole, Buffer.from(tail)]);
+    step = toStep(client, suspended(sha(whole), step.snapshotId), Buffer.from(tail), { id: step.snapshotId, bytes: step.snapshot, hash: step.snapshotHash });
   }
+  assert.ok(step.snapshot.buffer.byteLength > step.snapshot.length, 'the bytes have room to grow');
+  const base = { id: step.snapshotId, bytes: step.snapshot, hash: step.snapshotHash };
+  const made = [];
+  for (const tail of ['a', 'bb', 'a', 'cccc']) {
+    const next = Buffer.concat([whole, Buffer.from(tail)]);
+    const s = toStep(client, suspended(sha(next), step.snapshotId), Buffer.from(tail), base);
+    assert.deepEqual(s.snapshot, next);
+    made.push([s, Buffer.from(next)]);
+    // The latest of them grows in place; the others keep their bytes.
+    const more = Buffer.concat([next, Buffer.from('+')]);
+    assert.deepEqual(toStep(client, suspended(sha(more), s.snapshotId), Buffer.from('+'), { id: s.snapshotId, bytes: s.snapshot, hash: s.snapshotHash }).snapshot, more);
+  }
+  for (const [s, want] of made) assert.deepEqual(s.snapshot, want);
+  assert.deepEqual(base.bytes, whole);
 });
 
 test('a delta, or a full snapshot, that does not hash to its id is refused', () => {
@@ -61,12 +78,17 @@ test('a delta, or a full snapshot, that does not hash to its id is refused', () 
   assert.throws(() => toStep(client, suspended(claimed, 'another-id'), Buffer.from('delta'), base), /did not resume/);
 });
 
-test('a step crosses to the helper thread without its hash state', () => {
+test('a step crosses to the helper thread without its hash state, its bytes alone', () => {
   const first = Buffer.from('bytes');
-  const step = toStep(client, suspended(sha(first)), first, null);
+  let step = toStep(client, suspended(sha(first)), first, null);
+  const next = Buffer.from('bytes and more');
+  step = toStep(client, suspended(sha(next), step.snapshotId), Buffer.from(' and more'), { id: step.snapshotId, bytes: step.snapshot, hash: step.snapshotHash });
   assert.ok(step.snapshotHash);
+  assert.ok(step.snapshot.buffer.byteLength >= 64 * 1024);
   const plain = plainStep(step);
   assert.equal(plain.snapshotHash, null);
   assert.ok(step.snapshotHash, 'the original keeps it');
-  assert.doesNotThrow(() => structuredClone(plain));
+  assert.deepEqual(plain.snapshot, next);
+  const cloned = structuredClone(plain);
+  assert.ok(cloned.snapshot.buffer.byteLength < 64 * 1024, 'the clone carries the bytes, not the backing');
 });
