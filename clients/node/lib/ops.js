@@ -242,26 +242,27 @@ function* compileOn(client, source, language) {
   return { programId: result.program_id, program: Buffer.from(payload) };
 }
 
-// A step keeps, beside its snapshot's bytes, the SHA-256 state after
-// them (snapshotHash, a crypto Hash): a delta appended to them is then
-// hashed alone to check the next snapshot id, so a step of a long
-// execution costs what its delta costs, not what its whole history does.
-// The state does not cross to the helper thread (plainStep); a step
-// without it hashes its base once.
+// A long execution's steps cost what their deltas cost, not what the
+// whole history does. Past LONG_SNAPSHOT bytes (below it one-shot hashing
+// and copying are cheaper than the bookkeeping), a step keeps:
+//
+// - the SHA-256 state after its snapshot's bytes (snapshotHash, a crypto
+//   Hash): the next delta is hashed alone to check the next snapshot id.
+//   The state does not cross to the helper thread (plainStep); a step
+//   without it hashes its base once;
+// - its bytes as a view of a backing buffer with room to grow (doubling,
+//   as a Go slice's): the next delta is copied alone. A delta goes in
+//   place only after the furthest bytes written to the backing: a step
+//   resumed twice (multiUse) has its second delta copied out, and no view
+//   ever sees its bytes change.
+const LONG_SNAPSHOT = 16 * 1024;
+const backingEnd = new WeakMap(); // ArrayBuffer -> end of the bytes written
+
 function hashAfter(base, delta) {
   const h = base.hash ? base.hash.copy() : crypto.createHash('sha256').update(base.bytes);
   if (delta !== null) h.update(delta);
   return h;
 }
-
-// A snapshot's bytes grow at their end, delta after delta. Each step's
-// bytes are a view of a backing buffer with room to grow (doubling, as a
-// Go slice's), so a step copies its delta alone, not its whole history.
-// A delta goes in place only after the furthest bytes written to the
-// backing: a step resumed twice (multiUse) has its second delta copied
-// out, and no view ever sees its bytes change.
-const backingEnd = new WeakMap(); // ArrayBuffer -> end of the bytes written
-const MIN_BACKING = 64 * 1024;
 
 function appendBytes(base, delta) {
   if (delta === null || delta.length === 0) return base;
@@ -273,7 +274,7 @@ function appendBytes(base, delta) {
     return Buffer.from(backing, base.byteOffset, base.length + delta.length);
   }
   const n = base.length + delta.length;
-  const grown = new ArrayBuffer(Math.max(MIN_BACKING, 2 * n));
+  const grown = new ArrayBuffer(2 * n);
   const out = Buffer.from(grown, 0, n);
   out.set(base, 0);
   out.set(delta, base.length);
@@ -302,16 +303,23 @@ function toStep(client, result, payload, base) {
   if (step.type !== 'suspended') throw new MustardProcessError(`the sidecar sent an unknown step type ${JSON.stringify(step.type)}`);
   let snapshot = payload && payload.length > 0 ? Buffer.from(payload) : null;
   let hash = null;
+  let id = null;
   if (typeof result.snapshot_base_id === 'string') {
     if (!base || !base.bytes || base.id !== result.snapshot_base_id) {
       throw new MustardProcessError('the sidecar sent a snapshot delta for a snapshot this host did not resume');
     }
-    hash = hashAfter(base, snapshot);
-    snapshot = appendBytes(base.bytes, snapshot);
-  } else if (snapshot !== null) {
+    if (base.bytes.length + (snapshot === null ? 0 : snapshot.length) >= LONG_SNAPSHOT) {
+      hash = hashAfter(base, snapshot);
+      id = hash.copy().digest('hex');
+      snapshot = appendBytes(base.bytes, snapshot);
+    } else {
+      snapshot = snapshot === null ? base.bytes : Buffer.concat([base.bytes, snapshot]);
+    }
+  } else if (snapshot !== null && snapshot.length >= LONG_SNAPSHOT) {
     hash = crypto.createHash('sha256').update(snapshot);
+    id = hash.copy().digest('hex');
   }
-  if (hash !== null && hash.copy().digest('hex') !== result.snapshot_id) {
+  if (snapshot !== null && (id ?? sha256Hex(snapshot)) !== result.snapshot_id) {
     throw new MustardProcessError('the snapshot bytes the sidecar sent do not hash to its snapshot_id');
   }
   return {

@@ -25,18 +25,22 @@ function suspended(id, base) {
   return result;
 }
 
-test('deltas check out along a chain, with and without the hash state', () => {
-  const first = crypto.randomBytes(1000);
+test('deltas check out along a chain, with and without the hash state, short and long', () => {
+  const first = crypto.randomBytes(1000); // 50 deltas take it past 16 KiB
+  let kept = 0;
   let step = toStep(client, suspended(sha(first)), first, null);
   let whole = first;
   for (let i = 0; i < 50; i += 1) {
-    const delta = crypto.randomBytes(1 + (i % 7) * 100);
+    const delta = crypto.randomBytes(1 + (i % 7) * 200);
     const next = Buffer.concat([whole, delta]);
     const base = { id: step.snapshotId, bytes: step.snapshot, hash: i % 3 === 0 ? null : step.snapshotHash };
     step = toStep(client, suspended(sha(next), step.snapshotId), delta, base);
     assert.deepEqual(step.snapshot, next);
+    assert.equal(step.snapshotHash !== null, next.length >= 16 * 1024);
+    if (step.snapshotHash) kept += 1;
     whole = next;
   }
+  assert.ok(kept > 5 && kept < 50, `${kept} steps kept their hash state`);
   // An empty delta: the snapshot is its base.
   const base = { id: step.snapshotId, bytes: step.snapshot, hash: step.snapshotHash };
   const same = toStep(client, suspended(sha(whole), step.snapshotId), Buffer.alloc(0), base);
@@ -45,8 +49,11 @@ test('deltas check out along a chain, with and without the hash state', () => {
 
 test("a base is not used up: the same step resumed again checks out, and no step's bytes change", () => {
   // A chain first, so that the base's bytes sit in a backing with room.
-  let step = toStep(client, suspended(sha(Buffer.from('first'))), Buffer.from('first'), null);
-  let whole = Buffer.from('first');
+  // Past 16 KiB, where a step keeps its hash state and grows its bytes in
+  // place.
+  const first = crypto.randomBytes(20 * 1024);
+  let step = toStep(client, suspended(sha(first)), first, null);
+  let whole = first;
   for (const tail of ['-second', '-third']) {
     whole = Buffer.concat([whole, Buffer.from(tail)]);
     step = toStep(client, suspended(sha(whole), step.snapshotId), Buffer.from(tail), { id: step.snapshotId, bytes: step.snapshot, hash: step.snapshotHash });
@@ -79,16 +86,16 @@ test('a delta, or a full snapshot, that does not hash to its id is refused', () 
 });
 
 test('a step crosses to the helper thread without its hash state, its bytes alone', () => {
-  const first = Buffer.from('bytes');
+  const first = crypto.randomBytes(20 * 1024);
   let step = toStep(client, suspended(sha(first)), first, null);
-  const next = Buffer.from('bytes and more');
+  const next = Buffer.concat([first, Buffer.from(' and more')]);
   step = toStep(client, suspended(sha(next), step.snapshotId), Buffer.from(' and more'), { id: step.snapshotId, bytes: step.snapshot, hash: step.snapshotHash });
   assert.ok(step.snapshotHash);
-  assert.ok(step.snapshot.buffer.byteLength >= 64 * 1024);
+  assert.ok(step.snapshot.buffer.byteLength >= 2 * next.length);
   const plain = plainStep(step);
   assert.equal(plain.snapshotHash, null);
   assert.ok(step.snapshotHash, 'the original keeps it');
   assert.deepEqual(plain.snapshot, next);
   const cloned = structuredClone(plain);
-  assert.ok(cloned.snapshot.buffer.byteLength < 64 * 1024, 'the clone carries the bytes, not the backing');
+  assert.equal(cloned.snapshot.buffer.byteLength, next.length, 'the clone carries the bytes, not the backing');
 });
