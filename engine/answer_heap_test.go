@@ -131,3 +131,29 @@ func elemsOf(n int) []value.Value {
 	}
 	return out
 }
+
+func TestGuestStringBytes(t *testing.T) {
+	for s, want := range map[string]uint64{
+		"":                  0,
+		"abc":               3,
+		"abcdefgh":          8,
+		"abcdefghijklmnopq": 17,
+		"é":                 2,
+		"abcdefghé":         2 * 9,
+		"abcdefghijklmnopé": 2 * 17,
+		"a😀":                2 * 3, // a surrogate pair
+		"😀abcdefgh😀":        2 * 12,
+	} {
+		assert.Equal(t, want, guestStringBytes(s), "%q", s)
+	}
+}
+
+// BenchmarkImportBytes counts a megabyte answer's string: it runs for
+// every answer, ahead of its import.
+func BenchmarkImportBytes(b *testing.B) {
+	v := value.String(strings.Repeat("abcdefgh", 1<<17))
+	b.SetBytes(1 << 20)
+	for b.Loop() {
+		_ = importBytes(v)
+	}
+}
