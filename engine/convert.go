@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -311,32 +312,22 @@ func importBytes(v value.Value) uint64 {
 }
 
 // guestStringBytes is the size goja keeps a string at: a byte per
-// character when ASCII, two per UTF-16 unit otherwise. It looks at eight
-// bytes at a time: an answer of a megabyte is counted in well under its
-// import's time.
+// character when ASCII, two per UTF-16 unit otherwise. Its ASCII prefix
+// is read eight bytes at a time: an answer of a megabyte is counted in
+// well under its import's time.
 func guestStringBytes(s string) uint64 {
-	i := 0
-	for ; len(s)-i >= 8; i += 8 {
-		p := s[i : i+8]
-		w := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
-			uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
-		if w&0x8080808080808080 != 0 {
-			break
+	i := unistring.ASCIIPrefix(s)
+	if i == len(s) {
+		return uint64(len(s))
+	}
+	units := uint64(i)
+	for _, r := range s[i:] {
+		units++
+		if r >= 0x10000 {
+			units++ // a surrogate pair
 		}
 	}
-	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			units := uint64(i)
-			for _, r := range s[i:] {
-				units++
-				if r >= 0x10000 {
-					units++ // a surrogate pair
-				}
-			}
-			return 2 * units
-		}
-	}
-	return uint64(len(s))
+	return 2 * units
 }
 
 // importValue builds a guest value from a structured value.

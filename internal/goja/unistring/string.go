@@ -23,20 +23,9 @@ type String string
 // Scan checks if the string contains any unicode characters. If it does, converts to an array suitable for creating
 // a String using FromUtf16, otherwise returns nil.
 func Scan(s string) []uint16 {
-	utf16Size := 0
-	// mustard(unistring-ascii): eight bytes at a time while none has its high bit set.
-	for ; len(s)-utf16Size >= 8; utf16Size += 8 {
-		p := s[utf16Size : utf16Size+8]
-		w := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
-			uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
-		if w&0x8080808080808080 != 0 {
-			break
-		}
-	}
-	for ; utf16Size < len(s); utf16Size++ {
-		if s[utf16Size] >= utf8.RuneSelf {
-			goto unicode
-		}
+	utf16Size := ASCIIPrefix(s) // mustard(unistring-ascii)
+	if utf16Size < len(s) {
+		goto unicode
 	}
 	return nil
 unicode:
@@ -128,4 +117,25 @@ func (s String) AsUtf16() []uint16 {
 	}
 
 	return nil
+}
+
+// ASCIIPrefix is the length of s's leading run of ASCII bytes (len(s) when
+// s is ASCII). It reads eight bytes at a time while none has its high bit
+// set. // mustard(unistring-ascii)
+func ASCIIPrefix(s string) int {
+	i := 0
+	for ; len(s)-i >= 8; i += 8 {
+		p := s[i : i+8]
+		w := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
+			uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			break
+		}
+	}
+	return i
 }

@@ -35,3 +35,19 @@ func TestScanEveryPosition(t *testing.T) {
 		}
 	}
 }
+
+// ASCIIPrefix stops at the first non-ASCII byte wherever it falls against
+// the eight bytes it reads at a time. // mustard(unistring-ascii)
+func TestASCIIPrefixEveryPosition(t *testing.T) {
+	for n := 0; n < 24; n++ {
+		ascii := strings.Repeat("a", n)
+		if got := ASCIIPrefix(ascii); got != n {
+			t.Fatalf("%d ASCII bytes: prefix %d", n, got)
+		}
+		for at := 0; at <= n; at++ {
+			if got := ASCIIPrefix(ascii[:at] + "é" + ascii[at:]); got != at {
+				t.Fatalf("é at %d of %d: prefix %d", at, n, got)
+			}
+		}
+	}
+}
