@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,8 +15,8 @@ import (
 // An answer is memory the guest is given: one larger than the heap limit
 // fails the execution before the guest sees it (deterministically, so the
 // guest cannot keep it past its last segment, which no later resume would
-// weigh), whether the call was synchronous or awaited; one within the
-// limit is taken.
+// weigh), whether the call was synchronous or awaited, hot or replayed
+// from the snapshot; one within the limit is taken.
 func TestAnswerLargerThanTheHeapLimitFails(t *testing.T) {
 	limits := policy.DefaultLimits()
 	limits.HeapLimitBytes = 1 << 20
@@ -31,30 +32,42 @@ func TestAnswerLargerThanTheHeapLimitFails(t *testing.T) {
 		"array":           value.Array(elems...),
 		"nested":          value.Object(value.M("k", value.Array(value.String(strings.Repeat("y", 1<<20))))),
 	}
+	// answer starts src, then answers its first call with v, hot or in a
+	// replay of the first suspension's snapshot.
+	answer := func(t *testing.T, src string, v value.Value, cold bool) Step {
+		p, err := Compile(src)
+		require.NoError(t, err)
+		h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 1, ClockMillis: 1}
+		x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
+		require.True(t, step.Suspended(), "%v", step.Err)
+		payload := Payload{Outcome: snapshot.Outcome{Value: v}}
+		if !cold {
+			_, step = x.Resume(payload, pol.Limits)
+			return step
+		}
+		x.Abandon()
+		snap, err := snapshot.Decode(step.Snapshot)
+		require.NoError(t, err)
+		_, step = testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: pol.Limits, Journal: snap, Raw: step.Snapshot,
+			Answers: []Answer{{CallID: snap.Last().Focus, Payload: payload}}})
+		return step
+	}
 	within := value.String(strings.Repeat("x", 100<<10))
 	for _, src := range []string{"const a = cap(); a.length", "const a = await cap(); a.length", "cap(); 1"} {
-		for name, answer := range over {
-			t.Run(src+"/"+name, func(t *testing.T) {
-				p, err := Compile(src)
-				require.NoError(t, err)
-				h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 1, ClockMillis: 1}
-				x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
-				require.True(t, step.Suspended(), "%v", step.Err)
-				_, step = x.Resume(Payload{Outcome: snapshot.Outcome{Value: answer}}, pol.Limits)
-				require.Error(t, step.Err)
-				assert.Equal(t, "Limit: heap limit exceeded", step.Err.Error())
+		for _, cold := range []bool{false, true} {
+			for name, v := range over {
+				t.Run(fmt.Sprintf("%s/%s/cold=%v", src, name, cold), func(t *testing.T) {
+					step := answer(t, src, v, cold)
+					require.Error(t, step.Err)
+					assert.Equal(t, "Limit: heap limit exceeded", step.Err.Error())
+				})
+			}
+			t.Run(fmt.Sprintf("%s/within/cold=%v", src, cold), func(t *testing.T) {
+				step := answer(t, src, within, cold)
+				require.NoError(t, step.Err)
+				assert.True(t, step.Done)
 			})
 		}
-		t.Run(src+"/within", func(t *testing.T) {
-			p, err := Compile(src)
-			require.NoError(t, err)
-			h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 1, ClockMillis: 1}
-			x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
-			require.True(t, step.Suspended(), "%v", step.Err)
-			_, step = x.Resume(Payload{Outcome: snapshot.Outcome{Value: within}}, pol.Limits)
-			require.NoError(t, step.Err)
-			assert.True(t, step.Done)
-		})
 	}
 }
 
