@@ -273,38 +273,26 @@ func guestString(s goja.String) string {
 	return value.FromUTF16(u)
 }
 
-// What an imported value takes in the guest, as the walk of what a
-// parked execution keeps counts it (internal/goja/mustard_retained.go):
-// an object, what an array adds to one, a value slot or property, a
-// string's header, a boxed number.
-const (
-	importObject   = 384
-	importArray    = 128
-	importSlot     = 16
-	importProperty = 64
-	importString   = 16
-	importNumber   = 8
-)
-
 // importBytes is what importValue will make of v, counted before it is
-// made: strings by their guest size (a byte per character when ASCII, two
-// per UTF-16 unit otherwise).
+// made, as the walk of what a parked execution keeps counts it
+// (internal/goja/mustard_retained.go): strings by their guest size (a
+// byte per character when ASCII, two per UTF-16 unit otherwise).
 func importBytes(v value.Value) uint64 {
 	switch v.Kind {
 	case value.KindNumber:
-		return importNumber
+		return goja.MustardRetainedNumber
 	case value.KindString:
-		return importString + guestStringBytes(v.Str)
+		return goja.MustardRetainedString + guestStringBytes(v.Str)
 	case value.KindArray:
-		n := uint64(importObject + importArray)
+		n := uint64(goja.MustardRetainedObject + goja.MustardRetainedArray)
 		for _, el := range v.Elems {
-			n += importSlot + importBytes(el)
+			n += goja.MustardRetainedSlot + importBytes(el)
 		}
 		return n
 	case value.KindObject:
-		n := uint64(importObject)
+		n := uint64(goja.MustardRetainedObject)
 		for _, m := range v.Members {
-			n += importProperty + guestStringBytes(m.Key) + importBytes(m.Value)
+			n += goja.MustardRetainedProperty + guestStringBytes(m.Key) + importBytes(m.Value)
 		}
 		return n
 	}

@@ -216,6 +216,20 @@ const (
 	retainedShareMin = 64
 )
 
+// The walk's costs of the values a host hands a guest, for an embedder
+// that counts such a value before it makes it: an object, what an array
+// adds to one, an array's value slot, a property, a string's header (its
+// text counts a byte per character when ASCII, two per UTF-16 unit
+// otherwise), a boxed number.
+const (
+	MustardRetainedObject   = retainedObject
+	MustardRetainedArray    = retainedArray
+	MustardRetainedSlot     = valueBytes
+	MustardRetainedProperty = propertyBytes
+	MustardRetainedString   = retainedString
+	MustardRetainedNumber   = retainedNumber
+)
+
 type retainedWalk struct {
 	bytes       uint64
 	epoch       uint32
