@@ -396,12 +396,6 @@ func instrument(source string, strict bool, bound *compileMemory) (string, []ins
 // the program had run (and its host calls had been made) up to it.
 const errDirectEval = "forbidden ambient global `eval`: guest code cannot evaluate source text"
 
-// positionSuffix is " (line:column)" of offset at in src.
-func positionSuffix(src string, at int) string {
-	line, col := position(src, at)
-	return fmt.Sprintf(" (%d:%d)", line, col)
-}
-
 // validate reports what the walk found that the program may not contain:
 // reserved identifiers, and with statements, which could shadow the meters
 // with an object's properties. Strict-mode code cannot contain a with
@@ -411,19 +405,19 @@ func (in *instrumenter) validate(strict bool, base int) error {
 	if len(in.errs) > 0 {
 		return reservedError(in.errs)
 	}
-	parseErrorAt := func(at int, msg string) error {
+	errorAt := func(kind ErrorKind, at int, msg string) error {
 		line, col := position(in.src[base:], at-base)
-		return &Error{Kind: KindParse, Message: fmt.Sprintf("%s (%d:%d)", msg, line, col)}
+		return &Error{Kind: kind, Message: fmt.Sprintf("%s (%d:%d)", msg, line, col)}
 	}
 	switch {
 	case in.refuseEval && in.evalAt >= 0:
-		return &Error{Kind: KindValidation, Message: errDirectEval + positionSuffix(in.src[base:], in.evalAt-base)}
+		return errorAt(KindValidation, in.evalAt, errDirectEval)
 	case strict && in.with:
-		return parseErrorAt(in.withAt, "Strict mode code may not include a with statement")
+		return errorAt(KindParse, in.withAt, "Strict mode code may not include a with statement")
 	case in.with:
 		return &Error{Kind: KindValidation, Message: "with statements are not supported"}
 	case strict && in.escapeMsg != "":
-		return parseErrorAt(in.escapeAt, in.escapeMsg)
+		return errorAt(KindParse, in.escapeAt, in.escapeMsg)
 	}
 	return nil
 }

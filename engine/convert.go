@@ -122,7 +122,8 @@ func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
 		}
 		return value.Value{}, &boundaryError{"a value reachable twice (shared reference) cannot cross the structured host boundary"}
 	}
-	if o.ExportType() == proxyType {
+	exported := o.ExportType()
+	if exported == proxyType {
 		return value.Value{}, &boundaryError{"proxies cannot cross the structured host boundary"}
 	}
 	if _, callable := goja.AssertFunction(o); callable {
@@ -141,7 +142,7 @@ func (e *exporter) object(o *goja.Object, depth int) (value.Value, error) {
 		return e.plain(o, depth)
 	case class == "Function":
 		return value.Value{}, &boundaryError{"functions cannot cross the structured host boundary"}
-	case class == "Object" && (o.ExportType() == mapType || o.ExportType() == setType):
+	case class == "Object" && (exported == mapType || exported == setType):
 		return value.Value{}, &boundaryError{"Map and Set values cannot cross the structured host boundary"}
 	case class == "Object" || class == "Array":
 		return value.Value{}, &boundaryError{"class instances cannot cross the structured host boundary"}
