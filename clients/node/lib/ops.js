@@ -248,7 +248,7 @@ function* compileOn(client, source, language) {
 //
 // - the SHA-256 state after its snapshot's bytes (snapshotHash, a crypto
 //   Hash): the next delta is hashed alone to check the next snapshot id.
-//   The state does not cross to the helper thread (plainStep); a step
+//   The state does not cross to the helper thread (portable); a step
 //   without it hashes its base once;
 // - its bytes as a view of a backing buffer with room to grow (doubling,
 //   as a Go slice's): the next delta is copied alone. A delta goes in
@@ -282,12 +282,16 @@ function appendBytes(base, delta) {
   return out;
 }
 
-// plainStep is a step for postMessage: without its hash state, and with
-// its snapshot's bytes alone (a clone of a view copies its whole backing).
-function plainStep(step) {
-  if (!step || step.type !== 'suspended') return step;
-  const out = { ...step, snapshotHash: null };
-  if (step.snapshot && step.snapshot.buffer.byteLength > step.snapshot.length) out.snapshot = Buffer.from(step.snapshot);
+// portable is a step, or a request's arguments holding one's snapshot,
+// fit for postMessage to or from the helper thread: without its hash
+// state, and with a long snapshot's bytes alone (a clone of a view copies
+// its whole backing).
+function portable(o) {
+  if (!o || typeof o !== 'object') return o;
+  const trim = o.snapshot && o.snapshot.length >= LONG_SNAPSHOT && o.snapshot.buffer.byteLength > o.snapshot.length;
+  if (!o.snapshotHash && !trim) return o;
+  const out = { ...o, snapshotHash: null };
+  if (trim) out.snapshot = Buffer.from(o.snapshot);
   return out;
 }
 
@@ -472,4 +476,4 @@ function* resumeOn(client, r, signal) {
   return toStep(client, answer.result, answer.payload, base);
 }
 
-module.exports = { compile, start, resume, compileSync, startSync, resumeSync, sha256Hex, toStep, plainStep };
+module.exports = { compile, start, resume, compileSync, startSync, resumeSync, sha256Hex, toStep, portable };

@@ -30,8 +30,8 @@ function serializeError(error) {
 
 const handlers = {
   compile: (args) => ops.compile(pool, args.source, args.language),
-  start: async (args) => ops.plainStep(await ops.start(pool, args)),
-  resume: async (args) => ops.plainStep(await ops.resume(pool, args)),
+  start: async (args) => ops.portable(await ops.start(pool, args)),
+  resume: async (args) => ops.portable(await ops.resume(pool, args)),
   processes: () => pool.processes(),
   close: () => pool.close(),
 };

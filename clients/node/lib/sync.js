@@ -20,6 +20,7 @@ const {
   toLogLines,
 } = require('./errors.js');
 const { DirectPath, FALLBACK, supported } = require('./sync-direct.js');
+const { portable } = require('./ops.js');
 
 function rebuildError(e) {
   const options = { code: e.code, logs: e.logs === undefined ? undefined : toLogLines(e.logs) };
@@ -79,7 +80,7 @@ class SyncBridge {
     if (this.broken) throw this.broken;
     if (this.worker === null) this.startWorker();
     Atomics.store(this.flag, 0, 0);
-    this.worker.postMessage({ op, args: workerArgs(args) });
+    this.worker.postMessage({ op, args: portable(args) });
     for (;;) {
       Atomics.wait(this.flag, 0, 0, 1000);
       const m = receiveMessageOnPort(this.port);
@@ -100,16 +101,6 @@ class SyncBridge {
       await this.worker.terminate();
     }
   }
-}
-
-// workerArgs are a request's arguments for the helper thread: a step's
-// hash state (ops.js) stays on this thread, and its snapshot goes as its
-// bytes alone (a clone of a view copies its whole backing).
-function workerArgs(args) {
-  if (!args || (!args.snapshotHash && !(args.snapshot && args.snapshot.buffer.byteLength > args.snapshot.length))) return args;
-  const out = { ...args, snapshotHash: null };
-  if (args.snapshot) out.snapshot = Buffer.from(args.snapshot);
-  return out;
 }
 
 module.exports = { SyncBridge, rebuildError };

@@ -13,7 +13,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 
-const { toStep, plainStep } = require('../lib/ops.js');
+const { toStep, portable } = require('../lib/ops.js');
 const { MustardProcessError } = require('..');
 
 const client = { id: 'test-client' };
@@ -92,10 +92,21 @@ test('a step crosses to the helper thread without its hash state, its bytes alon
   step = toStep(client, suspended(sha(next), step.snapshotId), Buffer.from(' and more'), { id: step.snapshotId, bytes: step.snapshot, hash: step.snapshotHash });
   assert.ok(step.snapshotHash);
   assert.ok(step.snapshot.buffer.byteLength >= 2 * next.length);
-  const plain = plainStep(step);
+  const plain = portable(step);
   assert.equal(plain.snapshotHash, null);
   assert.ok(step.snapshotHash, 'the original keeps it');
   assert.deepEqual(plain.snapshot, next);
   const cloned = structuredClone(plain);
   assert.equal(cloned.snapshot.buffer.byteLength, next.length, 'the clone carries the bytes, not the backing');
+  // A resume's arguments holding the step's snapshot cross alike; a short
+  // step's, and a completed one, cross as they are.
+  const args = { snapshotId: step.snapshotId, snapshot: step.snapshot, snapshotHash: step.snapshotHash };
+  const sent = portable(args);
+  assert.equal(sent.snapshotHash, null);
+  assert.deepEqual(sent.snapshot, next);
+  assert.equal(structuredClone(sent).snapshot.buffer.byteLength, next.length);
+  const short = toStep(client, suspended(sha(first.subarray(0, 100))), first.subarray(0, 100), null);
+  assert.equal(portable(short), short);
+  const done = { type: 'completed', value: { Number: { Finite: 1 } }, logs: [] };
+  assert.equal(portable(done), done);
 });
