@@ -318,6 +318,16 @@ export interface ConfigureOptions extends SidecarOptions {
    * process, each step blocking the thread, as the reference's addon.
    */
   blockingRun?: boolean;
+  /**
+   * Where the synchronous API and run() without a pool step: "process"
+   * (default; $MUSTARD_SIDECAR_ENGINE may say otherwise), a sidecar
+   * process, or "in-process", the sidecar's sessions in this process
+   * through the addon (`npm run build:native`): no process boundary, a
+   * step a function call. `args` configure either; pools stay processes.
+   */
+  engine?: 'process' | 'in-process';
+  /** The in-process engine's addon file; else $MUSTARD_SIDECAR_ADDON, else native/mustard-sidecar.node. */
+  addon?: string;
 }
 
 export function configure(options: ConfigureOptions): void;

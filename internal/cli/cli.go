@@ -56,11 +56,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	}
 	opts, tracePath, logFormat, replayArgs := cl.opts, cl.tracePath, cl.logFormat, cl.replayArgs
 	if os.Getenv("GOMEMLIMIT") == "" {
-		budget := opts.MemoryBudget
-		if budget == 0 {
-			budget = max(protocol.DefaultMemoryBudget, 2*opts.MaxStageBytes)
-		}
-		debug.SetMemoryLimit(budget + softMemoryLimitAbove)
+		debug.SetMemoryLimit(SoftMemoryLimit(opts))
 	}
 	envEntropy := os.Getenv(entropyEnv)
 	entropy, err := fixedEntropy(envEntropy)

@@ -12,6 +12,7 @@ const { compileLenient } = require('./lenient.js');
 const { inspectSnapshot } = require('./inspect.js');
 const { SidecarPool } = require('./pool.js');
 const { SyncBridge } = require('./sync.js');
+const { ENGINES } = require('./inprocess.js');
 const {
   MustardError,
   MustardRuntimeError,
@@ -43,6 +44,8 @@ const CONFIG_KEYS = [
   'cancelGraceMs',
   'hostCalls',
   'blockingRun',
+  'engine',
+  'addon',
 ];
 
 // configure sets how the shared processes are started: the sidecar binary
@@ -61,6 +64,12 @@ function configure(options = {}) {
   if (options.hostCalls !== undefined) normalizeHostCalls(options.hostCalls, 'configure() options.hostCalls');
   if (options.blockingRun !== undefined && typeof options.blockingRun !== 'boolean') {
     throw new TypeError('configure() options.blockingRun must be a boolean');
+  }
+  if (options.engine !== undefined && !ENGINES.includes(options.engine)) {
+    throw new TypeError(`configure() options.engine must be one of ${ENGINES.map((e) => `"${e}"`).join(', ')}`);
+  }
+  if (options.addon !== undefined && (typeof options.addon !== 'string' || options.addon.length === 0)) {
+    throw new TypeError('configure() options.addon must be a file name');
   }
   Object.assign(settings, options);
 }
@@ -83,7 +92,11 @@ function defaultPool() {
 }
 
 function syncBridge() {
-  bridge ??= new SyncBridge(poolOptions(settings.syncPoolSize ?? 1));
+  bridge ??= new SyncBridge({
+    ...poolOptions(settings.syncPoolSize ?? 1),
+    engine: settings.engine ?? process.env.MUSTARD_SIDECAR_ENGINE,
+    addon: settings.addon,
+  });
   return bridge;
 }
 

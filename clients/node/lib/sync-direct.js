@@ -32,15 +32,22 @@ const FALLBACK = Symbol('mustard-sidecar.fallback');
 
 const STDERR_TAIL = 4096;
 
-function supported() {
+// supported tells whether the synchronous API has a direct path here:
+// the in-process engine wherever it is chosen, FIFOs on Linux.
+function supported(options) {
+  if (options?.engine === 'in-process') return true;
   return process.platform === 'linux' && process.env.MUSTARD_SYNC_DIRECT !== '0';
 }
 
 let nextId = 0;
 
-class DirectProcess {
-  constructor(options) {
-    this.id = `direct-${++nextId}`;
+// DirectSession is what a step (lib/ops.js) drives: request() writes one
+// request and returns its answer, blocking. A subclass moves the frames:
+// DirectProcess through a sidecar process's FIFOs, InProcessSession
+// (lib/inprocess.js) through the in-process engine.
+class DirectSession {
+  constructor(options, prefix) {
+    this.id = `${prefix}-${++nextId}`;
     this.maxResponseBytes = options.maxResponseBytes > 0 ? options.maxResponseBytes : DEFAULT_MAX_RESPONSE_BYTES;
     this.startedAt = Date.now();
     this.requests = 0;
@@ -50,6 +57,71 @@ class DirectProcess {
     this.freeStageIds = [];
     this.stagesUploaded = 0;
     this.dead = null;
+  }
+
+  get alive() {
+    return this.dead === null;
+  }
+
+  // Stage ids, as SidecarClient's.
+  takeStageId() {
+    if (this.freeStageIds.length > 0) return this.freeStageIds.pop();
+    this.stageSeq += 1;
+    return `node-${this.stageSeq}`;
+  }
+
+  giveBackStageIds(ids) {
+    for (const id of ids) if (id) this.freeStageIds.push(id);
+  }
+
+  protocolError(reason) {
+    this.fail(new MustardProcessError(`the sidecar broke the wire protocol (${reason}); the sidecar was stopped`));
+  }
+
+  fail(error) {
+    this.dead ??= error;
+    this.kill();
+    this.close();
+    return this.dead;
+  }
+
+  // request writes one request and reads its answer, blocking. It throws
+  // MustardRequestTooLargeError, with nothing written, for a request
+  // over the sidecar's limit (the steps then stage its values).
+  request(method, fields, payload = null) {
+    if (this.dead !== null) throw this.dead;
+    const id = ++this.nextRequestId;
+    const frame = encodeFrame({ protocol_version: PROTOCOL_VERSION, id, method, ...fields }, payload);
+    const { headerLength, body } = this.exchange(frame);
+    let header;
+    try {
+      header = JSON.parse(body.toString('utf8', 0, headerLength));
+    } catch {
+      throw this.fail(new MustardProcessError('the sidecar broke the wire protocol (undecodable response header); the sidecar was stopped'));
+    }
+    if (header === null || typeof header !== 'object' || header.protocol_version !== PROTOCOL_VERSION || header.id !== id) {
+      throw this.fail(new MustardProcessError('the sidecar broke the wire protocol (a response that answers no request); the sidecar was stopped'));
+    }
+    this.requests += 1;
+    if (header.ok === true) return { result: header.result, payload: body.subarray(headerLength) };
+    throw markAnswer(fromResponse(typeof header.error === 'string' ? header.error : 'request failed', header.error_code, header.logs));
+  }
+
+  // checkLength fails the session for a response over the client's limit.
+  checkLength(headerLength, payloadLength) {
+    if (headerLength + payloadLength > this.maxResponseBytes) {
+      throw this.fail(
+        new MustardProcessError(
+          `the sidecar broke the wire protocol (a response of ${headerLength + payloadLength} bytes exceeds the client's limit of ${this.maxResponseBytes} bytes (maxResponseBytes)); the sidecar was stopped`,
+        ),
+      );
+    }
+  }
+}
+
+class DirectProcess extends DirectSession {
+  constructor(options) {
+    super(options, 'direct');
     this.stderr = '';
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mustard-sync-'));
     const inPath = path.join(dir, 'in');
@@ -96,25 +168,6 @@ class DirectProcess {
     this.prefix = Buffer.allocUnsafe(8);
   }
 
-  get alive() {
-    return this.dead === null;
-  }
-
-  // Stage ids, as SidecarClient's.
-  takeStageId() {
-    if (this.freeStageIds.length > 0) return this.freeStageIds.pop();
-    this.stageSeq += 1;
-    return `node-${this.stageSeq}`;
-  }
-
-  giveBackStageIds(ids) {
-    for (const id of ids) if (id) this.freeStageIds.push(id);
-  }
-
-  protocolError(reason) {
-    this.fail(new MustardProcessError(`the sidecar broke the wire protocol (${reason}); the sidecar was stopped`));
-  }
-
   close() {
     if (this.closed) return;
     this.closed = true;
@@ -136,20 +189,8 @@ class DirectProcess {
     }
   }
 
-  fail(error) {
-    this.dead ??= error;
-    this.kill();
-    this.close();
-    return this.dead;
-  }
-
-  // request writes one request and reads its answer, blocking. It throws
-  // MustardRequestTooLargeError, with nothing written, for a request
-  // over the sidecar's limit (the steps then stage its values).
-  request(method, fields, payload = null) {
-    if (this.dead !== null) throw this.dead;
-    const id = ++this.nextRequestId;
-    const frame = encodeFrame({ protocol_version: PROTOCOL_VERSION, id, method, ...fields }, payload);
+  // exchange writes a request frame and reads the response frame.
+  exchange(frame) {
     try {
       let off = 0;
       while (off < frame.length) off += fs.writeSync(this.wfd, frame, off, frame.length - off);
@@ -162,27 +203,10 @@ class DirectProcess {
     this.readFull(this.prefix, 8);
     const headerLength = this.prefix.readUInt32LE(0);
     const payloadLength = this.prefix.readUInt32LE(4);
-    if (headerLength + payloadLength > this.maxResponseBytes) {
-      throw this.fail(
-        new MustardProcessError(
-          `the sidecar broke the wire protocol (a response of ${headerLength + payloadLength} bytes exceeds the client's limit of ${this.maxResponseBytes} bytes (maxResponseBytes)); the sidecar was stopped`,
-        ),
-      );
-    }
+    this.checkLength(headerLength, payloadLength);
     const body = Buffer.allocUnsafe(headerLength + payloadLength);
     this.readFull(body, body.length);
-    let header;
-    try {
-      header = JSON.parse(body.toString('utf8', 0, headerLength));
-    } catch {
-      throw this.fail(new MustardProcessError('the sidecar broke the wire protocol (undecodable response header); the sidecar was stopped'));
-    }
-    if (header === null || typeof header !== 'object' || header.protocol_version !== PROTOCOL_VERSION || header.id !== id) {
-      throw this.fail(new MustardProcessError('the sidecar broke the wire protocol (a response that answers no request); the sidecar was stopped'));
-    }
-    this.requests += 1;
-    if (header.ok === true) return { result: header.result, payload: body.subarray(headerLength) };
-    throw markAnswer(fromResponse(typeof header.error === 'string' ? header.error : 'request failed', header.error_code, header.logs));
+    return { headerLength, body };
   }
 
   readFull(buf, n) {
@@ -211,12 +235,15 @@ class DirectPath {
     this.options = options;
     this.proc = null;
     this.broken = false;
+    // The in-process engine has no fallback: a host that chose it hears
+    // why it cannot load.
+    this.inProcess = options.engine === 'in-process';
   }
 
   process() {
     if (this.proc === null || !this.proc.alive) {
       if (this.proc !== null) this.proc.close();
-      this.proc = new DirectProcess(this.options);
+      this.proc = this.inProcess ? new (require('./inprocess.js').InProcessSession)(this.options) : new DirectProcess(this.options);
     }
     return this.proc;
   }
@@ -229,7 +256,8 @@ class DirectPath {
     try {
       this.process();
       return true;
-    } catch {
+    } catch (error) {
+      if (this.inProcess) throw error;
       this.broken = true;
       return false;
     }
@@ -250,7 +278,8 @@ class DirectPath {
       let proc;
       try {
         proc = this.process();
-      } catch {
+      } catch (error) {
+        if (this.inProcess) throw error;
         this.broken = true; // no FIFOs here: the helper thread does it all
         return FALLBACK;
       }
@@ -272,4 +301,4 @@ class DirectPath {
   }
 }
 
-module.exports = { DirectPath, FALLBACK, supported };
+module.exports = { DirectPath, DirectSession, FALLBACK, supported };

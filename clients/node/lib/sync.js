@@ -42,7 +42,7 @@ class SyncBridge {
     this.broken = null;
     // The direct path, where the platform has it: compile, start and
     // resume without the helper thread (lib/sync-direct.js).
-    this.direct = supported() ? new DirectPath(poolOptions) : null;
+    this.direct = supported(poolOptions) ? new DirectPath(poolOptions) : null;
   }
 
   // startWorker starts the helper thread, on the first call that needs it.

@@ -12,6 +12,7 @@ const os = require('node:os');
 const path = require('node:path');
 
 const { Mustard, MustardExecutor, InMemoryMustardExecutorStore, FileMustardExecutorStore } = require('..');
+const { inProcess } = require('./support/engine.js');
 
 test('run() calls capabilities with (...args) and this = { callId, signal }; the signal aborts when run ends', async () => {
   const program = new Mustard('const a = f(1, 2); const b = f(3); const c = g(4); [a, b, c];');
@@ -206,7 +207,7 @@ test('configure({ hostCalls: "batch" }) makes batch the default of the process',
   assert.equal(r.stdout, '[1,2]');
 });
 
-test('on Linux the synchronous API talks to its own process directly; a killed one is replaced, the step continued from its bytes', { skip: process.platform !== 'linux' && 'Linux only' }, () => {
+test('on Linux the synchronous API talks to its own process directly; a killed one is replaced, the step continued from its bytes', { skip: (process.platform !== 'linux' && 'Linux only') || (inProcess && 'the in-process engine has no sidecar process to kill') }, () => {
   const { processes } = require('..');
   const program = new Mustard('const a = f(1); const b = f(2); a + b;');
   const first = program.start({ capabilities: { f() {} } });

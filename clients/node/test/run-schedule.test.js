@@ -13,7 +13,8 @@ const path = require('node:path');
 
 const { Mustard, SidecarPool, MustardLimitError, processes } = require('..');
 
-const direct = process.platform === 'linux' && process.env.MUSTARD_SYNC_DIRECT !== '0';
+const { inProcess } = require('./support/engine.js');
+const direct = inProcess || (process.platform === 'linux' && process.env.MUSTARD_SYNC_DIRECT !== '0');
 
 function deferred() {
   let resolve;
@@ -107,7 +108,7 @@ test('batch run() starts every outstanding call before it returns', { skip: !dir
   assert.deepEqual(await pending, [10, 20, 30]);
 });
 
-test('a blocking run() whose process dies goes on from its snapshot on a new process', { skip: !direct }, async () => {
+test('a blocking run() whose process dies goes on from its snapshot on a new process', { skip: !direct || (inProcess && 'the in-process engine has no sidecar process to kill') }, async () => {
   const program = new Mustard(SEQUENCE);
   const calls = [];
   const value = await program.run({
@@ -167,7 +168,7 @@ const { Mustard, processes } = require('.');
 })();
 `;
 
-test('configure({ blockingRun: false }) and MUSTARD_SYNC_DIRECT=0 keep run() on the pool, without blocking', () => {
+test('configure({ blockingRun: false }) and MUSTARD_SYNC_DIRECT=0 keep run() on the pool, without blocking', { skip: inProcess && 'MUSTARD_SYNC_DIRECT=0 turns off the FIFO path only' }, () => {
   const expected = { before: 0, value: [0, 2, 4], pool: 1 };
   const configured = `require('.').configure({ blockingRun: false, poolSize: 1 });\n${PROBE}`;
   assert.deepEqual(child(configured), expected);

@@ -1,8 +1,13 @@
 'use strict';
 
-// Runs the suite with `node --test`. The tests need the sidecar binary:
-// unless $MUSTARD_SIDECAR_BIN names one, it is built here with `go build`
-// into a temporary directory, removed afterwards.
+// Runs the suite with `node --test`, twice: on sidecar processes (the
+// default engine), then on the in-process engine (MUSTARD_SIDECAR_ENGINE
+// =in-process) for every file but those of the executors' crash and
+// takeover runs and of SidecarClient's processes, which the engine does
+// not change. The tests need the sidecar binary and the addon: unless
+// $MUSTARD_SIDECAR_BIN and $MUSTARD_SIDECAR_ADDON name them, they are
+// built here with `go build` into a temporary directory, removed
+// afterwards.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -10,19 +15,42 @@ const os = require('node:os');
 const path = require('node:path');
 
 const repo = path.join(__dirname, '..', '..', '..');
-let tmp = null;
 const env = { ...process.env };
-if (!env.MUSTARD_SIDECAR_BIN) {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mustard-sidecar-node-'));
-  env.MUSTARD_SIDECAR_BIN = path.join(tmp, 'mustard-sidecar');
-  const built = spawnSync('go', ['build', '-o', env.MUSTARD_SIDECAR_BIN, './cmd/mustard-sidecar'], { cwd: repo, stdio: 'inherit' });
-  if (built.status !== 0) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    console.error('building the sidecar failed');
-    process.exit(1);
-  }
+let tmp = null;
+
+function build(variable, file, flags, pkg) {
+  if (env[variable]) return true;
+  tmp ??= fs.mkdtempSync(path.join(os.tmpdir(), 'mustard-sidecar-node-'));
+  env[variable] = path.join(tmp, file);
+  const built = spawnSync('go', ['build', ...flags, '-o', env[variable], pkg], { cwd: repo, stdio: 'inherit' });
+  if (built.status === 0) return true;
+  console.error(`building ${file} failed`);
+  return false;
 }
-const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).map((f) => path.join(__dirname, f));
-const r = spawnSync(process.execPath, ['--test', ...process.argv.slice(2), ...files], { env, stdio: 'inherit' });
-if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-process.exit(r.status === null ? 1 : r.status);
+
+function main() {
+  if (!build('MUSTARD_SIDECAR_BIN', 'mustard-sidecar', [], './cmd/mustard-sidecar')) return 1;
+  if (!build('MUSTARD_SIDECAR_ADDON', 'mustard-sidecar.node', ['-buildmode=c-shared'], './clients/node/native')) return 1;
+  const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js'));
+  const args = process.argv.slice(2);
+  const pass = (names, extra) => {
+    const r = spawnSync(process.execPath, ['--test', ...args, ...names.map((f) => path.join(__dirname, f))], {
+      env: { ...env, ...extra },
+      stdio: 'inherit',
+    });
+    return r.status === null ? 1 : r.status;
+  };
+  const status = pass(files, {});
+  if (status !== 0) return status;
+  console.log('# the same suite on the in-process engine');
+  const inProcess = files.filter((f) => !/^executor-(crash|takeover|lease)\.test\.js$|^process\.test\.js$/.test(f));
+  return pass(inProcess, { MUSTARD_SIDECAR_ENGINE: 'in-process' });
+}
+
+let status;
+try {
+  status = main();
+} finally {
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(status);
