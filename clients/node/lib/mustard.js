@@ -113,6 +113,12 @@ function blockingRun() {
   return direct !== null && direct.available();
 }
 
+// inProcessEngine tells whether the synchronous API steps in this
+// process (configure({ engine: 'in-process' })).
+function inProcessEngine() {
+  return syncBridge().direct?.inProcess === true;
+}
+
 // processes lists the shared processes: { pool, sync }.
 function processes() {
   return {
@@ -1198,15 +1204,20 @@ class Mustard {
     const ctx = resolveContext(options, 'run options');
     belowEnvironment(ctx);
     const explicitPool = getPool(options, 'run options');
-    const delivery = getDelivery(options, 'run options');
+    let delivery = getDelivery(options, 'run options');
     const maxConcurrent = options.maxConcurrentCalls ?? 16;
     if (!Number.isInteger(maxConcurrent) || maxConcurrent <= 0) {
       throw new TypeError('run options.maxConcurrentCalls must be a positive integer');
     }
+    const blocking = explicitPool === null && blockingRun();
+    // run() keeps its steps' bytes to go on after a process dies; the
+    // in-process engine has no process to lose, so unless the host asked
+    // for bytes none are made.
+    if (blocking && options.snapshotDelivery === undefined && inProcessEngine()) delivery = 'none';
     const request = startRequest(this.#program, ctx, options, 'run options', delivery);
     let steps;
     let step;
-    if (explicitPool === null && blockingRun()) {
+    if (blocking) {
       steps = blockingSteps(ctx, this.#program, signal, delivery);
       step = startBlocking(request, ctx);
     } else {
