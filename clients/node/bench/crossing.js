@@ -4,6 +4,7 @@
 // process, rounds interleaved, medians reported.
 //
 //   MUSTARD_SIDECAR_BIN=... node bench/crossing.js [rounds]
+//   MUSTARD_SIDECAR_ENGINE=in-process node bench/crossing.js [rounds]   # after npm run build:native
 //
 // - run(): a program making 5 async capability calls, compiled once (on
 //   Linux run() steps on the synchronous API's direct path);
@@ -184,7 +185,8 @@ async function time(f) {
 
   const m = new Map([...times].map(([name, xs]) => [name, median(xs)]));
   const f = m.get('floor: node ↔ cat');
-  console.log(`rounds: ${rounds} (after ${WARMUP} warm-up), Node ${process.version}`);
+  const engine = process.env.MUSTARD_SIDECAR_ENGINE === 'in-process' ? 'in-process (the addon)' : 'sidecar processes';
+  console.log(`rounds: ${rounds} (after ${WARMUP} warm-up), Node ${process.version}, engine of the synchronous API and run(): ${engine}`);
   console.log('| measure | median | vs reference | vs floor |');
   console.log('| --- | ---: | ---: | ---: |');
   const pairs = {
