@@ -5,27 +5,16 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-)
 
-// eventually waits for cond, failing after a bound that only a hang
-// reaches.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 20 s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
+)
 
 func TestRealmPoolRefillsWithoutAWake(t *testing.T) {
 	rt := NewRuntime()
 	defer rt.Close()
 	rt.Warm()
 	p := &rt.realms
-	eventually(t, "the pool fills", p.full)
+	hosttest.Eventually(t, "the pool fills", p.full)
 	for i := 0; i < 5; i++ {
 		r, err := rt.newRealm()
 		require.NoError(t, err)
@@ -33,7 +22,7 @@ func TestRealmPoolRefillsWithoutAWake(t *testing.T) {
 		// The preparer polls: it is awake, and nothing was sent to wake it.
 		require.False(t, p.dozing.Load())
 		require.Empty(t, p.wake)
-		eventually(t, "the pool fills again", p.full)
+		hosttest.Eventually(t, "the pool fills again", p.full)
 	}
 	// Taken faster than it refills: a start builds its own.
 	for i := 0; i < 3*realmsAhead; i++ {
@@ -50,14 +39,14 @@ func TestRealmPoolDozesAndAStartWakesIt(t *testing.T) {
 	rt.Warm()
 	p := &rt.realms
 	for i := 0; i < 3; i++ {
-		eventually(t, "the preparer dozes", p.dozing.Load)
+		hosttest.Eventually(t, "the preparer dozes", p.dozing.Load)
 		_, err := rt.newRealm()
 		require.NoError(t, err)
 		require.False(t, p.dozing.Load())
-		eventually(t, "the woken preparer refills the pool", p.full)
+		hosttest.Eventually(t, "the woken preparer refills the pool", p.full)
 	}
 	// Close ends a dozing preparer.
-	eventually(t, "the preparer dozes", p.dozing.Load)
+	hosttest.Eventually(t, "the preparer dozes", p.dozing.Load)
 	done := make(chan struct{})
 	go func() { rt.Close(); close(done) }()
 	select {
@@ -70,7 +59,7 @@ func TestRealmPoolDozesAndAStartWakesIt(t *testing.T) {
 func TestRealmPoolCloseWhilePolling(t *testing.T) {
 	rt := NewRuntime()
 	rt.Warm()
-	eventually(t, "the pool fills", rt.realms.full)
+	hosttest.Eventually(t, "the pool fills", rt.realms.full)
 	_, err := rt.newRealm()
 	require.NoError(t, err)
 	rt.Close() // hangs here if the polling preparer missed the stop

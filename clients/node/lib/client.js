@@ -19,6 +19,7 @@ const {
   encodeFrame,
   FrameReader,
 } = require('./wire.js');
+const { stageIds } = require('./stageids.js');
 
 const DEFAULT_CLOSE_GRACE_MS = 5000;
 const DEFAULT_CANCEL_GRACE_MS = 5000;
@@ -212,19 +213,6 @@ class SidecarClient {
     });
   }
 
-  // takeStageId hands out a stage id of this process, reusing those given
-  // back: a stage left behind (its request was never sent) restarts, so
-  // empties, with the next upload under its id.
-  takeStageId() {
-    if (this.freeStageIds.length > 0) return this.freeStageIds.pop();
-    this.stageSeq += 1;
-    return `node-${this.stageSeq}`;
-  }
-
-  giveBackStageIds(ids) {
-    for (const id of ids) if (id) this.freeStageIds.push(id);
-  }
-
   // cancel asks the sidecar to end the running request entry. A cancel
   // written after its target always reaches it (a start or resume still
   // waiting its turn stops at its first instruction). If no answer comes
@@ -376,6 +364,8 @@ class SidecarClient {
     return this.closePromise;
   }
 }
+
+Object.assign(SidecarClient.prototype, stageIds);
 
 module.exports = {
   SidecarClient,

@@ -23,6 +23,7 @@ const { MustardProcessError, fromResponse } = require('./errors.js');
 const { PROTOCOL_VERSION, DEFAULT_MAX_RESPONSE_BYTES, encodeFrame } = require('./wire.js');
 const { resolveCommand, markAnswer } = require('./client.js');
 const ops = require('./ops.js');
+const { stageIds } = require('./stageids.js');
 
 const { O_RDONLY, O_WRONLY, O_RDWR } = fs.constants;
 
@@ -61,17 +62,6 @@ class DirectSession {
 
   get alive() {
     return this.dead === null;
-  }
-
-  // Stage ids, as SidecarClient's.
-  takeStageId() {
-    if (this.freeStageIds.length > 0) return this.freeStageIds.pop();
-    this.stageSeq += 1;
-    return `node-${this.stageSeq}`;
-  }
-
-  giveBackStageIds(ids) {
-    for (const id of ids) if (id) this.freeStageIds.push(id);
   }
 
   protocolError(reason) {
@@ -118,6 +108,8 @@ class DirectSession {
     }
   }
 }
+
+Object.assign(DirectSession.prototype, stageIds);
 
 class DirectProcess extends DirectSession {
   constructor(options) {
