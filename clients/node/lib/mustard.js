@@ -91,10 +91,22 @@ function defaultPool() {
   return sharedPool;
 }
 
+// engineSetting is configure()'s engine, else $MUSTARD_SIDECAR_ENGINE's
+// (a value it does not know is an error, not a silent fallback).
+function engineSetting() {
+  if (settings.engine !== undefined) return settings.engine;
+  const env = process.env.MUSTARD_SIDECAR_ENGINE;
+  if (env === undefined || env === '') return 'process';
+  if (!ENGINES.includes(env)) {
+    throw new TypeError(`$MUSTARD_SIDECAR_ENGINE must be one of ${ENGINES.map((e) => `"${e}"`).join(', ')}, got "${env}"`);
+  }
+  return env;
+}
+
 function syncBridge() {
   bridge ??= new SyncBridge({
     ...poolOptions(settings.syncPoolSize ?? 1),
-    engine: settings.engine ?? process.env.MUSTARD_SIDECAR_ENGINE,
+    engine: engineSetting(),
     addon: settings.addon,
   });
   return bridge;

@@ -131,6 +131,16 @@ test('an addon that is not there or not this package\'s is a clear error', () =>
   );
 });
 
+test('$MUSTARD_SIDECAR_ENGINE with a value it does not know fails the first use', () => {
+  const r = spawnSync(process.execPath, ['-e', `
+    const { Mustard } = require(${JSON.stringify(path.join(__dirname, '..'))});
+    try { new Mustard('1').start(); console.log('accepted'); } catch (e) { console.log(e.constructor.name + ': ' + e.message); }`], {
+    encoding: 'utf8',
+    env: { ...process.env, MUSTARD_SIDECAR_ENGINE: 'inprocess' },
+  });
+  assert.equal(r.stdout, 'TypeError: $MUSTARD_SIDECAR_ENGINE must be one of "process", "in-process", got "inprocess"\n');
+});
+
 test('configure() checks engine and addon', () => {
   const r = spawnSync(process.execPath, ['-e', `
     const { configure } = require(${JSON.stringify(path.join(__dirname, '..'))});
