@@ -5,6 +5,11 @@
 //                        command's arguments as a JSON array of strings
 //   handle(id, frame) -> the response frame (a Buffer)
 //   close(id)
+//   sessions()        -> how many sessions are open, in every thread
+//
+// Each module instance (the main thread's, a worker's) owns the sessions
+// it opened: when Node tears the instance down (the worker exits) the
+// cleanup hook closes them.
 //
 // open throws an Error whose code is MUSTARD_ARGUMENTS for arguments it
 // refuses; handle throws one whose code is MUSTARD_SESSION_ENDED when
@@ -27,6 +32,7 @@ napi_status (*mustard_napi_create_double)(napi_env, double, napi_value*);
 napi_status (*mustard_napi_create_buffer)(napi_env, size_t, void**, napi_value*);
 napi_status (*mustard_napi_throw_error)(napi_env, const char*, const char*);
 napi_status (*mustard_napi_get_undefined)(napi_env, napi_value*);
+napi_status (*mustard_napi_add_env_cleanup_hook)(napi_env, void (*)(void*), void*);
 
 #define LOAD(name)                                                \
 	do {                                                          \
@@ -48,6 +54,7 @@ static int mustard_napi_load(void) {
 	LOAD(napi_create_buffer);
 	LOAD(napi_throw_error);
 	LOAD(napi_get_undefined);
+	LOAD(napi_add_env_cleanup_hook);
 	return 1;
 }
 
@@ -79,7 +86,8 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
 	size_t argc = 1;
 	napi_value argv[1];
 	size_t n = 0;
-	if (mustard_napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != 0) return NULL;
+	void* owner = NULL;
+	if (mustard_napi_get_cb_info(env, info, &argc, argv, NULL, &owner) != 0) return NULL;
 	if (argc < 1 || mustard_napi_get_value_string_utf8(env, argv[0], NULL, 0, &n) != 0) {
 		mustard_napi_throw_error(env, "ERR_INVALID_ARG_TYPE", "the arguments must be a JSON string");
 		return NULL;
@@ -91,7 +99,7 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
 	}
 	mustard_napi_get_value_string_utf8(env, argv[0], args, n + 1, &n);
 	uint64_t id = 0;
-	char* err = mustardOpen(args, n, &id);
+	char* err = mustardOpen((uint64_t)(uintptr_t)owner, args, n, &id);
 	free(args);
 	if (err != NULL) return fail(env, "MUSTARD_ARGUMENTS", err);
 	napi_value out = NULL;
@@ -139,17 +147,28 @@ static napi_value js_handle(napi_env env, napi_callback_info info) {
 	return out;
 }
 
-static int define(napi_env env, napi_value exports, const char* name, napi_callback cb) {
+static napi_value js_sessions(napi_env env, napi_callback_info info) {
+	napi_value out = NULL;
+	mustard_napi_create_double(env, (double)mustardSessions(), &out);
+	return out;
+}
+
+static int define(napi_env env, napi_value exports, const char* name, napi_callback cb, void* data) {
 	napi_value fn;
-	if (mustard_napi_create_function(env, name, strlen(name), cb, NULL, &fn) != 0) return 0;
+	if (mustard_napi_create_function(env, name, strlen(name), cb, data, &fn) != 0) return 0;
 	return mustard_napi_set_named_property(env, exports, name, fn) == 0;
 }
+
+// cleanup closes what one module instance opened.
+static void cleanup(void* owner) { mustardCloseOwner((uint64_t)(uintptr_t)owner); }
 
 // Node-API's entry point: Node looks it up when it loads the file.
 __attribute__((visibility("default"))) napi_value napi_register_module_v1(napi_env env, napi_value exports) {
 	if (!mustard_napi_load()) return NULL;
-	if (!define(env, exports, "open", js_open) || !define(env, exports, "handle", js_handle) ||
-	    !define(env, exports, "close", js_close)) {
+	void* owner = (void*)(uintptr_t)mustardNewOwner();
+	if (mustard_napi_add_env_cleanup_hook(env, cleanup, owner) != 0 || !define(env, exports, "open", js_open, owner) ||
+	    !define(env, exports, "handle", js_handle, NULL) || !define(env, exports, "close", js_close, NULL) ||
+	    !define(env, exports, "sessions", js_sessions, NULL)) {
 		return NULL;
 	}
 	return exports;

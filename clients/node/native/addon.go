@@ -42,6 +42,7 @@ func main() {}
 // for the caller to take. A session belongs to one JavaScript thread; the
 // mutex keeps a misuse from another from corrupting it.
 type session struct {
+	owner   uint64 // the module instance that opened it
 	mu      sync.Mutex
 	s       *protocol.Session
 	pending []byte
@@ -52,7 +53,8 @@ var (
 	mu       sync.Mutex
 	sessions = map[uint64]*session{}
 	lastID   uint64
-	memLimit int64 // the soft memory limit set so far, 0 if none
+	owners   uint64 // module instances so far
+	memLimit int64  // the soft memory limit set so far, 0 if none
 )
 
 func init() {
@@ -71,7 +73,7 @@ func cError(err error) *C.char { return C.CString(err.Error()) }
 // NULL with the session's id in *id.
 //
 //export mustardOpen
-func mustardOpen(args *C.char, n C.size_t, id *C.uint64_t) *C.char {
+func mustardOpen(owner C.uint64_t, args *C.char, n C.size_t, id *C.uint64_t) *C.char {
 	var argv []string
 	if err := json.Unmarshal(C.GoBytes(unsafe.Pointer(args), C.int(n)), &argv); err != nil {
 		return cError(errors.New("the arguments must be an array of strings"))
@@ -91,7 +93,7 @@ func mustardOpen(args *C.char, n C.size_t, id *C.uint64_t) *C.char {
 		debug.SetMemoryLimit(limit)
 	}
 	lastID++
-	sessions[lastID] = &session{s: s}
+	sessions[lastID] = &session{s: s, owner: uint64(owner)}
 	*id = C.uint64_t(lastID)
 	return nil
 }
@@ -102,6 +104,17 @@ func lookup(id C.uint64_t) *session {
 	return sessions[uint64(id)]
 }
 
+// mustardNewOwner names a module instance (one per thread that loads
+// the addon), for mustardCloseOwner.
+//
+//export mustardNewOwner
+func mustardNewOwner() C.uint64_t {
+	mu.Lock()
+	defer mu.Unlock()
+	owners++
+	return C.uint64_t(owners)
+}
+
 // mustardClose ends a session and every execution it holds.
 //
 //export mustardClose
@@ -110,9 +123,40 @@ func mustardClose(id C.uint64_t) {
 	ss := sessions[uint64(id)]
 	delete(sessions, uint64(id))
 	mu.Unlock()
-	if ss == nil {
-		return
+	if ss != nil {
+		ss.close()
 	}
+}
+
+// mustardCloseOwner closes every session a module instance opened: Node
+// calls it when it tears the instance down (a worker thread that exits).
+//
+//export mustardCloseOwner
+func mustardCloseOwner(owner C.uint64_t) {
+	var closing []*session
+	mu.Lock()
+	for id, ss := range sessions {
+		if ss.owner == uint64(owner) {
+			closing = append(closing, ss)
+			delete(sessions, id)
+		}
+	}
+	mu.Unlock()
+	for _, ss := range closing {
+		ss.close()
+	}
+}
+
+// mustardSessions counts the open sessions, of every module instance.
+//
+//export mustardSessions
+func mustardSessions() C.uint64_t {
+	mu.Lock()
+	defer mu.Unlock()
+	return C.uint64_t(len(sessions))
+}
+
+func (ss *session) close() {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	ss.end()

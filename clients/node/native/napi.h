@@ -26,3 +26,4 @@ extern napi_status (*mustard_napi_create_double)(napi_env, double, napi_value*);
 extern napi_status (*mustard_napi_create_buffer)(napi_env, size_t, void**, napi_value*);
 extern napi_status (*mustard_napi_throw_error)(napi_env, const char*, const char*);
 extern napi_status (*mustard_napi_get_undefined)(napi_env, napi_value*);
+extern napi_status (*mustard_napi_add_env_cleanup_hook)(napi_env, void (*)(void*), void*);

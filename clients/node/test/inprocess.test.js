@@ -22,7 +22,9 @@ const {
   MustardRuntimeError,
 } = require('..');
 const { DirectPath } = require('../lib/sync-direct.js');
-const { InProcessSession } = require('../lib/inprocess.js');
+const { InProcessSession, resolveAddon } = require('../lib/inprocess.js');
+const { Worker } = require('node:worker_threads');
+const { once } = require('node:events');
 
 configure({ engine: 'in-process' });
 
@@ -118,6 +120,24 @@ test('the sidecar command\'s arguments configure a session; those only a process
   ]) {
     assert.throws(() => new InProcessSession({ args }), (e) => e instanceof MustardProcessError && said.test(e.message), args.join(' '));
   }
+});
+
+test('a worker thread\'s sessions close when the worker exits', async () => {
+  const addon = require(resolveAddon());
+  await new Mustard('1').run(); // this thread's session is open
+  const before = addon.sessions();
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads');
+     const { Mustard, configure } = require(${JSON.stringify(path.join(__dirname, '..'))});
+     configure({ engine: 'in-process' });
+     const step = new Mustard('get(1)').start({ capabilities: { get() {} }, snapshotKey: Buffer.alloc(32, 7) });
+     parentPort.postMessage({ args: step.args, open: require(${JSON.stringify(resolveAddon())}).sessions() });`,
+    { eval: true },
+  );
+  const [message] = await once(worker, 'message');
+  assert.deepEqual(message, { args: [1], open: before + 1 });
+  await once(worker, 'exit');
+  assert.equal(addon.sessions(), before);
 });
 
 test('an addon that is not there or not this package\'s is a clear error', () => {
