@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
@@ -109,6 +110,27 @@ func TestRecursionHitsDepth(t *testing.T) {
 	step, _ := runAll(t, "function f() { return f() } f()", nil, nil, echo)
 	require.Error(t, step.Err)
 	assert.Equal(t, "Limit: call depth limit exceeded", step.Err.Error())
+}
+
+// A guest recursing through callbacks under a host's high call-depth
+// limit fails at the limit in time linear in the depth: the error used to
+// unwind each nested native call by walking the whole stack again (the
+// fork's "unwind" patch), 8.8 s of CPU for 20,000 levels that no budget
+// counted.
+func TestDeepCallbackRecursionFailsInLinearTime(t *testing.T) {
+	p, err := Compile("function f(n) { return [n].map((x) => f(x + 1)); } f(0);")
+	require.NoError(t, err)
+	l := policy.DefaultLimits()
+	l.CallDepthLimit = 50_000
+	l.InstructionBudget = 1e9
+	l.AllocationBudget = 1e9
+	l.HeapLimitBytes = 256 << 20
+	began := time.Now()
+	_, step := testRuntime.Start(Config{Program: p, Header: snapshot.Header{Program: p.Bytes, Seed: 1, ClockMillis: 1}, Limits: l})
+	require.Error(t, step.Err)
+	assert.Equal(t, "Limit: call depth limit exceeded", step.Err.Error())
+	// A hang bound only: about 0.5 s on a quiet machine, about 55 s before.
+	assert.Less(t, time.Since(began), 40*time.Second)
 }
 
 // programArtifactBytes are the program bytes of src as a sidecar that did

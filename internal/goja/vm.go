@@ -871,13 +871,10 @@ func (vm *vm) try(f func()) (ex *Exception) {
 	vm.pushTryFrame(tryPanicMarker, -1)
 	defer vm.popTryFrame()
 
-	defer func() {
-		if x := recover(); x != nil {
-			ex = vm.handleThrow(x)
-		}
-	}()
-
-	f()
+	ex, uncaught := vm.recovering(f) // mustard(unwind): an uncatchable value is thrown on after the recovery, not from the deferred call
+	if uncaught != nil {
+		panic(uncaught) // mustard(unwind)
+	}
 	return
 }
 
@@ -894,13 +891,10 @@ func (vm *vm) runTry() (ex *Exception) {
 }
 
 func (vm *vm) runTryInner() (ex *Exception) {
-	defer func() {
-		if x := recover(); x != nil {
-			ex = vm.handleThrow(x)
-		}
-	}()
-
-	vm.run()
+	ex, uncaught := vm.recovering(vm.run) // mustard(unwind)
+	if uncaught != nil {
+		panic(uncaught) // mustard(unwind)
+	}
 	return
 }
 
