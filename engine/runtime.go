@@ -94,9 +94,10 @@ type realmPool struct {
 
 // The preparer's timer: the first look 100 µs after the pool filled, each
 // next one twice as late up to 5 ms, and asleep after a second without a
-// start (variables for the tests, read when a Runtime is made). A burst of starts faster than that
-// finds the pool empty and builds its realm itself, which costs a start
-// less than the wake-up did (BenchmarkBuildRealm).
+// start (variables for the tests, read when a Runtime is made). A burst
+// of starts faster than that finds the pool empty and builds its realm
+// itself, which costs a start less than the wake-up did
+// (BenchmarkBuildRealm).
 var (
 	realmPollMin   = 100 * time.Microsecond
 	realmPollMax   = 5 * time.Millisecond

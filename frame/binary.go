@@ -86,9 +86,14 @@ func (r *BinaryReader) next() (Frame, error) {
 
 // Encode returns one frame's bytes: prefix, header, payload.
 func Encode(header, payload []byte) []byte {
-	b := make([]byte, prefixLen, prefixLen+len(header)+len(payload))
-	binary.LittleEndian.PutUint32(b[0:4], uint32(len(header)))
-	binary.LittleEndian.PutUint32(b[4:8], uint32(len(payload)))
+	return Append(make([]byte, 0, prefixLen+len(header)+len(payload)), header, payload)
+}
+
+// Append appends one frame's bytes to b: into b's own memory when its
+// capacity holds them.
+func Append(b, header, payload []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(header)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
 	return append(append(b, header...), payload...)
 }
 

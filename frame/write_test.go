@@ -49,3 +49,17 @@ func TestWritersWriteWholeResponses(t *testing.T) {
 		require.Equal(t, append(line, '\n'), out.Bytes())
 	}
 }
+
+// Append writes a frame into the memory it is given when it fits, the
+// bytes Encode makes, and after what the slice already holds.
+func TestAppendIntoGivenMemory(t *testing.T) {
+	header, payload := []byte(`{"id":1}`), bytes.Repeat([]byte("p"), 300)
+	want := []byte{8, 0, 0, 0, 44, 1, 0, 0}
+	want = append(append(want, header...), payload...)
+	require.Equal(t, want, Encode(header, payload))
+	dst := make([]byte, len(want))
+	out := Append(dst[:0], header, payload)
+	require.Equal(t, want, out)
+	require.Equal(t, &dst[0], &out[0], "written in place")
+	require.Equal(t, append([]byte("x"), want...), Append([]byte("x"), header, payload))
+}

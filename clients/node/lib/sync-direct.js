@@ -235,6 +235,8 @@ class DirectPath {
   process() {
     if (this.proc === null || !this.proc.alive) {
       if (this.proc !== null) this.proc.close();
+      // inprocess.js is required here, not at the top: it extends
+      // DirectSession, from this file.
       this.proc = this.inProcess ? new (require('./inprocess.js').InProcessSession)(this.options) : new DirectProcess(this.options);
     }
     return this.proc;

@@ -39,13 +39,14 @@ import (
 func main() {}
 
 // session is one protocol session and the response its last request left
-// for the caller to take. A session belongs to one JavaScript thread; the
+// for the caller to take (pending, whose frame is n bytes). A session belongs to one JavaScript thread; the
 // mutex keeps a misuse from another from corrupting it.
 type session struct {
 	owner   uint64 // the module instance that opened it
 	mu      sync.Mutex
 	s       *protocol.Session
-	pending []byte
+	pending protocol.Response
+	n       int
 	ended   bool
 }
 
@@ -165,7 +166,7 @@ func (ss *session) close() {
 func (ss *session) end() {
 	if !ss.ended {
 		ss.ended = true
-		ss.pending = nil
+		ss.pending = protocol.Response{}
 		ss.s.Close()
 	}
 }
@@ -188,45 +189,43 @@ func mustardHandle(id C.uint64_t, data unsafe.Pointer, length C.size_t, n *C.siz
 	if ss.ended {
 		return cError(errClosed)
 	}
-	// The request is the caller's memory, valid during this call only; a
-	// session keeps what it reads.
-	resp, err := serve(ss.s, bytes.Clone(unsafe.Slice((*byte)(data), int(length))))
+	resp, err := serve(ss.s, unsafe.Slice((*byte)(data), int(length)))
 	if err != nil {
 		ss.end()
 		return cError(err)
 	}
 	ss.pending = resp
-	*n = C.size_t(len(resp))
+	ss.n = 8 + len(resp.Header) + len(resp.Payload)
+	*n = C.size_t(ss.n)
 	return nil
 }
 
 // serve reads one frame as the sidecar reads its stdin (the same size
-// limit and framing errors, fatal alike) and serves it.
-func serve(s *protocol.Session, in []byte) ([]byte, error) {
-	r := bytes.NewReader(in)
-	f, err := frame.NewBinaryReader(r).Next()
+// limit and framing errors, fatal alike) and serves it. in is the
+// caller's memory, valid during this call only: the frame reader copies
+// the request into a buffer of its own, which the session may keep.
+func serve(s *protocol.Session, in []byte) (protocol.Response, error) {
+	f, err := frame.NewBinaryReader(bytes.NewReader(in)).Next()
 	if err != nil {
-		return nil, err
+		return protocol.Response{}, err
 	}
 	if len(f.Header)+len(f.Payload)+8 != len(in) {
-		return nil, errors.New("the request has bytes after its frame")
+		return protocol.Response{}, errors.New("the request has bytes after its frame")
 	}
-	resp, err := s.Handle(f.Header, f.Payload)
-	if err != nil {
-		return nil, err
-	}
-	return frame.Encode(resp.Header, resp.Payload), nil
+	return s.Handle(f.Header, f.Payload)
 }
 
-// mustardTake copies the pending response into dst, n bytes as
-// mustardHandle said, and lets it go.
+// mustardTake writes the pending response's frame into dst (n bytes, as
+// mustardHandle said) and lets it go.
 //
 //export mustardTake
 func mustardTake(id C.uint64_t, dst unsafe.Pointer, n C.size_t) {
 	if ss := lookup(id); ss != nil {
 		ss.mu.Lock()
-		copy(unsafe.Slice((*byte)(dst), int(n)), ss.pending)
-		ss.pending = nil
+		if int(n) == ss.n {
+			frame.Append(unsafe.Slice((*byte)(dst), ss.n)[:0], ss.pending.Header, ss.pending.Payload)
+		}
+		ss.pending = protocol.Response{}
 		ss.mu.Unlock()
 	}
 }
@@ -237,7 +236,7 @@ func mustardTake(id C.uint64_t, dst unsafe.Pointer, n C.size_t) {
 func mustardDrop(id C.uint64_t) {
 	if ss := lookup(id); ss != nil {
 		ss.mu.Lock()
-		ss.pending = nil
+		ss.pending = protocol.Response{}
 		ss.mu.Unlock()
 	}
 }
