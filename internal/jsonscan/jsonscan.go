@@ -9,7 +9,6 @@
 package jsonscan
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -23,27 +22,41 @@ func SkipSpace(b []byte, i int) int {
 }
 
 // SkipString returns the index just past the string starting at b[i]. It
-// jumps from quote to quote, so long strings (tool results, base64) cost a
-// memchr, not a loop per byte.
+// looks for the closing quote eight bytes at a time, so a long string
+// costs a pass at word speed even when it is dense with escaped quotes, as
+// JSON carried inside JSON is (a tool's answer, a document).
 func SkipString(b []byte, i int) int {
-	for i++; i < len(b); {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
+	for i++; i < len(b); i++ {
+		if i = quote(b, i); i >= len(b) {
 			return len(b)
 		}
-		i += q
 		// The quote ends the string unless an odd run of backslashes
 		// escapes it.
 		n := 0
 		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
 			n++
 		}
-		i++
 		if n%2 == 0 {
-			return i
+			return i + 1
 		}
 	}
 	return len(b)
+}
+
+// quote returns the index of the first '"' at or after i, or len(b).
+func quote(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; len(b)-i >= 8; i += 8 {
+		q := binary.LittleEndian.Uint64(b[i:]) ^ 0x2222222222222222 // a zero byte where there is '"'
+		// Borrows only run upwards from a zero byte, so the lowest bit
+		// set marks the first quote.
+		if m := (q - ones) &^ q & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b) && b[i] != '"'; i++ {
+	}
+	return i
 }
 
 // SkipValue returns the index just past the value starting at b[i].

@@ -190,3 +190,82 @@ func TestPlainRun(t *testing.T) {
 		}
 	}
 }
+
+// skipStringByByte is SkipString one byte at a time: the definition the
+// word-at-a-time version must agree with.
+func skipStringByByte(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// SkipString ends where a byte-by-byte scan does: at the first quote no
+// odd run of backslashes escapes, wherever it falls within a word, and
+// whatever bytes (0x80 and above, zero) sit around it.
+func TestSkipString(t *testing.T) {
+	fill := []byte{'a', 0, 0x80, 0xff, 0x21, 0x23, '\\'}
+	for _, f := range fill {
+		for n := 0; n < 20; n++ {
+			for at := 0; at <= n; at++ {
+				for slashes := 0; slashes <= 3; slashes++ {
+					b := append([]byte{'"'}, bytes.Repeat([]byte{f}, n)...)
+					if f == '\\' {
+						b = append([]byte{'"'}, bytes.Repeat([]byte{'x'}, n)...)
+					}
+					if at < n {
+						b[1+at] = '"'
+						for k := 1; k <= slashes && at-k >= 0; k++ {
+							b[1+at-k] = '\\'
+						}
+					}
+					b = append(b, `"tail"`...)
+					if got, want := SkipString(b, 0), skipStringByByte(b, 0); got != want {
+						t.Fatalf("%q: %d, want %d", b, got, want)
+					}
+				}
+			}
+		}
+	}
+	// JSON text carried as a JSON string: an escaped quote every few bytes.
+	inner, _ := json.Marshal(map[string]any{"rows": []any{"a", 1.5, true, `q"uote`, `back\slash`}})
+	outer, _ := json.Marshal(string(bytes.Repeat(inner, 50)))
+	outer = append(outer, `,"next":1`...)
+	if got, want := SkipString(outer, 0), skipStringByByte(outer, 0); got != want || outer[got-1] != '"' || got != len(outer)-len(`,"next":1`) {
+		t.Fatalf("nested JSON: %d, want %d", got, want)
+	}
+}
+
+func FuzzSkipString(f *testing.F) {
+	f.Add([]byte(`"a\"b\\\\"c"`))
+	f.Add([]byte(`"\"\"\"\"\"\"\"\"\"\"\"\""`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '"' {
+			return
+		}
+		if got, want := SkipString(b, 0), skipStringByByte(b, 0); got != want {
+			t.Fatalf("%q: %d, want %d", b, got, want)
+		}
+	})
+}
+
+// BenchmarkSkipString skips a 50 KB answer of JSON-like text sent as a
+// JSON string: an escaped quote every dozen bytes.
+func BenchmarkSkipString(b *testing.B) {
+	var text strings.Builder
+	for text.Len() < 50_000 {
+		text.WriteString(`{"alpha_123456":[123456789012,"bravo1a2b3c4d",true],`)
+	}
+	enc, _ := json.Marshal(text.String())
+	b.SetBytes(int64(len(enc)))
+	for b.Loop() {
+		if SkipString(enc, 0) != len(enc) {
+			b.Fatal("short")
+		}
+	}
+}
