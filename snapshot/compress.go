@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"runtime"
+
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -18,6 +20,11 @@ import (
 // one build (another version of the compressor, other settings) resumes in
 // every other. Replay never re-encodes a record, so the bytes a resume
 // appends do not depend on how older records were compressed.
+//
+// Compressing is most of a large answer's round trip, and it stays on one
+// CPU: cutting a 50 KB record into two frames compressed side by side
+// took twice as long as one frame on a 2-vCPU VM, where waking the other
+// vCPU costs more than the half it would take (bench/README.md).
 const (
 	tagCompressedValue = 4
 	compressMin        = 1 << 10
@@ -35,23 +42,25 @@ var (
 		zstd.WithEncoderCRC(false),
 		zstd.WithSingleSegment(true),
 		zstd.WithZeroFrames(true))
+	// The decoder serves as many DecodeAll calls at once as there are
+	// CPUs: the records of one journal (inflate.go), and the sessions a
+	// process serves side by side.
 	zstdDecoder, _ = zstd.NewReader(nil,
-		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
 		zstd.WithDecoderMaxMemory(MaxRecordBytes),
 		zstd.WithDecodeAllCapLimit(true))
 )
 
-// compressed returns the compressed form of an encoded value, or nil when
-// the value is written plain.
-func compressed(enc []byte) []byte {
+// compressed appends the compressed form of an encoded value to dst and
+// reports whether it is smaller than the value; when it is not, the value
+// is written plain and what was appended is to be ignored.
+func compressed(dst, enc []byte) ([]byte, bool) {
 	if len(enc) < compressMin {
-		return nil
+		return dst, false
 	}
-	z := zstdEncoder.EncodeAll(enc, make([]byte, 0, len(enc)/2))
-	if len(z) >= len(enc) {
-		return nil
-	}
-	return z
+	start := len(dst)
+	dst = zstdEncoder.EncodeAll(enc, dst)
+	return dst, len(dst)-start < len(enc)
 }
 
 // decompress returns the size bytes z claims to hold, or false.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -228,11 +230,12 @@ func TestOutcomeRecordLayout(t *testing.T) {
 	for i := range noise {
 		noise[i] = byte(i*7919>>3) ^ byte(i*104729>>5)
 	}
+	large := sampletext.JSONLike(rand.New(rand.NewPCG(3, 4)), 300_000)
 	for _, v := range []value.Value{value.String("short"), value.String(text), value.String(string(noise)),
-		value.Array(value.String(text[:2000]), value.Number(1))} {
+		value.Array(value.String(text[:2000]), value.Number(1)), value.String(large[:50_000]), value.String(large)} {
 		enc := v.AppendCBOR(nil)
 		var want []byte
-		if z := compressed(enc); z != nil {
+		if z, ok := compressed(nil, enc); ok {
 			want = detcbor.AppendHead(want, detcbor.MajorArray, 3)
 			want = detcbor.AppendHead(want, detcbor.MajorUint, tagCompressedValue)
 			want = detcbor.AppendHead(want, detcbor.MajorUint, uint64(len(enc)))
@@ -316,6 +319,40 @@ func TestHeaderShape(t *testing.T) {
 	} {
 		if _, err := Decode(b); err == nil {
 			t.Errorf("%s: decoded", name)
+		}
+	}
+}
+
+// The journal's buffer doubles when a large answer outgrows it, and what
+// it returned before stays as it was: every snapshot a prefix of the
+// next, sealed or not.
+func TestJournalGrowsWithoutTouchingEarlierSnapshots(t *testing.T) {
+	key := bytes.Repeat([]byte{7}, 32)
+	for _, seal := range []*Sealer{nil, mustSealer(t, key)} {
+		r := rand.New(rand.NewPCG(11, 12))
+		b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, seal, Version)
+		raw, _ := suspendOn(b, Pending{Capability: "cap"})
+		var snaps, copies [][]byte
+		grew := 0
+		for i := range 12 {
+			before := cap(b.buf)
+			answerLast(b, Outcome{Value: value.String(sampletext.JSONLike(r, 20_000+i*30_000))})
+			if cap(b.buf) != before {
+				grew++
+				if cap(b.buf) < 2*before {
+					t.Fatalf("the journal grew from %d to %d for an answer, less than double", before, cap(b.buf))
+				}
+			}
+			raw, _ = suspendOn(b, Pending{Capability: "cap"})
+			snaps, copies = append(snaps, raw), append(copies, bytes.Clone(raw))
+		}
+		for i := range snaps {
+			if !bytes.Equal(snaps[i], copies[i]) || !bytes.HasPrefix(raw, snaps[i]) {
+				t.Fatalf("snapshot %d changed after it was returned, or is not a prefix of the last", i)
+			}
+		}
+		if grew == 0 {
+			t.Fatal("the journal never grew: the test proves nothing")
 		}
 	}
 }
