@@ -650,11 +650,19 @@ func (d *jsonDecoder) str() ([]byte, error) {
 // strSlow continues str from b[i], the first escape or control character.
 func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
 	b := d.b
-	// Unescaping only shrinks a string: room for the rest of its text
-	// (found from quote to quote) is room enough, and a long answer is
-	// not copied again each time an append outgrows the buffer.
-	if n := jsonscan.SkipString(b, start-1) - start; cap(d.buf) < n {
-		d.buf = make([]byte, 0, n)
+	// Unescaping only shrinks a string: room for the rest of its text is
+	// room enough, and a long answer is not copied again each time an
+	// append outgrows the buffer. The rest of the input bounds it without
+	// a pass over the string; only past what the pool keeps is the
+	// string's own end looked for (from quote to quote).
+	if rest := len(b) - start; cap(d.buf) < rest {
+		n := rest
+		if n > maxPooledBuf {
+			n = jsonscan.SkipString(b, start-1) - start
+		}
+		if cap(d.buf) < n {
+			d.buf = make([]byte, 0, n)
+		}
 	}
 	buf := append(d.buf[:0], b[start:i]...)
 	for i < len(b) {

@@ -51,6 +51,9 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // input does not keep its memory alive.
 const maxPooledEntries = 1 << 12
 
+// maxPooledBuf is the largest unescaping buffer a scratch keeps.
+const maxPooledBuf = 64 << 10
+
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func (s *scratch) release() {
@@ -58,7 +61,7 @@ func (s *scratch) release() {
 	// over by an error and must not keep the input's values alive.
 	clear(s.elems)
 	clear(s.members)
-	if cap(s.elems) > maxPooledEntries || cap(s.members) > maxPooledEntries || cap(s.buf) > 64<<10 {
+	if cap(s.elems) > maxPooledEntries || cap(s.members) > maxPooledEntries || cap(s.buf) > maxPooledBuf {
 		return
 	}
 	s.elems, s.members, s.buf = s.elems[:0], s.members[:0], s.buf[:0]
