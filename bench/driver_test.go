@@ -36,7 +36,8 @@ func TestDriver(t *testing.T) {
 		largeFirstRow: 5,
 		largeLastRow:  5,
 		"40 × 50 KB answers: cold resume of the last suspension, staged upload + resume": 1,
-		hugeRow: hugeCalls - 1,
+		largeWarmRow: 1,
+		hugeRow:      hugeCalls - 1,
 	}
 	ws, err := LoadWorkloads()
 	if err != nil {
