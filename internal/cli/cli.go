@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/gcpace"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/trace"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/version"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
@@ -26,12 +27,11 @@ const entropyEnv = "MUSTARD_SIDECAR_TEST_ENTROPY"
 // status.
 func Main(args []string) int {
 	if os.Getenv("GOGC") == "" {
-		// The live heap is small (a few MB) and every call allocates, so
-		// at Go's default the collector ran every few executions: on one
-		// CPU a tool-calling workload took 10-15 % longer end to end. The
-		// soft limit above still bounds the heap; the price is a few MB
-		// of resident memory (bench/README.md).
-		debug.SetGCPercent(gcPercent)
+		// The collector's pace follows the live heap (internal/gcpace):
+		// GOGC 400 while it is small, since at Go's default a tool-calling
+		// workload took 10-15 % longer on one CPU, and a bounded amount of
+		// garbage once large answers and snapshots make it large.
+		gcpace.Start()
 	}
 	return run(args, os.Stdin, os.Stderr)
 }
@@ -43,8 +43,6 @@ func Main(args []string) int {
 // garbage. Under the limit the collector works harder as the heap nears
 // it, so garbage a hostile guest leaves does not pile up between requests.
 const softMemoryLimitAbove = 64 << 20
-
-const gcPercent = 400
 
 // maxMemoryBudget keeps the budget and the soft limit above it in range.
 const maxMemoryBudget = 1 << 50

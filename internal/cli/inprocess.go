@@ -45,6 +45,3 @@ func SoftMemoryLimit(opts protocol.Options) int64 {
 	}
 	return budget + softMemoryLimitAbove
 }
-
-// GCPercent is the collector's setting Main uses unless GOGC says.
-const GCPercent = gcPercent

@@ -33,6 +33,7 @@ import (
 
 	"github.com/mustard-sidecar/mustard-sidecar/frame"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/gcpace"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
 )
 
@@ -61,7 +62,7 @@ var (
 func init() {
 	// As the sidecar command has it (internal/cli), unless GOGC says.
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(cli.GCPercent)
+		gcpace.Start()
 	}
 }
 
