@@ -86,8 +86,11 @@ func (r *BinaryReader) next() (Frame, error) {
 
 // Encode returns one frame's bytes: prefix, header, payload.
 func Encode(header, payload []byte) []byte {
-	return Append(make([]byte, 0, prefixLen+len(header)+len(payload)), header, payload)
+	return Append(make([]byte, 0, Size(header, payload)), header, payload)
 }
+
+// Size is the length of the frame of header and payload.
+func Size(header, payload []byte) int { return prefixLen + len(header) + len(payload) }
 
 // Append appends one frame's bytes to b: into b's own memory when its
 // capacity holds them.
@@ -137,7 +140,7 @@ func (w *BinaryWriter) Write(header, payload []byte) error {
 	defer w.mu.Unlock()
 	binary.LittleEndian.PutUint32(w.prefix[0:4], hl)
 	binary.LittleEndian.PutUint32(w.prefix[4:8], pl)
-	if prefixLen+len(header)+len(payload) <= maxCoalesce {
+	if Size(header, payload) <= maxCoalesce {
 		err = writeWhole(w.w, &w.scratch, w.prefix[:], header, payload)
 	} else {
 		// Prefix and header together, then the payload as it is.

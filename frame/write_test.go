@@ -57,6 +57,7 @@ func TestAppendIntoGivenMemory(t *testing.T) {
 	want := []byte{8, 0, 0, 0, 44, 1, 0, 0}
 	want = append(append(want, header...), payload...)
 	require.Equal(t, want, Encode(header, payload))
+	require.Equal(t, len(want), Size(header, payload))
 	dst := make([]byte, len(want))
 	out := Append(dst[:0], header, payload)
 	require.Equal(t, want, out)

@@ -40,8 +40,9 @@ import (
 func main() {}
 
 // session is one protocol session and the response its last request left
-// for the caller to take (pending, whose frame is n bytes). A session belongs to one JavaScript thread; the
-// mutex keeps a misuse from another from corrupting it.
+// for the caller to take (pending, whose frame is n bytes). A session
+// belongs to one JavaScript thread; the mutex keeps a misuse from another
+// from corrupting it.
 type session struct {
 	owner   uint64 // the module instance that opened it
 	mu      sync.Mutex
@@ -196,7 +197,7 @@ func mustardHandle(id C.uint64_t, data unsafe.Pointer, length C.size_t, n *C.siz
 		return cError(err)
 	}
 	ss.pending = resp
-	ss.n = 8 + len(resp.Header) + len(resp.Payload)
+	ss.n = frame.Size(resp.Header, resp.Payload)
 	*n = C.size_t(ss.n)
 	return nil
 }
@@ -210,7 +211,7 @@ func serve(s *protocol.Session, in []byte) (protocol.Response, error) {
 	if err != nil {
 		return protocol.Response{}, err
 	}
-	if len(f.Header)+len(f.Payload)+8 != len(in) {
+	if frame.Size(f.Header, f.Payload) != len(in) {
 		return protocol.Response{}, errors.New("the request has bytes after its frame")
 	}
 	return s.Handle(f.Header, f.Payload)
