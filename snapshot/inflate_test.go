@@ -62,8 +62,8 @@ func TestInflateReportsTheFirstError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Where each record's zstd bytes sit: corrupting one byte inside
-	// them fails that record alone.
+	// Where each record's zstd bytes sit: overwriting their magic number
+	// fails that record alone.
 	var zAt []int
 	for i := range 24 {
 		enc := value.String(answerOf(s, uint64(i+1)).Value.Str).AppendCBOR(nil)

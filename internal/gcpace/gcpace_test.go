@@ -48,8 +48,7 @@ var held []byte
 // while 64 MiB are held, the generous pace once they are let go, and it
 // stays where it was after Stop.
 func TestPaceFollowsTheLiveHeap(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	debug.SetGCPercent(100)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	Start()
 	defer Stop()
 	waitPace(t, MaxPercent)

@@ -55,11 +55,15 @@ func TestNestedNativeCallsCatchAsBefore(t *testing.T) {
 	}
 	r.SetMaxCallStackSize(40)
 	_, err = r.RunString(`
-		let finallies = 0;
+		var finallies = 0, caught = 0;
 		function g(n) { try { return [n].map((x) => g(x + 1)); } finally { finallies++; } }
-		try { g(0); } catch (e) { "caught"; }`)
+		try { g(0); } catch (e) { caught++; }`)
 	var so *StackOverflowError
 	if !errors.As(err, &so) {
 		t.Fatalf("got %v, want a StackOverflowError", err)
+	}
+	// As before the patch: neither the catch nor any finally ran.
+	if f, c := r.Get("finallies").ToInteger(), r.Get("caught").ToInteger(); f != 0 || c != 0 {
+		t.Fatalf("%d finally blocks and %d catches ran", f, c)
 	}
 }
