@@ -478,11 +478,16 @@ func testHostRequestsDecodeAsSent(t *testing.T, jsonl bool) {
 			time.Sleep(5 * time.Millisecond) // polling the child's record, not waiting for an outcome
 		}
 	}()
-	_, err = c.Start(spinCtx, host.StartRequest{Program: spin})
+	// A budget it cannot use up: the default one ends the spin within
+	// milliseconds on a quick machine, before the poller has seen it.
+	const spinBudget = 1 << 62
+	_, err = c.Start(spinCtx, host.StartRequest{Program: spin, Limits: host.Limits{InstructionBudget: host.Limit(spinBudget)}})
 	cancel()
 	require.ErrorIs(t, err, context.Canceled)
+	spinLimits := defaults
+	spinLimits.InstructionBudget = spinBudget
 	want = append(want, seenRequest{Method: wire.MethodStart, ProgramID: spin.ID, ProgramSHA: sha(spin.Bytes), Entry: "script",
-		Policy: &seenPolicy{Capabilities: []string{}, Limits: defaults, HostCalls: "one", Console: "off"}})
+		Policy: &seenPolicy{Capabilities: []string{}, Limits: spinLimits, HostCalls: "one", Console: "off"}})
 	want = append(want, seenRequest{Method: wire.MethodCancel})
 
 	require.NoError(t, c.Close())

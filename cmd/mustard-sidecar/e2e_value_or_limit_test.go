@@ -91,10 +91,13 @@ var valueOrLimitClasses = map[string][]valueOrLimitCase{
 }
 
 // deepChain makes o an object with 30,000 prototypes; longStrings a and b
-// two distinct 3 MB strings that differ at the end.
+// two distinct 2 MB strings that differ at the end. Making b holds a, the
+// repeat and b itself: 6 MB, well under the default 8 MiB heap limit. At
+// 3 MB each that was 9 MB, and whether a look fell while all three were
+// live decided which limit failed the program.
 const (
 	deepChain   = "let o = {}; for (let i = 0; i < 30000; i++) o = Object.create(o); "
-	longStrings = "const a = 'x'.repeat(3e6) + 'a', b = 'x'.repeat(3e6) + 'b'; "
+	longStrings = "const a = 'x'.repeat(2e6) + 'a', b = 'x'.repeat(2e6) + 'b'; "
 )
 
 func manyCases(n int) string {
