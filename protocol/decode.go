@@ -34,11 +34,11 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 	if !utf8.Valid(header) {
 		return nil, 0, "", &FatalError{prefix + ": not valid UTF-8"}
 	}
-	if !validJSON(header) {
+	f, isObject, valid := validObject(header)
+	if !valid {
 		return nil, 0, "", &FatalError{prefix + ": not valid JSON"}
 	}
-	f, err := splitObject(header)
-	if err != nil {
+	if !isObject {
 		return nil, 0, "", &FatalError{prefix + ": not a JSON object"}
 	}
 	id, ok := parseUint(f.at(wire.FieldID))

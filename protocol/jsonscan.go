@@ -47,48 +47,71 @@ var errNotObject = errors.New("not a JSON object")
 // splitObject splits a JSON object that json.Valid already accepted. For a
 // repeated key the last occurrence wins, as with encoding/json.
 func splitObject(b []byte) (fields, error) {
-	f := make(fields, 0, 8)
-	var index map[string]int // key → position, once the object is large
-	bad := false
-	object := jsonscan.Members(b, func(key, value []byte) bool {
-		k, ok := knownKey(key)
-		if !ok {
-			if k, ok = jsonscan.PlainString(key); !ok {
-				// Its own variable: &k would put k on the heap for every key.
-				var escaped string
-				if json.Unmarshal(key, &escaped) != nil {
-					bad = true
-					return false
-				}
-				k = escaped
-			}
-		}
-		raw := json.RawMessage(value)
-		// A repeated key: the last occurrence wins, in the first's place.
-		switch {
-		case index != nil:
-			if at, ok := index[k]; ok {
-				f[at].raw = raw
-			} else {
-				index[k] = len(f)
-				f = append(f, field{k, raw})
-			}
-		case f.set(k, raw):
-		default:
-			f = append(f, field{k, raw})
-			if len(f) == indexFrom {
-				index = make(map[string]int, 2*indexFrom)
-				for at, fl := range f {
-					index[fl.key] = at
-				}
-			}
-		}
-		return true
-	})
-	if !object || bad {
+	var fb fieldsBuilder
+	if !jsonscan.Members(b, fb.add) {
 		return nil, errNotObject
 	}
-	return f, nil
+	return fb.done()
+}
+
+// fieldsBuilder collects an object's members as splitObject, or the
+// validator reading a request header (validObject), finds them.
+type fieldsBuilder struct {
+	f     fields
+	index map[string]int // key → position, once the object is large
+	bad   bool
+}
+
+// add takes the next member: its key as a raw string literal and its raw
+// value. It reports false, to stop, on a key it cannot decode.
+func (fb *fieldsBuilder) add(key, value []byte) bool {
+	k, ok := knownKey(key)
+	if !ok {
+		if k, ok = jsonscan.PlainString(key); !ok {
+			// Its own variable: &k would put k on the heap for every key.
+			var escaped string
+			if json.Unmarshal(key, &escaped) != nil {
+				fb.bad = true
+				return false
+			}
+			k = escaped
+		}
+	}
+	if fb.f == nil {
+		fb.f = make(fields, 0, 8)
+	}
+	raw := json.RawMessage(value)
+	// A repeated key: the last occurrence wins, in the first's place.
+	switch {
+	case fb.index != nil:
+		if at, ok := fb.index[k]; ok {
+			fb.f[at].raw = raw
+		} else {
+			fb.index[k] = len(fb.f)
+			fb.f = append(fb.f, field{k, raw})
+		}
+	case fb.f.set(k, raw):
+	default:
+		fb.f = append(fb.f, field{k, raw})
+		if len(fb.f) == indexFrom {
+			fb.index = make(map[string]int, 2*indexFrom)
+			for at, fl := range fb.f {
+				fb.index[fl.key] = at
+			}
+		}
+	}
+	return true
+}
+
+// done returns the object's fields: none for an empty object.
+func (fb *fieldsBuilder) done() (fields, error) {
+	if fb.bad {
+		return nil, errNotObject
+	}
+	if fb.f == nil {
+		return fields{}, nil
+	}
+	return fb.f, nil
 }
 
 // knownKey returns the field names of the contract without allocating:

@@ -7,9 +7,35 @@ import "github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 // pass without a per-byte state function, since every request header goes
 // through it (FuzzValidJSON checks the two agree). Nesting is tracked on an
 // explicit stack, so no input can exhaust the Go stack.
-func validJSON(b []byte) bool {
+func validJSON(b []byte) bool { return validMembers(b, nil) }
+
+// validObject validates a request header as validJSON does and splits it
+// as splitObject does, in the same pass: a resume's header is mostly its
+// answer, which a split after validating would walk a second time. isObject
+// is false for valid JSON that is not an object.
+func validObject(b []byte) (f fields, isObject, valid bool) {
+	var fb fieldsBuilder
+	if !validMembers(b, fb.add) {
+		return nil, false, false
+	}
+	i := jsonscan.SkipSpace(b, 0)
+	if b[i] != '{' {
+		return nil, false, true
+	}
+	f, err := fb.done()
+	return f, err == nil, true
+}
+
+// validMembers is validJSON; when b is an object, it also calls member
+// with each of its members (the raw key literal and the raw value) as
+// jsonscan.Members would, in order, until member returns false.
+func validMembers(b []byte, member func(key, value []byte) bool) bool {
 	var inline [32]byte
 	stack := inline[:0] // '{' or '[' per open container
+	// The top-level member being read, when member is set: its key and
+	// where its value starts.
+	var key []byte
+	valueAt := 0
 	i := jsonscan.SkipSpace(b, 0)
 	for {
 		// A value starts at b[i].
@@ -27,8 +53,13 @@ func validJSON(b []byte) bool {
 				break
 			}
 			stack = append(stack, '{')
-			if i = objectKey(b, i); i < 0 {
+			start := i
+			keyEnd := 0
+			if keyEnd, i = objectKey(b, i); i < 0 {
 				return false
+			}
+			if member != nil && len(stack) == 1 {
+				key, valueAt = b[start:keyEnd], i
 			}
 			continue
 		case '[':
@@ -66,6 +97,12 @@ func validJSON(b []byte) bool {
 		// A value ended at b[i]: close containers, or go on to the next
 		// element or member.
 		for {
+			if member != nil && len(stack) == 1 && stack[0] == '{' && key != nil {
+				if !member(key, b[valueAt:i]) {
+					member = nil
+				}
+				key = nil
+			}
 			i = jsonscan.SkipSpace(b, i)
 			if len(stack) == 0 {
 				return i == len(b)
@@ -77,8 +114,13 @@ func validJSON(b []byte) bool {
 			if b[i] == ',' {
 				i = jsonscan.SkipSpace(b, i+1)
 				if top == '{' {
-					if i = objectKey(b, i); i < 0 {
+					start := i
+					keyEnd := 0
+					if keyEnd, i = objectKey(b, i); i < 0 {
 						return false
+					}
+					if member != nil && len(stack) == 1 {
+						key, valueAt = b[start:keyEnd], i
 					}
 				}
 				break
@@ -97,20 +139,20 @@ func validJSON(b []byte) bool {
 // deepest level included.
 const maxJSONDepth = 10000
 
-// objectKey reads `"key" :` at b[i] and returns where the member's value
-// starts, or -1.
-func objectKey(b []byte, i int) int {
+// objectKey reads `"key" :` at b[i] and returns where the key ends and
+// where the member's value starts; valueAt is -1 if they are not there.
+func objectKey(b []byte, i int) (keyEnd, valueAt int) {
 	if i >= len(b) || b[i] != '"' {
-		return -1
+		return 0, -1
 	}
-	if i = scanString(b, i); i < 0 {
-		return -1
+	if keyEnd = scanString(b, i); keyEnd < 0 {
+		return 0, -1
 	}
-	i = jsonscan.SkipSpace(b, i)
+	i = jsonscan.SkipSpace(b, keyEnd)
 	if i >= len(b) || b[i] != ':' {
-		return -1
+		return 0, -1
 	}
-	return jsonscan.SkipSpace(b, i+1)
+	return keyEnd, jsonscan.SkipSpace(b, i+1)
 }
 
 // scanString returns the index just past the valid string literal at b[i],

@@ -40,11 +40,58 @@ func FuzzValidJSON(f *testing.F) {
 			f.Add([]byte(c))
 		}
 	}
+	for _, c := range splitCases {
+		f.Add([]byte(c))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := validJSON(b), json.Valid(b); got != want {
 			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
 		}
+		checkValidObject(t, b)
 	})
+}
+
+// splitCases are objects whose members validObject must report as
+// splitObject finds them.
+var splitCases = []string{
+	`{}`, ` { } `, `{"a":1}`, ` {"a" : 1 , "b":[1,{"c":2}], "d":{} ,"e":[]} `,
+	`{"a":1,"a":2}`, `{"a\u0062":"x","ab":"y"}`, `{"":""}`, `{"a":{"a":{"a":1}},"b":"}"}`,
+	`{"s":"\"{[","t":true,"f":false,"n":null,"x":-1.5e3}`, `[{"a":1}]`, `"{}"`, `{"a":1}x`,
+	`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k3":33}`,
+}
+
+// checkValidObject: validObject accepts what validJSON accepts, and for an
+// object gives the fields splitObject gives.
+func checkValidObject(t *testing.T, b []byte) {
+	t.Helper()
+	f, isObject, valid := validObject(b)
+	if valid != validJSON(b) {
+		t.Fatalf("validObject(%q): valid %v, validJSON %v", b, valid, !valid)
+	}
+	if !valid {
+		return
+	}
+	want, err := splitObject(b)
+	if isObject != (err == nil) {
+		t.Fatalf("validObject(%q): object %v, splitObject says %v", b, isObject, err)
+	}
+	if !isObject {
+		return
+	}
+	if len(f) != len(want) {
+		t.Fatalf("validObject(%q) = %q, splitObject %q", b, f, want)
+	}
+	for i := range f {
+		if f[i].key != want[i].key || string(f[i].raw) != string(want[i].raw) {
+			t.Fatalf("validObject(%q) = %q, splitObject %q", b, f, want)
+		}
+	}
+}
+
+func TestValidObjectSplitsAsSplitObject(t *testing.T) {
+	for _, c := range append(splitCases, validJSONCases...) {
+		checkValidObject(t, []byte(c))
+	}
 }
 
 func BenchmarkValidJSON(b *testing.B) {
