@@ -40,11 +40,20 @@ func newBinaryReader(r io.Reader, bufSize, limit int) *BinaryReader {
 // ErrFrameTooLarge when the declared sizes exceed the limit; the bodies of
 // an oversized frame are not read. After any error, Next returns the same
 // error again.
-func (r *BinaryReader) Next() (Frame, error) {
+func (r *BinaryReader) Next() (Frame, error) { return r.read(false) }
+
+// NextOwned is Next, except that the frame is read into memory of its own,
+// which the caller keeps: a server that reads the next request while it
+// serves one needs that, and copying a large frame out of the shared
+// buffer cost as much as reading it. Header's capacity is clipped as with
+// Next.
+func (r *BinaryReader) NextOwned() (Frame, error) { return r.read(true) }
+
+func (r *BinaryReader) read(owned bool) (Frame, error) {
 	if r.err != nil {
 		return Frame{}, r.err
 	}
-	f, err := r.next()
+	f, err := r.next(owned)
 	if err != nil {
 		r.err = err
 		return Frame{}, err
@@ -57,7 +66,7 @@ func (r *BinaryReader) Next() (Frame, error) {
 // failure, for a recording of the session.
 func (r *BinaryReader) Partial() []byte { return r.failed }
 
-func (r *BinaryReader) next() (Frame, error) {
+func (r *BinaryReader) next(owned bool) (Frame, error) {
 	n, err := io.ReadFull(r.br, r.prefix[:])
 	if err != nil {
 		if err == io.EOF {
@@ -75,13 +84,19 @@ func (r *BinaryReader) next() (Frame, error) {
 		return Frame{}, fmt.Errorf("%w: header %d + payload %d bytes > %d",
 			ErrFrameTooLarge, hl, pl, r.limit)
 	}
-	r.buf = grow(r.buf[:0], int(total), r.limit)
-	if n, err := io.ReadFull(r.br, r.buf); err != nil {
-		r.failed = append(append([]byte(nil), r.prefix[:]...), r.buf[:n]...)
+	var buf []byte
+	if owned {
+		buf = make([]byte, total)
+	} else {
+		r.buf = grow(r.buf[:0], int(total), r.limit)
+		buf = r.buf
+	}
+	if n, err := io.ReadFull(r.br, buf); err != nil {
+		r.failed = append(append([]byte(nil), r.prefix[:]...), buf[:n]...)
 		return Frame{}, readErr(err, "body", n, int(total))
 	}
 	h := int(hl)
-	return Frame{Header: r.buf[:h:h], Payload: r.buf[h:]}, nil
+	return Frame{Header: buf[:h:h], Payload: buf[h:]}, nil
 }
 
 // Encode returns one frame's bytes: prefix, header, payload.

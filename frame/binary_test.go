@@ -188,6 +188,25 @@ func TestBinaryReaderReusesBuffer(t *testing.T) {
 	assert.Zero(t, allocs)
 }
 
+func TestBinaryReaderNextOwned(t *testing.T) {
+	r := NewBinaryReader(bytes.NewReader(concat(encode([]byte("ab"), []byte("cd")), encode([]byte("ef"), []byte("gh")), encode([]byte("ij"), nil))))
+	first, err := r.NextOwned()
+	require.NoError(t, err)
+	_ = append(first.Header, 'X')
+	// Neither a later owned frame nor a shared one reuses its memory.
+	second, err := r.NextOwned()
+	require.NoError(t, err)
+	third, err := r.Next()
+	require.NoError(t, err)
+	assert.Equal(t, []byte("ab"), first.Header)
+	assert.Equal(t, []byte("cd"), first.Payload)
+	assert.Equal(t, []byte("ef"), second.Header)
+	assert.Equal(t, []byte("gh"), second.Payload)
+	assert.Equal(t, []byte("ij"), third.Header)
+	_, err = r.NextOwned()
+	assert.Equal(t, io.EOF, err)
+}
+
 func TestBinaryReaderBufferCappedAtLimit(t *testing.T) {
 	in := concat(encode(nil, rep('a', 600_000)), encode(nil, rep('b', MaxRequestSize)))
 	r := NewBinaryReader(bytes.NewReader(in))

@@ -63,9 +63,19 @@ func FuzzBinaryReader(f *testing.F) {
 			w := NewBinaryWriter(&out)
 			n := 0
 			var err error
+			var owned []Frame // every other frame is read with NextOwned and kept
+			var ownedWant [][]byte
 			for {
 				var fr Frame
-				fr, err = r.Next()
+				if n%2 == 0 {
+					fr, err = r.Next()
+				} else {
+					fr, err = r.NextOwned()
+					if err == nil {
+						owned = append(owned, fr)
+						ownedWant = append(ownedWant, concat(fr.Header, fr.Payload))
+					}
+				}
 				if err != nil {
 					break
 				}
@@ -79,6 +89,11 @@ func FuzzBinaryReader(f *testing.F) {
 				}
 				if n > len(data)/prefixLen {
 					t.Fatalf("%s: more frames than the input can hold", cfg.name)
+				}
+			}
+			for i, fr := range owned {
+				if !bytes.Equal(concat(fr.Header, fr.Payload), ownedWant[i]) {
+					t.Fatalf("%s: owned frame %d changed under later reads", cfg.name, i)
 				}
 			}
 			if !bytes.HasPrefix(data, out.Bytes()) {

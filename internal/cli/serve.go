@@ -154,9 +154,13 @@ func (r *reader) read() inbound {
 	if err != nil {
 		return inbound{err: err, partial: r.src.partial()}
 	}
-	// The frame readers reuse their buffers; a request served while the
-	// next is read must own its bytes.
-	it := inbound{header: bytes.Clone(header), payload: bytes.Clone(payload)}
+	// A request served while the next is read must own its bytes: the
+	// line reader reuses its buffer, the binary one reads each frame into
+	// its own (source.owned).
+	it := inbound{header: header, payload: payload}
+	if !r.src.owned {
+		it.header, it.payload = bytes.Clone(header), bytes.Clone(payload)
+	}
 	it.req = r.s.Read(it.header, it.payload)
 	return it
 }
@@ -296,6 +300,7 @@ type source struct {
 	next    func() (header, payload []byte, err error) // errors in their host-facing form
 	partial func() []byte                              // after a read error: the failing request's bytes, as far as read
 	raw     func(header, payload []byte) []byte        // a request's bytes as they came
+	owned   bool                                       // next returns bytes the caller keeps
 }
 
 // transport returns the request source and response writer of a
@@ -322,11 +327,12 @@ func transport(t protocol.Transport, in io.Reader, out io.Writer) (source, func(
 	r, w := frame.NewBinaryReader(in), frame.NewBinaryWriter(out)
 	return source{
 			next: func() ([]byte, []byte, error) {
-				f, err := r.Next()
+				f, err := r.NextOwned()
 				return f.Header, f.Payload, readError(err, "invalid request header")
 			},
 			partial: r.Partial,
 			raw:     frame.Encode,
+			owned:   true,
 		},
 		func(resp protocol.Response) error { return writeErr(w.Write(resp.Header, resp.Payload)) }
 }
