@@ -808,7 +808,13 @@ func (x *Execution) suspend() error {
 // cancelled answer ends the execution.
 func (x *Execution) apply(journaled []snapshot.Answer, answers []Answer) error {
 	for i := range journaled {
-		if err := x.deliver(journaled[i].CallID, journaled[i].Outcome); err != nil {
+		// A journal's answers are decoded as the replay reaches them
+		// (snapshot.Load), so only the ones in use are held as values.
+		o, err := journaled[i].Outcome.Decoded()
+		if err != nil {
+			return divergence(fmt.Sprintf("the answer to call %d cannot be decoded", journaled[i].CallID))
+		}
+		if err := x.deliver(journaled[i].CallID, o); err != nil {
 			return err
 		}
 	}

@@ -124,6 +124,9 @@ func describeOutcome(o Outcome) string {
 		}
 		return fmt.Sprintf("error %q: %q%s", e.Name, e.Message, code)
 	}
+	if d, err := o.Decoded(); err == nil {
+		o = d
+	}
 	return "value " + describe(o.Value)
 }
 

@@ -198,9 +198,13 @@ func appendOutcome(b []byte, o Outcome) []byte {
 		// parked or cached snapshot that shares it) outgrow itself.
 		sp := scratch.Get().(*recordScratch)
 		defer scratch.Put(sp)
-		enc := o.Value.AppendCBOR(sp.enc[:0])
+		enc := o.enc // an answer Load left encoded
+		if enc == nil {
+			enc = o.Value.AppendCBOR(sp.enc[:0])
+			sp.enc = enc
+		}
 		z, ok := compressed(sp.z[:0], enc)
-		sp.enc, sp.z = enc, z
+		sp.z = z
 		if !ok {
 			b = growFor(b, len(enc)+2)
 			b = detcbor.AppendHead(b, detcbor.MajorArray, 2)
@@ -462,6 +466,7 @@ type decoder struct {
 	*detcbor.Reader
 	at         int
 	compressed bool // a compressed record was read
+	lazy       bool // answers are checked, not decoded (Load)
 
 	// The compressed records read so far, decompressed once the journal
 	// has been read through (inflate.go).
@@ -488,8 +493,11 @@ func (d *decoder) value() (value.Value, []byte, error) {
 // Decode parses snapshot bytes. It must only be called after the bytes were
 // authenticated; it still fails closed on anything malformed, with a
 // *FormatError.
-func Decode(b []byte) (*Snapshot, error) {
-	d := &decoder{Reader: detcbor.NewReader(b)}
+func Decode(b []byte) (*Snapshot, error) { return decode(b, false) }
+
+// decode is Decode; lazy leaves answers encoded (Outcome.Decoded).
+func decode(b []byte, lazy bool) (*Snapshot, error) {
+	d := &decoder{Reader: detcbor.NewReader(b), lazy: lazy}
 	s := &Snapshot{}
 	items, err := d.Expect(detcbor.MajorArray)
 	if err != nil || items != 7 && items != 8 {
@@ -784,6 +792,16 @@ func (d *decoder) outcome() (Outcome, error) {
 	switch {
 	case tag == tagValue && n == 2:
 		d.mark()
+		if d.lazy {
+			rest := d.Rest()
+			after, err := value.CheckCBOR(rest)
+			if err != nil {
+				return o, d.fail(ErrOutcome)
+			}
+			o.enc = rest[:len(rest)-len(after)]
+			d.Skip(len(o.enc))
+			return o, nil
+		}
 		v, _, err := d.value()
 		if err != nil {
 			return o, d.fail(ErrOutcome)

@@ -53,7 +53,7 @@ func (d *decoder) inflate(s *Snapshot, err error) error {
 		// The structure failed past every pending record: one of them
 		// that fails comes first.
 		for i := range recs {
-			if _, rerr := recs[i].inflate(); rerr != nil {
+			if _, rerr := recs[i].inflate(true); rerr != nil {
 				return rerr
 			}
 		}
@@ -67,7 +67,7 @@ func (d *decoder) inflate(s *Snapshot, err error) error {
 		total += r.size
 	}
 	errs := make([]error, len(recs))
-	j := &inflateJob{recs: recs, s: s, errs: errs, done: make(chan struct{}, len(recs))}
+	j := &inflateJob{lazy: d.lazy, recs: recs, s: s, errs: errs, done: make(chan struct{}, len(recs))}
 	if total >= inflateParallelMin {
 		for range min(len(recs), runtime.GOMAXPROCS(0)) - 1 {
 			go j.work(true)
@@ -89,6 +89,7 @@ func (d *decoder) inflate(s *Snapshot, err error) error {
 }
 
 type inflateJob struct {
+	lazy bool // records are checked, not decoded (Load)
 	recs []pendingRecord
 	s    *Snapshot
 	errs []error
@@ -106,10 +107,10 @@ func (j *inflateJob) work(helper bool) int {
 			return did
 		}
 		r := &j.recs[i]
-		if v, err := r.inflate(); err != nil {
+		if o, err := r.inflate(j.lazy); err != nil {
 			j.errs[i] = err
 		} else {
-			j.s.Suspensions[r.susp].Answers[r.answer].Outcome.Value = v
+			j.s.Suspensions[r.susp].Answers[r.answer].Outcome = o
 		}
 		did++
 		if helper {
@@ -118,17 +119,24 @@ func (j *inflateJob) work(helper bool) int {
 	}
 }
 
-// inflate decompresses and decodes one record.
-func (r *pendingRecord) inflate() (value.Value, error) {
+// inflate decompresses one record and decodes it, or with lazy only
+// checks it (Outcome.Decoded decodes it later).
+func (r *pendingRecord) inflate(lazy bool) (Outcome, error) {
 	enc, ok := decompress(r.z, r.size)
 	if !ok {
-		return value.Value{}, &FormatError{Offset: r.at, Err: ErrDecompress}
+		return Outcome{}, &FormatError{Offset: r.at, Err: ErrDecompress}
 	}
 	// enc is this record's alone: the answer's strings keep it instead of
 	// a copy of it.
+	if lazy {
+		if rest, err := value.CheckCBOR(enc); err != nil || len(rest) != 0 {
+			return Outcome{}, &FormatError{Offset: r.at, Err: ErrOutcome}
+		}
+		return Outcome{enc: enc, owned: true}, nil
+	}
 	v, rest, err := value.DecodeCBOROwned(enc)
 	if err != nil || len(rest) != 0 {
-		return value.Value{}, &FormatError{Offset: r.at, Err: ErrOutcome}
+		return Outcome{}, &FormatError{Offset: r.at, Err: ErrOutcome}
 	}
-	return v, nil
+	return Outcome{Value: v}, nil
 }

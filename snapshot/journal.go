@@ -83,6 +83,33 @@ type HostError struct {
 type Outcome struct {
 	Error *HostError // nil: the call returned Value
 	Value value.Value
+
+	// enc, when set, is Value's encoding, checked but not yet decoded,
+	// and Value is unset. Load leaves a journal's answers so and a
+	// replay decodes each as it reaches it (Decoded): a long journal's
+	// answers are then never all held as values at once, which for
+	// structured answers took many times their encoded size.
+	enc   []byte
+	owned bool // enc is the outcome's own memory: strings may share it
+}
+
+// Decoded returns the outcome with its value decoded, for one Load left
+// encoded; any other is returned as it is.
+func (o Outcome) Decoded() (Outcome, error) {
+	if o.enc == nil {
+		return o, nil
+	}
+	decode := value.DecodeCBOR
+	if o.owned {
+		decode = value.DecodeCBOROwned
+	}
+	v, rest, err := decode(o.enc)
+	if err != nil || len(rest) != 0 {
+		// Load checked the encoding: only a change to the value
+		// package's rules between the two could get here.
+		return Outcome{}, ErrOutcome
+	}
+	return Outcome{Value: v}, nil
 }
 
 // Meter is the execution's cumulative metering at a suspension. Replay

@@ -185,10 +185,15 @@ func (s *Sealer) Open(b []byte) (plain []byte, records uint64, err error) {
 	return plain, records, nil
 }
 
-// Load decodes snapshot bytes, opening them first with seal when they are
-// sealed. A sealed snapshot needs its seal key, and a seal key is refused
-// for a snapshot that is not sealed: a host that asked for sealing must not
-// silently resume plain bytes.
+// Load decodes snapshot bytes for a resume, opening them first with seal
+// when they are sealed. A sealed snapshot needs its seal key, and a seal
+// key is refused for a snapshot that is not sealed: a host that asked for
+// sealing must not silently resume plain bytes.
+//
+// Unlike Decode, Load leaves the journal's answers encoded, checked as
+// Decode checks them, for the replay to decode one at a time
+// (Outcome.Decoded). Their encodings may share raw's memory, which must
+// not change while the snapshot is in use.
 func Load(raw []byte, seal *Sealer) (*Snapshot, error) {
 	sealed := IsSealed(raw)
 	switch {
@@ -197,13 +202,13 @@ func Load(raw []byte, seal *Sealer) (*Snapshot, error) {
 	case !sealed && seal != nil:
 		return nil, ErrNotSealed
 	case !sealed:
-		return Decode(raw)
+		return decode(raw, true)
 	}
 	plain, records, err := seal.Open(raw)
 	if err != nil {
 		return nil, err
 	}
-	s, err := Decode(plain)
+	s, err := decode(plain, true)
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) {

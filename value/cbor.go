@@ -128,6 +128,20 @@ func DecodeCBOR(b []byte) (v Value, rest []byte, err error) { return decodeCBOR(
 // one large string would otherwise be copied whole).
 func DecodeCBOROwned(b []byte) (v Value, rest []byte, err error) { return decodeCBOR(b, true) }
 
+// CheckCBOR reports whether DecodeCBOR would accept the value at the start
+// of b, with the same error and the same rest, without building it: a
+// snapshot's answers are checked when it is read and decoded only when a
+// replay reaches each one. It allocates nothing but the key set of an
+// object of many keys, which DecodeCBOR makes too.
+func CheckCBOR(b []byte) (rest []byte, err error) {
+	d := cborDecoder{b: b, owned: true, check: true, scratch: getScratch()}
+	defer d.release()
+	if _, err := d.value(0, posTop); err != nil {
+		return nil, err
+	}
+	return b[d.i:], nil
+}
+
 func decodeCBOR(b []byte, owned bool) (v Value, rest []byte, err error) {
 	d := cborDecoder{b: b, owned: owned, scratch: getScratch()}
 	defer d.release()
@@ -142,6 +156,7 @@ type cborDecoder struct {
 	b     []byte
 	i     int
 	owned bool // strings may alias b (DecodeCBOROwned)
+	check bool // CheckCBOR: arrays and objects are read, not built
 	// Arrays and objects are collected on the scratch stacks instead of
 	// being preallocated from their declared counts, which a hostile input
 	// could inflate at every level.
@@ -264,7 +279,12 @@ func (d *cborDecoder) array(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		d.elems = append(d.elems, v)
+		if !d.check {
+			d.elems = append(d.elems, v)
+		}
+	}
+	if d.check {
+		return Value{Kind: KindArray}, nil
 	}
 	return Value{Kind: KindArray, Elems: d.takeElems(base)}, nil
 }
@@ -302,7 +322,15 @@ func (d *cborDecoder) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
+		if d.check {
+			v = Value{} // the keys alone find a repeated key
+		}
 		d.members = append(d.members, Member{Key: key, Value: v})
+	}
+	if d.check {
+		clear(d.members[base:])
+		d.members = d.members[:base]
+		return Value{Kind: KindObject}, nil
 	}
 	return Value{Kind: KindObject, Members: d.takeMembers(base)}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -408,4 +409,27 @@ func TestDecodeCBOROwnedSharesStrings(t *testing.T) {
 	assert.True(t, within(owned.Elems[0].Str))
 	assert.True(t, within(owned.Elems[1].Members[0].Value.Str))
 	assert.False(t, within(copied.Elems[0].Str))
+}
+
+func TestCheckCBORAllocatesNothing(t *testing.T) {
+	// A query result: many records of a few keys each.
+	records := make([]Value, 200)
+	for i := range records {
+		records[i] = Object(Member{Key: "id", Value: String("item-" + strconv.Itoa(i))}, Member{Key: "score", Value: Number(float64(i))},
+			Member{Key: "tags", Value: Array(String("alpha"), String("bravo"))}, Member{Key: "open", Value: Bool(i%2 == 0)})
+	}
+	enc := Object(Member{Key: "items", Value: Array(records...)}, Member{Key: "total", Value: Number(200)}).AppendCBOR(nil)
+	if _, err := CheckCBOR(enc); err != nil { // fills the pooled stacks
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(20, func() {
+		if _, err := CheckCBOR(enc); err != nil {
+			panic(err)
+		}
+	}); n != 0 {
+		t.Errorf("CheckCBOR allocates %v times", n)
+	}
+	if _, err := CheckCBOR(enc[:len(enc)-1]); err == nil {
+		t.Error("CheckCBOR accepted a value cut short")
+	}
 }

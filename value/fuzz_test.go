@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,12 @@ func FuzzParseJSON(f *testing.F) {
 func FuzzDecodeCBOR(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, rest, err := DecodeCBOR(b)
+		// CheckCBOR accepts what DecodeCBOR accepts, with the same error
+		// and the same rest.
+		checkRest, checkErr := CheckCBOR(b)
+		if fmt.Sprint(checkErr) != fmt.Sprint(err) || len(checkRest) != len(rest) {
+			t.Fatalf("CheckCBOR(%x) = %d bytes left, %v; DecodeCBOR %d, %v", b, len(checkRest), checkErr, len(rest), err)
+		}
 		if err != nil {
 			return
 		}

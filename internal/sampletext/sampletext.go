@@ -23,3 +23,32 @@ func JSONLike(r *rand.Rand, size int) string {
 	b.WriteString(`"end":0}`)
 	return b.String()
 }
+
+// Records is a query result of about size bytes as JSON: an object whose
+// "items" are records of an id, a title, a score, two tags and a flag,
+// and whose "total" counts them. Tool answers are more often such objects
+// than text, and a guest reaches into them: each record becomes objects,
+// arrays and strings of the guest's own.
+func Records(r *rand.Rand, size int) map[string]any {
+	var items []any
+	n := len(`{"items":[],"total":000000}`)
+	for n < size {
+		it := map[string]any{
+			"id":    fmt.Sprintf("item-%d", r.IntN(1e6)),
+			"title": fmt.Sprintf("%s %s %x", words[r.IntN(len(words))], words[r.IntN(len(words))], r.Uint32()),
+			"score": float64(r.IntN(1e4)) / 100,
+			"tags":  []any{words[r.IntN(len(words))], words[r.IntN(len(words))]},
+			"open":  r.IntN(2) == 0,
+		}
+		items = append(items, it)
+		n += recordLen(it) + 1 // and a comma
+	}
+	return map[string]any{"items": items, "total": len(items)}
+}
+
+// recordLen is the length of one record of Records as compact JSON.
+func recordLen(it map[string]any) int {
+	tags := it["tags"].([]any)
+	return len(fmt.Sprintf(`{"id":%q,"open":%t,"score":%v,"tags":[%q,%q],"title":%q}`,
+		it["id"], it["open"], it["score"], tags[0], tags[1], it["title"]))
+}
