@@ -279,9 +279,8 @@ type ours struct {
 	coldID    string            // program_id of coldSource
 	cold      []coldSnapshot
 
-	largeID      string // program_id of largeSource
-	largeAnswers []string
-	hugeAnswers  []string
+	large, structured largeProgram
+	huge              answerSet
 
 	batch     bool       // the sidecar has batched host calls (ping lists batch_calls)
 	crossings []Crossing // per workload, from the checks before timing
@@ -334,11 +333,11 @@ func newOurs(workloads []*Workload, steps []int) (*ours, error) {
 		return nil, err
 	}
 	o.coldID = r.Result.ProgramID
-	if r, _, err = o.bin.call(compileRequest(o.bin.nextID(), largeSource), nil); err != nil {
-		o.close()
-		return nil, err
-	}
-	o.largeID, o.largeAnswers, o.hugeAnswers = r.Result.ProgramID, LargeAnswers(), HugeAnswers()
+	o.large = largeProgram{label: largeLabel, key: "large", source: largeSource}
+	o.large.answers.payloads, o.large.answers.bytes = textPayloads(LargeAnswers())
+	o.structured = largeProgram{label: structuredLabel, key: "structured", source: structuredSource}
+	o.structured.answers.payloads, o.structured.answers.bytes = recordPayloads(StructuredAnswers())
+	o.huge.payloads, o.huge.bytes = textPayloads(HugeAnswers())
 	if o.cold, err = prepareCold(o.bin, o.coldID, steps); err != nil {
 		o.close()
 		return nil, err
@@ -457,8 +456,10 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		r.Group = w.Group
 		r.Ours = append(r.Ours, d...)
 	}
-	if err := o.largeRound(rep, share(cfg.Large, round, cfg.Rounds)); err != nil {
-		return err
+	for _, p := range []largeProgram{o.large, o.structured} {
+		if err := o.largeRound(rep, p, share(cfg.Large, round, cfg.Rounds)); err != nil {
+			return err
+		}
 	}
 	if err := o.hugeRound(rep, share(cfg.Large, round, cfg.Rounds)); err != nil {
 		return err

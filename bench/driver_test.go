@@ -33,11 +33,15 @@ func TestDriver(t *testing.T) {
 		idleTenthRow:                                                             1,
 		"cold resume at step 3: spawn → answered":                                1,
 		"cold resume at step 3: request in fresh process":                        1,
-		largeFirstRow: 5,
-		largeLastRow:  5,
-		"40 × 50 KB answers: cold resume of the last suspension, staged upload + resume": 1,
-		largeWarmRow: 1,
-		hugeRow:      hugeCalls - 1,
+		largeFirstRow:                 5,
+		largeLastRow:                  5,
+		largeColdRow:                  1,
+		largeWarmRow:                  1,
+		structuredLabel + firstSuffix: 5,
+		structuredLabel + lastSuffix:  5,
+		structuredLabel + coldSuffix:  1,
+		structuredLabel + warmSuffix:  1,
+		hugeRow:                       hugeCalls - 1,
 	}
 	ws, err := LoadWorkloads()
 	if err != nil {

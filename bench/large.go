@@ -13,6 +13,7 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // The large-answers program: 40 capability calls, each answered with ~50 KB
@@ -36,6 +37,12 @@ const (
 	hugeSource      = "let total = 0;\nfor (let i = 0; i < 6; i++) { const r = fetch_page(i); total += r.length; }\ntotal;"
 	hugeCalls       = 6
 	hugeAnswerBytes = 880_000
+
+	// The structured answers program: the same 40 calls, each answered
+	// with a query result of ~50 KB as JSON (sampletext.Records, about 450
+	// records), which the guest gets as objects and arrays of its own and
+	// reaches into.
+	structuredSource = "let total = 0;\nfor (let i = 0; i < 40; i++) { const r = fetch_page(i); total += r.items.length; }\ntotal;"
 )
 
 // HugeAnswers returns the six ~880 KB answers, the same on every run.
@@ -43,6 +50,43 @@ func HugeAnswers() []string { return sampleAnswers(rand.NewPCG(6, 880), hugeCall
 
 // LargeAnswers returns the 40 answers, the same on every run.
 func LargeAnswers() []string { return sampleAnswers(rand.NewPCG(40, 50), largeCalls, largeAnswerBytes) }
+
+// StructuredAnswers returns the 40 query results of the structured
+// answers program, the same on every run.
+func StructuredAnswers() []map[string]any {
+	r := rand.New(rand.NewPCG(40, 51))
+	out := make([]map[string]any, largeCalls)
+	for i := range out {
+		out[i] = sampletext.Records(r, largeAnswerBytes)
+	}
+	return out
+}
+
+// textPayloads returns the resume payloads answering with each text, and
+// the texts' bytes.
+func textPayloads(answers []string) ([][]byte, int) {
+	payloads, n := make([][]byte, len(answers)), 0
+	for i, a := range answers {
+		payloads[i] = mustJSONText(map[string]any{wire.FieldType: wire.PayloadValue, wire.FieldValue: map[string]any{"String": a}})
+		n += len(a)
+	}
+	return payloads, n
+}
+
+// recordPayloads returns the resume payloads answering with each query
+// result, and the results' bytes as compact JSON (what the tool returned).
+func recordPayloads(answers []map[string]any) ([][]byte, int) {
+	payloads, n := make([][]byte, len(answers)), 0
+	for i, a := range answers {
+		v, err := value.FromGo(a)
+		if err != nil {
+			panic(err) // Records makes only values that cross
+		}
+		payloads[i] = mustJSONText(map[string]any{wire.FieldType: wire.PayloadValue, wire.FieldValue: json.RawMessage(v.AppendJSON(nil))})
+		n += len(mustJSONText(a))
+	}
+	return payloads, n
+}
 
 // sampleAnswers returns n answers of about size bytes of JSON-like text
 // drawn from src.
@@ -67,13 +111,8 @@ type largeRun struct {
 // largeHost runs the large-answers program over binary frames with delta
 // delivery, as a host that keeps snapshots would: it rebuilds each
 // snapshot from base + delta and checks the id.
-func largeHost(h *host, programID string, answers []string) (*largeRun, error) {
-	run := &largeRun{}
-	payloads := make([][]byte, len(answers))
-	for i, a := range answers {
-		payloads[i] = mustJSONText(map[string]any{wire.FieldType: wire.PayloadValue, wire.FieldValue: map[string]any{"String": a}})
-		run.answerBytes += len(a)
-	}
+func largeHost(h *host, programID string, payloads [][]byte, answerBytes int) (*largeRun, error) {
+	run := &largeRun{answerBytes: answerBytes}
 	req := startRequest(h.nextID(), programID, noInputs, []byte(`["fetch_page"]`))
 	req = append(req[:len(req)-1], `,"`+wire.FieldSnapshotDelivery+`":"`+wire.DeliveryDelta+`"}`...)
 	hdr, delta, err := h.roundTrip(req, nil)
@@ -88,7 +127,7 @@ func largeHost(h *host, programID string, answers []string) (*largeRun, error) {
 			return nil, fmt.Errorf("large answers, step %d: %w", i, err)
 		}
 		if r.Result.Step.Type == wire.StepCompleted {
-			if i != len(answers) {
+			if i != len(payloads) {
 				return nil, fmt.Errorf("large answers: completed after %d calls", i)
 			}
 			run.value = string(r.Result.Step.Value)
@@ -114,7 +153,7 @@ func largeHost(h *host, programID string, answers []string) (*largeRun, error) {
 // largeCold resumes the last suspension of a run in a fresh process from
 // staged chunks, and returns the time from the first stage request to the
 // resume's answer, and the value it completed with.
-func largeCold(run *largeRun, lastAnswer string) (time.Duration, string, error) {
+func largeCold(run *largeRun, lastPayload []byte) (time.Duration, string, error) {
 	sc, err := hosttest.Start()
 	if err != nil {
 		return 0, "", err
@@ -126,12 +165,12 @@ func largeCold(run *largeRun, lastAnswer string) (time.Duration, string, error) 
 	if _, _, err := sc.RecvRaw(); err != nil {
 		return 0, "", err
 	}
-	return largeStagedResume(sc, run, lastAnswer)
+	return largeStagedResume(sc, run, lastPayload)
 }
 
 // largeStagedResume uploads the run's last snapshot to sc with stage
 // requests and resumes it from the stage, as largeCold times it.
-func largeStagedResume(sc *hosttest.Sidecar, run *largeRun, lastAnswer string) (time.Duration, string, error) {
+func largeStagedResume(sc *hosttest.Sidecar, run *largeRun, lastPayload []byte) (time.Duration, string, error) {
 	t0 := time.Now()
 	for off := 0; off < len(run.final); off += stageChunk {
 		end := min(off+stageChunk, len(run.final))
@@ -150,7 +189,7 @@ func largeStagedResume(sc *hosttest.Sidecar, run *largeRun, lastAnswer string) (
 	req, _ := json.Marshal(map[string]any{
 		wire.FieldProtocolVersion: wire.ProtocolVersion, wire.FieldID: 1, wire.FieldMethod: wire.MethodResume, wire.FieldStageID: "large",
 		wire.FieldPolicy:  hosttest.Policy(benchKey, run.finalID, []string{"fetch_page"}, map[string]any{}),
-		wire.FieldPayload: map[string]any{wire.FieldType: wire.PayloadValue, wire.FieldValue: map[string]any{"String": lastAnswer}},
+		wire.FieldPayload: json.RawMessage(lastPayload),
 	})
 	if err := sc.SendRaw(req, nil); err != nil {
 		return 0, "", err
@@ -167,50 +206,79 @@ func largeStagedResume(sc *hosttest.Sidecar, run *largeRun, lastAnswer string) (
 	return d, string(r.Result.Step.Value), nil
 }
 
-// largeRound measures n runs and one cold resume per run, into rep.
-func (o *ours) largeRound(rep *Report, n int) error {
+// answerSet is a program's answers as resume payloads.
+type answerSet struct {
+	payloads [][]byte
+	bytes    int // the answers' own bytes
+}
+
+// largeProgram is a program of 40 large answers and its rows.
+type largeProgram struct {
+	label   string // starts each row's name
+	key     string // the peer's samples: key+"/first", "/last", "/cold"
+	source  string
+	answers answerSet
+}
+
+// The rows of a largeProgram.
+const (
+	firstSuffix = ", delta delivery: round trips 1–5"
+	lastSuffix  = ", delta delivery: round trips 35–39"
+	coldSuffix  = ": cold resume of the last suspension, staged upload + resume"
+	warmSuffix  = ": the same replayed by the serving process"
+
+	largeLabel      = "40 × 50 KB answers"
+	structuredLabel = "40 × 50 KB structured answers"
+	largeFirstRow   = largeLabel + firstSuffix
+	largeLastRow    = largeLabel + lastSuffix
+	largeColdRow    = largeLabel + coldSuffix
+	largeWarmRow    = largeLabel + warmSuffix
+)
+
+// largeRound measures n runs of p and one cold resume per run, into rep.
+func (o *ours) largeRound(rep *Report, p largeProgram, n int) error {
+	last := p.answers.payloads[largeCalls-1]
 	for range n {
 		// The rows before this one park and journal enough to push the
 		// program out of the session's caches, as any host may see: it is
 		// compiled again (the same program_id) when it is not there.
-		r, _, err := o.bin.call(compileRequest(o.bin.nextID(), largeSource), nil)
+		r, _, err := o.bin.call(compileRequest(o.bin.nextID(), p.source), nil)
 		if err != nil {
 			return err
 		}
-		o.largeID = r.Result.ProgramID
-		run, err := largeHost(o.bin, o.largeID, o.largeAnswers)
+		run, err := largeHost(o.bin, r.Result.ProgramID, p.answers.payloads, p.answers.bytes)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", p.label, err)
 		}
-		cold, value, err := largeCold(run, o.largeAnswers[largeCalls-1])
+		cold, value, err := largeCold(run, last)
 		if err != nil {
 			return err
 		}
 		if value != run.value {
-			return fmt.Errorf("large answers: cold resume gave %s, the hot run %s", value, run.value)
+			return fmt.Errorf("%s: cold resume gave %s, the hot run %s", p.label, value, run.value)
 		}
 		// The same bytes resumed by the process that ran them: its
 		// execution completed, so the resume replays the journal as a
 		// fresh process does, in a process whose memory is already its
 		// own (a fresh one first faults in every page the replay takes).
-		warm, value, err := largeStagedResume(o.bin.sc, run, o.largeAnswers[largeCalls-1])
+		warm, value, err := largeStagedResume(o.bin.sc, run, last)
 		if err != nil {
 			return err
 		}
 		if value != run.value {
-			return fmt.Errorf("large answers: replay in the serving process gave %s, the hot run %s", value, run.value)
+			return fmt.Errorf("%s: replay in the serving process gave %s, the hot run %s", p.label, value, run.value)
 		}
 		rts := run.roundTrips[:largeCalls-1] // the last one completes
-		first := rep.row(largeFirstRow, "large/first")
+		first := rep.row(p.label+firstSuffix, p.key+"/first")
 		first.Ours = append(first.Ours, rts[:largeWindow]...)
-		last := rep.row(largeLastRow, "large/last")
-		last.Ours = append(last.Ours, rts[len(rts)-largeWindow:]...)
-		c := rep.row("40 × 50 KB answers: cold resume of the last suspension, staged upload + resume", "large/cold")
+		lastRow := rep.row(p.label+lastSuffix, p.key+"/last")
+		lastRow.Ours = append(lastRow.Ours, rts[len(rts)-largeWindow:]...)
+		c := rep.row(p.label+coldSuffix, p.key+"/cold")
 		c.Ours = append(c.Ours, cold)
-		wr := rep.row(largeWarmRow, "large/cold")
+		wr := rep.row(p.label+warmSuffix, p.key+"/cold")
 		wr.Ours = append(wr.Ours, warm)
-		rep.note("large/ours", fmt.Sprintf("40 × 50 KB answers, ours: final snapshot %d bytes for %d answer bytes (%.0f%%); cold resume via stage gives the hot run's value %s",
-			len(run.final), run.answerBytes, 100*float64(len(run.final))/float64(run.answerBytes), run.value))
+		rep.note(p.key+"/ours", fmt.Sprintf("%s, ours: final snapshot %d bytes for %d answer bytes (%.0f%%); cold resume via stage gives the hot run's value %s",
+			p.label, len(run.final), run.answerBytes, 100*float64(len(run.final))/float64(run.answerBytes), run.value))
 	}
 	return nil
 }
@@ -222,7 +290,7 @@ func (o *ours) hugeRound(rep *Report, n int) error {
 		if err != nil {
 			return err
 		}
-		run, err := largeHost(o.bin, r.Result.ProgramID, o.hugeAnswers)
+		run, err := largeHost(o.bin, r.Result.ProgramID, o.huge.payloads, o.huge.bytes)
 		if err != nil {
 			return fmt.Errorf("1 MB answers: %w", err)
 		}
@@ -235,9 +303,3 @@ func (o *ours) hugeRound(rep *Report, n int) error {
 }
 
 const hugeRow = "6 × 880 KB answers, delta delivery: round trips 1–5"
-
-const (
-	largeWarmRow  = "40 × 50 KB answers: the same replayed by the serving process"
-	largeFirstRow = "40 × 50 KB answers, delta delivery: round trips 1–5"
-	largeLastRow  = "40 × 50 KB answers, delta delivery: round trips 35–39"
-)

@@ -64,6 +64,9 @@ func startPeer(cfg Config, workloads []*Workload) (*peer, string) {
 		"large_answers": LargeAnswers(),
 		"huge_source":   hugeSource,
 		"huge_answers":  HugeAnswers(),
+
+		"structured_source":  structuredSource,
+		"structured_answers": StructuredAnswers(),
 	}
 	if err := p.exchange(init, &ready, time.Minute); err != nil {
 		p.close()

@@ -72,7 +72,15 @@ func BenchmarkHotResume(b *testing.B) {
 // round trip of the 40 × 50 KB driver row costs without the pipes. Every
 // 39 resumes the execution starts afresh so the journal stays in range.
 func BenchmarkLargeAnswerResume(b *testing.B) {
-	benchLargeResume(b, LargeAnswers())
+	payloads, _ := textPayloads(LargeAnswers())
+	benchLargeResume(b, largeSource, payloads)
+}
+
+// BenchmarkStructuredAnswerResume is the same for the structured answers
+// program: a query result of ~50 KB as JSON per step.
+func BenchmarkStructuredAnswerResume(b *testing.B) {
+	payloads, _ := recordPayloads(StructuredAnswers())
+	benchLargeResume(b, structuredSource, payloads)
 }
 
 // BenchmarkLargeAnswerResume1MB is the same with ~1 MB answers: 880 KB of
@@ -84,17 +92,14 @@ func BenchmarkLargeAnswerResume1MB(b *testing.B) {
 	for i := range answers {
 		answers[i] = sampletext.JSONLike(r, 880_000)
 	}
-	benchLargeResume(b, answers)
+	payloads, _ := textPayloads(answers)
+	benchLargeResume(b, largeSource, payloads)
 }
 
-func benchLargeResume(b *testing.B, answers []string) {
+func benchLargeResume(b *testing.B, source string, payloads [][]byte) {
 	s := protocol.NewSession(protocol.Options{})
 	defer s.Close()
-	payloads := make([][]byte, len(answers))
-	for i, a := range answers {
-		payloads[i] = mustJSON(map[string]any{"type": "value", "value": map[string]any{"String": a}})
-	}
-	h := handle(b, s, map[string]any{"protocol_version": 2, "id": 1, "method": "compile", "source": largeSource}, nil)
+	h := handle(b, s, map[string]any{"protocol_version": 2, "id": 1, "method": "compile", "source": source}, nil)
 	pid := h["result"].(map[string]any)["program_id"]
 	start := func() (string, string) {
 		h := handle(b, s, map[string]any{"protocol_version": 2, "id": 2, "method": "start", "program_id": pid, "snapshot_delivery": "delta",
@@ -134,9 +139,20 @@ func benchLargeResume(b *testing.B, answers []string) {
 // without the pipes and the staging: authenticate, decode 39 compressed
 // answers, replay them, deliver the 40th and run to completion.
 func BenchmarkLargeColdResume(b *testing.B) {
-	answers := LargeAnswers()
+	payloads, _ := textPayloads(LargeAnswers())
+	benchLargeCold(b, largeSource, payloads)
+}
+
+// BenchmarkStructuredColdResume is BenchmarkLargeColdResume for the
+// structured answers program: 39 query results of ~50 KB to replay.
+func BenchmarkStructuredColdResume(b *testing.B) {
+	payloads, _ := recordPayloads(StructuredAnswers())
+	benchLargeCold(b, structuredSource, payloads)
+}
+
+func benchLargeCold(b *testing.B, source string, payloads [][]byte) {
 	s := protocol.NewSession(protocol.Options{})
-	pid := handleRaw(b, s, compileRequest(1, largeSource), nil).Result.ProgramID
+	pid := handleRaw(b, s, compileRequest(1, source), nil).Result.ProgramID
 	req := startRequest(2, pid, noInputs, []byte(`["fetch_page"]`))
 	var snap []byte
 	var sid string
@@ -151,11 +167,11 @@ func BenchmarkLargeColdResume(b *testing.B) {
 		}
 		snap, sid = bytes.Clone(resp.Payload), r.Result.SnapshotID
 		if i < largeCalls-1 {
-			req = resumeRequest(nil, 3, sid, r.Result.PolicyID, mustJSON(map[string]any{"type": "value", "value": map[string]any{"String": answers[i]}}))
+			req = resumeRequest(nil, 3, sid, r.Result.PolicyID, payloads[i])
 		}
 	}
 	s.Close()
-	req = rawResumeRequest(1, sid, []string{"fetch_page"}, mustJSON(map[string]any{"type": "value", "value": map[string]any{"String": answers[largeCalls-1]}}))
+	req = rawResumeRequest(1, sid, []string{"fetch_page"}, payloads[largeCalls-1])
 	b.ReportAllocs()
 	for b.Loop() {
 		s := protocol.NewSession(protocol.Options{})

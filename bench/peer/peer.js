@@ -67,6 +67,8 @@ function init(cmd) {
     large: new Mustard(cmd.large_source),
     largeCap: { fetch_page: noop },
     largeAnswers: cmd.large_answers,
+    structured: new Mustard(cmd.structured_source),
+    structuredAnswers: cmd.structured_answers,
     huge: new Mustard(cmd.huge_source),
     hugeAnswers: cmd.huge_answers,
     workloads: cmd.workloads.map((w) => ({
@@ -162,17 +164,17 @@ function cold(k, n) {
   return out;
 }
 
-// large runs the 40 × 50 KB answers program n times, timing each resume.
-// After each run, a second execution is taken to its last suspension and
-// dumped (a suspension resumed in this process cannot be loaded again),
-// then loaded as after a restart and resumed to completion.
-function large(n) {
+// large runs a program of 40 large answers (the 40 × 50 KB text one, or
+// the structured one) n times, timing each resume. After each run, a
+// second execution is taken to its last suspension and dumped (a
+// suspension resumed in this process cannot be loaded again), then loaded
+// as after a restart and resumed to completion.
+function large(n, program, answers, label, answerBytes) {
   const first = [];
   const last = [];
   const cold = [];
   let note = '';
-  const answers = S.largeAnswers;
-  const start = () => S.large.start({ capabilities: S.largeCap, limits: {}, snapshotKey: S.key });
+  const start = () => program.start({ capabilities: S.largeCap, limits: {}, snapshotKey: S.key });
   for (let r = 0; r < n; r++) {
     let p = start();
     const rts = [];
@@ -181,7 +183,7 @@ function large(n) {
       p = p.resume(answers[i]);
       rts.push(Number(now() - t0));
     }
-    if (p instanceof Progress) throw new Error('large answers: did not complete');
+    if (p instanceof Progress) throw new Error(`${label}: did not complete`);
     const hot = p;
     rts.pop(); // the last one completes
     first.push(...rts.slice(0, 5));
@@ -194,10 +196,10 @@ function large(n) {
     const loaded = Progress.load(dumped, { capabilities: S.largeCap, limits: {}, snapshotKey: S.key });
     const v = loaded.resume(answers[answers.length - 1]);
     cold.push(Number(now() - t0));
-    if (v !== hot) throw new Error(`large answers: cold resume gave ${v}, the hot run ${hot}`);
-    const total = answers.reduce((a, s) => a + s.length, 0);
+    if (v !== hot) throw new Error(`${label}: cold resume gave ${v}, the hot run ${hot}`);
+    const total = answers.reduce((a, s) => a + answerBytes(s), 0);
     const size = dumped.snapshot.length;
-    note = `40 × 50 KB answers, peer: final snapshot ${size} bytes for ${total} answer bytes (${Math.round((100 * size) / total)}%); cold resume of the dump gives the hot run's value ${hot}`;
+    note = `${label}, peer: final snapshot ${size} bytes for ${total} answer bytes (${Math.round((100 * size) / total)}%); cold resume of the dump gives the hot run's value ${hot}`;
   }
   return { first, last, cold, note };
 }
@@ -235,11 +237,17 @@ function round(cmd) {
   for (const k of cmd.cold_steps) samples[`cold/${k}`] = cold(k, cmd.cold);
   const notes = {};
   if (cmd.large > 0) {
-    const l = large(cmd.large);
-    samples['large/first'] = l.first;
-    samples['large/last'] = l.last;
-    samples['large/cold'] = l.cold;
-    notes['large/peer'] = l.note;
+    const programs = [
+      ['large', S.large, S.largeAnswers, '40 × 50 KB answers', (s) => s.length],
+      ['structured', S.structured, S.structuredAnswers, '40 × 50 KB structured answers', (v) => JSON.stringify(v).length],
+    ];
+    for (const [key, program, answers, label, size] of programs) {
+      const l = large(cmd.large, program, answers, label, size);
+      samples[`${key}/first`] = l.first;
+      samples[`${key}/last`] = l.last;
+      samples[`${key}/cold`] = l.cold;
+      notes[`${key}/peer`] = l.note;
+    }
     const h = huge(cmd.large);
     samples.huge = h.rts;
     notes['huge/peer'] = h.note;
