@@ -46,7 +46,7 @@ func TestAnswerLargerThanTheHeapLimitFails(t *testing.T) {
 			return step
 		}
 		x.Abandon()
-		snap, err := snapshot.Decode(step.Snapshot)
+		snap, err := snapshot.Load(step.Snapshot, nil)
 		require.NoError(t, err)
 		_, step = testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: pol.Limits, Journal: snap, Raw: step.Snapshot,
 			Answers: []Answer{{CallID: snap.Last().Focus, Payload: payload}}})

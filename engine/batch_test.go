@@ -73,7 +73,7 @@ func runBatch(t *testing.T, src string, pick pickFunc) batchRun {
 	// exactly as the hot run did.
 	for k, raw := range r.snaps {
 		assert.Equal(t, snapshot.ID(raw), r.steps[k].SnapshotID, "step %d: snapshot id", k)
-		snap, err := snapshot.Decode(raw)
+		snap, err := snapshot.Load(raw, nil)
 		require.NoError(t, err)
 		assert.Equal(t, outstandingIDs(r.steps[k].Calls), outstandingIDs(snap.Outstanding()), "step %d: outstanding calls in the snapshot", k)
 		cx, cstep := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: raw, Answers: r.answers[k]})

@@ -71,7 +71,7 @@ func TestWhatIsKeptOnBuiltinsCountsAgainstTheHeapLimit(t *testing.T) {
 			assert.Equal(t, 1, calls, "host calls made before the heap limit stopped the guest")
 			// A replay from the snapshot of the last call fails the same way.
 			require.NotNil(t, raw)
-			snap, err := snapshot.Decode(raw)
+			snap, err := snapshot.Load(raw, nil)
 			require.NoError(t, err)
 			_, cold := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: raw,
 				Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer}}})

@@ -44,7 +44,7 @@ func shapedRun(t *testing.T, src string, h snapshot.Header, limits policy.Limits
 	}
 	steps = append(steps, step)
 	for k, raw := range snaps {
-		snap, err := snapshot.Decode(raw)
+		snap, err := snapshot.Load(raw, nil)
 		require.NoError(t, err)
 		assert.Equal(t, h.Entry, snap.Header.Entry)
 		assert.Equal(t, h.Console, snap.Header.Console)

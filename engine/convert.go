@@ -371,6 +371,123 @@ func (r *realm) importValue(v value.Value) goja.Value {
 	return goja.Undefined()
 }
 
+// importEncoded is importValue for a value's checked encoding (a
+// journaled answer): the same guest values, made in the same order, read
+// straight from the bytes instead of from a decoded Value.
+func (r *realm) importEncoded(e *value.Encoded) (goja.Value, error) {
+	return r.importEncodedAt(e, false)
+}
+
+// importEncodedAt imports the next value; elem is set for an array's
+// element, which may be a hole (nil).
+func (r *realm) importEncodedAt(e *value.Encoded, elem bool) (goja.Value, error) {
+	it, err := e.Next()
+	if err != nil {
+		return nil, err
+	}
+	rt := r.rt
+	switch it.Kind {
+	case value.KindNull:
+		return goja.Null(), nil
+	case value.KindBool:
+		return rt.ToValue(it.Bool), nil
+	case value.KindNumber:
+		return rt.ToValue(it.Num), nil
+	case value.KindString:
+		return r.importString(it.Str), nil
+	case value.KindArray:
+		// Elements first, as importValue's dense path makes them; holes
+		// (nil) send the array down its sparse path.
+		items := make([]interface{}, it.Len)
+		dense := true
+		for i := range items {
+			v, err := r.importEncodedAt(e, true)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				dense = false
+				continue
+			}
+			items[i] = v
+		}
+		if dense {
+			return rt.NewArray(items...), nil
+		}
+		arr := rt.NewArray()
+		for i, v := range items {
+			if v != nil {
+				_ = arr.DefineDataProperty(strconv.Itoa(i), v.(goja.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+			}
+		}
+		_ = arr.Set("length", len(items))
+		return arr, nil
+	case value.KindObject:
+		o := rt.MustardNewObject(it.Len)
+		for range it.Len {
+			k, err := e.Key()
+			if err != nil {
+				return nil, err
+			}
+			v, err := r.importEncodedAt(e, false)
+			if err != nil {
+				return nil, err
+			}
+			if utf8.ValidString(k) {
+				o.MustardPutData(k, v)
+				continue
+			}
+			o.MustardPutDataKey(r.importString(k).(goja.String), v)
+		}
+		return o, nil
+	case value.KindHole:
+		if elem {
+			return nil, nil
+		}
+		return nil, value.ErrNotChecked // only an array's element may be one
+	}
+	return goja.Undefined(), nil
+}
+
+// encodedBytes is importBytes for a value's checked encoding.
+func encodedBytes(e *value.Encoded) (uint64, error) {
+	it, err := e.Next()
+	if err != nil {
+		return 0, err
+	}
+	switch it.Kind {
+	case value.KindNumber:
+		return goja.MustardRetainedNumber, nil
+	case value.KindString:
+		return goja.MustardRetainedString + guestStringBytes(it.Str), nil
+	case value.KindArray:
+		n := uint64(goja.MustardRetainedObject + goja.MustardRetainedArray)
+		for range it.Len {
+			b, err := encodedBytes(e)
+			if err != nil {
+				return 0, err
+			}
+			n += goja.MustardRetainedSlot + b
+		}
+		return n, nil
+	case value.KindObject:
+		n := uint64(goja.MustardRetainedObject)
+		for range it.Len {
+			k, err := e.Key()
+			if err != nil {
+				return 0, err
+			}
+			b, err := encodedBytes(e)
+			if err != nil {
+				return 0, err
+			}
+			n += goja.MustardRetainedProperty + guestStringBytes(k) + b
+		}
+		return n, nil
+	}
+	return 0, nil
+}
+
 func (r *realm) importString(s string) goja.Value {
 	if utf8.ValidString(s) {
 		return r.rt.MustardString(s)

@@ -232,7 +232,7 @@ func TestReplayMatchesHot(t *testing.T) {
 	require.NoError(t, step.Err)
 	require.Len(t, snaps, 5)
 	for i, raw := range snaps {
-		s, err := snapshot.Decode(raw)
+		s, err := snapshot.Load(raw, nil)
 		require.NoError(t, err)
 		cx, cstep := testRuntime.Start(Config{Program: p, Header: s.Header, Limits: pol.Limits, Journal: s, Raw: raw,
 			Answers: []Answer{{CallID: s.Last().Focus, Payload: answers[i]}}})

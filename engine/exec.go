@@ -808,13 +808,7 @@ func (x *Execution) suspend() error {
 // cancelled answer ends the execution.
 func (x *Execution) apply(journaled []snapshot.Answer, answers []Answer) error {
 	for i := range journaled {
-		// A journal's answers are decoded as the replay reaches them
-		// (snapshot.Load), so only the ones in use are held as values.
-		o, err := journaled[i].Outcome.Decoded()
-		if err != nil {
-			return divergence(fmt.Sprintf("the answer to call %d cannot be decoded", journaled[i].CallID))
-		}
-		if err := x.deliver(journaled[i].CallID, o); err != nil {
+		if err := x.deliver(journaled[i].CallID, journaled[i].Outcome); err != nil {
 			return err
 		}
 	}
@@ -908,6 +902,31 @@ func (x *Execution) setLimits(l policy.Limits) {
 	x.realm.rt.SetMaxCallStackSize(x.maxCallStack(l))
 }
 
+// settleEncoded is settlement's value for a journaled answer a resume left
+// encoded (snapshot.Load): counted and imported straight from its bytes,
+// as the hot run counted and imported the decoded value, so the replay
+// never holds the answer as a value too.
+func (x *Execution) settleEncoded(enc []byte, owned bool) goja.Value {
+	r := x.realm
+	n, err := encodedBytes(value.NewEncoded(enc, owned))
+	if err != nil {
+		return x.fail(errUnreadableAnswer)
+	}
+	if !r.admit(int(min(n, math.MaxInt))) {
+		return goja.Undefined()
+	}
+	v, err := r.importEncoded(value.NewEncoded(enc, owned))
+	if err != nil {
+		return x.fail(errUnreadableAnswer)
+	}
+	return v
+}
+
+// errUnreadableAnswer fails a replay whose journaled answer is not the
+// checked encoding snapshot.Load left: only a change to the value
+// package's rules between the check and the read could cause it.
+var errUnreadableAnswer = &Error{Kind: KindSerialization, Message: "snapshot replay diverged: a journaled answer cannot be read"}
+
 // answer returns a host outcome to a synchronous call: a value, or a
 // thrown Error.
 func (x *Execution) answer(o snapshot.Outcome) goja.Value {
@@ -923,6 +942,9 @@ func (x *Execution) answer(o snapshot.Outcome) goja.Value {
 func (x *Execution) settlement(o snapshot.Outcome) (goja.Value, bool) {
 	r := x.realm
 	if o.Error == nil {
+		if enc, owned := o.Encoded(); enc != nil {
+			return x.settleEncoded(enc, owned), false
+		}
 		// The answer is memory the guest is given: as a built-in's
 		// allocation, one larger than the heap limit fails the execution
 		// before it is made (the guest never sees it).

@@ -186,7 +186,7 @@ func runGuest(c guestCase) (r guestRun) {
 func resumeCold(p *Program, step Step, pay Payload, limits policy.Limits, parked *Execution) (*Execution, Step, string) {
 	raw := step.Snapshot
 	parked.Abandon()
-	snap, err := snapshot.Decode(raw)
+	snap, err := snapshot.Load(raw, nil)
 	if err != nil {
 		return nil, Step{}, "snapshot: " + err.Error()
 	}

@@ -123,7 +123,7 @@ func TestEveryLimitLoweredAtResumeHotEqualsCold(t *testing.T) {
 					hx, hstep := x.Resume(answer, l)
 					hot := finish(hx, hstep, l)
 
-					snap, err := snapshot.Decode(raw)
+					snap, err := snapshot.Load(raw, nil)
 					require.NoError(t, err)
 					cx, cstep := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: l, Journal: snap,
 						Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer}}})
@@ -154,7 +154,7 @@ func TestLoweredHeapLimitBelowWhatIsKeptFailsBothWays(t *testing.T) {
 	_, hot := x.Resume(answer, low)
 	require.Equal(t, ErrHeapLimit, hot.Err)
 
-	snap, err := snapshot.Decode(raw)
+	snap, err := snapshot.Load(raw, nil)
 	require.NoError(t, err)
 	_, cold := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: low, Journal: snap, Raw: raw,
 		Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer}}})

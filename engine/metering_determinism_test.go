@@ -188,7 +188,7 @@ func (r *mdRun) hot(t testing.TB) []mdStep {
 func (r *mdRun) cold(t testing.TB, k int) []mdStep {
 	t.Helper()
 	raw := r.journal(t, k)
-	snap, err := snapshot.Decode(raw)
+	snap, err := snapshot.Load(raw, nil)
 	require.NoError(t, err)
 	require.Len(t, snap.Suspensions, k+1)
 	s := r.steps[k]

@@ -109,7 +109,7 @@ func TestParkedExecutionWeighsWhatItKeeps(t *testing.T) {
 			// garbage that the replay's collections free.
 			x.Abandon()
 			xs[i] = nil
-			j, err := snapshot.Decode(raw)
+			j, err := snapshot.Load(raw, nil)
 			require.NoError(t, err)
 			hj := j.Header
 			x, st := rt.Start(Config{Program: p, Header: hj, Limits: limits, Journal: j, Raw: raw,

@@ -251,7 +251,7 @@ func TestTypeScriptColdResume(t *testing.T) {
 	assert.True(t, value.Equal(num(30), step.Value))
 	require.Len(t, snaps, 3)
 	for i, raw := range snaps {
-		s, err := snapshot.Decode(raw)
+		s, err := snapshot.Load(raw, nil)
 		require.NoError(t, err)
 		cold, err := LoadProgram(s.Header.Program)
 		require.NoError(t, err)

@@ -93,6 +93,11 @@ type Outcome struct {
 	owned bool // enc is the outcome's own memory: strings may share it
 }
 
+// Encoded returns the value's encoding when Load left it encoded (Value is
+// then unset), and whether the encoding is the outcome's own memory (see
+// value.NewEncoded).
+func (o Outcome) Encoded() (enc []byte, owned bool) { return o.enc, o.owned }
+
 // Decoded returns the outcome with its value decoded, for one Load left
 // encoded; any other is returned as it is.
 func (o Outcome) Decoded() (Outcome, error) {

@@ -98,6 +98,7 @@ func FuzzDecodeCBOR(f *testing.F) {
 			t.Fatalf("decoded %x but encodes as %x", used, enc)
 		}
 		checkValue(t, v)
+		checkEncoded(t, used, v)
 		var u Value
 		err = u.UnmarshalCBOR(b)
 		if (err == nil) != (len(rest) == 0) {
