@@ -123,9 +123,10 @@ func appendCBOR(dst []byte, v *Value) []byte {
 func DecodeCBOR(b []byte) (v Value, rest []byte, err error) { return decodeCBOR(b, false) }
 
 // DecodeCBOROwned is DecodeCBOR for a b the caller gives away: b must
-// not be changed afterwards, and the value's strings may share its memory
-// instead of being copied out of it (a decompressed journal record, whose
-// one large string would otherwise be copied whole).
+// not be changed afterwards, and a string that is most of it shares its
+// memory instead of being copied out of it (a decompressed journal record,
+// whose one large string would otherwise be copied whole). Shorter strings
+// are copied, so that keeping one does not keep all of b.
 func DecodeCBOROwned(b []byte) (v Value, rest []byte, err error) { return decodeCBOR(b, true) }
 
 // CheckCBOR reports whether DecodeCBOR would accept the value at the start
@@ -187,7 +188,7 @@ func (d *cborDecoder) bytes() (string, error) {
 		return "", invalidf("string length exceeds the data at byte %d", at)
 	}
 	var s string
-	if d.owned && n > 0 {
+	if d.owned && n > 0 && (d.check || sharesWhole(int(n), cap(d.b))) {
 		s = unsafe.String(&d.b[d.i], int(n))
 	} else {
 		s = string(d.b[d.i : d.i+int(n)])

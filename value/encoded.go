@@ -20,6 +20,7 @@ type Encoded struct {
 	b     []byte
 	i     int
 	owned bool
+	keys  map[string]string // short keys read so far: records repeat them
 }
 
 // Item is one item of an Encoded value. An Array or Object item is
@@ -38,8 +39,8 @@ type Item struct {
 var ErrNotChecked = errors.New("not a checked value encoding")
 
 // NewEncoded reads the value encoded at the start of b. With owned, b is
-// the caller's to give away, as for DecodeCBOROwned: strings may share its
-// memory.
+// the caller's to give away, as for DecodeCBOROwned: a string that is most
+// of it shares its memory instead of being copied.
 func NewEncoded(b []byte, owned bool) *Encoded { return &Encoded{b: b, owned: owned} }
 
 // Done reports whether every byte was read.
@@ -90,12 +91,29 @@ func (e *Encoded) Next() (Item, error) {
 	return Item{}, ErrNotChecked
 }
 
-// Key reads an object member's key.
+// Key reads an object member's key. A short key read before is the same
+// string again, as ParseJSON interns them.
 func (e *Encoded) Key() (string, error) {
 	if e.i >= len(e.b) || e.b[e.i]>>5 != majorBytes {
 		return "", ErrNotChecked
 	}
-	return e.text()
+	_, n, next, err := detcbor.ReadHead(e.b, e.i)
+	if err != nil || n > uint64(len(e.b)-next) || n > maxInternedKeyLen {
+		return e.text()
+	}
+	kb := e.b[next : next+int(n)]
+	if k, ok := e.keys[string(kb)]; ok {
+		e.i = next + int(n)
+		return k, nil
+	}
+	k, err := e.text()
+	if err == nil && len(e.keys) < maxInternedKeys {
+		if e.keys == nil {
+			e.keys = make(map[string]string, 16)
+		}
+		e.keys[k] = k
+	}
+	return k, err
 }
 
 func (e *Encoded) text() (string, error) {
@@ -107,8 +125,16 @@ func (e *Encoded) text() (string, error) {
 	if n == 0 {
 		return "", nil
 	}
-	if e.owned {
+	if e.owned && sharesWhole(int(n), cap(e.b)) {
 		return unsafe.String(&e.b[next], int(n)), nil
 	}
 	return string(e.b[next:e.i]), nil
 }
+
+// sharesWhole reports whether a string of n bytes may share the memory of
+// an owned encoding in size bytes (its capacity): only when it is most of
+// it. A string
+// that shares the memory keeps all of it alive, and a guest that kept a
+// short string from each of many large answers would otherwise hold every
+// answer whole while its heap counts only the strings.
+func sharesWhole(n, size int) bool { return 2*n >= size }

@@ -2,7 +2,9 @@ package value
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // fromEncoded builds the value an Encoded reads, as DecodeCBOR would.
@@ -73,6 +75,84 @@ func TestEncodedReadsWhatDecodeCBORDecodes(t *testing.T) {
 		}
 		if err == nil {
 			t.Errorf("Encoded read %x without an error", bad)
+		}
+	}
+}
+
+// Only a string that is most of an owned encoding shares its memory: a
+// short one kept from a large answer must not keep the answer.
+func TestOwnedStringsShareOnlyWhenMostOfTheBytes(t *testing.T) {
+	long := strings.Repeat("x", 1000)
+	for _, c := range []struct {
+		v     Value
+		share bool
+	}{
+		{String(long), true},
+		{Array(String(long), String("short")), true},
+		{Object(M("title", String("short")), M("body", String(long))), true},
+		{Array(String("short"), String(long[:400]), String(long[:400])), false},
+	} {
+		enc := c.v.AppendCBOR(nil)
+		inside := func(s string) bool {
+			p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+			start := uintptr(unsafe.Pointer(&enc[0]))
+			return p >= start && p < start+uintptr(len(enc))
+		}
+		e := NewEncoded(enc, true)
+		var strs []string
+		var walk func()
+		walk = func() {
+			it, err := e.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch it.Kind {
+			case KindString:
+				strs = append(strs, it.Str)
+			case KindArray:
+				for range it.Len {
+					walk()
+				}
+			case KindObject:
+				for range it.Len {
+					k, err := e.Key()
+					if err != nil {
+						t.Fatal(err)
+					}
+					strs = append(strs, k)
+					walk()
+				}
+			}
+		}
+		walk()
+		d, _, err := DecodeCBOROwned(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var decoded []string
+		var collect func(v Value)
+		collect = func(v Value) {
+			switch v.Kind {
+			case KindString:
+				decoded = append(decoded, v.Str)
+			case KindArray:
+				for _, el := range v.Elems {
+					collect(el)
+				}
+			case KindObject:
+				for _, m := range v.Members {
+					decoded = append(decoded, m.Key)
+					collect(m.Value)
+				}
+			}
+		}
+		collect(d)
+		for _, list := range [][]string{strs, decoded} {
+			for _, s := range list {
+				if want := c.share && len(s) == len(long); inside(s) != want {
+					t.Errorf("%s: %d-byte string shares the encoding: %v, want %v", c.v, len(s), inside(s), want)
+				}
+			}
 		}
 	}
 }
