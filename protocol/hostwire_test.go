@@ -136,7 +136,11 @@ func seenPay(p resumePayload) seenPayload {
 		}
 		return seenPayload{Error: se}
 	}
-	return seenPayload{Value: shortJSON(p.outcome.Value)}
+	o, err := p.outcome.Decoded()
+	if err != nil {
+		return seenPayload{Value: "undecodable: " + err.Error()}
+	}
+	return seenPayload{Value: shortJSON(o.Value)}
 }
 
 var deliveryNames = map[delivery]string{deliverFull: "", deliverDelta: "delta", deliverNone: "none"}

@@ -97,13 +97,15 @@ func (f fields) payload(key string) (resumePayload, error) {
 		if _, ok := p.get(wire.FieldValue); !ok {
 			return resumePayload{}, errorf(codeMissingField, "payload.value is required")
 		}
-		// ParseJSON returns only values that may cross (FuzzParseJSON
-		// checks it): a 50 KB answer is not walked again to validate it.
-		v, err := value.ParseJSON(p.at(wire.FieldValue))
+		// The answer goes to the journal and into the guest as its binary
+		// form: TranscodeJSON accepts what ParseJSON accepts, only values
+		// that may cross (FuzzParseJSON checks both), without building
+		// the value.
+		enc, err := value.TranscodeJSON(p.at(wire.FieldValue))
 		if err != nil {
 			return resumePayload{}, errorf(codeInvalidValue, "invalid payload.value: %s", err.Error())
 		}
-		return resumePayload{outcome: snapshot.Outcome{Value: v}}, nil
+		return resumePayload{outcome: snapshot.EncodedOutcome(enc)}, nil
 	case wire.FieldError:
 		e, ok, err := p.object(wire.FieldError)
 		if err != nil || !ok {

@@ -85,13 +85,19 @@ type Outcome struct {
 	Value value.Value
 
 	// enc, when set, is Value's encoding, checked but not yet decoded,
-	// and Value is unset. Load leaves a journal's answers so and a
-	// replay decodes each as it reaches it (Decoded): a long journal's
-	// answers are then never all held as values at once, which for
-	// structured answers took many times their encoded size.
+	// and Value is unset. Load leaves a journal's answers so, for the
+	// replay to import each as it reaches it, and a resume's answer
+	// arrives so (EncodedOutcome): for structured data a Value tree
+	// takes many times the size of its encoding.
 	enc   []byte
 	owned bool // enc is the outcome's own memory: strings may share it
 }
+
+// EncodedOutcome is the outcome of a call that returned the value encoded
+// in enc, which must be a value's binary form (value.TranscodeJSON's) that
+// the outcome may keep: the engine imports it from these bytes and the
+// journal records them as they are.
+func EncodedOutcome(enc []byte) Outcome { return Outcome{enc: enc, owned: true} }
 
 // Encoded returns the value's encoding when Load left it encoded (Value is
 // then unset), and whether the encoding is the outcome's own memory (see

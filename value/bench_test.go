@@ -23,6 +23,33 @@ func BenchmarkParseJSON(b *testing.B) {
 	}
 }
 
+// BenchmarkTranscodeJSON is a resume's answer on its way to the journal
+// and the guest: ParseJSON then AppendCBOR, against TranscodeJSON.
+func BenchmarkTranscodeJSON(b *testing.B) {
+	in := realisticValue().AppendJSON(nil)
+	b.Run("parse+encode", func(b *testing.B) {
+		b.SetBytes(int64(len(in)))
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			v, err := ParseJSON(in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf = v.AppendCBOR(buf[:0])
+		}
+	})
+	b.Run("transcode", func(b *testing.B) {
+		b.SetBytes(int64(len(in)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := TranscodeJSON(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 func BenchmarkAppendCBOR(b *testing.B) {
 	v := realisticValue()
 	buf := v.AppendCBOR(nil)

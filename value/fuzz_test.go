@@ -63,6 +63,7 @@ func checkValue(t *testing.T, v Value) {
 func FuzzParseJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := ParseJSON(b)
+		checkTranscode(t, b, v, err)
 		if err != nil {
 			if v.Kind != KindUndefined {
 				t.Fatalf("value returned with error %v", err)
@@ -173,5 +174,18 @@ func TestFuzzSeedsClassified(t *testing.T) {
 		} else if !strings.HasPrefix(name, "crash_") {
 			assert.NoError(t, err, name)
 		}
+	}
+}
+
+// checkTranscode: TranscodeJSON fails as ParseJSON does, with the same
+// error, and otherwise writes what AppendCBOR writes for ParseJSON's value.
+func checkTranscode(t *testing.T, b []byte, v Value, err error) {
+	t.Helper()
+	enc, terr := TranscodeJSON(b)
+	if fmt.Sprint(terr) != fmt.Sprint(err) {
+		t.Fatalf("TranscodeJSON(%q): error %v, ParseJSON %v", b, terr, err)
+	}
+	if err == nil && !bytes.Equal(enc, v.AppendCBOR(nil)) {
+		t.Fatalf("TranscodeJSON(%q) = %x, ParseJSON's value encodes as %x", b, enc, v.AppendCBOR(nil))
 	}
 }

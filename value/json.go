@@ -2,9 +2,11 @@ package value
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 )
 
@@ -252,6 +254,29 @@ func ParseJSON(b []byte) (Value, error) {
 	return v, nil
 }
 
+// TranscodeJSON is ParseJSON writing the value's binary form (AppendCBOR)
+// instead of building it: the same acceptance and the same errors, in one
+// pass, without the Value tree. A resume's answer goes to the journal and
+// into the guest from these bytes; for structured data the tree took many
+// times their size and lived only until it was imported. The result is
+// the caller's own memory.
+func TranscodeJSON(b []byte) ([]byte, error) {
+	d := jsonDecoder{b: b, scratch: getScratch(), cbor: true}
+	defer d.release()
+	// Every item's binary form is shorter than its JSON wire form (a
+	// variant object or a quoted name around it), heads included, so
+	// this is the only allocation.
+	d.out = make([]byte, 0, len(b))
+	if _, err := d.value(0, posTop); err != nil {
+		return nil, err
+	}
+	d.skipWS()
+	if d.i < len(d.b) {
+		return nil, invalidf("unexpected data after the value at offset %d", d.i)
+	}
+	return d.assemble(), nil
+}
+
 // ParseJSONString decodes one JSON string (with optional surrounding
 // whitespace) to WTF-8, keeping \u escapes of unpaired surrogates, as
 // ParseJSON does for String values.
@@ -278,6 +303,73 @@ type jsonDecoder struct {
 	b []byte
 	i int
 	*scratch
+
+	// cbor (TranscodeJSON): the decoder appends each value's binary form
+	// to out instead of building it. An array's or object's count is not
+	// known where its head goes, so heads are noted and put in place by
+	// assemble.
+	cbor bool
+	out  []byte
+}
+
+// pendingHead is the head of an array or object of a transcoded value:
+// major with argument n, written before out[at].
+type pendingHead struct {
+	at    int
+	major byte
+	n     uint64
+}
+
+// scalar returns v, and in cbor mode writes it.
+func (d *jsonDecoder) scalar(v Value) Value {
+	if d.cbor {
+		d.out = appendCBOR(d.out, &v)
+	}
+	return v
+}
+
+// openHead notes the head of an array or object that starts here and
+// returns its index, for its count.
+func (d *jsonDecoder) openHead(major byte) int {
+	d.heads = append(d.heads, pendingHead{at: len(d.out), major: major})
+	return len(d.heads) - 1
+}
+
+// assemble puts every noted head in place in out, moving what follows
+// each one up, last first, and returns out.
+func (d *jsonDecoder) assemble() []byte {
+	extra := 0
+	for _, h := range d.heads {
+		extra += headLen(h.n)
+	}
+	if extra == 0 {
+		return d.out
+	}
+	out := slices.Grow(d.out, extra)[:len(d.out)+extra]
+	end := len(d.out) // the part not yet moved is out[:end]
+	for k := len(d.heads) - 1; k >= 0; k-- {
+		h := d.heads[k] // heads start in order: at never decreases
+		copy(out[h.at+extra:], out[h.at:end])
+		extra -= headLen(h.n)
+		detcbor.AppendHead(out[h.at+extra:h.at+extra], h.major, h.n)
+		end = h.at
+	}
+	return out
+}
+
+// headLen is the length of a head with argument n in its shortest form.
+func headLen(n uint64) int {
+	switch {
+	case n < 24:
+		return 1
+	case n <= math.MaxUint8:
+		return 2
+	case n <= math.MaxUint16:
+		return 3
+	case n <= math.MaxUint32:
+		return 5
+	}
+	return 9
 }
 
 func (d *jsonDecoder) skipWS() {
@@ -339,14 +431,14 @@ func (d *jsonDecoder) value(depth int, pos position) (Value, error) {
 		}
 		switch string(name) {
 		case "Undefined":
-			return Value{}, nil
+			return d.scalar(Value{}), nil
 		case "Null":
-			return Value{Kind: KindNull}, nil
+			return d.scalar(Value{Kind: KindNull}), nil
 		case "Hole":
 			if pos != posElem {
 				return Value{}, errHolePlacement
 			}
-			return Value{Kind: KindHole}, nil
+			return d.scalar(Value{Kind: KindHole}), nil
 		case "Bool", "String", "Number", "Array", "Object":
 			return Value{}, invalidf("variant %q requires content", name)
 		}
@@ -405,6 +497,12 @@ func (d *jsonDecoder) variant(depth int, pos position) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
+		if d.cbor {
+			d.out = detcbor.AppendHead(d.out, majorBytes, uint64(len(s)))
+			d.out = append(d.out, s...)
+			v = Value{Kind: KindString}
+			break
+		}
 		v = Value{Kind: KindString, Str: string(s)}
 	case "Number":
 		if v, err = d.number(); err != nil {
@@ -432,6 +530,12 @@ func (d *jsonDecoder) variant(depth int, pos position) (Value, error) {
 		}
 	default:
 		return Value{}, invalidf("unknown variant %s", quoteSnippet(string(name)))
+	}
+	if d.cbor {
+		switch v.Kind { // strings, arrays and objects were written as read
+		case KindUndefined, KindNull, KindHole, KindBool, KindNumber:
+			d.out = appendCBOR(d.out, &v)
+		}
 	}
 	switch d.peek() {
 	case '}':
@@ -549,25 +653,37 @@ func (d *jsonDecoder) finite() (float64, error) {
 // that d.b[d.i] is '['.
 func (d *jsonDecoder) array(depth int) (Value, error) {
 	d.i++
+	head := -1
+	if d.cbor {
+		head = d.openHead(majorArray)
+	}
 	if d.peek() == ']' {
 		d.i++
 		return Value{Kind: KindArray}, nil
 	}
 	base := len(d.elems)
+	n := 0
 	for {
-		if len(d.elems)-base == MaxArrayLength {
+		if n == MaxArrayLength {
 			return Value{}, errArrayTooLong
 		}
 		v, err := d.value(depth, posElem)
 		if err != nil {
 			return Value{}, err
 		}
-		d.elems = append(d.elems, v)
+		if !d.cbor {
+			d.elems = append(d.elems, v)
+		}
+		n++
 		switch d.peek() {
 		case ',':
 			d.i++
 		case ']':
 			d.i++
+			if d.cbor {
+				d.heads[head].n = uint64(n)
+				return Value{Kind: KindArray}, nil
+			}
 			return Value{Kind: KindArray, Elems: d.takeElems(base)}, nil
 		default:
 			return Value{}, d.expected("',' or ']'")
@@ -579,6 +695,10 @@ func (d *jsonDecoder) array(depth int) (Value, error) {
 // that d.b[d.i] is '{'.
 func (d *jsonDecoder) object(depth int) (Value, error) {
 	d.i++
+	head := -1
+	if d.cbor {
+		head = d.openHead(majorMap)
+	}
 	if d.peek() == '}' {
 		d.i++
 		return Value{Kind: KindObject}, nil
@@ -597,6 +717,10 @@ func (d *jsonDecoder) object(depth int) (Value, error) {
 		if !keys.add(d.members[base:], key) {
 			return Value{}, errDuplicateKey(key)
 		}
+		if d.cbor {
+			d.out = detcbor.AppendHead(d.out, majorBytes, uint64(len(key)))
+			d.out = append(d.out, key...)
+		}
 		if err := d.expect(':', "':'"); err != nil {
 			return Value{}, err
 		}
@@ -604,12 +728,21 @@ func (d *jsonDecoder) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
+		if d.cbor {
+			v = Value{} // the keys alone find a repeated key
+		}
 		d.members = append(d.members, Member{Key: key, Value: v})
 		switch d.peek() {
 		case ',':
 			d.i++
 		case '}':
 			d.i++
+			if d.cbor {
+				d.heads[head].n = uint64(len(d.members) - base)
+				clear(d.members[base:])
+				d.members = d.members[:base]
+				return Value{Kind: KindObject}, nil
+			}
 			return Value{Kind: KindObject, Members: d.takeMembers(base)}, nil
 		default:
 			return Value{}, d.expected("',' or '}'")

@@ -175,6 +175,7 @@ func TestParseJSON(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseJSON([]byte(tc.in))
 			require.NoError(t, err)
+			checkTranscode(t, []byte(tc.in), got, err)
 			assert.True(t, Equal(tc.want, got), "got %#v", got)
 			assert.NoError(t, got.Validate())
 		})
@@ -261,6 +262,7 @@ func TestParseJSONErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := ParseJSON([]byte(tc.in))
 			require.Error(t, err)
+			checkTranscode(t, []byte(tc.in), v, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assertHostError(t, err)
 			assert.True(t, Equal(Undefined(), v))
@@ -307,10 +309,12 @@ func TestParseJSONDepth(t *testing.T) {
 	for _, object := range []bool{false, true} {
 		v, err := ParseJSON([]byte(nestJSON(MaxDepth, object)))
 		require.NoError(t, err)
+		checkTranscode(t, []byte(nestJSON(MaxDepth, object)), v, err)
 		assert.True(t, Equal(nestValue(MaxDepth, object), v))
 
-		_, err = ParseJSON([]byte(nestJSON(MaxDepth+1, object)))
+		v, err = ParseJSON([]byte(nestJSON(MaxDepth+1, object)))
 		require.Error(t, err)
+		checkTranscode(t, []byte(nestJSON(MaxDepth+1, object)), v, err)
 		assert.Contains(t, err.Error(), "structured host boundary nesting limit exceeded")
 		assert.True(t, errors.Is(err, ErrNestingLimit))
 		assertHostError(t, err)
@@ -341,10 +345,12 @@ func TestParseJSONArrayLength(t *testing.T) {
 	}
 	v, err := ParseJSON(build(MaxArrayLength))
 	require.NoError(t, err)
+	checkTranscode(t, build(MaxArrayLength), v, err)
 	assert.Len(t, v.Elems, MaxArrayLength)
 
-	_, err = ParseJSON(build(MaxArrayLength + 1))
+	v, err = ParseJSON(build(MaxArrayLength + 1))
 	require.ErrorIs(t, err, ErrArrayTooLong)
+	checkTranscode(t, build(MaxArrayLength+1), v, err)
 	assertHostError(t, err)
 }
 
@@ -355,6 +361,7 @@ func TestJSONRoundTrip(t *testing.T) {
 			require.True(t, json.Valid(b), "%s", b)
 			got, err := ParseJSON(b)
 			require.NoError(t, err, "%s", b)
+			checkTranscode(t, b, got, err)
 			assert.True(t, Equal(tc.v, got), "%s", b)
 			assert.Equal(t, string(b), string(got.AppendJSON(nil)))
 		})

@@ -9,7 +9,8 @@ import "sync"
 type scratch struct {
 	elems   []Value
 	members []Member
-	buf     []byte // a string being unescaped
+	buf     []byte        // a string being unescaped
+	heads   []pendingHead // TranscodeJSON's array and object heads
 
 	// keys interns object keys across decodes: tool results repeat the
 	// same few keys, and each was a new string.
@@ -61,10 +62,10 @@ func (s *scratch) release() {
 	// over by an error and must not keep the input's values alive.
 	clear(s.elems)
 	clear(s.members)
-	if cap(s.elems) > maxPooledEntries || cap(s.members) > maxPooledEntries || cap(s.buf) > maxPooledBuf {
+	if cap(s.elems) > maxPooledEntries || cap(s.members) > maxPooledEntries || cap(s.buf) > maxPooledBuf || cap(s.heads) > maxPooledEntries {
 		return
 	}
-	s.elems, s.members, s.buf = s.elems[:0], s.members[:0], s.buf[:0]
+	s.elems, s.members, s.buf, s.heads = s.elems[:0], s.members[:0], s.buf[:0], s.heads[:0]
 	scratchPool.Put(s)
 }
 
