@@ -116,13 +116,7 @@ func TestImportBytesMatchesTheRetainedWalk(t *testing.T) {
 		"array of records": value.Array(elems...),
 	} {
 		t.Run(name, func(t *testing.T) {
-			p, err := Compile("globalThis.kept = cap(); cap()")
-			require.NoError(t, err)
-			limits := policy.DefaultLimits()
-			limits.HeapLimitBytes = 1 << 30
-			pol, err := policy.New([]string{"cap"}, limits)
-			require.NoError(t, err)
-			h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 1, ClockMillis: 1}
+			p, pol, h := roomyCapProgram(t, "globalThis.kept = cap(); cap()")
 			x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: pol.Limits})
 			require.True(t, step.Suspended())
 			base := x.heap.retained
@@ -135,6 +129,20 @@ func TestImportBytesMatchesTheRetainedWalk(t *testing.T) {
 			x.Abandon()
 		})
 	}
+}
+
+// roomyCapProgram compiles src for an execution granted cap under the
+// default limits with a 1 GiB heap, and returns the policy and header to
+// start it with.
+func roomyCapProgram(t *testing.T, src string) (*Program, policy.Policy, snapshot.Header) {
+	t.Helper()
+	p, err := Compile(src)
+	require.NoError(t, err)
+	limits := policy.DefaultLimits()
+	limits.HeapLimitBytes = 1 << 30
+	pol, err := policy.New([]string{"cap"}, limits)
+	require.NoError(t, err)
+	return p, pol, snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 1, ClockMillis: 1}
 }
 
 func elemsOf(n int) []value.Value {

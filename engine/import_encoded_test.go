@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 	"github.com/stretchr/testify/assert"
@@ -61,13 +60,7 @@ function d(v) {
   return [typeof v, v];
 }
 const r = cap(); globalThis.kept = r; cap(); cap(); JSON.stringify(d(r))`
-	p, err := Compile(src)
-	require.NoError(t, err)
-	limits := policy.DefaultLimits()
-	limits.HeapLimitBytes = 1 << 30
-	pol, err := policy.New([]string{"cap"}, limits)
-	require.NoError(t, err)
-	h := snapshot.Header{Program: p.Bytes, Capabilities: pol.Capabilities, Seed: 1, ClockMillis: 1}
+	p, pol, h := roomyCapProgram(t, src)
 	null := Payload{Outcome: snapshot.Outcome{Value: value.Null()}}
 	for name, v := range importEncodedCases() {
 		t.Run(name, func(t *testing.T) {
