@@ -1,0 +1,5 @@
+//go:build !race
+
+package value
+
+const raceEnabled = false
