@@ -10,9 +10,10 @@ import (
 )
 
 // Encoded reads a value's binary form item by item, without building the
-// value: a replay imports a journaled answer straight into the guest from
-// it, where a decoded answer of structured data took many times its
-// encoding as a Value tree that lived only until it was imported.
+// value: the engine imports an answer into the guest from it, a resume's
+// (TranscodeJSON) and a replay's (a journal's record) alike, where a
+// decoded answer of structured data took many times its encoding as a
+// Value tree that lived only until it was imported.
 //
 // The bytes must be a value CheckCBOR accepted; Encoded trusts its
 // lengths and nesting and only guards against reading past the end.
@@ -34,8 +35,9 @@ type Item struct {
 	Len  int    // KindArray and KindObject
 }
 
-// ErrNotChecked is returned by Encoded for bytes CheckCBOR would not have
-// accepted.
+// ErrNotChecked is returned when Encoded meets bytes that are not a value's
+// binary form. It does not look for everything CheckCBOR refuses: it is
+// for bytes already checked.
 var ErrNotChecked = errors.New("not a checked value encoding")
 
 // NewEncoded reads the value encoded at the start of b. With owned, b is
