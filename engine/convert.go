@@ -371,9 +371,9 @@ func (r *realm) importValue(v value.Value) goja.Value {
 	return goja.Undefined()
 }
 
-// importEncoded is importValue for a value's checked encoding (a
-// journaled answer): the same guest values, made in the same order, read
-// straight from the bytes instead of from a decoded Value.
+// importEncoded is importValue for a value's checked binary form (an
+// answer, hot or journaled): the same guest values, made in the same
+// order, read straight from the bytes instead of from a decoded Value.
 func (r *realm) importEncoded(e *value.Encoded) (goja.Value, error) {
 	return r.importEncodedAt(e, false)
 }
@@ -449,7 +449,8 @@ func (r *realm) importEncodedAt(e *value.Encoded, elem bool) (goja.Value, error)
 	return goja.Undefined(), nil
 }
 
-// encodedBytes is importBytes for a value's checked encoding.
+// encodedBytes is importBytes for a value's checked binary form, read
+// with value.NewEncodedView so that counting copies nothing.
 func encodedBytes(e *value.Encoded) (uint64, error) {
 	it, err := e.Next()
 	if err != nil {

@@ -902,13 +902,13 @@ func (x *Execution) setLimits(l policy.Limits) {
 	x.realm.rt.SetMaxCallStackSize(x.maxCallStack(l))
 }
 
-// settleEncoded is settlement's value for a journaled answer a resume left
-// encoded (snapshot.Load): counted and imported straight from its bytes,
-// as the hot run counted and imported the decoded value, so the replay
-// never holds the answer as a value too.
+// settleEncoded is settlement's value for an answer that arrives as its
+// binary form (a resume's, from value.TranscodeJSON, or a journaled one
+// snapshot.Load left encoded): counted and imported straight from its
+// bytes, never held as a Value.
 func (x *Execution) settleEncoded(enc []byte, owned bool) goja.Value {
 	r := x.realm
-	n, err := encodedBytes(value.NewEncoded(enc, owned))
+	n, err := encodedBytes(value.NewEncodedView(enc))
 	if err != nil {
 		return x.fail(errUnreadableAnswer)
 	}

@@ -21,6 +21,7 @@ type Encoded struct {
 	b     []byte
 	i     int
 	owned bool
+	view  bool              // NewEncodedView: every string shares b
 	keys  map[string]string // short keys read so far: records repeat them
 }
 
@@ -44,6 +45,12 @@ var ErrNotChecked = errors.New("not a checked value encoding")
 // the caller's to give away, as for DecodeCBOROwned: a string that is most
 // of it shares its memory instead of being copied.
 func NewEncoded(b []byte, owned bool) *Encoded { return &Encoded{b: b, owned: owned} }
+
+// NewEncodedView reads the value encoded at the start of b to look at it,
+// not to keep it: every string it returns shares b's memory and is valid
+// only while b is unchanged. Counting what a value will take reads it so
+// without copying anything.
+func NewEncodedView(b []byte) *Encoded { return &Encoded{b: b, view: true} }
 
 // Done reports whether every byte was read.
 func (e *Encoded) Done() bool { return e.i == len(e.b) }
@@ -100,7 +107,7 @@ func (e *Encoded) Key() (string, error) {
 		return "", ErrNotChecked
 	}
 	_, n, next, err := detcbor.ReadHead(e.b, e.i)
-	if err != nil || n > uint64(len(e.b)-next) || n > maxInternedKeyLen {
+	if err != nil || n > uint64(len(e.b)-next) || n > maxInternedKeyLen || e.view {
 		return e.text()
 	}
 	kb := e.b[next : next+int(n)]
@@ -127,7 +134,7 @@ func (e *Encoded) text() (string, error) {
 	if n == 0 {
 		return "", nil
 	}
-	if e.owned && sharesWhole(int(n), cap(e.b)) {
+	if e.view || e.owned && sharesWhole(int(n), cap(e.b)) {
 		return unsafe.String(&e.b[next], int(n)), nil
 	}
 	return string(e.b[next:e.i]), nil

@@ -38,8 +38,7 @@ func fromEncoded(t *testing.T, e *Encoded) Value {
 // checkEncoded: reading enc item by item gives what DecodeCBOR gives.
 func checkEncoded(t *testing.T, enc []byte, want Value) {
 	t.Helper()
-	for _, owned := range []bool{false, true} {
-		e := NewEncoded(enc, owned)
+	for _, e := range []*Encoded{NewEncoded(enc, false), NewEncoded(enc, true), NewEncodedView(enc)} {
 		// Canonical encodings are equal exactly when the values are (NaN
 		// included, which DeepEqual would not match).
 		if got := fromEncoded(t, e); !bytes.Equal(got.AppendCBOR(nil), want.AppendCBOR(nil)) || !e.Done() {
