@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,6 +31,18 @@ func FuzzDecode(f *testing.F) {
 		s, err := Decode(b)
 		if !bytes.Equal(b, orig) {
 			t.Fatal("Decode modified its input")
+		}
+		// Load, which leaves answers encoded, accepts and refuses the
+		// same plain bytes with the same error, and its answers decode to
+		// Decode's. (Sealed bytes need a seal key to load.)
+		if !IsSealed(b) {
+			loaded, lerr := Load(b, nil)
+			if fmt.Sprint(lerr) != fmt.Sprint(err) {
+				t.Fatalf("Load error %v, Decode %v", lerr, err)
+			}
+			if err == nil && !reflect.DeepEqual(decodeAnswers(t, loaded), s) {
+				t.Fatal("Load's answers decode to other values than Decode's")
+			}
 		}
 		if err != nil {
 			if s != nil {
