@@ -922,9 +922,9 @@ func (x *Execution) settleEncoded(enc []byte, owned bool) goja.Value {
 	return v
 }
 
-// errUnreadableAnswer fails a replay whose journaled answer is not the
-// checked encoding snapshot.Load left: only a change to the value
-// package's rules between the check and the read could cause it.
+// errUnreadableAnswer fails an execution whose answer is not the checked
+// binary form snapshot.Load or value.TranscodeJSON gives: only a change to
+// the value package's rules between the two could cause it.
 var errUnreadableAnswer = &Error{Kind: KindSerialization, Message: "snapshot replay diverged: a journaled answer cannot be read"}
 
 // answer returns a host outcome to a synchronous call: a value, or a

@@ -198,7 +198,7 @@ func appendOutcome(b []byte, o Outcome) []byte {
 		// parked or cached snapshot that shares it) outgrow itself.
 		sp := scratch.Get().(*recordScratch)
 		defer scratch.Put(sp)
-		enc := o.enc // an answer Load left encoded
+		enc := o.enc // an answer that arrived as its encoding
 		if enc == nil {
 			enc = o.Value.AppendCBOR(sp.enc[:0])
 			sp.enc = enc

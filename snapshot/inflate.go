@@ -126,8 +126,8 @@ func (r *pendingRecord) inflate(lazy bool) (Outcome, error) {
 	if !ok {
 		return Outcome{}, &FormatError{Offset: r.at, Err: ErrDecompress}
 	}
-	// enc is this record's alone: the answer's strings keep it instead of
-	// a copy of it.
+	// enc is this record's alone: a string that is most of it (an answer
+	// of one long text) keeps it instead of a copy of it.
 	if lazy {
 		if rest, err := value.CheckCBOR(enc); err != nil || len(rest) != 0 {
 			return Outcome{}, &FormatError{Offset: r.at, Err: ErrOutcome}

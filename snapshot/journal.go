@@ -99,13 +99,13 @@ type Outcome struct {
 // journal records them as they are.
 func EncodedOutcome(enc []byte) Outcome { return Outcome{enc: enc, owned: true} }
 
-// Encoded returns the value's encoding when Load left it encoded (Value is
-// then unset), and whether the encoding is the outcome's own memory (see
-// value.NewEncoded).
+// Encoded returns the value's encoding when the outcome carries it so
+// (Load's answers, EncodedOutcome; Value is then unset), and whether the
+// encoding is the outcome's own memory (see value.NewEncoded).
 func (o Outcome) Encoded() (enc []byte, owned bool) { return o.enc, o.owned }
 
-// Decoded returns the outcome with its value decoded, for one Load left
-// encoded; any other is returned as it is.
+// Decoded returns the outcome with its value decoded, for one that
+// carries its encoding; any other is returned as it is.
 func (o Outcome) Decoded() (Outcome, error) {
 	if o.enc == nil {
 		return o, nil
@@ -116,8 +116,9 @@ func (o Outcome) Decoded() (Outcome, error) {
 	}
 	v, rest, err := decode(o.enc)
 	if err != nil || len(rest) != 0 {
-		// Load checked the encoding: only a change to the value
-		// package's rules between the two could get here.
+		// Load checked the encoding, and TranscodeJSON wrote it: only a
+		// change to the value package's rules between the two could get
+		// here.
 		return Outcome{}, ErrOutcome
 	}
 	return Outcome{Value: v}, nil

@@ -191,9 +191,9 @@ func (s *Sealer) Open(b []byte) (plain []byte, records uint64, err error) {
 // sealing must not silently resume plain bytes.
 //
 // Unlike Decode, Load leaves the journal's answers encoded, checked as
-// Decode checks them, for the replay to decode one at a time
-// (Outcome.Decoded). Their encodings may share raw's memory, which must
-// not change while the snapshot is in use.
+// Decode checks them, for the replay to import one at a time from their
+// bytes (Outcome.Encoded). Their encodings may share raw's memory, which
+// must not change while the snapshot is in use.
 func Load(raw []byte, seal *Sealer) (*Snapshot, error) {
 	sealed := IsSealed(raw)
 	switch {

@@ -131,7 +131,7 @@ func DecodeCBOROwned(b []byte) (v Value, rest []byte, err error) { return decode
 
 // CheckCBOR reports whether DecodeCBOR would accept the value at the start
 // of b, with the same error and the same rest, without building it: a
-// snapshot's answers are checked when it is read and decoded only when a
+// snapshot's answers are checked when it is read and imported only when a
 // replay reaches each one. It allocates nothing but the key set of an
 // object of many keys, which DecodeCBOR makes too.
 func CheckCBOR(b []byte) (rest []byte, err error) {
