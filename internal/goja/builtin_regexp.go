@@ -1188,7 +1188,8 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 			}).toString()
 			if position >= nextSourcePosition {
 				r.produce(addBytes(unitBytes(int64(position-nextSourcePosition), isASCIIKind(s)), stringBytes(replacement))) // mustard(strings)
-				resultBuf.WriteString(s.Substring(nextSourcePosition, position))
+				// mustard(substrings): written from s, no piece copied first
+				resultBuf.WriteSubstring(s, nextSourcePosition, position)
 				resultBuf.WriteString(replacement)
 				nextSourcePosition = position + matchLength
 			}
@@ -1199,7 +1200,8 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 			}
 			if position >= nextSourcePosition {
 				r.produce(unitBytes(int64(position-nextSourcePosition), isASCIIKind(s))) // mustard(strings)
-				resultBuf.WriteString(s.Substring(nextSourcePosition, position))
+				// mustard(substrings): written from s, no piece copied first
+				resultBuf.WriteSubstring(s, nextSourcePosition, position)
 				r.writeSubstitution(s, position, len(captures), func(idx int) String { // mustard(strings)
 					capture := captures[idx]
 					if capture != _undefined {
@@ -1222,7 +1224,8 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 	}
 	if nextSourcePosition < lengthS {
 		r.produce(unitBytes(int64(lengthS-nextSourcePosition), isASCIIKind(s))) // mustard(strings)
-		resultBuf.WriteString(s.Substring(nextSourcePosition, lengthS))
+		// mustard(substrings): written from s, no piece copied first
+		resultBuf.WriteSubstring(s, nextSourcePosition, lengthS)
 	}
 	return resultBuf.String()
 }
@@ -1244,11 +1247,13 @@ func (r *Runtime) writeSubstitution(s String, position int, numCaptures int, get
 				buf.WriteRune('$')
 			case '`':
 				r.produce(unitBytes(int64(position), isASCIIKind(s))) // mustard(strings)
-				buf.WriteString(s.Substring(0, position))
+				// mustard(substrings): written from s, no piece copied first
+				buf.WriteSubstring(s, 0, position)
 			case '\'':
 				if tailPos < l {
 					r.produce(unitBytes(int64(l-tailPos), isASCIIKind(s))) // mustard(strings)
-					buf.WriteString(s.Substring(tailPos, l))
+					// mustard(substrings): written from s, no piece copied first
+					buf.WriteSubstring(s, tailPos, l)
 				}
 			case '&':
 				r.produce(stringBytes(matched)) // mustard(regexp-linear)

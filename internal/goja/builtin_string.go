@@ -660,7 +660,7 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 				if item.indexes[offset] != -1 {
 					r.produce(substringBytes(s, item.indexes[offset+1]-item.indexes[offset])) // mustard(strings)
 					if u == nil {
-						argumentList[index] = a[item.indexes[offset]:item.indexes[offset+1]]
+						argumentList[index] = a.Substring(item.indexes[offset], item.indexes[offset+1]) // mustard(substrings): of its own
 					} else {
 						argumentList[index] = u.Substring(item.indexes[offset], item.indexes[offset+1])
 					}
@@ -687,7 +687,8 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 			r.poll(i) // mustard(strings)
 			if item.indexes[0] != lastIndex {
 				r.produce(unitBytes(int64(item.indexes[0]-lastIndex), u == nil)) // mustard(strings)
-				buf.WriteString(s.Substring(lastIndex, item.indexes[0]))
+				// mustard(substrings): written from s, no piece copied first
+				buf.WriteSubstring(s, lastIndex, item.indexes[0])
 			}
 			matchCount := len(item.indexes) / 2
 			var namedGroups map[unistring.String]int
@@ -722,7 +723,8 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 
 	if lastIndex != lengthS {
 		r.produce(unitBytes(int64(lengthS-lastIndex), u == nil)) // mustard(strings)
-		buf.WriteString(s.Substring(lastIndex, lengthS))
+		// mustard(substrings): written from s, no piece copied first
+		buf.WriteSubstring(s, lastIndex, lengthS)
 	}
 
 	return buf.String()
@@ -908,7 +910,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 				splitLimit = limit + 1
 			}
 
-			if r.metered() { // mustard(strings): the pieces share s; their slots are new
+			if r.metered() { // mustard(strings): the slots, then the pieces below
 				n := strings.Count(string(sa), string(sepa)) + 1
 				if limit > 0 {
 					n = min(n, limit)
@@ -921,9 +923,16 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			if limit > 0 && len(split) > limit {
 				split = split[:limit]
 			}
+			if r.metered() { // mustard(substrings): the pieces are copies
+				n := 0
+				for _, value := range split {
+					n = addBytes(n, asciiPieceBytes(sa, len(value)))
+				}
+				r.produce(n)
+			}
 			valueArray = make([]Value, len(split))
 			for index, value := range split {
-				valueArray[index] = asciiString(value)
+				valueArray[index] = ownPiece(sa, value) // mustard(substrings): of its own
 			}
 		} else {
 			// Unicode separator will never match an ASCII string
@@ -1079,24 +1088,24 @@ func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
-	r.scanCopy(s)                   // mustard(surrogates)
-	return trimUnits(s, true, true) // mustard(surrogates): lone surrogates kept
+	r.scanCopy(s)                     // mustard(surrogates)
+	return r.trimUnits(s, true, true) // mustard(surrogates): lone surrogates kept
 }
 
 func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
-	r.scanCopy(s)                    // mustard(surrogates)
-	return trimUnits(s, false, true) // mustard(surrogates): lone surrogates kept
+	r.scanCopy(s)                      // mustard(surrogates)
+	return r.trimUnits(s, false, true) // mustard(surrogates): lone surrogates kept
 }
 
 func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := r.stringOf(call.This) // mustard(bignum): a BigInt's conversion charged
 
-	r.scanCopy(s)                    // mustard(surrogates)
-	return trimUnits(s, true, false) // mustard(surrogates): lone surrogates kept
+	r.scanCopy(s)                      // mustard(surrogates)
+	return r.trimUnits(s, true, false) // mustard(surrogates): lone surrogates kept
 }
 
 func (r *Runtime) stringproto_substr(call FunctionCall) Value {

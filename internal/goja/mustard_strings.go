@@ -74,11 +74,11 @@ func isASCIIKind(s String) bool {
 	return false
 }
 
-// substringBytes is what s.Substring of n units allocates: nothing when s
-// is ASCII (Go substrings share memory), a copy otherwise.
+// substringBytes is what s.Substring of n units allocates: a copy, but
+// for an ASCII string's whole or one character (asciiPiece).
 func substringBytes(s String, n int) int {
 	if isASCIIKind(s) {
-		return 0
+		return asciiPieceBytes(s, n)
 	}
 	return unitBytes(int64(n), false)
 }

@@ -69,6 +69,7 @@ func TestMustardStringsReport(t *testing.T) {
 		var s = 'x'.repeat(n);              // ASCII
 		var u = 'é'.repeat(n);              // UTF-16
 		var csv = 'ab,'.repeat(n / 3);
+		var padded = 'xy' + ' '.repeat(n);
 		var uri = '/ é?'.repeat(n / 4);
 		var arr = []; for (var i = 0; i < n / 10; i++) arr.push(i);
 		var codes = []; for (var i = 0; i < n / 10; i++) codes.push(65);
@@ -101,7 +102,9 @@ func TestMustardStringsReport(t *testing.T) {
 		{"slice unicode", `u.slice(1)`, 1, 0, 2 * n, 3 * n},
 		{"substring unicode", `u.substring(0, n/2)`, 1, 0, n, 2 * n},
 		{"substr unicode", `u.substr(1, n/2)`, 1, 0, n, 2 * n},
-		{"slice ascii shares", `s.slice(1)`, 0, 0, 0, 0},
+		{"slice ascii", `s.slice(1)`, 1, 0, n - 1, n - 1},
+		{"slice ascii whole", `s.slice(0)`, 0, 0, 0, 0},
+		{"trim ascii piece", `padded.trimEnd()`, n, 2 * n, 2, 2},
 		{"split", `csv.split(',')`, 9 * n / 10, 2 * n, n / 3 * valueBytes, n / 3 * 4 * valueBytes},
 		{"split chars", `u.split('')`, n, 2 * n, n * valueBytes, n * 4 * valueBytes},
 		{"split regexp", `csv.split(/,/)`, 9 * n / 10 * regexpScanUnits, 3 * n * regexpScanUnits, n / 3 * valueBytes, 0},

@@ -72,8 +72,9 @@ func transformString(s String, f func(string) string) String {
 }
 
 // trimUnits trims JavaScript whitespace (all of it in the BMP) from s's
-// UTF-16 units, at the start, the end or both.
-func trimUnits(s String, start, end bool) String {
+// UTF-16 units, at the start, the end or both. What is left is a copy
+// unless it is all of s (mustard_substrings.go).
+func (r *Runtime) trimUnits(s String, start, end bool) String {
 	isSpace := func(i int) bool {
 		c := s.CharAt(i)
 		return !isUTF16FirstSurrogate(uint16(c)) && !isUTF16SecondSurrogate(uint16(c)) &&
@@ -85,6 +86,9 @@ func trimUnits(s String, start, end bool) String {
 	}
 	for end && j > i && isSpace(j-1) {
 		j--
+	}
+	if isASCIIKind(s) { // scanCopy reported the copy of any other
+		r.produce(asciiPieceBytes(s, j-i))
 	}
 	return s.Substring(i, j)
 }

@@ -339,7 +339,7 @@ func (s asciiString) Concat(other String) String {
 }
 
 func (s asciiString) Substring(start, end int) String {
-	return s[start:end]
+	return asciiPiece(s, start, end) // mustard(substrings): a piece does not keep its source
 }
 
 func (s asciiString) CompareTo(other String) int {
