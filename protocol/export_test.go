@@ -15,3 +15,12 @@ func (s *Session) ForgetSnapshot(id string) { s.snapshots.Remove(id) }
 func (s *Session) FillBudget() {
 	s.budget.Reserve(s.budget.Limit() - s.budget.Used() - s.budget.Reserved())
 }
+
+// CachedSnapshot returns the bytes the session keeps for a snapshot id,
+// nil when it keeps none.
+func (s *Session) CachedSnapshot(id string) []byte {
+	if e, ok := s.snapshots.Peek(id); ok {
+		return e.bytes
+	}
+	return nil
+}

@@ -177,7 +177,7 @@ func observe(s *Session, header, payload []byte) seenRequest {
 		d.resume(&r, f, payload)
 		err = errors.Join(r.err, r.afterSnapshot, r.afterPolicy)
 		v.Delivery, v.Profile, v.Seal = deliveryNames[r.delivery], r.profile, seenSeal(r.seal)
-		v.SnapshotID, v.ByID, v.Staged = r.snapID, r.byID, r.owned
+		v.SnapshotID, v.ByID, v.Staged = r.snapID, r.byID, r.staged
 		v.PolicyID, v.CachedPolicy = r.polID, r.cached
 		if r.raw != nil {
 			v.SnapshotSHA = wire.SHA256Hex(r.raw)

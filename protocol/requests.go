@@ -232,13 +232,15 @@ type resumeRequest struct {
 	answers    []engine.Answer
 
 	// 1. Snapshot: its id, and either the bytes the host sent or staged
-	// (raw; owned when they came from a stage) or, byID, the cached entry
-	// the session finds (entry).
+	// (raw; owned when they are the request's to keep: staged, decoded
+	// from base64, or a payload handed over by ReadOwned) or, byID, the
+	// cached entry the session finds (entry).
 	snapID string
 	byID   bool
 	raw    []byte
 	digest snapshot.Digest // of raw, which a replay's journal continues from
 	owned  bool
+	staged bool // raw came from a stage
 	entry  *snapshotEntry
 
 	// 2. Policy, given whole, or by id (cached: the session finds it),
@@ -305,6 +307,9 @@ func (d *decoder) resumeSnapshot(r *resumeRequest, f fields, payload []byte) err
 	if err != nil {
 		return err
 	}
+	if hasRaw && !d.binary {
+		r.owned = true // decoded from base64 into memory of its own
+	}
 	if stageErr != nil {
 		return stageErr
 	}
@@ -312,7 +317,7 @@ func (d *decoder) resumeSnapshot(r *resumeRequest, f fields, payload []byte) err
 		if hasRaw {
 			return errorf(codeSnapshotAndStage, "resume takes snapshot bytes or stage_id, not both")
 		}
-		raw, hasRaw, r.owned = stagedBytes, true, true
+		raw, hasRaw, r.owned, r.staged = stagedBytes, true, true, true
 	}
 	switch {
 	case hasRaw:
@@ -443,6 +448,7 @@ type stageRequest struct {
 	stageID string
 	offset  uint64
 	chunk   []byte
+	owned   bool // chunk is the request's to keep
 }
 
 func (d *decoder) stage(f fields, payload []byte) (stageRequest, error) {
@@ -465,7 +471,8 @@ func (d *decoder) stage(f fields, payload []byte) (stageRequest, error) {
 	if err != nil {
 		return r, err
 	}
-	return stageRequest{stageID: id, offset: offset, chunk: chunk}, nil
+	// A JSONL chunk was decoded from base64 into memory of its own.
+	return stageRequest{stageID: id, offset: offset, chunk: chunk, owned: !d.binary}, nil
 }
 
 // fetchRequest is {"method":"snapshot","snapshot_id","offset","max_bytes"}.

@@ -26,6 +26,7 @@ type Request struct {
 
 	flight *flight       // start/resume: how a cancel reaches it
 	cancel *cancelAnswer // cancel: its effect, settled when read
+	owned  bool          // the payload was handed over (ReadOwned)
 }
 
 // Fatal reports whether serving the request ends the session: nothing in it
@@ -44,7 +45,18 @@ func (r *Request) Runs() bool { return r.flight != nil }
 // run while Serve serves an earlier request. header and payload must stay
 // unchanged until the request is served.
 func (s *Session) Read(header, payload []byte) *Request {
-	r := &Request{header: header, payload: payload}
+	return s.read(header, payload, false)
+}
+
+// ReadOwned is Read for a payload the caller hands over and never touches
+// again: the session may keep it instead of a copy (a stage's first chunk
+// becomes the stage; a raw resume's snapshot bytes are cached as sent).
+func (s *Session) ReadOwned(header, payload []byte) *Request {
+	return s.read(header, payload, true)
+}
+
+func (s *Session) read(header, payload []byte, owned bool) *Request {
+	r := &Request{header: header, payload: payload, owned: owned}
 	r.f, r.id, r.method, r.fatal = envelope(header, s.opts.Transport == Binary)
 	if r.fatal != nil {
 		return r
@@ -118,7 +130,7 @@ func (s *Session) dispatch(r *Request, fl *flight) (result, error) {
 		}
 		return s.start(req, fl)
 	case wire.MethodResume:
-		var req resumeRequest
+		req := resumeRequest{owned: r.owned}
 		s.decode.resume(&req, f, payload)
 		return s.resume(&req, fl)
 	case wire.MethodSnapshot:
@@ -132,6 +144,7 @@ func (s *Session) dispatch(r *Request, fl *flight) (result, error) {
 		if err != nil {
 			return nil, err
 		}
+		req.owned = req.owned || r.owned
 		return s.stage(req)
 	case wire.MethodPing:
 		if err := s.decode.ping(payload); err != nil {

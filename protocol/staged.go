@@ -147,8 +147,10 @@ func (st *stages) release(n int64) {
 	st.held -= n
 }
 
-// add appends chunk at offset. A failed add changes nothing.
-func (st *stages) add(id string, offset uint64, chunk []byte) (int, error) {
+// add appends chunk at offset. A failed add changes nothing. An owned
+// chunk that begins a stage becomes it, with no copy: a snapshot uploaded
+// in one chunk is then in memory once.
+func (st *stages) add(id string, offset uint64, chunk []byte, owned bool) (int, error) {
 	cur, ok := st.m[id]
 	switch {
 	case offset == 0:
@@ -166,7 +168,11 @@ func (st *stages) add(id string, offset uint64, chunk []byte) (int, error) {
 	if st.total-old+int64(len(cur))+int64(len(chunk)) > st.max {
 		return 0, errorf(codeStageTooLarge, "stage exceeds %d bytes", st.max)
 	}
-	grown := grow(cur, len(chunk), st.max)
+	adopt := offset == 0 && owned && len(chunk) > 0 && int64(cap(chunk)) <= st.max
+	grown := chunk
+	if !adopt {
+		grown = grow(cur, len(chunk), st.max)
+	}
 	if more := int64(cap(grown)) - int64(cap(cur)); more > 0 {
 		// Bounded by max, at most half the budget: only a compile under
 		// way could be in the way, and none is while a stage is served.
@@ -178,7 +184,11 @@ func (st *stages) add(id string, offset uint64, chunk []byte) (int, error) {
 	if offset == 0 && prev != nil {
 		st.release(int64(cap(prev))) // restarted: the old bytes are dropped
 	}
-	cur = append(grown, chunk...)
+	if adopt {
+		cur = grown
+	} else {
+		cur = append(grown, chunk...)
+	}
 	st.m[id] = cur
 	st.total += int64(len(cur)) - old
 	return len(cur), nil

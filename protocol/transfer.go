@@ -54,7 +54,7 @@ func (st *stageResult) encode(id uint64, jsonl bool) Response {
 
 // stage serves {"method":"stage","stage_id","offset"} with a chunk.
 func (s *Session) stage(r stageRequest) (*stageResult, error) {
-	total, err := s.stages.add(r.stageID, r.offset, r.chunk)
+	total, err := s.stages.add(r.stageID, r.offset, r.chunk, r.owned)
 	if err != nil {
 		return nil, err
 	}

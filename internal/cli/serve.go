@@ -161,7 +161,7 @@ func (r *reader) read() inbound {
 	if !r.src.owned {
 		it.header, it.payload = bytes.Clone(header), bytes.Clone(payload)
 	}
-	it.req = r.s.Read(it.header, it.payload)
+	it.req = r.s.ReadOwned(it.header, it.payload)
 	return it
 }
 
