@@ -44,7 +44,7 @@ var Sessions = []Session{
 	{Name: "errors_envelope", About: "Per-request failures of the envelope and of compile: version, method, mistyped fields, Parse and Validation errors. The session goes on after each.", ReplayBinary: true, Run: errorsEnvelope},
 	{Name: "errors_resume", About: "Every resume resolution, authentication and policy error, in the order the contract checks them.", Run: errorsResume},
 	{Name: "errors_start", About: "Every start program-resolution and options error.", Run: errorsStart},
-	{Name: "extensions", About: "This sidecar's additions that answer deterministically: ping, closed structures, wall_time_ms in policies, cancel of requests not in flight.", Run: extensions},
+	{Name: "extensions", About: "This sidecar's additions that answer deterministically: ping, stats, closed structures, wall_time_ms in policies, cancel of requests not in flight.", Run: extensions},
 	{Name: "fatal_binary", About: "Binary input that ends the session: truncated frames, oversized frames, headers without id or method.", Binary: true, Run: fatalBinary},
 	{Name: "fatal_jsonl", About: "JSONL input that ends the session: lines that are not JSON objects or lack a readable id and method. Blank lines are ignored.", Run: fatalJSONL},
 	{Name: "hello_world", About: "Compile and start programs that complete without suspending; the three ways a start names its program.", ReplayBinary: true, Run: helloWorld},
@@ -667,6 +667,8 @@ func extensions(r *Rec) {
 	r.Spawn()
 	r.Note("ping: version, transports, features, default limits, the request bound. (A new version or feature changes this response: regenerate.)")
 	r.OK(r.Req("ping"))
+	r.Note("stats: what the process holds in its memory budget and how its resumes ran; a fresh process holds nothing.")
+	r.OK(r.Req("stats"))
 	id, _ := compile(r, "let n = 0; for (let i = 0; i < 2; i++) { try { n += fetch_data(i) } catch (e) { n += 100 } } n")
 	r.Note("Closed structures: an unknown key inside options, limits, policy, auth, payload or payload.error fails the request; unknown top-level keys are ignored.")
 	r.Fail(r.Req("start", "program_id", id, "options", Obj{{"capabilities", cap1}, {"limit", Obj{}}}), "unknown field `limit` in options")

@@ -26,6 +26,7 @@ var Features = []string{
 	"namespaces",        // dotted capability names: namespace objects
 	"typescript",        // compile's language "typescript"
 	"entry_call",        // options.entry "call": the program evaluates to the function to call
+	"stats",             // the stats method: what the session holds, and its counters
 }
 
 // pong is ping's result ({"kind":"pong"}).

@@ -151,6 +151,11 @@ func (s *Session) dispatch(r *Request, fl *flight) (result, error) {
 			return nil, err
 		}
 		return pong{}, nil
+	case wire.MethodStats:
+		if err := s.decode.noPayload(wire.MethodStats, payload); err != nil {
+			return nil, err
+		}
+		return s.statsNow(), nil
 	}
 	return nil, errorf(codeUnknownMethod, "unknown method %q", r.method)
 }

@@ -113,6 +113,7 @@ func NewSession(opts Options) *Session {
 	s.conts = cache.NewInBudget(s.budget, opts.MaxContinuations, 1<<62, func(id string, c *continuation) {
 		c.exec.Abandon()
 		s.snapshotEvicted(id)
+		s.stats.EvictedExecutions++
 	})
 	s.policies = cache.NewInBudget(s.budget, opts.MaxPolicies, 1<<62, func(id string, _ policy.Policy) {
 		if _, ok := s.policies.Peek(id); !ok {

@@ -107,6 +107,9 @@ type response struct {
 		WasRunning     *bool           `json:"was_running"`
 		SidecarVersion *string         `json:"sidecar_version"`
 		Features       []string        `json:"features"`
+		BudgetBytes    *int64          `json:"memory_budget_bytes"`
+		UsedBytes      *int64          `json:"memory_used_bytes"`
+		Parked         *int64          `json:"parked_executions"`
 	} `json:"result"`
 	Error     *string `json:"error"`
 	ErrorCode *string `json:"error_code"`
@@ -213,6 +216,12 @@ func checkResponse(t *testing.T, binary bool, req []byte, resp protocol.Response
 	case "pong":
 		if res.SidecarVersion == nil || res.Features == nil || len(resp.Payload) > 0 {
 			t.Fatalf("pong without its fields: %s", h)
+		}
+		return
+	case "stats":
+		if res.BudgetBytes == nil || res.UsedBytes == nil || res.Parked == nil || len(resp.Payload) > 0 ||
+			*res.UsedBytes < 0 || *res.UsedBytes > *res.BudgetBytes || *res.Parked < 0 {
+			t.Fatalf("stats result: %s", h)
 		}
 		return
 	case "cancelled":

@@ -29,12 +29,16 @@ type store struct {
 
 // Stats counts how admitted resumes (past authentication and the
 // engine's checks) ran: a hot resume continues a parked execution, a
-// replay re-runs the program from the snapshot's journal. They make the
-// fast path observable to tests.
+// replay re-runs the program from the snapshot's journal. The stats
+// method reports them (stats.go).
 type Stats struct {
 	HotResumes int
 	Replays    int
 	Compiles   int // sources compiled (not served from the cache)
+	// EvictedExecutions counts parked executions let go before their
+	// resume (the memory budget, the count bound, their program
+	// evicted): each such resume replays.
+	EvictedExecutions int
 }
 
 // snapshotEntry is a snapshot this session produced or was given.

@@ -124,9 +124,9 @@ func TestInProcessHotResumeDoesNotReplay(t *testing.T) {
 	x, y := small.start(programID, "fetch_data"), small.start(programID, "fetch_data")
 	require.Equal(t, 1, small.s.Parked())
 	small.resumeCached(y, num(1))
-	require.Equal(t, protocol.Stats{HotResumes: 1}, resumeStats(small.s))
+	require.Equal(t, protocol.Stats{HotResumes: 1, EvictedExecutions: 1}, resumeStats(small.s))
 	small.resumeCached(x, num(1))
-	require.Equal(t, protocol.Stats{HotResumes: 1, Replays: 1}, resumeStats(small.s), "x was evicted by y")
+	require.Equal(t, protocol.Stats{HotResumes: 1, Replays: 1, EvictedExecutions: 2}, resumeStats(small.s), "x was evicted by y, then y's by x's")
 }
 
 // abandonPrograms suspend in different guest states; an abandoned one must

@@ -48,6 +48,7 @@ const (
 	MethodCancel   = "cancel"
 	MethodSnapshot = "snapshot"
 	MethodStage    = "stage"
+	MethodStats    = "stats"
 )
 
 // FieldLanguage is compile's language (the TypeScript programs
@@ -156,6 +157,24 @@ const (
 	FieldInstructions      = "instructions"        // the profile
 )
 
+// Fields of stats' result: what the session holds now, and counters since
+// it began.
+const (
+	FieldMemoryBudgetBytes   = "memory_budget_bytes"
+	FieldMemoryUsedBytes     = "memory_used_bytes"
+	FieldMemoryReservedBytes = "memory_reserved_bytes"
+	FieldParkedExecutions    = "parked_executions"
+	FieldCachedPrograms      = "cached_programs"
+	FieldCachedSnapshots     = "cached_snapshots"
+	FieldCachedPolicies      = "cached_policies"
+	FieldStagedBytes         = "staged_bytes"
+	FieldCompiles            = "compiles"
+	FieldHotResumes          = "hot_resumes"
+	FieldReplays             = "replays"
+	FieldEvictedExecutions   = "evicted_executions"
+	FieldEvictions           = "evictions"
+)
+
 // Fields of a limits object (start's options, resume's policy, ping's
 // default_limits), in policy_id order.
 const (
@@ -176,6 +195,7 @@ const (
 	KindCancelled = "cancelled" // cancel
 	KindSnapshot  = "snapshot"  // snapshot
 	KindStaged    = "staged"    // stage
+	KindStats     = "stats"     // stats
 )
 
 // Types of step, the value of a step's FieldType.
@@ -300,7 +320,7 @@ const (
 
 // Methods lists every method.
 func Methods() []string {
-	return []string{MethodCompile, MethodStart, MethodResume, MethodPing, MethodCancel, MethodSnapshot, MethodStage}
+	return []string{MethodCompile, MethodStart, MethodResume, MethodPing, MethodCancel, MethodSnapshot, MethodStage, MethodStats}
 }
 
 // Fields lists every member name of a request or a response, at any
@@ -323,6 +343,9 @@ func Fields() []string {
 		FieldExecutionNS, FieldResponsePrepareNS, FieldInstructions,
 		FieldInstructionBudget, FieldHeapLimitBytes, FieldAllocationBudget, FieldCallDepthLimit,
 		FieldMaxOutstandingHostCalls, FieldWallTimeMS, FieldMaxLogBytes,
+		FieldMemoryBudgetBytes, FieldMemoryUsedBytes, FieldMemoryReservedBytes, FieldParkedExecutions,
+		FieldCachedPrograms, FieldCachedSnapshots, FieldCachedPolicies, FieldStagedBytes,
+		FieldCompiles, FieldHotResumes, FieldReplays, FieldEvictedExecutions, FieldEvictions,
 	}
 }
 
