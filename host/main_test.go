@@ -84,6 +84,10 @@ func fakeSidecar(mode string) int {
 		readFrame()
 		h := `{"protocol_version":2,"id":999,"ok":true,"result":{"kind":"pong"}}`
 		frame(uint32(len(h)), 0, h)
+	case "wrong-kind": // answers the first request with a pong
+		readFrame()
+		h := `{"protocol_version":2,"id":1,"ok":true,"result":{"kind":"pong"}}`
+		frame(uint32(len(h)), 0, h)
 	case "unsolicited": // answers twice
 		readFrame()
 		h := `{"protocol_version":2,"id":1,"ok":true,"result":{"kind":"pong"}}`

@@ -305,6 +305,24 @@ func (c *Client) Ping(ctx context.Context) (*Pong, error) {
 	return &res.Pong, nil
 }
 
+// Stats asks the sidecar what it holds and how its resumes ran (the
+// stats extension, feature "stats"; a sidecar without it fails with an
+// *Error).
+func (c *Client) Stats(ctx context.Context) (*Stats, error) {
+	resp, _, err := c.roundTrip(ctx, &request{Method: "stats"}, nil, rawNone, false)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Kind string `json:"kind"`
+		Stats
+	}
+	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "stats" {
+		return nil, c.broken(fmt.Errorf("%w: stats answered without stats", ErrProtocol))
+	}
+	return &res.Stats, nil
+}
+
 // step decodes a start or resume response.
 func (c *Client) step(resp *response, m message, err error) (*Step, error) {
 	if err != nil {

@@ -300,6 +300,28 @@ type Pong struct {
 	MaxRequestBytes  int64    `json:"max_request_bytes"`
 }
 
+// Stats is the sidecar's answer to Stats (the stats extension): what the
+// session holds now, in its memory budget's terms (docs/limits.md, "The
+// memory budget"), and counters since the process began.
+type Stats struct {
+	MemoryBudgetBytes   int64 `json:"memory_budget_bytes"`
+	MemoryUsedBytes     int64 `json:"memory_used_bytes"`     // cached and parked entries, as weighed
+	MemoryReservedBytes int64 `json:"memory_reserved_bytes"` // staged bytes and work under way
+	ParkedExecutions    int64 `json:"parked_executions"`     // live executions a resume continues hot
+	CachedPrograms      int64 `json:"cached_programs"`
+	CachedSnapshots     int64 `json:"cached_snapshots"`
+	CachedPolicies      int64 `json:"cached_policies"`
+	StagedBytes         int64 `json:"staged_bytes"`
+	Compiles            int64 `json:"compiles"`    // sources compiled, not found in the cache
+	HotResumes          int64 `json:"hot_resumes"` // resumes that continued a parked execution
+	Replays             int64 `json:"replays"`     // resumes that replayed a journal
+	// EvictedExecutions counts parked executions let go before their
+	// resume: each such resume replays. Evictions counts every entry the
+	// memory budget evicted.
+	EvictedExecutions int64 `json:"evicted_executions"`
+	Evictions         int64 `json:"evictions"`
+}
+
 // MatchesHost reports whether the sidecar is the release this host package
 // belongs to (its SidecarVersion is Version()). A sidecar of another
 // release speaks the same protocol version, but its snapshots may not
