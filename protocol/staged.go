@@ -1,8 +1,10 @@
 package protocol
 
 import (
-	"github.com/mustard-sidecar/mustard-sidecar/cache"
+	"runtime"
 	"unicode/utf8"
+
+	"github.com/mustard-sidecar/mustard-sidecar/cache"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
@@ -171,6 +173,12 @@ func (st *stages) add(id string, offset uint64, chunk []byte, owned bool) (int, 
 	adopt := offset == 0 && owned && len(chunk) > 0 && int64(cap(chunk)) <= st.max
 	grown := chunk
 	if !adopt {
+		if need := len(cur) + len(chunk); need > cap(cur) && need >= collectBeforeGrowth {
+			// The copy holds the old bytes and the new at once, on top of
+			// whatever garbage the heap has: collect it first, so that the
+			// transient is the stage's alone (TestE2EMemorySnapshotsAndStages).
+			runtime.GC()
+		}
 		grown = grow(cur, len(chunk), st.max)
 	}
 	if more := int64(cap(grown)) - int64(cap(cur)); more > 0 {
@@ -193,6 +201,10 @@ func (st *stages) add(id string, offset uint64, chunk []byte, owned bool) (int, 
 	st.total += int64(len(cur)) - old
 	return len(cur), nil
 }
+
+// collectBeforeGrowth is the stage size from which growing it collects
+// garbage first: a handful of collections for the largest stage.
+const collectBeforeGrowth = 16 << 20
 
 // grow makes room for n more bytes, doubling but never past limit, so an
 // upload near the bound does not hold twice the bound.

@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"bytes"
+	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/mustard-sidecar/mustard-sidecar/cache"
@@ -51,5 +53,29 @@ func TestStageCopiesAnOversizedOwnedChunk(t *testing.T) {
 	}
 	if staged := st.m["s"]; &staged[0] == &chunk[0] || int64(cap(staged)) > st.max {
 		t.Errorf("stage of capacity %d shares an oversized chunk", cap(staged))
+	}
+}
+
+// Growing a large stage collects garbage first: the copy then holds the
+// old bytes and the new beside the live heap only, not beside garbage the
+// collector has not reached yet.
+func TestStageGrowthCollectsFirst(t *testing.T) {
+	// Only a collection asked for counts: none is set off by allocating.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	st := newStages(64<<20, cache.NewBudget(128<<20))
+	if _, err := st.add("s", 0, make([]byte, collectBeforeGrowth), false); err != nil {
+		t.Fatal(err)
+	}
+	numGC := func() uint32 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.NumGC
+	}
+	before := numGC()
+	if _, err := st.add("s", collectBeforeGrowth, []byte("x"), false); err != nil {
+		t.Fatal(err)
+	}
+	if after := numGC(); after == before {
+		t.Error("the stage grew past its capacity without a collection first")
 	}
 }
