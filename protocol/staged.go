@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/cache"
-
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )

@@ -156,7 +156,8 @@ func (r *reader) read() inbound {
 	}
 	// A request served while the next is read must own its bytes: the
 	// line reader reuses its buffer, the binary one reads each frame into
-	// its own (source.owned).
+	// its own (source.owned). Either way they are the session's to keep
+	// (ReadOwned): a snapshot sent raw or staged is not copied again.
 	it := inbound{header: header, payload: payload}
 	if !r.src.owned {
 		it.header, it.payload = bytes.Clone(header), bytes.Clone(payload)
