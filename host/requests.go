@@ -291,36 +291,32 @@ func (c *Client) FetchSnapshot(ctx context.Context, id string) ([]byte, error) {
 // Ping asks the sidecar for its version, features and defaults (the ping
 // extension; a sidecar without it fails with an *Error).
 func (c *Client) Ping(ctx context.Context) (*Pong, error) {
-	resp, _, err := c.roundTrip(ctx, &request{Method: "ping"}, nil, rawNone, false)
-	if err != nil {
-		return nil, err
-	}
-	var res struct {
-		Kind string `json:"kind"`
-		Pong
-	}
-	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "pong" {
-		return nil, c.broken(fmt.Errorf("%w: ping answered without a pong", ErrProtocol))
-	}
-	return &res.Pong, nil
+	return query[Pong](ctx, c, "ping", "pong", "a pong")
 }
 
 // Stats asks the sidecar what it holds and how its resumes ran (the
 // stats extension, feature "stats"; a sidecar without it fails with an
 // *Error).
 func (c *Client) Stats(ctx context.Context) (*Stats, error) {
-	resp, _, err := c.roundTrip(ctx, &request{Method: "stats"}, nil, rawNone, false)
+	return query[Stats](ctx, c, "stats", "stats", "stats")
+}
+
+// query sends a request of method alone and decodes its result, which
+// must be of kind; any other answer breaks the protocol (what names what
+// was missing).
+func query[T any](ctx context.Context, c *Client, method, kind, what string) (*T, error) {
+	resp, _, err := c.roundTrip(ctx, &request{Method: method}, nil, rawNone, false)
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
+	var k struct {
 		Kind string `json:"kind"`
-		Stats
 	}
-	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "stats" {
-		return nil, c.broken(fmt.Errorf("%w: stats answered without stats", ErrProtocol))
+	out := new(T)
+	if json.Unmarshal(resp.Result, &k) != nil || k.Kind != kind || json.Unmarshal(resp.Result, out) != nil {
+		return nil, c.broken(fmt.Errorf("%w: %s answered without %s", ErrProtocol, method, what))
 	}
-	return &res.Stats, nil
+	return out, nil
 }
 
 // step decodes a start or resume response.
