@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os/exec"
@@ -404,6 +405,57 @@ func (p *Pool) Processes() []Process {
 		}
 	}
 	return out
+}
+
+// Stats asks each place's process what it holds and how its resumes ran
+// (Client.Stats), in place order, waiting for each to finish the request
+// it serves. A place with no running process answers nil and starts
+// none; so does one whose process fails the request, whose error is
+// returned, joined with the others', beside the rest.
+func (p *Pool) Stats(ctx context.Context) ([]*Stats, error) {
+	out := make([]*Stats, len(p.slots))
+	var errs []error
+	for i, s := range p.slots {
+		c, err := p.hold(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			if out[i], err = c.Stats(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("place %d: %w", i, err))
+			}
+		}
+		p.release(lease{s: s})
+	}
+	return out, errors.Join(errs...)
+}
+
+// hold marks slot s busy once it is free, and returns its client, nil
+// when no process runs there.
+func (p *Pool) hold(ctx context.Context, s *slot) (*Client, error) {
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if !s.busy {
+			s.busy = true
+			var c *Client
+			if p.alive(s, s.gen) {
+				c = s.client
+			}
+			p.mu.Unlock()
+			return c, nil
+		}
+		wait := p.changed
+		p.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // discardLogger is the logger of a Pool given none.

@@ -54,3 +54,50 @@ func TestClientStatsRefusesAnotherKind(t *testing.T) {
 	require.Contains(t, err.Error(), "stats answered without stats")
 	<-c.Done()
 }
+
+// A Pool answers for each place: what its process holds, nil where no
+// process runs.
+func TestPoolStats(t *testing.T) {
+	ctx := context.Background()
+	p := newPool(t, 2)
+	st, err := p.Stats(ctx)
+	require.NoError(t, err)
+	require.Len(t, st, 2)
+	for _, s := range st {
+		require.NotNil(t, s)
+		require.Zero(t, s.Compiles)
+	}
+	_, err = p.Compile(ctx, "1 + 1")
+	require.NoError(t, err)
+	st, err = p.Stats(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, st[0].Compiles+st[1].Compiles, "one process compiled the program")
+
+	c := p.slots[0].client
+	c.Kill()
+	<-c.Done()
+	st, err = p.Stats(ctx)
+	require.NoError(t, err)
+	require.Nil(t, st[0], "a place whose process ended")
+	require.NotNil(t, st[1])
+	require.Zero(t, p.Processes()[0].PID, "asking did not start a process")
+}
+
+// Pool.Stats waits for a place that serves a request; its context ends
+// the wait.
+func TestPoolStatsWaitsForABusyPlace(t *testing.T) {
+	ctx := context.Background()
+	p := newPool(t, 2)
+	l, err := p.acquire(ctx, nil)
+	require.NoError(t, err)
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { _, err := p.Stats(cctx); done <- err }()
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	p.release(l)
+	st, err := p.Stats(ctx)
+	require.NoError(t, err)
+	require.NotNil(t, st[0])
+	require.NotNil(t, st[1])
+}
