@@ -30,8 +30,8 @@ func ownPiece(s asciiString, piece string) asciiString {
 	return asciiString(strings.Clone(piece))
 }
 
-// asciiChars holds every one-byte string, so that indexing and iterating
-// a string copies nothing.
+// asciiChars holds every one-byte string, so that a one-character piece
+// (indexing, charAt, split with "") copies nothing.
 var asciiChars = func() (t [256]asciiString) {
 	b := make([]byte, 256)
 	for i := range b {
