@@ -9,9 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf16"
-
-	"golang.org/x/text/cases"
-	"golang.org/x/text/language"
 )
 
 // Linear-time regular expressions (a mustard-sidecar addition; see
@@ -569,58 +566,39 @@ func (rd *asciiReader) ReadRune() (rune, int, error) {
 // "s" matches U+017F and "k" U+212A), so the pattern is parsed without it
 // and each literal and class is widened to the units JavaScript matches.
 
-var jsFold struct {
-	once sync.Once
-	// classes are the sets of two or more units with the same canonical
-	// form, each sorted; classOf maps a unit in one to its index.
-	classes [][]rune
-	classOf map[rune]int
+// The sets of equivalent units come from a table generated from the
+// toUpperCase goja uses (mustard_regexp_fold.go): computing them takes
+// 65,536 case mappings, which cost a process's first such pattern about
+// 65 ms. TestMustardJSFoldTable recomputes the table and compares.
+
+// jsFoldClass is the sorted set i of two or more units with the same
+// canonical form.
+func jsFoldClass(i int) []uint16 {
+	return jsFoldUnits[jsFoldStarts[i]:jsFoldStarts[i+1]]
 }
 
-func jsFoldClasses() {
-	caser := cases.Upper(language.Und)
-	byCanon := map[rune][]rune{}
-	for c := rune(0); c <= 0xFFFF; c++ {
-		if c >= 0xD800 && c <= 0xDFFF {
-			continue
-		}
-		canon := c
-		up := utf16.Encode([]rune(caser.String(string(c))))
-		if len(up) == 1 && !(c >= 128 && up[0] < 128) {
-			canon = rune(up[0])
-		}
-		byCanon[canon] = append(byCanon[canon], c)
+// jsFoldClassOf is the index of the set holding c, if one does.
+func jsFoldClassOf(c rune) (int, bool) {
+	if c > 0xFFFF {
+		return 0, false
 	}
-	jsFold.classOf = map[rune]int{}
-	for _, members := range byCanon {
-		if len(members) < 2 {
-			continue
-		}
-		sort.Slice(members, func(i, j int) bool { return members[i] < members[j] })
-		for _, m := range members {
-			jsFold.classOf[m] = len(jsFold.classes)
-		}
-		jsFold.classes = append(jsFold.classes, members)
+	i := sort.Search(len(jsFoldSorted), func(i int) bool { return rune(jsFoldSorted[i]) >= c })
+	if i < len(jsFoldSorted) && rune(jsFoldSorted[i]) == c {
+		return int(jsFoldSortedClass[i]), true
 	}
-	sort.Slice(jsFold.classes, func(i, j int) bool { return jsFold.classes[i][0] < jsFold.classes[j][0] })
-	for i, members := range jsFold.classes {
-		for _, m := range members {
-			jsFold.classOf[m] = i
-		}
-	}
+	return 0, false
 }
 
 // foldJS rewrites a tree parsed without case folding to match case as
 // JavaScript does without the u flag; nil if it cannot tell how (a class
 // from a negation that splits a set of equivalent units).
 func foldJS(re *syntax.Regexp) *syntax.Regexp {
-	jsFold.once.Do(jsFoldClasses)
 	switch re.Op {
 	case syntax.OpLiteral:
 		subs := make([]*syntax.Regexp, 0, len(re.Rune))
 		for _, c := range re.Rune {
-			if i, ok := jsFold.classOf[c]; ok {
-				subs = append(subs, &syntax.Regexp{Op: syntax.OpCharClass, Rune: rangesOf(jsFold.classes[i])})
+			if i, ok := jsFoldClassOf(c); ok {
+				subs = append(subs, &syntax.Regexp{Op: syntax.OpCharClass, Rune: rangesOf(jsFoldClass(i))})
 			} else {
 				subs = append(subs, &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune{c}})
 			}
@@ -655,10 +633,11 @@ func foldClass(re *syntax.Regexp) *syntax.Regexp {
 	}
 	negated := len(re.Rune) > 0 && re.Rune[len(re.Rune)-1] == 0x10FFFF
 	var add []rune
-	for _, members := range jsFold.classes {
+	for i := range len(jsFoldStarts) - 1 {
+		members := jsFoldClass(i)
 		n := 0
 		for _, m := range members {
-			if in(m) {
+			if in(rune(m)) {
 				n++
 			}
 		}
@@ -668,7 +647,9 @@ func foldClass(re *syntax.Regexp) *syntax.Regexp {
 		if negated {
 			return nil
 		}
-		add = append(add, members...)
+		for _, m := range members {
+			add = append(add, rune(m))
+		}
 	}
 	if len(add) == 0 {
 		return re
@@ -680,11 +661,11 @@ func foldClass(re *syntax.Regexp) *syntax.Regexp {
 	return &syntax.Regexp{Op: syntax.OpCharClass, Rune: normalizeRanges(runes)}
 }
 
-// rangesOf is a sorted set of runes as class ranges.
-func rangesOf(members []rune) []rune {
+// rangesOf is a sorted set of units as class ranges.
+func rangesOf(members []uint16) []rune {
 	runes := make([]rune, 0, 2*len(members))
 	for _, c := range members {
-		runes = append(runes, c, c)
+		runes = append(runes, rune(c), rune(c))
 	}
 	return normalizeRanges(runes)
 }
