@@ -26,44 +26,55 @@ import (
 // uniRange is a set's range of code points, both ends included.
 type uniRange struct{ lo, hi rune }
 
-var (
-	uniSetsOnce sync.Once
-	uniSets     [][]uniRange
-)
+// uniSets are the sets decoded so far: each is decoded on its first use
+// (decoding all 367 at once cost a process's first \p about 2 ms).
+var uniSets struct {
+	once sync.Once
+	sets []struct {
+		once   sync.Once
+		ranges []uniRange
+	}
+}
 
-// uniSet decodes the set i of the blob (all sets, once).
+// uniSet is the set i of the blob.
 func uniSet(i int) []uniRange {
-	uniSetsOnce.Do(func() {
-		n := len(uniPropOffsets) - 1
-		uniSets = make([][]uniRange, n)
-		for s := 0; s < n; s++ {
-			b := uniPropBlob[uniPropOffsets[s]:uniPropOffsets[s+1]]
-			read := func() rune {
-				var x rune
-				var shift uint
-				for {
-					c := b[0]
-					b = b[1:]
-					x |= rune(c&0x7f) << shift
-					if c < 0x80 {
-						return x
-					}
-					shift += 7
-				}
-			}
-			count := read()
-			ranges := make([]uniRange, count)
-			prev := rune(0)
-			for k := range ranges {
-				lo := prev + read()
-				hi := lo + read()
-				ranges[k] = uniRange{lo, hi}
-				prev = hi
-			}
-			uniSets[s] = ranges
-		}
+	uniSets.once.Do(func() {
+		uniSets.sets = make([]struct {
+			once   sync.Once
+			ranges []uniRange
+		}, len(uniPropOffsets)-1)
 	})
-	return uniSets[i]
+	s := &uniSets.sets[i]
+	s.once.Do(func() { s.ranges = decodeUniSet(uniPropBlob[uniPropOffsets[i]:uniPropOffsets[i+1]]) })
+	return s.ranges
+}
+
+// decodeUniSet reads a set's ranges: their count, then each range's
+// distance from the end of the one before and its length, as unsigned
+// LEB128 numbers.
+func decodeUniSet(b string) []uniRange {
+	read := func() rune {
+		var x rune
+		var shift uint
+		for {
+			c := b[0]
+			b = b[1:]
+			x |= rune(c&0x7f) << shift
+			if c < 0x80 {
+				return x
+			}
+			shift += 7
+		}
+	}
+	ranges := make([]uniRange, read())
+	prev := rune(0)
+	for k := range ranges {
+		lo := prev + read()
+		hi := lo + read()
+		ranges[k] = uniRange{lo, hi}
+		prev = hi
+	}
+	return ranges
 }
 
 // lookupUniProp finds the set of \p{name} (value is "" without '='), as
