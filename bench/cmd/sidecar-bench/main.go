@@ -8,6 +8,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -39,7 +40,21 @@ func main() {
 	parked := flag.Bool("parked", false, "measure only the memory per parked execution (see -parked-n, -parked-procs)")
 	parkedN := flag.Int("parked-n", 60, "executions parked per program and process (-parked)")
 	parkedProcs := flag.Int("parked-procs", 3, "fresh sidecar processes per program (-parked)")
+	firstUse := flag.Int("first-use", 0, "measure only the first compile and start of each built-in feature in this many fresh processes each")
 	flag.Parse()
+	if *firstUse > 0 {
+		var log io.Writer
+		if !*quiet {
+			log = os.Stderr
+		}
+		figs, err := bench.MeasureFirstUse(*firstUse, log)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sidecar-bench:", err)
+			os.Exit(1)
+		}
+		bench.PrintFirstUse(os.Stdout, figs, *firstUse)
+		return
+	}
 	if *parked {
 		pc := bench.ParkedConfig{N: *parkedN, Procs: *parkedProcs}
 		if !*quiet {
