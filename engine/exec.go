@@ -63,12 +63,11 @@ type Step struct {
 	Done  bool
 	Value value.Value // the completion value when Done
 
-	// Suspension. Capability, Args and ArgsDigest are the focus call's:
-	// the one a one-at-a-time step presents (a synchronous call the guest
-	// waits in, or else the oldest outstanding call).
+	// Suspension. Capability and Args are the focus call's: the one a
+	// one-at-a-time step presents (a synchronous call the guest waits
+	// in, or else the oldest outstanding call).
 	Capability string
 	Args       []value.Value
-	ArgsDigest [32]byte
 	Focus      uint64
 	// Calls are every outstanding call, in call order. The slice is the
 	// execution's own and valid until it is resumed or abandoned: copy it
@@ -157,7 +156,10 @@ type Execution struct {
 	replay *snapshot.Snapshot
 	susp   int
 	over   bool
-	stop   *Stopper // the running segment's, if it has one
+	// argsEnc is a replayed call's arguments encoded, to compare with
+	// the journal's (reused from call to call).
+	argsEnc []byte
+	stop    *Stopper // the running segment's, if it has one
 
 	// The coroutine: step runs the goroutine to its next suspension
 	// (false once it has returned, with final set), halt makes a parked
@@ -688,14 +690,14 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			return goja.Undefined()
 		}
 		x.made++
-		c := hostCall{HostCall: snapshot.HostCall{ID: x.made, Capability: name, Args: args,
-			ArgsDigest: snapshot.ArgsDigest(args), Meter: x.meter, Sync: sync}}
+		c := hostCall{HostCall: snapshot.HostCall{ID: x.made, Capability: name, Args: args, Meter: x.meter, Sync: sync}}
 		if j := x.replay; j != nil && c.ID <= uint64(len(j.Calls)) {
 			rec := &j.Calls[c.ID-1]
 			if x.adopt && rec.Meter != x.meter {
 				x.meter, c.Meter = rec.Meter, rec.Meter
 			}
-			if rec.Capability != name || rec.ArgsDigest != c.ArgsDigest || rec.Meter != x.meter || rec.Sync != sync {
+			x.argsEnc = value.Array(args...).AppendCBOR(x.argsEnc[:0])
+			if rec.Capability != name || !rec.SameArgs(x.argsEnc) || rec.Meter != x.meter || rec.Sync != sync {
 				rt.Interrupt(divergence(fmt.Sprintf("host call %d does not match the journal", c.ID)))
 				return goja.Undefined()
 			}
@@ -784,7 +786,7 @@ func (x *Execution) suspend() error {
 	for i := range x.outstanding {
 		x.listed = append(x.listed, x.outstanding[i].HostCall)
 	}
-	step := Step{Capability: focus.Capability, Args: focus.Args, ArgsDigest: focus.ArgsDigest, Focus: focus.ID,
+	step := Step{Capability: focus.Capability, Args: focus.Args, Focus: focus.ID,
 		Calls: x.listed, NewFrom: x.journaled + 1, Meter: x.meter, Limits: x.limits, Logs: x.takeLogs()}
 	x.record(&step)
 	x.journaled = x.made

@@ -179,6 +179,8 @@ func resumeEveryWay(t *testing.T, p *Program, snap *snapshot.Snapshot, host func
 		}
 		var answers []Answer
 		for _, c := range outstanding {
+			c, err := c.Decoded() // a loaded snapshot keeps them encoded
+			require.NoError(t, err)
 			answers = append(answers, Answer{CallID: c.ID, Payload: Payload{Outcome: host(c.Args)}})
 		}
 		x, step := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Answers: answers})

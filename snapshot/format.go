@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -136,7 +137,7 @@ func appendPending(b []byte, c *HostCall, l *Limits) []byte {
 	b = detcbor.AppendHead(b, detcbor.MajorArray, n)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, tagPending)
 	b = detcbor.AppendText(b, c.Capability)
-	b = value.Array(c.Args...).AppendCBOR(b)
+	b = c.appendArgs(b)
 	b = appendMeter(b, c.Meter)
 	if l != nil {
 		b = appendLimits(b, l)
@@ -144,11 +145,20 @@ func appendPending(b []byte, c *HostCall, l *Limits) []byte {
 	return b
 }
 
+// appendArgs writes the call's argument array: as Load kept it, or
+// encoded from Args.
+func (c *HostCall) appendArgs(b []byte) []byte {
+	if c.argsEnc != nil {
+		return append(b, c.argsEnc...)
+	}
+	return value.Array(c.Args...).AppendCBOR(b)
+}
+
 func appendCall(b []byte, c *HostCall) []byte {
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 6)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, tagCall)
 	b = detcbor.AppendText(b, c.Capability)
-	b = value.Array(c.Args...).AppendCBOR(b)
+	b = c.appendArgs(b)
 	b = appendMeter(b, c.Meter)
 	if c.Sync {
 		return append(b, detcbor.True)
@@ -418,11 +428,21 @@ func (b *Builder) Answer(a *Answer) {
 	b.add(func(buf []byte) []byte { return appendAnswer(buf, a) })
 }
 
-// ArgsDigest is what the journal keeps of a completed call's arguments: the
-// SHA-256 of their encoding as an array. Replay compares a re-made call's
-// digest with it.
+// ArgsDigest is the SHA-256 of a call's arguments encoded as an array:
+// what Decode gives for each call it reads.
 func ArgsDigest(args []value.Value) [32]byte {
 	return argsDigest(value.Array(args...).AppendCBOR(nil))
+}
+
+// SameArgs reports whether enc, a call's arguments encoded as an array
+// (value.Array(args...).AppendCBOR), are the arguments c was made with:
+// the bytes Load kept, or else the digest Decode made. The encoding is
+// canonical, so equal arguments have equal bytes.
+func (c *HostCall) SameArgs(enc []byte) bool {
+	if c.argsEnc != nil {
+		return bytes.Equal(c.argsEnc, enc)
+	}
+	return c.ArgsDigest == argsDigest(enc)
 }
 
 // argsDigest hashes an encoded argument array. Decode hashes the bytes as
@@ -714,6 +734,20 @@ func (d *decoder) args(c *HostCall) error {
 	n, err := d.Expect(detcbor.MajorArray)
 	if err != nil || n > uint64(d.Len()) {
 		return d.fail(ErrCallArgs)
+	}
+	if d.lazy {
+		// A replay compares the arguments it makes again with these
+		// bytes (HostCall.SameArgs): they are checked as the decoder
+		// would read them, and kept.
+		for range n {
+			after, err := value.CheckCBOR(d.Rest())
+			if err != nil {
+				return d.fail(ErrCallArgs)
+			}
+			d.Skip(len(d.Rest()) - len(after))
+		}
+		c.argsEnc = d.Consumed(start)
+		return nil
 	}
 	c.Args = make([]value.Value, n)
 	for i := range c.Args {

@@ -136,12 +136,36 @@ type Meter struct {
 type HostCall struct {
 	ID         uint64
 	Capability string
-	Args       []value.Value
-	ArgsDigest [32]byte // SHA-256 of the CBOR-encoded argument array
-	Meter      Meter    // the execution's metering when the call was made
+	Args       []value.Value // unset where Load read the call (Decoded builds them)
+	ArgsDigest [32]byte      // SHA-256 of the CBOR-encoded argument array (Decode)
+	Meter      Meter         // the execution's metering when the call was made
 	// Sync is a call made in plain top-level code: the guest waits for
 	// its answer. Every other call returned a promise and was queued.
 	Sync bool
+
+	// argsEnc is the CBOR-encoded argument array as the snapshot holds
+	// it, where Load read the call: a replay only compares the arguments
+	// it makes again with it (SameArgs), so Load neither builds them nor
+	// hashes them.
+	argsEnc []byte
+}
+
+// Decoded returns the call with its arguments built and their digest
+// made, as Decode reads a call, for one Load read; any other is
+// returned as it is.
+func (c HostCall) Decoded() (HostCall, error) {
+	if c.argsEnc == nil {
+		return c, nil
+	}
+	v, rest, err := value.DecodeCBOR(c.argsEnc)
+	if err != nil || len(rest) != 0 || v.Kind != value.KindArray {
+		return HostCall{}, ErrCallArgs // Load checked them: see Outcome.Decoded
+	}
+	c.Args, c.ArgsDigest, c.argsEnc = v.Elems, argsDigest(c.argsEnc), nil
+	if c.Args == nil {
+		c.Args = []value.Value{} // as Decode makes them
+	}
+	return c, nil
 }
 
 // Answer is the host's answer to one call.

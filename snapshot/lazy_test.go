@@ -9,10 +9,17 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
-// decodeAnswers decodes, in place, every answer Load left encoded, and
-// returns s.
+// decodeAnswers decodes, in place, every answer and every call's
+// arguments Load left encoded, and returns s.
 func decodeAnswers(t *testing.T, s *Snapshot) *Snapshot {
 	t.Helper()
+	for i := range s.Calls {
+		c, err := s.Calls[i].Decoded()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Calls[i] = c
+	}
 	for i := range s.Suspensions {
 		for j := range s.Suspensions[i].Answers {
 			o, err := s.Suspensions[i].Answers[j].Outcome.Decoded()
@@ -25,7 +32,7 @@ func decodeAnswers(t *testing.T, s *Snapshot) *Snapshot {
 	return s
 }
 
-// Load leaves every value answer encoded, plain records and compressed
+// Load leaves every value answer and every call's arguments encoded, plain records and compressed
 // ones alike; decoded, they are what Decode gives, and the snapshot
 // encodes to the same bytes either way.
 func TestLoadLeavesAnswersEncoded(t *testing.T) {
@@ -73,6 +80,11 @@ func TestLoadLeavesAnswersEncoded(t *testing.T) {
 	}
 	if values != 4 {
 		t.Fatalf("%d value answers, want 4", values)
+	}
+	for _, c := range loaded.Calls {
+		if c.Args != nil || c.argsEnc == nil || c.ArgsDigest != ([32]byte{}) {
+			t.Errorf("call %d's arguments were decoded or hashed by Load", c.ID)
+		}
 	}
 	if got := Encode(loaded); string(got) != string(raw) {
 		t.Error("a loaded snapshot encodes to other bytes")

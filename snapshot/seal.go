@@ -192,8 +192,10 @@ func (s *Sealer) Open(b []byte) (plain []byte, records uint64, err error) {
 //
 // Unlike Decode, Load leaves the journal's answers encoded, checked as
 // Decode checks them, for the replay to import one at a time from their
-// bytes (Outcome.Encoded). Their encodings may share raw's memory, which
-// must not change while the snapshot is in use.
+// bytes (Outcome.Encoded), and each call's arguments as their bytes, for
+// the replay to compare with the arguments it makes (HostCall.SameArgs;
+// HostCall.Decoded builds them). Those encodings may share raw's memory,
+// which must not change while the snapshot is in use.
 func Load(raw []byte, seal *Sealer) (*Snapshot, error) {
 	sealed := IsSealed(raw)
 	switch {
