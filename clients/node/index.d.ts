@@ -276,11 +276,38 @@ export interface ProcessInfo {
   stages: number;
 }
 
+/** A sidecar process's answer to the `stats` method (docs/protocol.md, "stats"). */
+export interface SidecarStats {
+  kind: 'stats';
+  memory_budget_bytes: number;
+  memory_used_bytes: number;
+  memory_reserved_bytes: number;
+  parked_executions: number;
+  cached_programs: number;
+  cached_snapshots: number;
+  cached_policies: number;
+  staged_bytes: number;
+  compiles: number;
+  hot_resumes: number;
+  replays: number;
+  evicted_executions: number;
+  evictions: number;
+}
+
+export interface ProcessStats {
+  id: number;
+  pid: number;
+  /** null: the process exited before answering. */
+  stats: SidecarStats | null;
+}
+
 export class SidecarPool {
   constructor(options?: SidecarPoolOptions);
   readonly size: number;
   readonly restarts: number;
   processes(): ProcessInfo[];
+  /** Each running process's stats, in the order of processes(); starts no process. */
+  stats(): Promise<ProcessStats[]>;
   close(): Promise<void>;
 }
 

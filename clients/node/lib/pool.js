@@ -146,6 +146,26 @@ class SidecarPool {
     }));
   }
 
+  // stats asks each running process for its stats (docs/protocol.md,
+  // "stats"), in the order of processes(): { id, pid, stats }, stats the
+  // result as the sidecar sends it, or null when the process exited
+  // before answering. A process serves it in order, after whatever it was
+  // sent before. Starts no process.
+  async stats() {
+    if (this.closedFlag) throw new MustardProcessError('the sidecar pool is closed');
+    return Promise.all(
+      this.clients.map(async (c) => {
+        let stats = null;
+        try {
+          stats = (await c.request('stats', {})).result;
+        } catch (error) {
+          if (c.alive) throw error;
+        }
+        return { id: c.id, pid: c.pid, stats };
+      }),
+    );
+  }
+
   // close shuts every process down gracefully (see SidecarClient.close).
   async close() {
     this.closedFlag = true;

@@ -104,3 +104,46 @@ test('a pool replaces a killed process and runs executions in parallel', async (
   await pool.close();
   assert.equal(pool.processes().length, 0);
 });
+
+test('SidecarPool#stats asks each running process what it holds', async () => {
+  const pool = new SidecarPool({ size: 1 });
+  assert.deepEqual(await pool.stats(), [], 'a pool with no process starts none to answer');
+  let release;
+  const held = new Promise((r) => {
+    release = r;
+  });
+  let called;
+  const calling = new Promise((r) => {
+    called = r;
+  });
+  const waiting = new Mustard('const a = wait(1); a + 1').run({
+    pool,
+    capabilities: {
+      wait: async (x) => {
+        called();
+        await held;
+        return x;
+      },
+    },
+  });
+  await calling;
+  const [p] = pool.processes();
+  let [s] = await pool.stats();
+  assert.deepEqual([s.id, s.pid], [p.id, p.pid]);
+  assert.equal(s.stats.kind, 'stats');
+  assert.equal(s.stats.parked_executions, 1, 'the execution waiting on its capability is parked');
+  assert.equal(s.stats.cached_programs, 1, 'the program arrived with the start');
+  assert.ok(s.stats.memory_used_bytes > 0 && s.stats.memory_used_bytes <= s.stats.memory_budget_bytes);
+  release();
+  assert.equal(await waiting, 2);
+  [s] = await pool.stats();
+  assert.equal(s.stats.parked_executions, 0);
+  assert.ok(s.stats.hot_resumes >= 1);
+
+  // A process that dies before it answers has no stats.
+  process.kill(p.pid, 'SIGKILL');
+  assert.deepEqual(await pool.stats(), [{ id: p.id, pid: p.pid, stats: null }]);
+
+  await pool.close();
+  await assert.rejects(pool.stats(), (e) => e instanceof MustardProcessError);
+});

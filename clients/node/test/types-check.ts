@@ -61,6 +61,8 @@ async function main(): Promise<void> {
   }
   const staged: number = pool.processes().reduce((n, p) => n + p.stages, 0);
   void staged;
+  const parked: number = (await pool.stats()).reduce((n, p) => n + (p.stats?.parked_executions ?? 0), 0);
+  void parked;
   await pool.close();
 }
 
