@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
@@ -157,14 +158,13 @@ func (c HostCall) Decoded() (HostCall, error) {
 	if c.argsEnc == nil {
 		return c, nil
 	}
-	v, rest, err := value.DecodeCBOR(c.argsEnc)
-	if err != nil || len(rest) != 0 || v.Kind != value.KindArray {
+	// Decode's own reading: each argument a value of its own, so that
+	// the array around them adds no level of nesting.
+	d := &decoder{Reader: detcbor.NewReader(c.argsEnc)}
+	if err := d.args(&c); err != nil || d.Len() != 0 {
 		return HostCall{}, ErrCallArgs // Load checked them: see Outcome.Decoded
 	}
-	c.Args, c.ArgsDigest, c.argsEnc = v.Elems, argsDigest(c.argsEnc), nil
-	if c.Args == nil {
-		c.Args = []value.Value{} // as Decode makes them
-	}
+	c.argsEnc = nil
 	return c, nil
 }
 

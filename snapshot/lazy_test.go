@@ -93,3 +93,33 @@ func TestLoadLeavesAnswersEncoded(t *testing.T) {
 		t.Error("decoded answers differ from Decode's")
 	}
 }
+
+// A loaded call's arguments decode as Decode reads them: each argument a
+// value of its own, so one nested as deep as a value may be still
+// decodes (the array around the arguments adds no level), and a hole
+// inside an argument array is kept.
+func TestLoadedCallsDecodeAsDecodeReadsThem(t *testing.T) {
+	deep := value.Number(1)
+	for range value.MaxDepth {
+		deep = value.Array(deep)
+	}
+	holes := value.Array(value.Number(1), value.Hole(), value.Number(3))
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}, Seed: 1, ClockMillis: 1}, nil, Version)
+	suspendOn(b, Pending{Capability: "cap", Args: []value.Value{deep, holes}})
+	answerLast(b, Outcome{Value: value.Number(2)})
+	raw, _ := suspendOn(b, Pending{Capability: "cap"})
+	want, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(decodeAnswers(t, loaded), want) {
+		t.Fatal("a loaded call decodes to other arguments than Decode's")
+	}
+	if !reflect.DeepEqual(want.Calls[0].Args, []value.Value{deep, holes}) {
+		t.Fatal("Decode did not read the arguments as made")
+	}
+}
