@@ -97,12 +97,20 @@ const r = cap(); globalThis.kept = r; cap(); cap(); JSON.stringify(d(r))`
 }
 
 // Counting an answer from its bytes copies none of its strings.
+// AllocsPerRun counts every allocation of the process, and the package's
+// runtimes prepare realms on goroutines of their own (about 85
+// allocations a realm): the count is taken over many runs, the least of
+// three attempts, so that a realm prepared meanwhile cannot add a whole
+// allocation a run.
 func TestEncodedBytesCopiesNothing(t *testing.T) {
 	enc := importEncodedCases()["records"].AppendCBOR(nil)
-	n := testing.AllocsPerRun(20, func() {
-		if _, err := encodedBytes(value.NewEncodedView(enc)); err != nil {
-			panic(err)
-		}
-	})
-	assert.LessOrEqual(t, n, 1.0, "allocations a count") // the reader itself, if it escapes
+	least := math.Inf(1)
+	for range 3 {
+		least = min(least, testing.AllocsPerRun(500, func() {
+			if _, err := encodedBytes(value.NewEncodedView(enc)); err != nil {
+				panic(err)
+			}
+		}))
+	}
+	assert.LessOrEqual(t, least, 1.0, "allocations a count") // the reader itself, if it escapes
 }
