@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
@@ -68,7 +67,7 @@ func MeasureFirstUse(procs int, log io.Writer) ([]FirstUseFigure, error) {
 			}
 			compiles, starts = append(compiles, c), append(starts, s)
 		}
-		f := FirstUseFigure{Program: p.Name, Compile: median(compiles), Start: median(starts)}
+		f := FirstUseFigure{Program: p.Name, Compile: Quantile(compiles, 0.5), Start: Quantile(starts, 0.5)}
 		logf(log, "first use %s: compile %v, start %v", p.Name, f.Compile, f.Start)
 		out = append(out, f)
 	}
@@ -105,12 +104,6 @@ func firstUse(source string) (compile, start time.Duration, err error) {
 		return 0, 0, err
 	}
 	return run(source)
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // PrintFirstUse writes the first-use figures as a Markdown table, each

@@ -510,6 +510,19 @@ func (d *decoder) value() (value.Value, []byte, error) {
 	return v, enc, nil
 }
 
+// checked checks one value item as value reads it, without building it,
+// and returns its encoding.
+func (d *decoder) checked() ([]byte, error) {
+	rest := d.Rest()
+	after, err := value.CheckCBOR(rest)
+	if err != nil {
+		return nil, err
+	}
+	enc := rest[:len(rest)-len(after)]
+	d.Skip(len(enc))
+	return enc, nil
+}
+
 // Decode parses snapshot bytes. It must only be called after the bytes were
 // authenticated; it still fails closed on anything malformed, with a
 // *FormatError.
@@ -740,11 +753,9 @@ func (d *decoder) args(c *HostCall) error {
 		// bytes (HostCall.SameArgs): they are checked as the decoder
 		// would read them, and kept.
 		for range n {
-			after, err := value.CheckCBOR(d.Rest())
-			if err != nil {
+			if _, err := d.checked(); err != nil {
 				return d.fail(ErrCallArgs)
 			}
-			d.Skip(len(d.Rest()) - len(after))
 		}
 		c.argsEnc = d.Consumed(start)
 		return nil
@@ -827,13 +838,9 @@ func (d *decoder) outcome() (Outcome, error) {
 	case tag == tagValue && n == 2:
 		d.mark()
 		if d.lazy {
-			rest := d.Rest()
-			after, err := value.CheckCBOR(rest)
-			if err != nil {
+			if o.enc, err = d.checked(); err != nil {
 				return o, d.fail(ErrOutcome)
 			}
-			o.enc = rest[:len(rest)-len(after)]
-			d.Skip(len(o.enc))
 			return o, nil
 		}
 		v, _, err := d.value()

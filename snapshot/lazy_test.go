@@ -32,9 +32,9 @@ func decodeAnswers(t *testing.T, s *Snapshot) *Snapshot {
 	return s
 }
 
-// Load leaves every value answer and every call's arguments encoded, plain records and compressed
-// ones alike; decoded, they are what Decode gives, and the snapshot
-// encodes to the same bytes either way.
+// Load leaves every value answer and every call's arguments encoded,
+// plain records and compressed ones alike; decoded, they are what Decode
+// gives, and the snapshot encodes to the same bytes either way.
 func TestLoadLeavesAnswersEncoded(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	records, err := value.FromGo(sampletext.Records(r, 20_000))
