@@ -10,5 +10,5 @@ import (
 
 func TestMain(m *testing.M) {
 	hosttest.RunAsSidecar(cli.Main)
-	os.Exit(m.Run())
+	os.Exit(hosttest.RunTests(m))
 }

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	// Every sidecar the tests spawn inherits the fixed entropy.
 	os.Setenv(EntropyEnv, Entropy)
-	os.Exit(m.Run())
+	os.Exit(hosttest.RunTests(m))
 }
 
 const transcriptDir = "transcripts"

@@ -12,5 +12,5 @@ import (
 // test binary, re-executed as the sidecar.
 func TestMain(m *testing.M) {
 	hosttest.RunAsSidecar(cli.Main)
-	os.Exit(m.Run())
+	os.Exit(hosttest.RunTests(m))
 }

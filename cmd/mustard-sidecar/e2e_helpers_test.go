@@ -23,7 +23,7 @@ import (
 
 func TestMain(m *testing.M) {
 	hosttest.RunAsSidecar(cli.Main)
-	os.Exit(m.Run())
+	os.Exit(hosttest.RunTests(m))
 }
 
 type transport struct {

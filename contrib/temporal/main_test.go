@@ -30,7 +30,7 @@ import (
 
 func TestMain(m *testing.M) {
 	hosttest.RunAsSidecar(cli.Main)
-	os.Exit(m.Run())
+	os.Exit(hosttest.RunTests(m))
 }
 
 const testQueue = "mustard-test"

@@ -32,8 +32,9 @@ var sidecarMain func(args []string) int
 // the helper-process pattern: in a process that Start spawned, it runs main
 // with the process's arguments and exits with its status; anywhere else it
 // records main so that Start re-executes this binary. Call it first thing in
-// TestMain (or a tool's main) with cli.Main. Nothing is built at test time,
-// and under -race the sidecar is race-instrumented too.
+// TestMain (or a tool's main) with cli.Main. Under -race the sidecar is
+// race-instrumented too, except in the default run of a test under RunTests
+// (plain.go), which builds a plain one.
 func RunAsSidecar(main func(args []string) int) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(main(os.Args[1:]))
@@ -46,13 +47,17 @@ func RunAsSidecar(main func(args []string) int) {
 const BinaryEnv = "MUSTARD_SIDECAR_BIN"
 
 // Binary returns the path of the binary Start runs: $MUSTARD_SIDECAR_BIN if
-// set, otherwise this one.
+// set, otherwise this one, or under -race a plain build of the sidecar
+// (plain.go).
 func Binary() (string, error) {
 	if bin := os.Getenv(BinaryEnv); bin != "" {
 		return bin, nil
 	}
 	if sidecarMain == nil {
 		return "", fmt.Errorf("hosttest: call hosttest.RunAsSidecar(cli.Main) in TestMain or main first")
+	}
+	if usePlainBuild() {
+		return plainBinary()
 	}
 	return os.Executable()
 }
@@ -391,13 +396,19 @@ func Run(args ...string) (stdout, stderr string, code int, err error) {
 // external programs, other languages' hosts), and returns its exit code.
 // For TestMain, after RunAsSidecar.
 func RunOnPath(m interface{ Run() int }) int {
+	return RunTests(onPathRun{m})
+}
+
+type onPathRun struct{ m interface{ Run() int } }
+
+func (r onPathRun) Run() int {
 	undo, err := onPath()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer undo()
-	return m.Run()
+	return r.m.Run()
 }
 
 // onPath links the name in a new temporary directory, puts that first on

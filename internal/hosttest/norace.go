@@ -2,6 +2,8 @@
 
 package hosttest
 
-// RaceEnabled reports a race-instrumented build. Such a sidecar is several
-// times slower and larger, so peak-RSS bounds are checked only without it.
+// RaceEnabled reports a race-instrumented build. Its own sidecars are
+// several times slower and larger (those of the default run are a plain
+// build: plain.go), so tests keep peak-RSS bounds and the slowest hostile
+// suites to runs without it, which .ci/run makes.
 const RaceEnabled = false

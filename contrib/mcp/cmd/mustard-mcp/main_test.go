@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 		os.Exit(runStdioUpstream())
 	}
 	hosttest.RunAsSidecar(cli.Main)
-	os.Exit(m.Run())
+	os.Exit(hosttest.RunTests(m))
 }
 
 // runStdioUpstream is the stdio upstream server, namespace "files".
