@@ -39,7 +39,12 @@ type Config struct {
 	// examples/programmatic-tool-calls: its programs are recorded on the
 	// peer (RecordGallery) and measured end to end like the workloads.
 	Gallery string
-	Log     io.Writer // progress lines; nil for none
+	// ColdChecks, if positive, limits the check before timing that each
+	// workload runs cold (every resume in a fresh process) as it runs hot
+	// to the first ColdChecks workloads; every workload is checked
+	// otherwise. Each check spawns a process per call: tests set it.
+	ColdChecks int
+	Log        io.Writer // progress lines; nil for none
 }
 
 // DefaultConfig finishes in well under two minutes on two cores.
@@ -210,7 +215,7 @@ func Run(cfg Config) (*Report, error) {
 		rep.PeerSkipped = "disabled"
 	}
 
-	o, err := newOurs(workloads, cfg.ColdSteps)
+	o, err := newOurs(workloads, cfg.ColdSteps, cfg.ColdChecks)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +297,7 @@ type coldSnapshot struct {
 	bytes []byte
 }
 
-func newOurs(workloads []*Workload, steps []int) (*ours, error) {
+func newOurs(workloads []*Workload, steps []int, coldChecks int) (*ours, error) {
 	o := &ours{workloads: workloads, programs: map[string]string{}}
 	var err error
 	if o.bin, err = newHost(false); err != nil {
@@ -306,7 +311,7 @@ func newOurs(workloads []*Workload, steps []int) (*ours, error) {
 		o.close()
 		return nil, err
 	}
-	for _, w := range workloads {
+	for i, w := range workloads {
 		r, _, err := o.bin.call(compileRequest(o.bin.nextID(), w.Source), nil)
 		if err != nil {
 			o.close()
@@ -320,7 +325,11 @@ func newOurs(workloads []*Workload, steps []int) (*ours, error) {
 		}
 		// Each mode, hot and cold (every resume in a new process), must
 		// complete with the expected value.
-		x, err := w.verifyModes(o.bin, freshProcess, r.Result.ProgramID, o.batch)
+		fresh := freshProcess
+		if coldChecks > 0 && i >= coldChecks {
+			fresh = nil
+		}
+		x, err := w.verifyModes(o.bin, fresh, r.Result.ProgramID, o.batch)
 		if err != nil {
 			o.close()
 			return nil, err

@@ -8,12 +8,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
 // TestDriver runs the driver's measurements with tiny counts against the
 // real binary, so the driver cannot rot unnoticed. The peer is left out.
 func TestDriver(t *testing.T) {
-	cfg := Config{Rounds: 2, Hot: 6, HotChain: 4, Compile: 2, ColdStart: 1, Workload: 2, ColdResume: 1, ColdSteps: []int{3}, History: 2, HistorySteps: []int{5}, Large: 1}
+	// The check that workloads run cold as hot spawns a process per call:
+	// one workload's in the default run (TestWorkloadModes checks them all
+	// in one session), all in the long suites.
+	cfg := Config{Rounds: 2, Hot: 6, HotChain: 4, Compile: 2, ColdStart: 1, Workload: 2, ColdResume: 1, ColdSteps: []int{3}, History: 2, HistorySteps: []int{5}, Large: 1,
+		ColdChecks: longtest.Pick(1, 0)}
 	rep, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
