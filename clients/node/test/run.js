@@ -5,10 +5,11 @@
 // =in-process) for every file but those of the executors' crash and
 // takeover runs and of SidecarClient's processes, which the engine does
 // not change (without cgo, which the addon needs, the engine's tests are
-// skipped, saying so). The tests need the sidecar binary and the addon: unless
-// $MUSTARD_SIDECAR_BIN and $MUSTARD_SIDECAR_ADDON name them, they are
-// built here with `go build` into a temporary directory, removed
-// afterwards.
+// skipped, saying so). MUSTARD_NODE_SIDECAR_ONLY=1 runs the first pass
+// only (go test's default run; .ci/run runs both). The tests need the
+// sidecar binary and the addon: unless $MUSTARD_SIDECAR_BIN and
+// $MUSTARD_SIDECAR_ADDON name them, they are built here with `go build`
+// into a temporary directory, removed afterwards.
 
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -34,7 +35,7 @@ function main() {
   // The addon needs cgo, which Go turns off where it finds no C compiler:
   // there the in-process pass is skipped, saying so (.ci/run has one).
   const cgo = Boolean(env.MUSTARD_SIDECAR_ADDON) || spawnSync('go', ['env', 'CGO_ENABLED'], { cwd: repo, encoding: 'utf8' }).stdout.trim() === '1';
-  if (cgo && !build('MUSTARD_SIDECAR_ADDON', 'mustard-sidecar.node', ['-buildmode=c-shared'], './clients/node/native')) return 1;
+  if (cgo && env.MUSTARD_NODE_SIDECAR_ONLY !== '1' && !build('MUSTARD_SIDECAR_ADDON', 'mustard-sidecar.node', ['-buildmode=c-shared'], './clients/node/native')) return 1;
   const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js') && (cgo || f !== 'inprocess.test.js'));
   const args = process.argv.slice(2);
   const pass = (names, extra) => {
@@ -46,6 +47,10 @@ function main() {
   };
   const status = pass(files, {});
   if (status !== 0) return status;
+  if (env.MUSTARD_NODE_SIDECAR_ONLY === '1') {
+    console.log('# the in-process engine: skipped (MUSTARD_NODE_SIDECAR_ONLY=1)');
+    return 0;
+  }
   if (!cgo) {
     console.log('# the in-process engine: skipped, cgo is off here (no C compiler), so its addon cannot be built');
     return 0;
