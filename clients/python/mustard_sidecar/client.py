@@ -1,0 +1,399 @@
+"""A mustard-sidecar host: one sidecar process over binary frames
+(docs/protocol.md), standard library only."""
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import shutil
+import struct
+import subprocess
+import threading
+
+from .values import UNDEFINED, from_structured, to_structured
+
+__all__ = [
+    "Sidecar", "Program", "Step", "Result", "MustardError", "GuestError", "ProcessError",
+    "find_sidecar", "snapshot_auth",
+]
+
+PROTOCOL_VERSION = 2
+MAX_REQUEST = 1 << 20  # the sidecar ends the session on a larger request
+MAX_RESPONSE = (64 << 20) + (1 << 20)  # the largest snapshot plus room for the header
+STAGE_CHUNK = MAX_REQUEST - 4096  # a stage request's header is far under 4 KiB
+# A value whose JSON is larger goes through a stage rather than the request
+# (docs/protocol.md, "Values past 1 MiB"); so do snapshot bytes that would
+# not fit beside the rest of a request.
+STAGE_VALUE = 256 << 10
+GUEST_KINDS = ("Parse", "Validation", "Runtime", "Limit", "Serialization")
+# A cached resume that fails with one of these is sent again with the bytes.
+_NOT_HELD = {"unknown_snapshot_id", "evicted_snapshot_id", "unknown_policy_id", "evicted_policy_id"}
+
+
+class MustardError(Exception):
+    """A request the sidecar answered with ok: false. code is its
+    error_code (branch on it, never on the text); logs are the console
+    lines the failed segment wrote."""
+
+    def __init__(self, message, code=None, logs=None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.logs = logs or []
+
+
+class GuestError(MustardError):
+    """A failure of the guest's program: kind is Parse, Validation, Runtime,
+    Limit or Serialization, the prefix of the message."""
+
+    def __init__(self, message, code=None, logs=None):
+        super().__init__(message, code, logs)
+        self.kind = message.split(":", 1)[0]
+
+
+class ProcessError(MustardError):
+    """The sidecar could not start, exited, or broke the framing."""
+
+
+def find_sidecar():
+    """The sidecar binary: $MUSTARD_SIDECAR_BIN, else mustard-sidecar on PATH."""
+    path = os.environ.get("MUSTARD_SIDECAR_BIN") or shutil.which("mustard-sidecar")
+    if not path:
+        raise ProcessError("no sidecar: set MUSTARD_SIDECAR_BIN or put mustard-sidecar on PATH "
+                           "(go install ./cmd/mustard-sidecar)")
+    return path
+
+
+def snapshot_auth(key, snapshot_id):
+    """What proves the host accepted a snapshot: its id signed with the key
+    (docs/protocol.md, "Authentication")."""
+    return {
+        "snapshot_key_base64": base64.b64encode(key).decode(),
+        "snapshot_key_digest": hashlib.sha256(key).hexdigest(),
+        "snapshot_token": hmac.new(key, snapshot_id.encode("ascii"), hashlib.sha256).hexdigest(),
+    }
+
+
+class Program:
+    """A compiled program: its id (SHA-256 of the bytes) and bytes."""
+
+    __slots__ = ("id", "bytes")
+
+    def __init__(self, program_id, program_bytes):
+        self.id = program_id
+        self.bytes = program_bytes
+
+    def __repr__(self):
+        return f"Program({self.id[:16]}…, {len(self.bytes)} bytes)"
+
+
+class Step:
+    """Where a start or resume stopped.
+
+    completed: value is the result. Suspended: capability and args are the
+    call the guest waits on; snapshot (bytes), snapshot_id and policy are
+    what a host stores to resume it later, in any process (state() and
+    from_state()). logs are the console lines of the segment.
+    """
+
+    def __init__(self, result, payload, policy):
+        step = result["step"]
+        self.type = step["type"]
+        self.logs = step.get("logs", [])
+        self.policy = policy
+        self.value = UNDEFINED
+        self.capability = None
+        self.args = []
+        self.snapshot = None
+        self.snapshot_id = None
+        self.policy_id = None
+        if self.type == "completed":
+            self.value = from_structured(step["value"])
+            return
+        self.capability = step["capability"]
+        self.args = [from_structured(a) for a in step["args"]]
+        self.snapshot = payload
+        self.snapshot_id = result["snapshot_id"]
+        self.policy_id = result.get("policy_id")
+        if hashlib.sha256(payload).hexdigest() != self.snapshot_id:
+            raise ProcessError("snapshot bytes do not hash to snapshot_id")
+
+    @property
+    def suspended(self):
+        return self.type == "suspended"
+
+    def state(self):
+        """A JSON-ready dict of what resuming this step needs, to store."""
+        if not self.suspended:
+            raise ValueError("a completed step has nothing to resume")
+        return {"snapshot_base64": base64.b64encode(self.snapshot).decode(),
+                "snapshot_id": self.snapshot_id, "policy": self.policy,
+                "capability": self.capability, "args": [to_structured(a) for a in self.args]}
+
+    @classmethod
+    def from_state(cls, state):
+        """The step state() stored; resuming it sends its bytes."""
+        snapshot = base64.b64decode(state["snapshot_base64"], validate=True)
+        result = {"step": {"type": "suspended", "capability": state["capability"], "args": state["args"]},
+                  "snapshot_id": state["snapshot_id"]}
+        return cls(result, snapshot, state["policy"])
+
+    def __repr__(self):
+        if self.suspended:
+            return f"Step(suspended {self.capability}{tuple(self.args)!r}, snapshot {self.snapshot_id[:16]}…)"
+        return f"Step(completed {self.value!r})"
+
+
+class Result:
+    """What run returns: the program's value and every console line."""
+
+    __slots__ = ("value", "logs")
+
+    def __init__(self, value, logs):
+        self.value = value
+        self.logs = logs
+
+    def __repr__(self):
+        return f"Result({self.value!r}, {len(self.logs)} log lines)"
+
+
+class Sidecar:
+    """One sidecar process. Requests from several threads are served one at
+    a time. key is the host's snapshot key (at least 32 bytes), with which
+    every resume signs its snapshot id; a random one by default. A sidecar
+    started with --snapshot-key-file accepts only its pinned key.
+
+    argv is the command (find_sidecar() by default) and env its
+    environment."""
+
+    def __init__(self, argv=None, *, key=None, env=None):
+        if key is None:
+            key = secrets.token_bytes(32)
+        if not isinstance(key, (bytes, bytearray)) or len(key) < 32:
+            raise ValueError("key must be at least 32 bytes")
+        self.key = bytes(key)
+        self._argv = list(argv) if argv else [find_sidecar()]
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self._stage = 0
+        try:
+            self._proc = subprocess.Popen(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        except OSError as e:
+            raise ProcessError(f"starting the sidecar failed: {e.strerror}") from None
+        self._broken = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # The wire.
+
+    def call(self, method, raw=b"", **fields):
+        """Sends one request (raw travels as the frame's payload) and
+        returns (result, payload bytes). Raises GuestError or MustardError
+        for ok: false, ProcessError if the process is gone."""
+        with self._lock:
+            if self._broken:
+                raise ProcessError(self._broken)
+            self._next_id += 1
+            header = {"protocol_version": PROTOCOL_VERSION, "id": self._next_id, "method": method, **fields}
+            h = _json(header)
+            if len(h) + len(raw) + 8 > MAX_REQUEST:
+                raise MustardError(f"{method} request of {len(h) + len(raw)} bytes is over the 1 MiB limit",
+                                   "request_too_large")
+            try:
+                self._proc.stdin.write(struct.pack("<II", len(h), len(raw)) + h + raw)
+                self._proc.stdin.flush()
+                hl, pl = struct.unpack("<II", self._read(8))
+                if hl + pl > MAX_RESPONSE:  # never allocate what a broken process claims
+                    raise ProcessError(f"response of {hl + pl} bytes is over the bound")
+                resp = json.loads(self._read(hl))
+                body = self._read(pl)
+            except (OSError, ValueError, ProcessError) as e:
+                self._broken = e.args[0] if isinstance(e, ProcessError) else "the sidecar broke the stream"
+                self._proc.kill()
+                raise ProcessError(self._broken) from None
+            if resp.get("id") != self._next_id:
+                self._broken = f"response id {resp.get('id')} does not answer request {self._next_id}"
+                self._proc.kill()
+                raise ProcessError(self._broken)
+        if not resp.get("ok"):
+            message = resp.get("error", "")
+            cls = GuestError if message.split(":", 1)[0] in GUEST_KINDS else MustardError
+            raise cls(message, resp.get("error_code"), resp.get("logs"))
+        return resp["result"], body
+
+    def _read(self, n):
+        data = self._proc.stdout.read(n)
+        if len(data) != n:
+            code = self._proc.wait()
+            raise ProcessError(f"the sidecar exited (status {code}) in the middle of a response")
+        return data
+
+    def close(self):
+        """EOF on stdin: the sidecar answers what it read and exits."""
+        with self._lock:
+            self._broken = self._broken or "the sidecar is closed"
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc.stdout.close()
+
+    def kill(self):
+        """Ends the process at once, as a crash would."""
+        with self._lock:
+            self._broken = "the sidecar was killed"
+            self._proc.kill()
+            self._proc.wait()
+            for f in (self._proc.stdin, self._proc.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+
+    # The protocol.
+
+    def ping(self):
+        result, _ = self.call("ping")
+        return result
+
+    def compile(self, source, *, language="javascript"):
+        """Compiles guest source ("javascript" or "typescript")."""
+        fields = {"source": source}
+        if len(source) > STAGE_VALUE:
+            fields = {"source_stage_id": self._upload(source.encode("utf-8"))}
+        if language != "javascript":
+            fields["language"] = language
+        result, program = self.call("compile", **fields)
+        if hashlib.sha256(program).hexdigest() != result["program_id"]:
+            raise ProcessError("program bytes do not hash to program_id")
+        return Program(result["program_id"], program)
+
+    def start(self, program, *, inputs=None, capabilities=(), limits=None, console="off", entry="script"):
+        """Starts a program (a Program or its source) and runs it to its
+        first capability call or its end. inputs is a dict of global
+        bindings; capabilities are the names the guest may call (dotted
+        names are functions in namespaces); limits as in docs/protocol.md
+        ("Limits"), the defaults where absent."""
+        if isinstance(program, str):
+            program = self.compile(program)
+        policy = {"capabilities": sorted(set(capabilities)), "limits": dict(limits or {})}
+        if console != "off":
+            policy["console"] = console
+        options = {**policy}
+        staged = _json({k: to_structured(v) for k, v in (inputs or {}).items()})
+        if len(staged) > STAGE_VALUE:
+            options["inputs_stage_id"] = self._upload(staged)
+        else:
+            options["inputs"] = json.loads(staged)
+        if entry != "script":
+            options["entry"] = entry
+        result, payload = self.call("start", program_id=program.id, options=options)
+        return Step(result, payload, policy)
+
+    def resume(self, step, value=UNDEFINED, *, error=None):
+        """Answers the call step waits on with value, or with error (an
+        exception, or a dict of name, message, code, details) that the
+        guest can catch. A step this process holds resumes by id; any other
+        (a restart, another process, Step.from_state) sends its bytes."""
+        if not step.suspended:
+            raise ValueError("a completed step cannot be resumed")
+        answer = _json(_payload(value, error))
+        if step.policy_id is not None:
+            try:
+                result, body = self.call("resume", snapshot_id=step.snapshot_id, policy_id=step.policy_id,
+                                         auth=snapshot_auth(self.key, step.snapshot_id), **self._answer(answer))
+                return Step(result, body, step.policy)
+            except MustardError as e:
+                if e.code not in _NOT_HELD:
+                    raise
+        policy = {**step.policy, "snapshot_id": step.snapshot_id, **snapshot_auth(self.key, step.snapshot_id)}
+        fields = self._answer(answer)
+        if len(step.snapshot) + len(answer if "payload" in fields else b"") + STAGE_VALUE > MAX_REQUEST:
+            result, body = self.call("resume", stage_id=self._upload(step.snapshot), policy=policy, **fields)
+        else:
+            result, body = self.call("resume", step.snapshot, policy=policy, **fields)
+        return Step(result, body, step.policy)
+
+    def _answer(self, answer):
+        """The resume field carrying an answer's JSON: inline, or staged.
+        Every stage a request names is dropped by it, so a retry stages
+        again."""
+        if len(answer) > STAGE_VALUE:
+            return {"payload_stage_id": self._upload(answer)}
+        return {"payload": json.loads(answer)}
+
+    def _upload(self, data):
+        """Stages bytes too large for one request; returns the stage's id."""
+        with self._lock:
+            self._stage += 1
+            stage_id = f"py-{self._stage}"
+        for off in range(0, len(data), STAGE_CHUNK):
+            self.call("stage", data[off:off + STAGE_CHUNK], stage_id=stage_id, offset=off)
+        return stage_id
+
+    def run(self, program, tools, *, inputs=None, limits=None, language="javascript", console="collect",
+            entry="script", on_log=None):
+        """Runs a program to its end, calling tools[name](*args) for each
+        capability call: code mode in one call. An exception a tool raises
+        reaches the guest as a catchable Error of its class name. Returns
+        Result(value, logs); a failure raises GuestError with the logs so
+        far."""
+        if isinstance(program, str):
+            program = self.compile(program, language=language)
+        logs = []
+
+        def keep(lines):
+            logs.extend(lines)
+            if on_log:
+                for line in lines:
+                    on_log(line)
+        try:
+            step = self.start(program, inputs=inputs, capabilities=tools.keys(), limits=limits,
+                              console=console, entry=entry)
+            while True:
+                keep(step.logs)
+                if not step.suspended:
+                    return Result(step.value, logs)
+                try:
+                    answer = tools[step.capability](*step.args)
+                    to_structured(answer)
+                except Exception as e:  # the guest's to catch
+                    step = self.resume(step, error=e)
+                else:
+                    step = self.resume(step, answer)
+        except MustardError as e:
+            keep(e.logs)
+            e.logs = logs
+            raise
+
+
+def _json(v):
+    """Compact JSON as UTF-8. A string holding a lone surrogate (a guest
+    string can) has no UTF-8: the text is then escaped to ASCII, and the
+    sidecar reads the escape as the surrogate itself."""
+    try:
+        return json.dumps(v, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(v, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def _payload(value, error):
+    if error is None:
+        return {"type": "value", "value": to_structured(value)}
+    if isinstance(error, BaseException):
+        error = {"name": type(error).__name__, "message": str(error)}
+    out = {k: error[k] for k in ("name", "message", "code") if error.get(k) is not None}
+    if "details" in error:
+        out["details"] = to_structured(error["details"])
+    return {"type": "error", "error": out}

@@ -1,0 +1,135 @@
+"""Against a real sidecar: $MUSTARD_SIDECAR_BIN, else mustard-sidecar on
+PATH (clients/python/python_test.go builds one and runs this suite)."""
+
+import base64
+import json
+import random
+import threading
+import unittest
+
+import mustard_sidecar as ms
+
+CODE_MODE = """async ({ city }: { city: string }) => {
+  const w = await weather.current(city);
+  console.log("got", w.temp, [1, 2]);
+  let caught = "";
+  try { await weather.alerts(city); } catch (e) { caught = `${e.name}: ${e.message}`; }
+  console.warn(caught);
+  return { city, temp: w.temp, caught };
+}"""
+
+
+def weather_tools(calls):
+    def current(city):
+        calls.append(("current", city))
+        return {"temp": 21.5, "city": city}
+
+    def alerts(city):
+        calls.append(("alerts", city))
+        raise LookupError(f"no alerts for {city}")
+    return {"weather.current": current, "weather.alerts": alerts}
+
+
+class ClientTest(unittest.TestCase):
+    def setUp(self):
+        self.sc = ms.Sidecar()
+        self.addCleanup(self.sc.close)
+
+    def test_code_mode_runs_typescript_with_namespaced_tools_and_console(self):
+        calls = []
+        seen = []
+        r = self.sc.run(CODE_MODE, weather_tools(calls), inputs={"city": "Oslo"}, language="typescript",
+                        entry="call", on_log=seen.append)
+        self.assertEqual(r.value, {"city": "Oslo", "temp": 21.5, "caught": "LookupError: no alerts for Oslo"})
+        self.assertEqual(calls, [("current", "Oslo"), ("alerts", "Oslo")])
+        self.assertEqual(r.logs, [{"level": "log", "text": "got 21.5 [ 1, 2 ]"},
+                                  {"level": "warn", "text": "LookupError: no alerts for Oslo"}])
+        self.assertEqual(seen, r.logs)
+
+    def test_a_guest_failure_is_a_guest_error_with_its_logs(self):
+        src = 'console.log("before"); const x = get(); null.boom;'
+        with self.assertRaises(ms.GuestError) as cm:
+            self.sc.run(src, {"get": lambda: 1})
+        e = cm.exception
+        self.assertEqual(e.kind, "Runtime")
+        self.assertTrue(e.message.startswith("Runtime: TypeError"), e.message)
+        self.assertEqual(e.logs, [{"level": "log", "text": "before"}])
+        with self.assertRaises(ms.GuestError) as cm:
+            self.sc.compile("let = ;")
+        self.assertEqual(cm.exception.kind, "Parse")
+        # The process serves on.
+        self.assertEqual(self.sc.run("1 + 1", {}).value, 2.0)
+
+    def test_a_limit_is_a_guest_error_of_kind_limit(self):
+        with self.assertRaises(ms.GuestError) as cm:
+            self.sc.run("for (;;) {}", {}, limits={"instruction_budget": 10000})
+        self.assertEqual(cm.exception.kind, "Limit")
+        self.assertTrue(cm.exception.code.startswith("limit"), cm.exception.code)
+
+    def test_a_stored_step_resumes_in_another_process_as_it_does_hot(self):
+        src = "const a = get(1); const b = get(a + 'x'); [a, b, Math.random() < 1]"
+        program = self.sc.compile(src)
+        hot = self.sc.start(program, capabilities=["get"])
+        stored = json.dumps(hot.state())
+        hot = self.sc.resume(self.sc.resume(hot, "one"), [2, ms.HOLE])
+        self.assertEqual(hot.value, ["one", [2.0, ms.HOLE], True])
+
+        self.sc.kill()
+        with ms.Sidecar() as other:
+            cold = ms.Step.from_state(json.loads(stored))
+            self.assertEqual((cold.capability, cold.args), ("get", [1.0]))
+            cold = other.resume(cold, "one")
+            self.assertEqual((cold.capability, cold.args), ("get", ["onex"]))
+            cold = other.resume(cold, [2, ms.HOLE])
+            self.assertEqual(cold.value, hot.value)
+        with self.assertRaises(ms.ProcessError):
+            self.sc.ping()
+
+    def test_snapshots_and_answers_past_a_request_go_through_stages(self):
+        big = base64.b64encode(random.Random(7).randbytes(1_125_000)).decode()  # 1.5 MB that compresses little
+        limits = {"heap_limit_bytes": 64 << 20, "allocation_budget": 10_000_000}
+        step = self.sc.start("const a = get(); const b = get(); a.length + b.length", capabilities=["get"],
+                             limits=limits, inputs={"pad": "y" * 400_000})  # inputs past STAGE_VALUE
+        step = self.sc.resume(step, big)
+        self.assertGreater(len(step.snapshot), 1 << 20)
+        stored = step.state()
+        self.assertEqual(self.sc.resume(step, big).value, 3_000_000.0)
+        with ms.Sidecar() as other:  # raw bytes past 1 MiB: staged
+            self.assertEqual(other.resume(ms.Step.from_state(stored), "z").value, 1_500_001.0)
+
+    def test_an_evicted_or_unknown_step_is_sent_with_its_bytes(self):
+        step = self.sc.start("get() + 1", capabilities=["get"])
+        with ms.Sidecar() as other:
+            # other never saw step's ids: the cached resume fails with
+            # unknown_snapshot_id and the bytes go instead.
+            self.assertEqual(other.resume(step, 41).value, 42.0)
+
+    def test_wrong_answers_fail_before_the_guest_runs(self):
+        step = self.sc.start("get()", capabilities=["get"])
+        with self.assertRaises(TypeError):
+            self.sc.resume(step, {1, 2})
+        self.assertEqual(self.sc.resume(step, "ok").value, "ok")
+        with self.assertRaises(ValueError):
+            self.sc.resume(ms.Step({"step": {"type": "completed", "value": "Null"}}, b"", {}), 1)
+
+    def test_requests_from_threads_are_served_one_at_a_time(self):
+        program = self.sc.compile("const n = get(); n * 2")
+        out = [None] * 8
+
+        def work(i):
+            step = self.sc.start(program, capabilities=["get"])
+            out[i] = self.sc.resume(step, i).value
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(out, [2.0 * i for i in range(8)])
+
+    def test_a_missing_binary_is_a_process_error(self):
+        with self.assertRaises(ms.ProcessError):
+            ms.Sidecar(["/nonexistent/mustard-sidecar"])
+
+
+if __name__ == "__main__":
+    unittest.main()
