@@ -2,6 +2,8 @@
 (docs/protocol.md), standard library only."""
 
 import base64
+import collections
+import concurrent.futures
 import hashlib
 import hmac
 import json
@@ -15,7 +17,7 @@ import threading
 from .values import UNDEFINED, from_structured, to_structured
 
 __all__ = [
-    "Sidecar", "Program", "Step", "Result", "MustardError", "GuestError", "ProcessError",
+    "Sidecar", "Program", "Step", "Call", "Result", "MustardError", "GuestError", "ProcessError",
     "find_sidecar", "snapshot_auth",
 ]
 
@@ -89,12 +91,17 @@ class Program:
         return f"Program({self.id[:16]}…, {len(self.bytes)} bytes)"
 
 
+Call = collections.namedtuple("Call", "call_id capability args")
+Call.__doc__ = """An outstanding capability call of a batch-mode step."""
+
+
 class Step:
     """Where a start or resume stopped.
 
     completed: value is the result. Suspended: capability and args are the
-    call the guest waits on; snapshot (bytes), snapshot_id and policy are
-    what a host stores to resume it later, in any process (state() and
+    call the guest waits on (in batch mode the oldest; calls lists every
+    outstanding one); snapshot (bytes), snapshot_id and policy are what a
+    host stores to resume it later, in any process (state() and
     from_state()). logs are the console lines of the segment.
     """
 
@@ -106,6 +113,7 @@ class Step:
         self.value = UNDEFINED
         self.capability = None
         self.args = []
+        self.calls = []
         self.snapshot = None
         self.snapshot_id = None
         self.policy_id = None
@@ -114,6 +122,8 @@ class Step:
             return
         self.capability = step["capability"]
         self.args = [from_structured(a) for a in step["args"]]
+        self.calls = [Call(c["call_id"], c["capability"], [from_structured(a) for a in c["args"]])
+                      for c in step.get("calls", [])]
         self.snapshot = payload
         self.snapshot_id = result["snapshot_id"]
         self.policy_id = result.get("policy_id")
@@ -128,16 +138,22 @@ class Step:
         """A JSON-ready dict of what resuming this step needs, to store."""
         if not self.suspended:
             raise ValueError("a completed step has nothing to resume")
-        return {"snapshot_base64": base64.b64encode(self.snapshot).decode(),
-                "snapshot_id": self.snapshot_id, "policy": self.policy,
-                "capability": self.capability, "args": [to_structured(a) for a in self.args]}
+        state = {"snapshot_base64": base64.b64encode(self.snapshot).decode(),
+                 "snapshot_id": self.snapshot_id, "policy": self.policy,
+                 "capability": self.capability, "args": [to_structured(a) for a in self.args]}
+        if self.calls:
+            state["calls"] = [{"call_id": c.call_id, "capability": c.capability,
+                               "args": [to_structured(a) for a in c.args]} for c in self.calls]
+        return state
 
     @classmethod
     def from_state(cls, state):
         """The step state() stored; resuming it sends its bytes."""
         snapshot = base64.b64decode(state["snapshot_base64"], validate=True)
-        result = {"step": {"type": "suspended", "capability": state["capability"], "args": state["args"]},
-                  "snapshot_id": state["snapshot_id"]}
+        step = {"type": "suspended", "capability": state["capability"], "args": state["args"]}
+        if "calls" in state:
+            step["calls"] = state["calls"]
+        result = {"step": step, "snapshot_id": state["snapshot_id"]}
         return cls(result, snapshot, state["policy"])
 
     def __repr__(self):
@@ -279,17 +295,22 @@ class Sidecar:
             raise ProcessError("program bytes do not hash to program_id")
         return Program(result["program_id"], program)
 
-    def start(self, program, *, inputs=None, capabilities=(), limits=None, console="off", entry="script"):
-        """Starts a program (a Program or its source) and runs it to its
-        first capability call or its end. inputs is a dict of global
+    def start(self, program, *, inputs=None, capabilities=(), limits=None, console="off", entry="script",
+              host_calls="one"):
+        """Starts a program (a Program or its JavaScript source) and runs it
+        to its first capability call or its end. inputs is a dict of global
         bindings; capabilities are the names the guest may call (dotted
         names are functions in namespaces); limits as in docs/protocol.md
-        ("Limits"), the defaults where absent."""
+        ("Limits"), the defaults where absent. host_calls "batch" lists
+        every outstanding call in Step.calls, to answer any of them at
+        once (resume's answers)."""
         if isinstance(program, str):
             program = self.compile(program)
         policy = {"capabilities": sorted(set(capabilities)), "limits": dict(limits or {})}
         if console != "off":
             policy["console"] = console
+        if host_calls != "one":
+            policy["host_calls"] = host_calls
         options = {**policy}
         staged = _json({k: to_structured(v) for k, v in (inputs or {}).items()})
         if len(staged) > STAGE_VALUE:
@@ -301,37 +322,53 @@ class Sidecar:
         result, payload = self.call("start", program_id=program.id, options=options)
         return Step(result, payload, policy)
 
-    def resume(self, step, value=UNDEFINED, *, error=None):
+    def resume(self, step, value=UNDEFINED, *, error=None, answers=None):
         """Answers the call step waits on with value, or with error (an
         exception, or a dict of name, message, code, details) that the
-        guest can catch. A step this process holds resumes by id; any other
-        (a restart, another process, Step.from_state) sends its bytes."""
+        guest can catch. In batch mode, answers maps call ids to values
+        instead (an exception as a value is sent as an error), any subset
+        of step.calls, applied in the dict's order. A step this process
+        holds resumes by id; any other (a restart, another process,
+        Step.from_state) sends its bytes."""
         if not step.suspended:
             raise ValueError("a completed step cannot be resumed")
-        answer = _json(_payload(value, error))
+        if answers is None:
+            payloads = [(None, _json(_payload(value, error)))]
+        else:
+            if not answers:
+                raise ValueError("answers must name at least one call")
+            payloads = [(call_id, _json(_payload(v, v if isinstance(v, BaseException) else None)))
+                        for call_id, v in answers.items()]
+        inline = sum(len(p) for _, p in payloads if len(p) <= STAGE_VALUE)
         if step.policy_id is not None:
             try:
                 result, body = self.call("resume", snapshot_id=step.snapshot_id, policy_id=step.policy_id,
-                                         auth=snapshot_auth(self.key, step.snapshot_id), **self._answer(answer))
+                                         auth=snapshot_auth(self.key, step.snapshot_id),
+                                         **self._answers(payloads, inline))
                 return Step(result, body, step.policy)
             except MustardError as e:
                 if e.code not in _NOT_HELD:
                     raise
         policy = {**step.policy, "snapshot_id": step.snapshot_id, **snapshot_auth(self.key, step.snapshot_id)}
-        fields = self._answer(answer)
-        if len(step.snapshot) + len(answer if "payload" in fields else b"") + STAGE_VALUE > MAX_REQUEST:
+        fields = self._answers(payloads, inline)
+        if len(step.snapshot) + inline + STAGE_VALUE > MAX_REQUEST:
             result, body = self.call("resume", stage_id=self._upload(step.snapshot), policy=policy, **fields)
         else:
             result, body = self.call("resume", step.snapshot, policy=policy, **fields)
         return Step(result, body, step.policy)
 
-    def _answer(self, answer):
-        """The resume field carrying an answer's JSON: inline, or staged.
+    def _answers(self, payloads, inline):
+        """The resume fields carrying the answers' JSON: each inline, or
+        staged when large or when the inline ones together would not fit.
         Every stage a request names is dropped by it, so a retry stages
         again."""
-        if len(answer) > STAGE_VALUE:
-            return {"payload_stage_id": self._upload(answer)}
-        return {"payload": json.loads(answer)}
+        def field(p):
+            if len(p) > STAGE_VALUE or inline > STAGE_VALUE:
+                return {"payload_stage_id": self._upload(p)}
+            return {"payload": json.loads(p)}
+        if payloads[0][0] is None:
+            return field(payloads[0][1])
+        return {"answers": [{"call_id": call_id, **field(p)} for call_id, p in payloads]}
 
     def _upload(self, data):
         """Stages bytes too large for one request; returns the stage's id."""
@@ -343,12 +380,14 @@ class Sidecar:
         return stage_id
 
     def run(self, program, tools, *, inputs=None, limits=None, language="javascript", console="collect",
-            entry="script", on_log=None):
+            entry="script", on_log=None, parallel=1):
         """Runs a program to its end, calling tools[name](*args) for each
         capability call: code mode in one call. An exception a tool raises
-        reaches the guest as a catchable Error of its class name. Returns
-        Result(value, logs); a failure raises GuestError with the logs so
-        far."""
+        reaches the guest as a catchable Error of its class name. With
+        parallel > 1, the calls the guest has outstanding at once (a
+        Promise.all) run on up to that many threads and are answered in one
+        resume (batch mode). Returns Result(value, logs); a failure raises
+        GuestError with the logs so far."""
         if isinstance(program, str):
             program = self.compile(program, language=language)
         logs = []
@@ -358,24 +397,37 @@ class Sidecar:
             if on_log:
                 for line in lines:
                     on_log(line)
+        def call(capability, args):
+            try:
+                answer = tools[capability](*args)
+                to_structured(answer)
+                return answer
+            except Exception as e:  # the guest's to catch
+                return e
+        pool = concurrent.futures.ThreadPoolExecutor(parallel) if parallel > 1 else None
         try:
             step = self.start(program, inputs=inputs, capabilities=tools.keys(), limits=limits,
-                              console=console, entry=entry)
+                              console=console, entry=entry, host_calls="batch" if pool else "one")
             while True:
                 keep(step.logs)
                 if not step.suspended:
                     return Result(step.value, logs)
-                try:
-                    answer = tools[step.capability](*step.args)
-                    to_structured(answer)
-                except Exception as e:  # the guest's to catch
-                    step = self.resume(step, error=e)
+                if pool:
+                    futures = {c.call_id: pool.submit(call, c.capability, c.args) for c in step.calls}
+                    step = self.resume(step, answers={i: f.result() for i, f in futures.items()})
+                    continue
+                answer = call(step.capability, step.args)
+                if isinstance(answer, BaseException):
+                    step = self.resume(step, error=answer)
                 else:
                     step = self.resume(step, answer)
         except MustardError as e:
             keep(e.logs)
             e.logs = logs
             raise
+        finally:
+            if pool:
+                pool.shutdown(wait=False)
 
 
 def _json(v):

@@ -126,6 +126,44 @@ class ClientTest(unittest.TestCase):
             t.join()
         self.assertEqual(out, [2.0 * i for i in range(8)])
 
+    def test_parallel_runs_the_outstanding_calls_at_once(self):
+        # The three calls meet at a barrier: run sequentially, it would
+        # break (its timeout bounds a hang only) and the guest would see
+        # the error instead of the values.
+        barrier = threading.Barrier(3, timeout=30)
+
+        def slow(n):
+            barrier.wait()
+            return n * 10
+        src = """async () => {
+  const [a, b, c] = await Promise.all([t.slow(1), t.slow(2), t.slow(3)]);
+  const d = await t.slow2(a + b + c);
+  return [a, b, c, d];
+}"""
+        r = self.sc.run(src, {"t.slow": slow, "t.slow2": lambda x: x + 1}, entry="call", parallel=3)
+        self.assertEqual(r.value, [10.0, 20.0, 30.0, 61.0])
+
+    def test_a_batch_step_resumes_in_another_process(self):
+        src = """async function main() {
+  const v = await Promise.all([get(1), get(2)]);
+  try { await get(3); } catch (e) { return v.concat([e.name, e.message]); }
+}
+main();"""
+        step = self.sc.start(src, capabilities=["get"], host_calls="batch")
+        self.assertEqual([(c.call_id, c.capability, c.args) for c in step.calls],
+                         [(1, "get", [1.0]), (2, "get", [2.0])])
+        stored = json.dumps(step.state())
+        hot = self.sc.resume(step, answers={2: "b", 1: "a"})
+        self.assertEqual([(c.call_id, c.args) for c in hot.calls], [(3, [3.0])])
+        hot = self.sc.resume(hot, answers={3: ValueError("no third")})
+        self.assertEqual(hot.value, ["a", "b", "ValueError", "no third"])
+        with ms.Sidecar() as other:
+            cold = ms.Step.from_state(json.loads(stored))
+            self.assertEqual([c.call_id for c in cold.calls], [1, 2])
+            cold = other.resume(cold, answers={2: "b", 1: "a"})
+            self.assertEqual([(c.call_id, c.args) for c in cold.calls], [(3, [3.0])])
+            self.assertEqual(other.resume(cold, answers={3: ValueError("no third")}).value, hot.value)
+
     def test_a_missing_binary_is_a_process_error(self):
         with self.assertRaises(ms.ProcessError):
             ms.Sidecar(["/nonexistent/mustard-sidecar"])
