@@ -105,11 +105,12 @@ class Step:
     from_state()). logs are the console lines of the segment.
     """
 
-    def __init__(self, result, payload, policy):
+    def __init__(self, result, payload, policy, sealed=False):
         step = result["step"]
         self.type = step["type"]
         self.logs = step.get("logs", [])
         self.policy = policy
+        self.sealed = sealed
         self.value = UNDEFINED
         self.capability = None
         self.args = []
@@ -139,7 +140,7 @@ class Step:
         if not self.suspended:
             raise ValueError("a completed step has nothing to resume")
         state = {"snapshot_base64": base64.b64encode(self.snapshot).decode(),
-                 "snapshot_id": self.snapshot_id, "policy": self.policy,
+                 "snapshot_id": self.snapshot_id, "policy": self.policy, "sealed": self.sealed,
                  "capability": self.capability, "args": [to_structured(a) for a in self.args]}
         if self.calls:
             state["calls"] = [{"call_id": c.call_id, "capability": c.capability,
@@ -154,7 +155,7 @@ class Step:
         if "calls" in state:
             step["calls"] = state["calls"]
         result = {"step": step, "snapshot_id": state["snapshot_id"]}
-        return cls(result, snapshot, state["policy"])
+        return cls(result, snapshot, state["policy"], bool(state.get("sealed")))
 
     def __repr__(self):
         if self.suspended:
@@ -181,15 +182,23 @@ class Sidecar:
     every resume signs its snapshot id; a random one by default. A sidecar
     started with --snapshot-key-file accepts only its pinned key.
 
+    seal_key (at least 32 bytes, kept by the host, never in a snapshot)
+    seals the snapshots of every execution this object starts, so that
+    stored bytes show only their sizes (docs/protocol.md, "Sealed
+    snapshots"); resuming a sealed step needs the same seal_key.
+
     argv is the command (find_sidecar() by default) and env its
     environment."""
 
-    def __init__(self, argv=None, *, key=None, env=None):
+    def __init__(self, argv=None, *, key=None, seal_key=None, env=None):
         if key is None:
             key = secrets.token_bytes(32)
         if not isinstance(key, (bytes, bytearray)) or len(key) < 32:
             raise ValueError("key must be at least 32 bytes")
         self.key = bytes(key)
+        if seal_key is not None and (not isinstance(seal_key, (bytes, bytearray)) or len(seal_key) < 32):
+            raise ValueError("seal_key must be at least 32 bytes")
+        self.seal_key = bytes(seal_key) if seal_key is not None else None
         self._argv = list(argv) if argv else [find_sidecar()]
         self._lock = threading.Lock()
         self._next_id = 0
@@ -312,6 +321,8 @@ class Sidecar:
         if host_calls != "one":
             policy["host_calls"] = host_calls
         options = {**policy}
+        if self.seal_key is not None:
+            options["seal_key_base64"] = base64.b64encode(self.seal_key).decode()
         staged = _json({k: to_structured(v) for k, v in (inputs or {}).items()})
         if len(staged) > STAGE_VALUE:
             options["inputs_stage_id"] = self._upload(staged)
@@ -320,7 +331,7 @@ class Sidecar:
         if entry != "script":
             options["entry"] = entry
         result, payload = self.call("start", program_id=program.id, options=options)
-        return Step(result, payload, policy)
+        return Step(result, payload, policy, self.seal_key is not None)
 
     def resume(self, step, value=UNDEFINED, *, error=None, answers=None):
         """Answers the call step waits on with value, or with error (an
@@ -340,22 +351,26 @@ class Sidecar:
             payloads = [(call_id, _json(_payload(v, v if isinstance(v, BaseException) else None)))
                         for call_id, v in answers.items()]
         inline = sum(len(p) for _, p in payloads if len(p) <= STAGE_VALUE)
+        auth = snapshot_auth(self.key, step.snapshot_id)
+        if step.sealed:
+            if self.seal_key is None:
+                raise ValueError("the step is sealed: resume it with a Sidecar given its seal_key")
+            auth["seal_key_base64"] = base64.b64encode(self.seal_key).decode()
         if step.policy_id is not None:
             try:
                 result, body = self.call("resume", snapshot_id=step.snapshot_id, policy_id=step.policy_id,
-                                         auth=snapshot_auth(self.key, step.snapshot_id),
-                                         **self._answers(payloads, inline))
-                return Step(result, body, step.policy)
+                                         auth=auth, **self._answers(payloads, inline))
+                return Step(result, body, step.policy, step.sealed)
             except MustardError as e:
                 if e.code not in _NOT_HELD:
                     raise
-        policy = {**step.policy, "snapshot_id": step.snapshot_id, **snapshot_auth(self.key, step.snapshot_id)}
+        policy = {**step.policy, "snapshot_id": step.snapshot_id, **auth}
         fields = self._answers(payloads, inline)
         if len(step.snapshot) + inline + STAGE_VALUE > MAX_REQUEST:
             result, body = self.call("resume", stage_id=self._upload(step.snapshot), policy=policy, **fields)
         else:
             result, body = self.call("resume", step.snapshot, policy=policy, **fields)
-        return Step(result, body, step.policy)
+        return Step(result, body, step.policy, step.sealed)
 
     def _answers(self, payloads, inline):
         """The resume fields carrying the answers' JSON: each inline, or

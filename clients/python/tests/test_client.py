@@ -164,6 +164,25 @@ main();"""
             self.assertEqual([(c.call_id, c.args) for c in cold.calls], [(3, [3.0])])
             self.assertEqual(other.resume(cold, answers={3: ValueError("no third")}).value, hot.value)
 
+    def test_sealed_snapshots_show_no_data_and_resume_only_with_their_key(self):
+        seal = bytes(range(32))
+        secret = "customer-record-4711"
+        with ms.Sidecar(seal_key=seal) as sealing:
+            step = sealing.start("const a = get(); a + '!'", capabilities=["get"], inputs={"who": secret})
+            self.assertTrue(step.sealed)
+            self.assertNotIn(secret.encode(), step.snapshot)
+            stored = json.dumps(step.state())
+            self.assertNotIn(base64.b64encode(seal).decode(), stored)  # the key stays with the host
+            self.assertEqual(sealing.resume(step, "hot").value, "hot!")
+        with ms.Sidecar(seal_key=seal) as other:
+            self.assertEqual(other.resume(ms.Step.from_state(json.loads(stored)), "cold").value, "cold!")
+        with ms.Sidecar(seal_key=bytes(32)) as wrong:
+            with self.assertRaises(ms.MustardError) as cm:
+                wrong.resume(ms.Step.from_state(json.loads(stored)), "x")
+            self.assertNotIsInstance(cm.exception, ms.GuestError)
+        with self.assertRaises(ValueError):
+            self.sc.resume(ms.Step.from_state(json.loads(stored)), "x")
+
     def test_a_missing_binary_is_a_process_error(self):
         with self.assertRaises(ms.ProcessError):
             ms.Sidecar(["/nonexistent/mustard-sidecar"])
