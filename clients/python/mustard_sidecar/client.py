@@ -209,6 +209,11 @@ class Sidecar:
             raise ProcessError(f"starting the sidecar failed: {e.strerror}") from None
         self._broken = None
 
+    @property
+    def pid(self):
+        """The sidecar's process id."""
+        return self._proc.pid
+
     def __enter__(self):
         return self
 
@@ -255,7 +260,11 @@ class Sidecar:
     def _read(self, n):
         data = self._proc.stdout.read(n)
         if len(data) != n:
-            code = self._proc.wait()
+            try:
+                code = self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # its stdout closed, the process lingers
+                self._proc.kill()
+                code = self._proc.wait()
             raise ProcessError(f"the sidecar exited (status {code}) in the middle of a response")
         return data
 

@@ -3,7 +3,9 @@ PATH (clients/python/python_test.go builds one and runs this suite)."""
 
 import base64
 import json
+import os
 import random
+import signal
 import threading
 import unittest
 
@@ -182,6 +184,15 @@ main();"""
             self.assertNotIsInstance(cm.exception, ms.GuestError)
         with self.assertRaises(ValueError):
             self.sc.resume(ms.Step.from_state(json.loads(stored)), "x")
+
+    def test_a_process_that_dies_is_a_process_error_and_stays_one(self):
+        step = self.sc.start("get()", capabilities=["get"])
+        os.kill(self.sc.pid, signal.SIGKILL)
+        for _ in range(2):
+            with self.assertRaises(ms.ProcessError):
+                self.sc.resume(step, 1)
+        with ms.Sidecar() as other:  # the step lives on in its bytes
+            self.assertEqual(other.resume(step, 1).value, 1.0)
 
     def test_a_missing_binary_is_a_process_error(self):
         with self.assertRaises(ms.ProcessError):
