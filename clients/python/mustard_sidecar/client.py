@@ -111,6 +111,7 @@ class Step:
         self.logs = step.get("logs", [])
         self.policy = policy
         self.sealed = sealed
+        self.home = None  # the Sidecar that produced it, which may hold it
         self.value = UNDEFINED
         self.capability = None
         self.args = []
@@ -339,17 +340,33 @@ class Sidecar:
             options["inputs"] = json.loads(staged)
         if entry != "script":
             options["entry"] = entry
-        result, payload = self.call("start", program_id=program.id, options=options)
-        return Step(result, payload, policy, self.seal_key is not None)
+        try:
+            result, payload = self.call("start", program_id=program.id, options=options)
+        except MustardError as e:
+            if e.code not in ("unknown_program_id", "evicted_program_id"):
+                raise
+            # Compiled by another process, or evicted here: send the bytes.
+            if len(program.bytes) + len(_json(options)) + 4096 > MAX_REQUEST:
+                result, payload = self.call("start", program_stage_id=self._upload(program.bytes),
+                                            options=options)
+            else:
+                result, payload = self.call("start", program.bytes, options=options)
+        return self._step(result, payload, policy, self.seal_key is not None)
+
+    def _step(self, result, payload, policy, sealed):
+        step = Step(result, payload, policy, sealed)
+        step.home = self
+        return step
 
     def resume(self, step, value=UNDEFINED, *, error=None, answers=None):
         """Answers the call step waits on with value, or with error (an
         exception, or a dict of name, message, code, details) that the
         guest can catch. In batch mode, answers maps call ids to values
         instead (an exception as a value is sent as an error), any subset
-        of step.calls, applied in the dict's order. A step this process
-        holds resumes by id; any other (a restart, another process,
-        Step.from_state) sends its bytes."""
+        of step.calls, applied in the dict's order. A step this Sidecar
+        produced resumes by id, hot, or with its bytes if the process has
+        let it go; any other (another process, Step.from_state) sends its
+        bytes and policy, cold. Both give the same next step."""
         if not step.suspended:
             raise ValueError("a completed step cannot be resumed")
         if answers is None:
@@ -365,11 +382,11 @@ class Sidecar:
             if self.seal_key is None:
                 raise ValueError("the step is sealed: resume it with a Sidecar given its seal_key")
             auth["seal_key_base64"] = base64.b64encode(self.seal_key).decode()
-        if step.policy_id is not None:
+        if step.policy_id is not None and step.home is self:
             try:
                 result, body = self.call("resume", snapshot_id=step.snapshot_id, policy_id=step.policy_id,
                                          auth=auth, **self._answers(payloads, inline))
-                return Step(result, body, step.policy, step.sealed)
+                return self._step(result, body, step.policy, step.sealed)
             except MustardError as e:
                 if e.code not in _NOT_HELD:
                     raise
@@ -379,7 +396,7 @@ class Sidecar:
             result, body = self.call("resume", stage_id=self._upload(step.snapshot), policy=policy, **fields)
         else:
             result, body = self.call("resume", step.snapshot, policy=policy, **fields)
-        return Step(result, body, step.policy, step.sealed)
+        return self._step(result, body, step.policy, step.sealed)
 
     def _answers(self, payloads, inline):
         """The resume fields carrying the answers' JSON: each inline, or

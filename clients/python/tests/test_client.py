@@ -99,12 +99,23 @@ class ClientTest(unittest.TestCase):
         with ms.Sidecar() as other:  # raw bytes past 1 MiB: staged
             self.assertEqual(other.resume(ms.Step.from_state(stored), "z").value, 1_500_001.0)
 
-    def test_an_evicted_or_unknown_step_is_sent_with_its_bytes(self):
+    def test_a_step_from_another_process_is_sent_with_its_bytes(self):
         step = self.sc.start("get() + 1", capabilities=["get"])
         with ms.Sidecar() as other:
-            # other never saw step's ids: the cached resume fails with
-            # unknown_snapshot_id and the bytes go instead.
             self.assertEqual(other.resume(step, 41).value, 42.0)
+            # A step whose process let it go: the cached resume fails with
+            # unknown_snapshot_id, and the bytes go instead.
+            step.home = other
+            self.assertEqual(other.resume(step, 1).value, 2.0)
+        step.home = self.sc  # at home the execution is still parked
+        self.assertEqual(self.sc.resume(step, 2).value, 3.0)
+
+    def test_a_program_compiled_elsewhere_starts_from_its_bytes(self):
+        program = self.sc.compile("get() * 2")
+        with ms.Sidecar() as other:
+            step = other.start(program, capabilities=["get"])
+            self.assertIs(step.home, other)
+            self.assertEqual(other.resume(step, 21).value, 42.0)
 
     def test_wrong_answers_fail_before_the_guest_runs(self):
         step = self.sc.start("get()", capabilities=["get"])
@@ -201,3 +212,34 @@ main();"""
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PoolTest(unittest.TestCase):
+    def test_runs_side_by_side_and_resumes_at_home_or_elsewhere(self):
+        pool = ms.SidecarPool(2)
+        self.addCleanup(pool.close)
+        # Two runs at once, each holding a process: their tools meet at a
+        # barrier, which one process serving both could not pass.
+        barrier = threading.Barrier(2, timeout=30)
+        out = [None, None]
+
+        def work(i):
+            out[i] = pool.run("const a = t.meet(n); a * 2", {"t.meet": lambda n: (barrier.wait(), n)[1]},
+                              inputs={"n": i + 1}).value
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(out, [2.0, 4.0])
+
+        step = pool.start("const a = get(); const b = get(); a + b", capabilities=["get"])
+        home = step.home
+        step = pool.resume(step, 1)
+        self.assertIs(step.home, home)  # idle: its own process
+        home.kill()  # the process dies; the pool resumes the step elsewhere and replaces it
+        self.assertEqual(pool.resume(step, 2).value, 3.0)
+        self.assertEqual(pool.run("1 + 1", {}).value, 2.0)
+        pool.close()
+        with self.assertRaises(ms.ProcessError):
+            pool.run("1", {})
