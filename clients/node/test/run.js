@@ -35,8 +35,12 @@ function main() {
   // The addon needs cgo, which Go turns off where it finds no C compiler:
   // there the in-process pass is skipped, saying so (.ci/run has one).
   const cgo = Boolean(env.MUSTARD_SIDECAR_ADDON) || spawnSync('go', ['env', 'CGO_ENABLED'], { cwd: repo, encoding: 'utf8' }).stdout.trim() === '1';
-  if (cgo && env.MUSTARD_NODE_SIDECAR_ONLY !== '1' && !build('MUSTARD_SIDECAR_ADDON', 'mustard-sidecar.node', ['-buildmode=c-shared'], './clients/node/native')) return 1;
-  const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js') && (cgo || f !== 'inprocess.test.js'));
+  // Sidecar-only, the addon is neither built nor tested (inprocess.test.js
+  // is its own tests).
+  const sidecarOnly = env.MUSTARD_NODE_SIDECAR_ONLY === '1';
+  const addon = cgo && !sidecarOnly;
+  if (addon && !build('MUSTARD_SIDECAR_ADDON', 'mustard-sidecar.node', ['-buildmode=c-shared'], './clients/node/native')) return 1;
+  const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js') && (addon || f !== 'inprocess.test.js'));
   const args = process.argv.slice(2);
   const pass = (names, extra) => {
     const r = spawnSync(process.execPath, ['--test', ...args, ...names.map((f) => path.join(__dirname, f))], {
@@ -47,7 +51,7 @@ function main() {
   };
   const status = pass(files, {});
   if (status !== 0) return status;
-  if (env.MUSTARD_NODE_SIDECAR_ONLY === '1') {
+  if (sidecarOnly) {
     console.log('# the in-process engine: skipped (MUSTARD_NODE_SIDECAR_ONLY=1)');
     return 0;
   }
