@@ -330,27 +330,32 @@ class Sidecar:
             policy["console"] = console
         if host_calls != "one":
             policy["host_calls"] = host_calls
-        options = {**policy}
-        if self.seal_key is not None:
-            options["seal_key_base64"] = base64.b64encode(self.seal_key).decode()
-        staged = _json({k: to_structured(v) for k, v in (inputs or {}).items()})
-        if len(staged) > STAGE_VALUE:
-            options["inputs_stage_id"] = self._upload(staged)
-        else:
-            options["inputs"] = json.loads(staged)
-        if entry != "script":
-            options["entry"] = entry
+        inputs_json = _json({k: to_structured(v) for k, v in (inputs or {}).items()})
+
+        def options():
+            # Made for each request: every stage a request names is dropped
+            # by it, so a second request stages the inputs again.
+            o = {**policy}
+            if self.seal_key is not None:
+                o["seal_key_base64"] = base64.b64encode(self.seal_key).decode()
+            if len(inputs_json) > STAGE_VALUE:
+                o["inputs_stage_id"] = self._upload(inputs_json)
+            else:
+                o["inputs"] = json.loads(inputs_json)
+            if entry != "script":
+                o["entry"] = entry
+            return o
         try:
-            result, payload = self.call("start", program_id=program.id, options=options)
+            result, payload = self.call("start", program_id=program.id, options=options())
         except MustardError as e:
             if e.code not in ("unknown_program_id", "evicted_program_id"):
                 raise
             # Compiled by another process, or evicted here: send the bytes.
-            if len(program.bytes) + len(_json(options)) + 4096 > MAX_REQUEST:
-                result, payload = self.call("start", program_stage_id=self._upload(program.bytes),
-                                            options=options)
+            o = options()
+            if len(program.bytes) + len(_json(o)) + 4096 > MAX_REQUEST:
+                result, payload = self.call("start", program_stage_id=self._upload(program.bytes), options=o)
             else:
-                result, payload = self.call("start", program.bytes, options=options)
+                result, payload = self.call("start", program.bytes, options=o)
         return self._step(result, payload, policy, self.seal_key is not None)
 
     def _step(self, result, payload, policy, sealed):
@@ -416,7 +421,7 @@ class Sidecar:
         with self._lock:
             self._stage += 1
             stage_id = f"py-{self._stage}"
-        for off in range(0, len(data), STAGE_CHUNK):
+        for off in range(0, max(len(data), 1), STAGE_CHUNK):  # an empty stage still starts
             self.call("stage", data[off:off + STAGE_CHUNK], stage_id=stage_id, offset=off)
         return stage_id
 

@@ -111,11 +111,16 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.sc.resume(step, 2).value, 3.0)
 
     def test_a_program_compiled_elsewhere_starts_from_its_bytes(self):
-        program = self.sc.compile("get() * 2")
+        program = self.sc.compile("get() * 2 + pad.length")
         with ms.Sidecar() as other:
-            step = other.start(program, capabilities=["get"])
+            step = other.start(program, capabilities=["get"], inputs={"pad": ""})
             self.assertIs(step.home, other)
             self.assertEqual(other.resume(step, 21).value, 42.0)
+            # Inputs past a request go through a stage, which the refused
+            # first start drops: the second stages them again.
+            program = self.sc.compile("get() + pad.length")
+            step = other.start(program, capabilities=["get"], inputs={"pad": "p" * 400_000})
+            self.assertEqual(other.resume(step, 1).value, 400_001.0)
 
     def test_wrong_answers_fail_before_the_guest_runs(self):
         step = self.sc.start("get()", capabilities=["get"])
