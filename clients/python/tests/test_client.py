@@ -219,6 +219,18 @@ if __name__ == "__main__":
     unittest.main()
 
 
+class ReadmeTest(unittest.TestCase):
+    def test_the_readmes_first_example_prints_what_its_comments_say(self):
+        readme = os.path.join(os.path.dirname(__file__), "..", "README.md")
+        with open(readme, encoding="utf-8") as f:
+            text = f.read()
+        code = text.split("```python\n", 1)[1].split("```", 1)[0]
+        want = [line.split("#", 1)[1].strip() for line in code.splitlines() if line.lstrip().startswith("print(")]
+        printed = []
+        exec(compile(code, "README.md", "exec"), {"print": lambda v: printed.append(repr(v))})
+        self.assertEqual(printed, want)
+
+
 class PoolTest(unittest.TestCase):
     def test_runs_side_by_side_and_resumes_at_home_or_elsewhere(self):
         pool = ms.SidecarPool(2)
