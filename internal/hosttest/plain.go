@@ -62,11 +62,17 @@ func usePlainBuild() bool {
 
 // plainBinary builds the sidecar without -race, once per RunTests, and
 // returns its path. The build runs in the test's directory, so a module that
-// requires this one (contrib/*) builds the version it requires.
+// requires this one (contrib/*) builds the version it requires. Without a
+// go command on PATH (a test binary run by hand) it is this binary.
 func plainBinary() (string, error) {
 	plain.mu.Lock()
 	defer plain.mu.Unlock()
 	if plain.bin != "" || plain.err != nil {
+		return plain.bin, plain.err
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil { // a test binary run by hand, without a toolchain: itself
+		plain.bin, plain.err = os.Executable()
 		return plain.bin, plain.err
 	}
 	dir, err := os.MkdirTemp("", "mustard-sidecar-plain-")
@@ -76,7 +82,7 @@ func plainBinary() (string, error) {
 	}
 	plain.dir = dir
 	bin := filepath.Join(dir, "mustard-sidecar")
-	out, err := exec.Command("go", "build", "-o", bin, sidecarPackage).CombinedOutput()
+	out, err := exec.Command(gobin, "build", "-o", bin, sidecarPackage).CombinedOutput()
 	if err != nil {
 		plain.err = fmt.Errorf("hosttest: building the sidecar without -race: %v\n%s", err, out)
 		return "", plain.err

@@ -3,6 +3,7 @@ package hosttest_test
 import (
 	"debug/buildinfo"
 	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
@@ -21,6 +22,9 @@ func TestMain(m *testing.M) {
 func TestSidecarIsRaceInstrumentedOnlyInTheLongSuites(t *testing.T) {
 	if os.Getenv(hosttest.BinaryEnv) != "" {
 		t.Skipf("%s names the sidecar", hosttest.BinaryEnv)
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build a plain sidecar with")
 	}
 	bin, err := hosttest.Binary()
 	if err != nil {
