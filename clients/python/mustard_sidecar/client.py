@@ -178,8 +178,9 @@ class Result:
 
 
 class Sidecar:
-    """One sidecar process. Requests from several threads are served one at
-    a time. key is the host's snapshot key (at least 32 bytes), with which
+    """One sidecar process. Requests from several threads are written one at
+    a time and answered in order, each thread getting its own response;
+    cancel() stops the ones running. key is the host's snapshot key (at least 32 bytes), with which
     every resume signs its snapshot id; a random one by default. A sidecar
     started with --snapshot-key-file accepts only its pinned key.
 
@@ -201,14 +202,23 @@ class Sidecar:
             raise ValueError("seal_key must be at least 32 bytes")
         self.seal_key = bytes(seal_key) if seal_key is not None else None
         self._argv = list(argv) if argv else [find_sidecar()]
-        self._lock = threading.Lock()
-        self._next_id = 0
+        # Requests are written one at a time (_wlock) and their responses,
+        # which come in request order, read in that order (_rcond), so a
+        # cancel can be written while another thread waits for the
+        # response of what it cancels.
+        self._wlock = threading.Lock()
+        self._rcond = threading.Condition()
+        self._mu = threading.Lock()  # _running
+        self._next_id = 0  # the last request written
+        self._next_read = 1  # the request whose response is read next
+        self._running = set()  # start and resume requests not yet answered
         self._stage = 0
+        self._closed = False
+        self._broken = None  # why the stream can no longer be used
         try:
             self._proc = subprocess.Popen(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         except OSError as e:
             raise ProcessError(f"starting the sidecar failed: {e.strerror}") from None
-        self._broken = None
 
     @property
     def pid(self):
@@ -227,36 +237,64 @@ class Sidecar:
         """Sends one request (raw travels as the frame's payload) and
         returns (result, payload bytes). Raises GuestError or MustardError
         for ok: false, ProcessError if the process is gone."""
-        with self._lock:
-            if self._broken:
-                raise ProcessError(self._broken)
-            self._next_id += 1
-            header = {"protocol_version": PROTOCOL_VERSION, "id": self._next_id, "method": method, **fields}
-            h = _json(header)
+        with self._wlock:
+            if self._broken or self._closed:
+                raise ProcessError(self._broken or "the sidecar is closed")
+            rid = self._next_id + 1
+            h = _json({"protocol_version": PROTOCOL_VERSION, "id": rid, "method": method, **fields})
             if len(h) + len(raw) + 8 > MAX_REQUEST:
                 raise MustardError(f"{method} request of {len(h) + len(raw)} bytes is over the 1 MiB limit",
                                    "request_too_large")
             try:
                 self._proc.stdin.write(struct.pack("<II", len(h), len(raw)) + h + raw)
                 self._proc.stdin.flush()
-                hl, pl = struct.unpack("<II", self._read(8))
-                if hl + pl > MAX_RESPONSE:  # never allocate what a broken process claims
-                    raise ProcessError(f"response of {hl + pl} bytes is over the bound")
-                resp = json.loads(self._read(hl))
-                body = self._read(pl)
-            except (OSError, ValueError, ProcessError) as e:
-                self._broken = e.args[0] if isinstance(e, ProcessError) else "the sidecar broke the stream"
-                self._proc.kill()
+            except (OSError, ValueError):
+                self._break("the sidecar broke the stream")
                 raise ProcessError(self._broken) from None
-            if resp.get("id") != self._next_id:
-                self._broken = f"response id {resp.get('id')} does not answer request {self._next_id}"
-                self._proc.kill()
-                raise ProcessError(self._broken)
+            self._next_id = rid
+            if method in ("start", "resume"):
+                with self._mu:
+                    self._running.add(rid)
+        try:
+            resp, body = self._response(rid)
+        finally:
+            with self._mu:
+                self._running.discard(rid)
         if not resp.get("ok"):
             message = resp.get("error", "")
             cls = GuestError if message.split(":", 1)[0] in GUEST_KINDS else MustardError
             raise cls(message, resp.get("error_code"), resp.get("logs"))
         return resp["result"], body
+
+    def _response(self, rid):
+        """Reads the response to request rid, after those before it."""
+        with self._rcond:
+            while self._next_read != rid and not self._broken:
+                self._rcond.wait()
+            if self._broken:
+                raise ProcessError(self._broken)
+            try:
+                hl, pl = struct.unpack("<II", self._read(8))
+                if hl + pl > MAX_RESPONSE:  # never allocate what a broken process claims
+                    raise ProcessError(f"response of {hl + pl} bytes is over the bound")
+                resp = json.loads(self._read(hl))
+                body = self._read(pl)
+                if resp.get("id") != rid:
+                    raise ProcessError(f"response id {resp.get('id')} does not answer request {rid}")
+            except (OSError, ValueError, ProcessError) as e:
+                self._break(e.args[0] if isinstance(e, ProcessError) else "the sidecar broke the stream")
+                raise ProcessError(self._broken) from None
+            self._next_read = rid + 1
+            self._rcond.notify_all()
+            return resp, body
+
+    def _break(self, why):
+        """The stream is lost: the process is killed and every waiting
+        request fails with why."""
+        with self._rcond:
+            self._broken = self._broken or why
+            self._proc.kill()
+            self._rcond.notify_all()
 
     def _read(self, n):
         data = self._proc.stdout.read(n)
@@ -269,31 +307,50 @@ class Sidecar:
             raise ProcessError(f"the sidecar exited (status {code}) in the middle of a response")
         return data
 
+    def cancel(self):
+        """Stops every start and resume of this Sidecar in flight (sent
+        from other threads), without stopping the process: each ends with
+        GuestError "Limit: execution cancelled" (code limit_cancelled),
+        its execution over. Snapshots made before stay resumable. Returns
+        how many it stopped."""
+        with self._mu:
+            targets = sorted(self._running)
+        stopped = 0
+        for target in targets:
+            result, _ = self.call("cancel", target_id=target)
+            stopped += bool(result.get("was_running"))
+        return stopped
+
     def close(self):
-        """EOF on stdin: the sidecar answers what it read and exits."""
-        with self._lock:
-            self._broken = self._broken or "the sidecar is closed"
+        """EOF on stdin: the sidecar answers what it read (to the threads
+        waiting for it) and exits."""
+        with self._wlock:
+            self._closed = True
             try:
                 self._proc.stdin.close()
             except OSError:
                 pass
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-            self._proc.stdout.close()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        with self._rcond:  # what it answered is read by the threads that wait for it
+            while self._next_read <= self._next_id and not self._broken:
+                self._rcond.wait()
+            self._broken = self._broken or "the sidecar is closed"
+            self._rcond.notify_all()
+        self._proc.stdout.close()
 
     def kill(self):
         """Ends the process at once, as a crash would."""
-        with self._lock:
-            self._broken = "the sidecar was killed"
-            self._proc.kill()
-            self._proc.wait()
+        self._break("the sidecar was killed")
+        self._proc.wait()
+        with self._wlock:
             for f in (self._proc.stdin, self._proc.stdout):
                 try:
                     f.close()
-                except OSError:
+                except (OSError, ValueError):
                     pass
 
     # The protocol.
@@ -418,7 +475,7 @@ class Sidecar:
 
     def _upload(self, data):
         """Stages bytes too large for one request; returns the stage's id."""
-        with self._lock:
+        with self._wlock:
             self._stage += 1
             stage_id = f"py-{self._stage}"
         for off in range(0, max(len(data), 1), STAGE_CHUNK):  # an empty stage still starts

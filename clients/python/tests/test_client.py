@@ -7,6 +7,7 @@ import os
 import random
 import signal
 import threading
+import time
 import unittest
 
 import mustard_sidecar as ms
@@ -130,7 +131,7 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.sc.resume(ms.Step({"step": {"type": "completed", "value": "Null"}}, b"", {}), 1)
 
-    def test_requests_from_threads_are_served_one_at_a_time(self):
+    def test_requests_from_threads_each_get_their_own_response(self):
         program = self.sc.compile("const n = get(); n * 2")
         out = [None] * 8
 
@@ -209,6 +210,35 @@ main();"""
                 self.sc.resume(step, 1)
         with ms.Sidecar() as other:  # the step lives on in its bytes
             self.assertEqual(other.resume(step, 1).value, 1.0)
+
+    def test_cancel_stops_a_running_guest_and_the_process_serves_on(self):
+        step = self.sc.start("const a = get(); for (;;) {}", capabilities=["get"],
+                             limits={"instruction_budget": 10**15})
+        failed = []
+
+        def spin():
+            try:
+                self.sc.resume(step, 1)
+            except ms.GuestError as e:
+                failed.append(e)
+        t = threading.Thread(target=spin)
+        t.start()
+        # Wait (a hang bound only) until the resume is written: a cancel
+        # written after it is read after it, so it finds it running.
+        deadline = time.monotonic() + 30
+        while not self.sc._running and time.monotonic() < deadline:
+            time.sleep(0.001)
+        self.assertEqual(self.sc.cancel(), 1)
+        t.join(30)
+        self.assertEqual([(e.kind, e.code) for e in failed], [("Limit", "limit_cancelled")])
+        self.assertEqual(self.sc.cancel(), 0)  # nothing in flight
+        self.assertEqual(self.sc.run("1 + 2", {}).value, 3.0)
+        # The snapshot the cancelled resume started from stays resumable.
+        state = step.state()
+        state["policy"]["limits"] = {"instruction_budget": 1000}
+        with self.assertRaises(ms.GuestError) as cm:
+            self.sc.resume(ms.Step.from_state(state), 1)
+        self.assertEqual(cm.exception.code, "limit_instruction_budget")
 
     def test_a_missing_binary_is_a_process_error(self):
         with self.assertRaises(ms.ProcessError):
