@@ -4,6 +4,7 @@
 import base64
 import collections
 import concurrent.futures
+import copy
 import hashlib
 import hmac
 import json
@@ -137,11 +138,12 @@ class Step:
         return self.type == "suspended"
 
     def state(self):
-        """A JSON-ready dict of what resuming this step needs, to store."""
+        """A JSON-ready dict of what resuming this step needs, to store. It
+        shares nothing with the step: changing it changes no step."""
         if not self.suspended:
             raise ValueError("a completed step has nothing to resume")
         state = {"snapshot_base64": base64.b64encode(self.snapshot).decode(),
-                 "snapshot_id": self.snapshot_id, "policy": self.policy, "sealed": self.sealed,
+                 "snapshot_id": self.snapshot_id, "policy": copy.deepcopy(self.policy), "sealed": self.sealed,
                  "capability": self.capability, "args": [to_structured(a) for a in self.args]}
         if self.calls:
             state["calls"] = [{"call_id": c.call_id, "capability": c.capability,
@@ -156,7 +158,7 @@ class Step:
         if "calls" in state:
             step["calls"] = state["calls"]
         result = {"step": step, "snapshot_id": state["snapshot_id"]}
-        return cls(result, snapshot, state["policy"], bool(state.get("sealed")))
+        return cls(result, snapshot, copy.deepcopy(state["policy"]), bool(state.get("sealed")))
 
     def __repr__(self):
         if self.suspended:
@@ -180,8 +182,10 @@ class Result:
 class Sidecar:
     """One sidecar process. Requests from several threads are written one at
     a time and answered in order, each thread getting its own response;
-    cancel() stops the ones running. key is the host's snapshot key (at least 32 bytes), with which
-    every resume signs its snapshot id; a random one by default. A sidecar
+    cancel() stops the ones running.
+
+    key is the host's snapshot key (at least 32 bytes), with which every
+    resume signs its snapshot id; a random one by default. A sidecar
     started with --snapshot-key-file accepts only its pinned key.
 
     seal_key (at least 32 bytes, kept by the host, never in a snapshot)
@@ -432,12 +436,15 @@ class Sidecar:
         if not step.suspended:
             raise ValueError("a completed step cannot be resumed")
         if answers is None:
-            payloads = [(None, _json(_payload(value, error)))]
-        else:
-            if not answers:
-                raise ValueError("answers must name at least one call")
-            payloads = [(call_id, _json(_payload(v, v if isinstance(v, BaseException) else None)))
-                        for call_id, v in answers.items()]
+            return self._resume(step, [(None, _json(_payload(value, error)))])
+        if not answers:
+            raise ValueError("answers must name at least one call")
+        return self._resume(step, [(call_id, _json(_payload(v, v if isinstance(v, BaseException) else None)))
+                                   for call_id, v in answers.items()])
+
+    def _resume(self, step, payloads):
+        """resume with its answers as JSON: (None, payload) in one mode,
+        (call_id, payload) for each answer in batch mode."""
         inline = sum(len(p) for _, p in payloads if len(p) <= STAGE_VALUE)
         auth = snapshot_auth(self.key, step.snapshot_id)
         if step.sealed:
@@ -500,13 +507,13 @@ class Sidecar:
             if on_log:
                 for line in lines:
                     on_log(line)
-        def call(capability, args):
+
+        def answer(capability, args):
+            """The call's answer as the JSON a resume sends, converted once."""
             try:
-                answer = tools[capability](*args)
-                to_structured(answer)
-                return answer
-            except Exception as e:  # the guest's to catch
-                return e
+                return _json(_payload(tools[capability](*args), None))
+            except Exception as e:  # the guest's to catch, a value that cannot cross too
+                return _json(_payload(None, e))
         pool = concurrent.futures.ThreadPoolExecutor(parallel) if parallel > 1 else None
         try:
             step = self.start(program, inputs=inputs, capabilities=tools.keys(), limits=limits,
@@ -516,14 +523,10 @@ class Sidecar:
                 if not step.suspended:
                     return Result(step.value, logs)
                 if pool:
-                    futures = {c.call_id: pool.submit(call, c.capability, c.args) for c in step.calls}
-                    step = self.resume(step, answers={i: f.result() for i, f in futures.items()})
-                    continue
-                answer = call(step.capability, step.args)
-                if isinstance(answer, BaseException):
-                    step = self.resume(step, error=answer)
+                    futures = [(c.call_id, pool.submit(answer, c.capability, c.args)) for c in step.calls]
+                    step = self._resume(step, [(i, f.result()) for i, f in futures])
                 else:
-                    step = self.resume(step, answer)
+                    step = self._resume(step, [(None, answer(step.capability, step.args))])
         except MustardError as e:
             keep(e.logs)
             e.logs = logs

@@ -236,6 +236,7 @@ main();"""
         # The snapshot the cancelled resume started from stays resumable.
         state = step.state()
         state["policy"]["limits"] = {"instruction_budget": 1000}
+        self.assertEqual(step.policy["limits"], {"instruction_budget": 10**15})  # the state is a copy
         with self.assertRaises(ms.GuestError) as cm:
             self.sc.resume(ms.Step.from_state(state), 1)
         self.assertEqual(cm.exception.code, "limit_instruction_budget")
