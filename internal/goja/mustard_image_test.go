@@ -1,0 +1,332 @@
+package goja
+
+// The heap image prototype (mustard_imagecodec_test.go): continued images
+// against uninterrupted runs, refusals, damage, sizes and timings.
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// imageAnswer answers fetch(i) in r: it returns the answer, or throws.
+type imageAnswer func(r *Runtime, i int) Value
+
+// imageRun is a run of a program with a host function fetch(i), with an
+// image written at one of its calls: the image, the call's first
+// argument, the completion value of the whole run, and the calls made.
+type imageRun struct {
+	image  []byte
+	arg    int
+	result Value
+	err    string
+	calls  int
+}
+
+// runCapturing runs source and writes an image at its call number capture
+// (counted from 0).
+func runCapturing(t testing.TB, source string, answer imageAnswer, capture int) imageRun {
+	r := New()
+	p := MustCompile("image.js", source, false)
+	var run imageRun
+	var base imageBase
+	setFetch(r, func(c FunctionCall) Value {
+		i := int(c.Argument(0).ToInteger())
+		if run.calls == capture {
+			img, err := writeImage(r, p, base, len(c.Arguments))
+			if err != nil {
+				t.Fatalf("call %d: %v", capture, err)
+			}
+			run.image, run.arg = img, i
+		}
+		run.calls++
+		return answer(r, i)
+	})
+	r.MustardSealRealm()
+	base = newImageBase(r)
+	run.result, run.err = imageOutcome(r.RunProgram(p))
+	if run.image == nil {
+		t.Fatalf("no call %d", capture)
+	}
+	return run
+}
+
+// imageOutcome is a run's completion value, or the text of what it threw
+// and its stack.
+func imageOutcome(v Value, err error) (Value, string) {
+	if err != nil {
+		return nil, err.Error()
+	}
+	return v, ""
+}
+
+// setFetch installs the host function as fetch, under its own name (so
+// that stacks name it the same in every runtime).
+func setFetch(r *Runtime, f func(FunctionCall) Value) {
+	_ = r.Set("fetch", r.newNativeFunc(f, "fetch", 1))
+}
+
+// continueImage continues the image of hot in a new runtime, and returns
+// the completion value or error and the calls made in all.
+func continueImage(t testing.TB, source string, answer imageAnswer, hot imageRun, capture int) (Value, string, int) {
+	r := New()
+	p := MustCompile("image.js", source, false)
+	calls := capture + 1
+	setFetch(r, func(c FunctionCall) Value {
+		calls++
+		return answer(r, int(c.Argument(0).ToInteger()))
+	})
+	r.MustardSealRealm()
+	st, err := readImage(r, p, hot.image)
+	if err != nil {
+		t.Fatalf("reading the image of call %d: %v", capture, err)
+	}
+	v, msg := imageOutcome(st.run(func(FunctionCall) Value { return answer(r, hot.arg) }))
+	return v, msg, calls
+}
+
+// pages is the 40 × 50 KB program of bench/README.md: the guest keeps a
+// running total.
+const imagePages = `
+let total = 0;
+for (let i = 0; i < 40; i++) { const r = fetch(i); total += r.length; }
+total;
+`
+
+func imagePage(_ *Runtime, i int) Value {
+	var b strings.Builder
+	for b.Len() < 50_000 {
+		b.WriteString("result ")
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString(": the quick brown fox jumps over the lazy dog. ")
+	}
+	return asciiString(b.String())
+}
+
+// imageRecords keeps objects, arrays and closures across its calls, and
+// calls from two guest frames deep, inside a try.
+const imageRecords = `
+const seen = [];
+const byKey = {};
+var calls = 0;
+function record(k, v) { seen.push(k); byKey[k] = { len: v.length, head: v.slice(0, 3), n: ++calls }; }
+function step(i) {
+  try { const r = fetch(i); record('p' + i, r); return r.length; }
+  finally { seen.push(-i); }
+}
+let total = 0.5;
+const add = (n) => { total += n; return total; };
+const log = [];
+const J = JSON;
+for (let i = 0; i < 6; i++) log.push(add(step(i)));
+J.stringify({ total, seen, byKey, log, calls, s: "\u00e9t\u00e9", nan: NaN });
+`
+
+func imageRecord(_ *Runtime, i int) Value {
+	return newStringValue(strings.Repeat("ab\u00e9", i+1))
+}
+
+// imageErrors catches the errors its host function throws, and ends with
+// a call with spread arguments and an uncaught error.
+const imageErrors = `
+const got = [];
+function get(i) {
+  try { return fetch(i); }
+  catch (e) { got.push(e.name + ": " + e.message); return "none"; }
+  finally { got.push("f" + i); }
+}
+let s = "";
+for (let i = 0; i < 5; i++) s += get(i) + ",";
+const args = [8, 9];
+s += fetch(...args);
+throw new RangeError(s + " " + got.join("|"));
+`
+
+func imageError(r *Runtime, i int) Value {
+	if i%2 == 1 {
+		panic(r.NewTypeError("no page %d", i))
+	}
+	return asciiString("page" + strconv.Itoa(i))
+}
+
+func TestImagePrototypeContinuesAsHot(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		source string
+		answer imageAnswer
+		calls  int
+	}{
+		{"records", imageRecords, imageRecord, 6},
+		{"errors", imageErrors, imageError, 6},
+		{"pages", imagePages, imagePage, 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for capture := range tc.calls {
+				hot := runCapturing(t, tc.source, tc.answer, capture)
+				v, msg, calls := continueImage(t, tc.source, tc.answer, hot, capture)
+				same := msg == hot.err && (v == nil && hot.result == nil || v != nil && hot.result != nil && v.StrictEquals(hot.result))
+				if !same || calls != hot.calls {
+					t.Fatalf("from call %d: %v %q after %d calls; hot %v %q after %d",
+						capture, v, msg, calls, hot.result, hot.err, hot.calls)
+				}
+				if capture == 0 {
+					t.Logf("%v %s", hot.result, hot.err)
+				}
+			}
+		})
+	}
+}
+
+func TestImagePrototypeRefusesWhatItCannotWrite(t *testing.T) {
+	for _, source := range []string{
+		`const m = new Map([[1, 2]]); fetch(0); m.size`,          // a Map
+		`for (const x of [1, 2]) fetch(x);`,                      // an iterator in flight
+		`[1, 2].map(x => fetch(x))`,                              // a built-in's frame
+		`Array.prototype.extra = 1; fetch(0)`,                    // a built-in written
+		`const s = Symbol.for("k"); fetch(0)`,                    // the symbol registry
+		`const f = JSON.parse; fetch(0); f`,                      // a built-in not named
+		`Promise.resolve(1).then(() => 0); fetch(0)`,             // a pending job
+		`const o = { get x() { return 1; } }; fetch(0); o.x`,     // an accessor
+		`const a = [1]; a.tag = "x"; fetch(0); a.tag`,            // an array's named property
+		`const d = new Date(0); fetch(0); d.getTime()`,           // a Date
+		`class C { #p = 1; get() { return this.#p; } } fetch(0)`, // a class
+	} {
+		r := New()
+		p := MustCompile("image.js", source, false)
+		var err error
+		var base imageBase
+		_ = r.Set("fetch", func(c FunctionCall) Value {
+			_, err = writeImage(r, p, base, len(c.Arguments))
+			return _undefined
+		})
+		r.MustardSealRealm()
+		base = newImageBase(r)
+		if _, rerr := r.RunProgram(p); rerr != nil {
+			t.Fatalf("%s: %v", source, rerr)
+		}
+		if !errors.Is(err, errImageUnsupported) {
+			t.Errorf("%s: written (%v); the prototype cannot continue it", source, err)
+		}
+	}
+}
+
+// A damaged image is refused or read, never a panic of the reader. (What
+// the prototype does not check, item 6 of docs/heap-image.md, is that what
+// it read is a state the program could be in.)
+func TestImagePrototypeReadsDamageSafely(t *testing.T) {
+	hot := runCapturing(t, imageRecords, imageRecord, 3)
+	p := MustCompile("image.js", imageRecords, false)
+	read := func(img []byte) {
+		r := New()
+		_ = r.Set("fetch", func(c FunctionCall) Value { return imageRecord(r, 0) })
+		r.MustardSealRealm()
+		defer func() {
+			if x := recover(); x != nil {
+				t.Fatalf("%d bytes: panic %v", len(img), x)
+			}
+		}()
+		_, _ = readImage(r, p, img)
+	}
+	refused := 0
+	for cut := range hot.image {
+		r := New()
+		_ = r.Set("fetch", func(c FunctionCall) Value { return imageRecord(r, 0) })
+		r.MustardSealRealm()
+		if _, err := readImage(r, p, hot.image[:cut]); err != nil {
+			refused++
+		}
+		read(hot.image[:cut])
+	}
+	if refused == 0 {
+		t.Fatal("no truncation refused")
+	}
+	for i := range hot.image {
+		img := slices.Clone(hot.image)
+		img[i] ^= 0x5a
+		read(img)
+	}
+}
+
+// Measurements at the last suspension of the 40 × 50 KB program: writing
+// its image, continuing from it in a new runtime, and what a replay does
+// instead (the program run again from the start, answered from memory).
+func BenchmarkImagePrototype(b *testing.B) {
+	hot := runCapturing(b, imagePages, imagePage, 39)
+	answers := make([]Value, 40)
+	for i := range answers {
+		answers[i] = imagePage(nil, i)
+	}
+	b.Run("write", func(b *testing.B) {
+		r := New()
+		p := MustCompile("image.js", imagePages, false)
+		calls := 0
+		var base imageBase
+		_ = r.Set("fetch", func(c FunctionCall) Value {
+			if calls == 39 {
+				for b.Loop() {
+					if _, err := writeImage(r, p, base, len(c.Arguments)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			calls++
+			return answers[int(c.Argument(0).ToInteger())]
+		})
+		r.MustardSealRealm()
+		base = newImageBase(r)
+		if _, err := r.RunProgram(p); err != nil {
+			b.Fatal(err)
+		}
+	})
+	p := MustCompile("image.js", imagePages, false)
+	b.Run("continue", func(b *testing.B) {
+		for b.Loop() {
+			r := New()
+			_ = r.Set("fetch", func(c FunctionCall) Value { return answers[int(c.Argument(0).ToInteger())] })
+			r.MustardSealRealm()
+			if _, err := runImage(r, p, hot.image, answers[39]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("replay", func(b *testing.B) {
+		for b.Loop() {
+			r := New()
+			_ = r.Set("fetch", func(c FunctionCall) Value { return answers[int(c.Argument(0).ToInteger())] })
+			if _, err := r.RunProgram(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("new-runtime", func(b *testing.B) {
+		for b.Loop() {
+			r := New()
+			_ = r.Set("fetch", func(c FunctionCall) Value { return answers[0] })
+		}
+	})
+}
+
+// An image holds what the guest kept, not what it was sent: the 40 × 50
+// KB program's stays the same few dozen bytes at every call, and the
+// records program's grows with its records.
+func TestImagePrototypeHoldsWhatTheGuestKept(t *testing.T) {
+	var pages []int
+	for _, capture := range []int{0, 1, 20, 39} {
+		pages = append(pages, len(runCapturing(t, imagePages, imagePage, capture).image))
+	}
+	if slices.Max(pages) > 64 {
+		t.Errorf("the 40 × 50 KB program's images: %v bytes; its guest keeps a number and a counter", pages)
+	}
+	var records []int
+	for capture := range 6 {
+		records = append(records, len(runCapturing(t, imageRecords, imageRecord, capture).image))
+	}
+	for i := 1; i < len(records); i++ {
+		if grew := records[i] - records[i-1]; grew <= 0 || grew > 128 {
+			t.Errorf("the records program's images: %v bytes; each call adds one small record", records)
+		}
+	}
+	t.Logf("40 × 50 KB program: %v bytes; records: %v", pages, records)
+}

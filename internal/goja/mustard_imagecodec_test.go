@@ -1,0 +1,1077 @@
+package goja
+
+// A prototype of the heap image of docs/heap-image.md, for a measurement
+// (its tests: mustard_image_test.go):
+// an execution suspended in a host function that guest code called
+// directly (the interpreter's loop, then the call instruction, then the
+// host function: no guest frame on a Go stack) is written as data (the
+// interpreter's stacks, frames and scopes and the objects they reach) and
+// continued in a new runtime from those bytes alone, with the program
+// compiled again and the host functions installed again.
+//
+// It covers what the programs below need, and refuses the rest
+// (errImageUnsupported): plain objects, dense arrays, ordinary and arrow
+// functions, scopes without `with`, the interpreter's call frames and try
+// frames, the global object's and the global scope's declarations, and
+// built-ins by name (the global object, three prototypes and their
+// properties). No iterators in flight, no symbols, no pending promise jobs,
+// no built-in the guest wrote to, no host call made by a built-in. It is
+// not a snapshot format: the product writes journals (ARCHITECTURE.md);
+// these tests say what a heap image of such a suspension weighs and costs,
+// and that such a suspension needs no change to how the interpreter
+// suspends.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
+)
+
+var errImageUnsupported = errors.New("image: not supported by the prototype")
+
+// Value tags.
+const (
+	imgNil byte = iota
+	imgUndefined
+	imgNull
+	imgTrue
+	imgFalse
+	imgInt
+	imgFloat
+	imgASCII
+	imgUnicode
+	imgObject   // a guest object, by number
+	imgBuiltin  // a built-in, by its index in imageBuiltins
+	imgNative   // a host function, by the global name it is installed under
+	imgProperty // a property with attributes (valueProperty)
+	imgMember   // a built-in held by one of imageBuiltins: its index and the property's name
+	imgVariadic // the marker a call with spread arguments leaves on the stack
+)
+
+// Body records, after the interpreter's state.
+const (
+	imgBodyObject byte = iota + 1
+	imgBodyStash
+)
+
+// Object kinds.
+const (
+	imgPlain byte = iota + 1
+	imgArray
+	imgFunc
+	imgArrow
+)
+
+// imageBuiltins are the built-ins an image names rather than writes.
+var imageBuiltins = []func(r *Runtime) *Object{
+	func(r *Runtime) *Object { return r.globalObject },
+	func(r *Runtime) *Object { return r.global.ObjectPrototype },
+	(*Runtime).getArrayPrototype,
+	(*Runtime).getFunctionPrototype,
+}
+
+// imageBase is what a realm holds before guest code runs: the global
+// object's own properties. An image writes the global properties added
+// since, and refuses a realm whose others changed.
+type imageBase map[unistring.String]Value
+
+func newImageBase(r *Runtime) imageBase {
+	g := imageGlobal(r)
+	b := make(imageBase, len(g.propNames))
+	for _, n := range g.propNames {
+		b[n] = g.values.get(n)
+	}
+	return b
+}
+
+// imageGlobal is the global object's own properties, their names listed
+// (the realm makes the global object from a template, whose properties
+// are made as they are first read).
+func imageGlobal(r *Runtime) *baseObject {
+	switch g := r.globalObject.self.(type) {
+	case *baseObject:
+		return g
+	case *templatedObject:
+		g.materialisePropNames()
+		return &g.baseObject
+	}
+	return nil
+}
+
+// imagePrograms lists a compiled program and the functions in it, in the
+// compiler's order: the index of a function's code in this list is how an
+// image refers to it.
+func imagePrograms(p *Program) []*Program {
+	list := []*Program{p}
+	for i := 0; i < len(list); i++ {
+		for _, ins := range list[i].code {
+			if f, ok := ins.(interface{ getPrg() *Program }); ok {
+				list = append(list, f.getPrg())
+			}
+		}
+	}
+	return list
+}
+
+type imageWriter struct {
+	r        *Runtime
+	base     imageBase
+	out      []byte
+	prgs     map[*Program]uint64
+	builtins map[*Object]uint64
+	natives  map[*Object]string
+	objIDs   map[*Object]uint64
+	stashIDs map[*stash]uint64
+	queue    []any // objects and scopes whose bodies are still to write
+	err      error
+}
+
+// writeImage writes the state of a runtime suspended in a host function
+// called from guest code with n arguments.
+func writeImage(r *Runtime, p *Program, base imageBase, n int) ([]byte, error) {
+	w := &imageWriter{r: r, base: base, prgs: map[*Program]uint64{},
+		builtins: map[*Object]uint64{}, natives: map[*Object]string{},
+		objIDs: map[*Object]uint64{}, stashIDs: map[*stash]uint64{}}
+	for i, prg := range imagePrograms(p) {
+		w.prgs[prg] = uint64(i)
+	}
+	for i, f := range imageBuiltins {
+		w.builtins[f(r)] = uint64(i)
+	}
+	for name, v := range base {
+		if o, ok := v.(*Object); ok {
+			if _, ok := o.self.(*nativeFuncObject); ok {
+				w.natives[o] = string(name)
+			}
+		}
+	}
+	vm := r.vm
+	if len(vm.iterStack) > 0 || len(r.jobQueue) > 0 ||
+		vm.curAsyncRunner != nil || len(vm.callStack) < 2 || vm.prg != nil ||
+		len(r.symbolRegistry) > 0 {
+		return nil, fmt.Errorf("%w: iterators, promise jobs, a built-in's call or registered symbols", errImageUnsupported)
+	}
+	for _, o := range r.builtinsWritten {
+		if o != r.globalObject {
+			return nil, fmt.Errorf("%w: a built-in the guest changed", errImageUnsupported)
+		}
+	}
+	// callStack[0] is RunProgram's; the last frame is the guest code
+	// that called the host function.
+	frames := vm.callStack[1:]
+	w.uint(uint64(len(frames)))
+	for i := range frames {
+		w.context(&frames[i])
+	}
+	w.uint(uint64(n))
+	w.uint(uint64(vm.sp))
+	for _, v := range vm.stack[:vm.sp] {
+		w.value(v)
+	}
+	w.uint(uint64(len(vm.tryStack)))
+	for i := range vm.tryStack {
+		t := &vm.tryStack[i]
+		if t.exception != nil || t.privEnv != nil {
+			return nil, fmt.Errorf("%w: a finally block in flight", errImageUnsupported)
+		}
+		w.uint(uint64(t.callStackLen))
+		w.uint(uint64(t.refLen))
+		w.int(int64(t.sp))
+		w.stash(t.stash)
+		w.int(int64(t.catchPos))
+		w.int(int64(t.finallyPos))
+		w.int(int64(t.finallyRet))
+	}
+	// References being assigned through (s += f(), where s is global).
+	w.uint(uint64(len(vm.refStack)))
+	for _, ref := range vm.refStack {
+		w.ref(ref)
+	}
+	// The global scope's declarations (let, const, class) and the
+	// global object's (var, function).
+	gs := &r.global.stash
+	if gs.obj != nil || len(gs.extraArgs) > 0 {
+		return nil, fmt.Errorf("%w: the global scope's shape", errImageUnsupported)
+	}
+	w.names(gs.names)
+	w.values(gs.values)
+	g := imageGlobal(r)
+	if g == nil {
+		return nil, fmt.Errorf("%w: the global object's kind", errImageUnsupported)
+	}
+	var added []unistring.String
+	for _, name := range g.propNames {
+		if v, ok := base[name]; ok {
+			// As in the base, or a built-in made since by a read.
+			now := g.values.get(name)
+			made := now
+			if p, ok := now.(*valueProperty); ok {
+				made = p.value
+			}
+			// A built-in object made since, or a constant (NaN,
+			// Infinity, undefined: read-only, so the guest's reads made it).
+			o, isObject := made.(*Object)
+			p, isProp := now.(*valueProperty)
+			constant := isProp && !isObject && !p.writable && !p.configurable && !p.accessor
+			if now != v && !(v == nil && (isObject && o.builtin != 0 || constant)) {
+				return nil, fmt.Errorf("%w: global %s changed", errImageUnsupported, name)
+			}
+			continue
+		}
+		added = append(added, name)
+	}
+	if len(g.propNames)-len(added) != len(base) {
+		return nil, fmt.Errorf("%w: a global property deleted", errImageUnsupported)
+	}
+	w.uint(uint64(len(added)))
+	for _, name := range added {
+		w.string(string(name))
+		w.value(g.values.get(name))
+	}
+	for len(w.queue) > 0 && w.err == nil {
+		item := w.queue[0]
+		w.queue = w.queue[1:]
+		switch item := item.(type) {
+		case *Object:
+			w.out = append(w.out, imgBodyObject)
+			w.objectBody(item)
+		case *stash:
+			w.out = append(w.out, imgBodyStash)
+			w.stashBody(item)
+		}
+	}
+	return w.out, w.err
+}
+
+func (w *imageWriter) uint(u uint64) { w.out = binary.AppendUvarint(w.out, u) }
+func (w *imageWriter) int(i int64)   { w.out = binary.AppendVarint(w.out, i) }
+func (w *imageWriter) string(s string) {
+	w.uint(uint64(len(s)))
+	w.out = append(w.out, s...)
+}
+
+func (w *imageWriter) fail(what string) {
+	if w.err == nil {
+		w.err = fmt.Errorf("%w: %s", errImageUnsupported, what)
+	}
+}
+
+func (w *imageWriter) context(c *context) {
+	if c.privEnv != nil {
+		w.fail("private names")
+	}
+	// A frame without code is a built-in's, which holds guest code's
+	// call on its Go stack.
+	if id, ok := w.prgs[c.prg]; ok {
+		w.uint(id)
+	} else {
+		w.fail("a built-in's frame")
+	}
+	w.stash(c.stash)
+	w.value(c.newTarget)
+	w.value(c.result)
+	w.int(int64(c.pc))
+	w.int(int64(c.sb))
+	w.int(int64(c.args))
+}
+
+// Reference kinds.
+const (
+	imgStashRef byte = iota + 1
+	imgStashRefLex
+	imgStashRefConst
+	imgObjStrRef
+)
+
+func (w *imageWriter) ref(ref ref) {
+	switch ref := ref.(type) {
+	case *stashRef:
+		w.out = append(w.out, imgStashRef)
+		w.slot(ref)
+	case *stashRefLex:
+		w.out = append(w.out, imgStashRefLex)
+		w.slot(&ref.stashRef)
+	case *stashRefConst:
+		w.out = append(w.out, imgStashRefConst, boolByte(ref.strictConst))
+		w.slot(&ref.stashRef)
+	case *objStrRef:
+		w.out = append(w.out, imgObjStrRef)
+		w.value(ref.base)
+		w.string(string(ref.name))
+		w.value(ref.this)
+		w.out = append(w.out, boolByte(ref.strict), boolByte(ref.binding))
+	default:
+		w.fail(fmt.Sprintf("a reference of type %T", ref))
+	}
+}
+
+func (w *imageWriter) slot(ref *stashRef) {
+	// A scope's slot: the scope is the one whose values it points into.
+	var s *stash
+	if ref.v == &w.r.global.stash.values {
+		s = &w.r.global.stash
+	}
+	for t := range w.stashIDs {
+		if ref.v == &t.values {
+			s = t
+		}
+	}
+	if s == nil {
+		w.fail("a reference into a scope not yet reached")
+		return
+	}
+	w.string(string(ref.n))
+	w.stash(s)
+	w.uint(uint64(ref.idx))
+}
+
+// stash writes a scope by number: 0 none, 1 the global scope, then the
+// guest's in the order first reached.
+func (w *imageWriter) stash(s *stash) {
+	switch {
+	case s == nil:
+		w.uint(0)
+	case s == &w.r.global.stash:
+		w.uint(1)
+	default:
+		id, ok := w.stashIDs[s]
+		if !ok {
+			id = uint64(len(w.stashIDs) + 2)
+			w.stashIDs[s] = id
+			w.queue = append(w.queue, s)
+		}
+		w.uint(id)
+	}
+}
+
+func (w *imageWriter) stashBody(s *stash) {
+	if s.obj != nil {
+		w.fail("a with scope")
+	}
+	w.out = append(w.out, byte(s.funcType))
+	w.names(s.names)
+	w.values(s.values)
+	w.values(s.extraArgs)
+	w.stash(s.outer)
+}
+
+// names writes a scope's dynamic names in the order of their slots.
+func (w *imageWriter) names(m map[unistring.String]uint32) {
+	names := make([]unistring.String, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b unistring.String) int {
+		if d := int(m[a]) - int(m[b]); d != 0 {
+			return d
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	w.uint(uint64(len(names)))
+	for _, n := range names {
+		w.string(string(n))
+		w.uint(uint64(m[n]))
+	}
+}
+
+func (w *imageWriter) values(vs []Value) {
+	w.uint(uint64(len(vs)))
+	for _, v := range vs {
+		w.value(v)
+	}
+}
+
+func (w *imageWriter) value(v Value) {
+	switch v := v.(type) {
+	case nil:
+		w.out = append(w.out, imgNil)
+	case valueUndefined:
+		w.out = append(w.out, imgUndefined)
+	case valueNull:
+		w.out = append(w.out, imgNull)
+	case valueBool:
+		if v {
+			w.out = append(w.out, imgTrue)
+		} else {
+			w.out = append(w.out, imgFalse)
+		}
+	case valueInt:
+		w.out = append(w.out, imgInt)
+		w.int(int64(v))
+	case valueFloat:
+		w.out = append(w.out, imgFloat)
+		w.out = binary.LittleEndian.AppendUint64(w.out, math.Float64bits(float64(v)))
+	case asciiString:
+		w.out = append(w.out, imgASCII)
+		w.string(string(v))
+	case unicodeString:
+		w.out = append(w.out, imgUnicode)
+		w.uint(uint64(len(v)))
+		for _, u := range v {
+			w.out = binary.LittleEndian.AppendUint16(w.out, u)
+		}
+	case *Symbol:
+		if v != variadicMarker {
+			w.fail("a symbol")
+			return
+		}
+		w.out = append(w.out, imgVariadic)
+	case *valueProperty:
+		if v.getterFunc != nil || v.setterFunc != nil || v.accessor {
+			w.fail("an accessor")
+			return
+		}
+		w.out = append(w.out, imgProperty)
+		var flags byte
+		if v.writable {
+			flags |= 1
+		}
+		if v.enumerable {
+			flags |= 2
+		}
+		if v.configurable {
+			flags |= 4
+		}
+		w.out = append(w.out, flags)
+		w.value(v.value)
+	case *Object:
+		if id, ok := w.builtins[v]; ok {
+			w.out = append(w.out, imgBuiltin)
+			w.uint(id)
+			return
+		}
+		if name, ok := w.natives[v]; ok {
+			w.out = append(w.out, imgNative)
+			w.string(name)
+			return
+		}
+		if v.builtin != 0 {
+			w.member(v)
+			return
+		}
+		id, ok := w.objIDs[v]
+		if !ok {
+			id = uint64(len(w.objIDs) + 1)
+			w.objIDs[v] = id
+			w.queue = append(w.queue, v)
+		}
+		w.out = append(w.out, imgObject)
+		w.uint(id)
+	default:
+		w.fail(fmt.Sprintf("a value of type %T", v))
+	}
+}
+
+// member writes a built-in as the property of one of imageBuiltins that
+// holds it (Array.prototype.push, say).
+func (w *imageWriter) member(v *Object) {
+	for i, f := range imageBuiltins {
+		holder := f(w.r)
+		for _, name := range imageOwnNames(holder) {
+			if imageOwnValue(holder, name) == v {
+				w.out = append(w.out, imgMember)
+				w.uint(uint64(i))
+				w.string(string(name))
+				return
+			}
+		}
+	}
+	w.fail("a built-in the image cannot name")
+}
+
+// imageOwnNames are a built-in's own property names: its template's, or
+// its own.
+func imageOwnNames(o *Object) []unistring.String {
+	switch self := o.self.(type) {
+	case interface{ mustardTemplate() *objectTemplate }:
+		return self.mustardTemplate().propNames
+	case *baseObject:
+		return self.propNames
+	}
+	return nil
+}
+
+// imageOwnValue is o's own property name, made if its template has not
+// made it yet.
+func imageOwnValue(o *Object, name unistring.String) Value {
+	v := o.self.getOwnPropStr(name)
+	if p, ok := v.(*valueProperty); ok && !p.accessor {
+		return p.value
+	}
+	return v
+}
+
+// ownProps writes the properties of o other than skip, in order.
+func (w *imageWriter) ownProps(o *baseObject, skip ...unistring.String) {
+	if o.symValues != nil && o.symValues.size > 0 || len(o.privateElements) > 0 {
+		w.fail("symbol-keyed or private properties")
+	}
+	w.out = append(w.out, boolByte(o.extensible))
+	w.value(o.prototype)
+	n := 0
+	for _, name := range o.propNames {
+		if !slices.Contains(skip, name) {
+			n++
+		}
+	}
+	w.uint(uint64(n))
+	for _, name := range o.propNames {
+		if !slices.Contains(skip, name) {
+			w.string(string(name))
+			w.value(o.values.get(name))
+		}
+	}
+}
+
+func (w *imageWriter) objectBody(o *Object) {
+	switch self := o.self.(type) {
+	case *baseObject:
+		if self.class != classObject {
+			w.fail("an object of class " + self.class)
+		}
+		w.out = append(w.out, imgPlain)
+		w.ownProps(self)
+	case *arrayObject:
+		if len(self.propNames) != 1 || !self.lengthProp.writable {
+			w.fail("an array's named properties")
+		}
+		w.out = append(w.out, imgArray)
+		w.ownProps(&self.baseObject, "length")
+		w.uint(uint64(self.length))
+		w.values(self.values)
+	case *funcObject:
+		w.out = append(w.out, imgFunc)
+		w.jsFunc(&self.baseJsFuncObject)
+	case *arrowFuncObject:
+		w.out = append(w.out, imgArrow)
+		w.jsFunc(&self.baseJsFuncObject)
+		if self.funcObj == nil {
+			w.value(nil)
+		} else {
+			w.value(self.funcObj)
+		}
+		w.value(self.newTarget)
+	default:
+		w.fail(fmt.Sprintf("an object of kind %T", self))
+	}
+}
+
+func (w *imageWriter) jsFunc(f *baseJsFuncObject) {
+	id, ok := w.prgs[f.prg]
+	if !ok || f.privEnv != nil {
+		w.fail("a function outside the program")
+	}
+	w.uint(id)
+	w.out = append(w.out, boolByte(f.strict))
+	w.stash(f.stash)
+	w.value(f.lenProp.value)
+	w.value(f.nameProp.value)
+	w.ownProps(&f.baseObject, "length", "name")
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// imageReader continues a suspension from an image, in a new runtime
+// whose realm is as the writer's base was (the host functions installed)
+// and with the program compiled again.
+type imageReader struct {
+	r       *Runtime
+	in      []byte
+	prgs    []*Program
+	objs    []*Object
+	filled  int // objects whose bodies were read
+	stashes []*stash
+	stashed int
+	slots   []*stashRef
+	err     error
+}
+
+func (d *imageReader) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("image: "+format, args...)
+	}
+}
+
+func (d *imageReader) byte() byte {
+	if len(d.in) == 0 {
+		d.fail("truncated")
+		return 0
+	}
+	b := d.in[0]
+	d.in = d.in[1:]
+	return b
+}
+
+func (d *imageReader) uint() uint64 {
+	u, n := binary.Uvarint(d.in)
+	if n <= 0 {
+		d.fail("bad integer")
+		d.in = nil
+		return 0
+	}
+	d.in = d.in[n:]
+	return u
+}
+
+func (d *imageReader) int() int64 {
+	i, n := binary.Varint(d.in)
+	if n <= 0 {
+		d.fail("bad integer")
+		d.in = nil
+		return 0
+	}
+	d.in = d.in[n:]
+	return i
+}
+
+// count reads a length, bounded by the bytes left (each item takes one).
+func (d *imageReader) count() int {
+	n := d.uint()
+	if n > uint64(len(d.in)) {
+		d.fail("count %d past the end", n)
+		return 0
+	}
+	return int(n)
+}
+
+func (d *imageReader) string() string {
+	n := d.count()
+	s := string(d.in[:n])
+	d.in = d.in[n:]
+	return s
+}
+
+func (d *imageReader) stash() *stash {
+	id := d.uint()
+	switch {
+	case id == 0:
+		return nil
+	case id == 1:
+		return &d.r.global.stash
+	case id-2 < uint64(len(d.stashes)):
+		return d.stashes[id-2]
+	case id-2 == uint64(len(d.stashes)):
+		s := &stash{}
+		d.stashes = append(d.stashes, s)
+		return s
+	}
+	d.fail("scope %d out of order", id)
+	return nil
+}
+
+func (d *imageReader) object(id uint64) *Object {
+	switch {
+	case id >= 1 && id-1 < uint64(len(d.objs)):
+		return d.objs[id-1]
+	case id == uint64(len(d.objs))+1:
+		o := &Object{runtime: d.r}
+		d.objs = append(d.objs, o)
+		return o
+	}
+	d.fail("object %d out of order", id)
+	return nil
+}
+
+func (d *imageReader) value() Value {
+	switch t := d.byte(); t {
+	case imgNil:
+		return nil
+	case imgUndefined:
+		return _undefined
+	case imgNull:
+		return _null
+	case imgTrue:
+		return valueTrue
+	case imgFalse:
+		return valueFalse
+	case imgInt:
+		return valueInt(d.int())
+	case imgFloat:
+		if len(d.in) < 8 {
+			d.fail("truncated")
+			return nil
+		}
+		f := math.Float64frombits(binary.LittleEndian.Uint64(d.in))
+		d.in = d.in[8:]
+		return valueFloat(f)
+	case imgASCII:
+		return asciiString(d.string())
+	case imgUnicode:
+		n := d.count()
+		if 2*n > len(d.in) {
+			d.fail("truncated")
+			return nil
+		}
+		s := make(unicodeString, n)
+		for i := range s {
+			s[i] = binary.LittleEndian.Uint16(d.in[2*i:])
+		}
+		d.in = d.in[2*n:]
+		return s
+	case imgProperty:
+		flags := d.byte()
+		return &valueProperty{writable: flags&1 != 0, enumerable: flags&2 != 0,
+			configurable: flags&4 != 0, value: d.value()}
+	case imgObject:
+		if o := d.object(d.uint()); o != nil {
+			return o
+		}
+	case imgBuiltin:
+		if i := d.uint(); i < uint64(len(imageBuiltins)) {
+			return imageBuiltins[i](d.r)
+		}
+		d.fail("unknown built-in")
+	case imgVariadic:
+		return variadicMarker
+	case imgMember:
+		i := d.uint()
+		name := unistring.NewFromString(d.string())
+		if i < uint64(len(imageBuiltins)) {
+			if o, ok := imageOwnValue(imageBuiltins[i](d.r), name).(*Object); ok && o.builtin != 0 {
+				return o
+			}
+		}
+		d.fail("unknown built-in %q", name)
+	case imgNative:
+		name := unistring.NewFromString(d.string())
+		if o, ok := imageOwnValue(d.r.globalObject, name).(*Object); ok {
+			if _, ok := o.self.(*nativeFuncObject); ok {
+				return o
+			}
+		}
+		d.fail("no host function %q", name)
+	default:
+		d.fail("unknown value tag %d", t)
+	}
+	return nil
+}
+
+func (d *imageReader) context() context {
+	var c context
+	id := d.uint()
+	if id >= uint64(len(d.prgs)) {
+		d.fail("unknown function")
+		return c
+	}
+	c.prg = d.prgs[id]
+	c.stash = d.stash()
+	c.newTarget = d.value()
+	c.result = d.value()
+	c.pc, c.sb, c.args = int(d.int()), int(d.int()), int(d.int())
+	if c.pc < 0 || c.pc >= len(c.prg.code) {
+		d.fail("frame outside its code")
+	}
+	return c
+}
+
+func (d *imageReader) ref() ref {
+	switch d.byte() {
+	case imgStashRef:
+		r := &stashRef{}
+		d.slot(r)
+		return r
+	case imgStashRefLex:
+		r := &stashRefLex{}
+		d.slot(&r.stashRef)
+		return r
+	case imgStashRefConst:
+		r := &stashRefConst{strictConst: d.byte() != 0}
+		d.slot(&r.stashRef)
+		return r
+	case imgObjStrRef:
+		base, ok := d.value().(*Object)
+		if !ok {
+			d.fail("a reference without its object")
+			return nil
+		}
+		r := &objStrRef{base: base, name: unistring.NewFromString(d.string()), this: d.value()}
+		r.strict, r.binding = d.byte() != 0, d.byte() != 0
+		return r
+	}
+	d.fail("unknown reference kind")
+	return nil
+}
+
+func (d *imageReader) slot(r *stashRef) {
+	r.n = unistring.NewFromString(d.string())
+	s := d.stash()
+	r.idx = int(d.uint())
+	if s == nil {
+		d.fail("a reference without its scope")
+		s = &stash{}
+	}
+	r.v = &s.values
+	d.slots = append(d.slots, r)
+}
+
+func (d *imageReader) names() map[unistring.String]uint32 {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	m := make(map[unistring.String]uint32, n)
+	for range n {
+		name := unistring.NewFromString(d.string())
+		m[name] = uint32(d.uint())
+	}
+	return m
+}
+
+func (d *imageReader) values() []Value {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	vs := make([]Value, n)
+	for i := range vs {
+		vs[i] = d.value()
+	}
+	return vs
+}
+
+func (d *imageReader) ownProps(o *baseObject) {
+	o.extensible = d.byte() != 0
+	if p, ok := d.value().(*Object); ok {
+		o.prototype = p
+	} else {
+		o.prototype = nil
+	}
+	for range d.count() {
+		name := unistring.NewFromString(d.string())
+		o._put(name, d.value())
+	}
+}
+
+func (d *imageReader) objectBody() {
+	if d.filled >= len(d.objs) {
+		d.fail("body of an object never referred to")
+		return
+	}
+	o := d.objs[d.filled]
+	d.filled++
+	switch kind := d.byte(); kind {
+	case imgPlain:
+		b := &baseObject{class: classObject, val: o, extensible: true}
+		o.self = b
+		b.init()
+		d.ownProps(b)
+	case imgArray:
+		a := &arrayObject{baseObject: baseObject{class: classArray, val: o, extensible: true}}
+		o.self = a
+		a.init()
+		d.ownProps(&a.baseObject)
+		length := d.uint()
+		a.values = d.values()
+		if length > math.MaxUint32 || uint64(len(a.values)) > length {
+			d.fail("array length")
+			return
+		}
+		a.length = uint32(length)
+		a.lengthProp.value = intToValue(int64(length))
+		for _, v := range a.values {
+			if v != nil {
+				a.objCount++
+			}
+		}
+	case imgFunc:
+		f := &funcObject{}
+		d.jsFunc(o, &f.baseJsFuncObject, f)
+	case imgArrow:
+		f := &arrowFuncObject{}
+		d.jsFunc(o, &f.baseJsFuncObject, f)
+		if fo, ok := d.value().(*Object); ok {
+			f.funcObj = fo
+		}
+		f.newTarget = d.value()
+	default:
+		d.fail("unknown object kind %d", kind)
+	}
+}
+
+func (d *imageReader) jsFunc(o *Object, f *baseJsFuncObject, self objectImpl) {
+	id := d.uint()
+	if id >= uint64(len(d.prgs)) {
+		d.fail("unknown function")
+		return
+	}
+	d.r.initBaseJsFunction(f, d.byte() != 0)
+	f.val = o
+	o.self = self
+	f.prg = d.prgs[id]
+	f.stash = d.stash()
+	length, name := d.value(), d.value()
+	f.init(unistring.String(""), length)
+	f.nameProp.value = name
+	d.ownProps(&f.baseObject)
+}
+
+func (d *imageReader) stashBody() {
+	if d.stashed >= len(d.stashes) {
+		d.fail("body of a scope never referred to")
+		return
+	}
+	s := d.stashes[d.stashed]
+	d.stashed++
+	s.funcType = funcType(d.byte())
+	s.names = d.names()
+	s.values = d.values()
+	s.extraArgs = d.values()
+	s.outer = d.stash()
+}
+
+// imageState is an image read into a runtime: the interpreter's frames,
+// stack and try frames, the objects and scopes already in place.
+type imageState struct {
+	r      *Runtime
+	frames []context
+	n      int
+	stack  valueStack
+	tries  []tryFrame
+	refs   []ref
+}
+
+// readImage reads an image into r, a new runtime whose realm is as the
+// writer's base was, with p the program compiled again.
+func readImage(r *Runtime, p *Program, image []byte) (*imageState, error) {
+	d := &imageReader{r: r, in: image, prgs: imagePrograms(p)}
+	st := &imageState{r: r}
+	st.frames = make([]context, d.count())
+	for i := range st.frames {
+		st.frames[i] = d.context()
+	}
+	st.n = int(d.uint())
+	sp := d.count()
+	st.stack = make(valueStack, sp, sp+16)
+	for i := range st.stack {
+		st.stack[i] = d.value()
+	}
+	st.tries = make([]tryFrame, d.count())
+	for i := range st.tries {
+		t := &st.tries[i]
+		t.callStackLen = uint32(d.uint())
+		t.refLen = uint32(d.uint())
+		t.sp = int32(d.int())
+		t.stash = d.stash()
+		t.catchPos, t.finallyPos, t.finallyRet = int32(d.int()), int32(d.int()), int32(d.int())
+		if int(t.callStackLen) > len(st.frames) || int(t.sp) > sp || t.sp < 0 {
+			d.fail("try frame out of its frames")
+		}
+	}
+	st.refs = make([]ref, d.count())
+	for i := range st.refs {
+		st.refs[i] = d.ref()
+	}
+	for i := range st.tries {
+		if int(st.tries[i].refLen) > len(st.refs) {
+			d.fail("try frame out of its references")
+		}
+	}
+	gs := &r.global.stash
+	gs.names = d.names()
+	gs.values = d.values()
+	g := imageGlobal(r)
+	for range d.count() {
+		if d.err != nil {
+			break
+		}
+		name := unistring.NewFromString(d.string())
+		g._put(name, d.value())
+	}
+	for len(d.in) > 0 && d.err == nil {
+		switch d.byte() {
+		case imgBodyObject:
+			d.objectBody()
+		case imgBodyStash:
+			d.stashBody()
+		default:
+			d.fail("unknown record")
+		}
+	}
+	if d.err == nil && (d.filled != len(d.objs) || d.stashed != len(d.stashes)) {
+		d.fail("an object or scope without its body")
+	}
+	for _, ref := range d.slots {
+		if ref.idx >= len(*ref.v) {
+			d.fail("a reference past its scope")
+		}
+	}
+	if d.err == nil && (len(st.frames) == 0 || st.n+2 > sp || st.frames[len(st.frames)-1].sb > sp) {
+		d.fail("frames do not match the stack")
+	}
+	if d.err == nil {
+		// The guest frame must be at the call that made the host call,
+		// with its arguments on the stack.
+		last := &st.frames[len(st.frames)-1]
+		switch ins := last.prg.code[last.pc].(type) {
+		case call:
+			if int(ins) != st.n {
+				d.fail("the call takes %d arguments, not %d", ins, st.n)
+			}
+		case _callVariadic:
+			if st.stack[sp-st.n-3] != variadicMarker || slices.Contains(st.stack[sp-st.n-2:], variadicMarker) {
+				d.fail("the call's arguments do not match the stack")
+			}
+		default:
+			d.fail("the frame is not at a call")
+		}
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return st, nil
+}
+
+// run continues the suspension with the host function's outcome
+// (outcome returns the answer or throws the error), to the end of the
+// program, as RunProgram would have. The guest frame is restored at the
+// call instruction and the call made again, to a function that is the
+// outcome: the instruction then does what it does after any host function
+// returns or throws, try blocks included.
+func (st *imageState) run(outcome func(FunctionCall) Value) (Value, error) {
+	r := st.r
+	vm := r.vm
+	last := st.frames[len(st.frames)-1]
+	vm.callStack = append(append(vm.callStack[:0], context{}), st.frames[:len(st.frames)-1]...)
+	vm.restoreCtx(&last)
+	vm.stack = st.stack
+	vm.sp = len(st.stack)
+	vm.tryStack = st.tries
+	vm.refStack = st.refs
+	vm.stack[vm.sp-st.n-1] = r.newNativeFunc(outcome, "", 0)
+	var ex *Exception
+	for {
+		ex = vm.runTryInner()
+		if ex != nil || vm.halted() {
+			break
+		}
+	}
+	vm.popTryFrame()
+	vm.callStack = vm.callStack[:len(vm.callStack)-1]
+	vm.prg = nil
+	vm.sb = -1
+	if ex != nil {
+		r.leaveAbrupt()
+		return nil, ex
+	}
+	result := vm.result
+	r.leave()
+	return result, nil
+}
+
+func runImage(r *Runtime, p *Program, image []byte, answer Value) (Value, error) {
+	st, err := readImage(r, p, image)
+	if err != nil {
+		return nil, err
+	}
+	return st.run(func(FunctionCall) Value { return answer })
+}
