@@ -106,7 +106,7 @@ class Step:
     from_state()). logs are the console lines of the segment.
     """
 
-    def __init__(self, result, payload, policy, sealed=False):
+    def __init__(self, result, payload, policy, sealed=False, base=None):
         step = result["step"]
         self.type = step["type"]
         self.logs = step.get("logs", [])
@@ -120,6 +120,7 @@ class Step:
         self.snapshot = None
         self.snapshot_id = None
         self.policy_id = None
+        self._sha = None
         if self.type == "completed":
             self.value = from_structured(step["value"])
             return
@@ -127,10 +128,22 @@ class Step:
         self.args = [from_structured(a) for a in step["args"]]
         self.calls = [Call(c["call_id"], c["capability"], [from_structured(a) for a in c["args"]])
                       for c in step.get("calls", [])]
-        self.snapshot = payload
         self.snapshot_id = result["snapshot_id"]
         self.policy_id = result.get("policy_id")
-        if hashlib.sha256(payload).hexdigest() != self.snapshot_id:
+        extends = result.get("snapshot_base_id")
+        if extends is None:
+            self.snapshot = payload
+            self._sha = hashlib.sha256(payload)
+        elif base is not None and extends == base.snapshot_id:
+            # A delta: the resumed snapshot's bytes, then these. Hashing
+            # goes on from the resumed snapshot's state, so a step costs
+            # what it adds, not the whole history.
+            self.snapshot = base.snapshot + payload
+            self._sha = base._sha.copy()
+            self._sha.update(payload)
+        else:
+            raise ProcessError(f"snapshot delta extends {extends}, not the resumed snapshot")
+        if self._sha.hexdigest() != self.snapshot_id:
             raise ProcessError("snapshot bytes do not hash to snapshot_id")
 
     @property
@@ -419,8 +432,8 @@ class Sidecar:
                 result, payload = self.call("start", program.bytes, options=o)
         return self._step(result, payload, policy, self.seal_key is not None)
 
-    def _step(self, result, payload, policy, sealed):
-        step = Step(result, payload, policy, sealed)
+    def _step(self, result, payload, policy, sealed, base=None):
+        step = Step(result, payload, policy, sealed, base)
         step.home = self
         return step
 
@@ -454,18 +467,19 @@ class Sidecar:
         if step.policy_id is not None and step.home is self:
             try:
                 result, body = self.call("resume", snapshot_id=step.snapshot_id, policy_id=step.policy_id,
-                                         auth=auth, **self._answers(payloads, inline))
-                return self._step(result, body, step.policy, step.sealed)
+                                         auth=auth, snapshot_delivery="delta", **self._answers(payloads, inline))
+                return self._step(result, body, step.policy, step.sealed, step)
             except MustardError as e:
                 if e.code not in _NOT_HELD:
                     raise
         policy = {**step.policy, "snapshot_id": step.snapshot_id, **auth}
         fields = self._answers(payloads, inline)
         if len(step.snapshot) + inline + STAGE_VALUE > MAX_REQUEST:
-            result, body = self.call("resume", stage_id=self._upload(step.snapshot), policy=policy, **fields)
+            result, body = self.call("resume", stage_id=self._upload(step.snapshot), policy=policy,
+                                     snapshot_delivery="delta", **fields)
         else:
-            result, body = self.call("resume", step.snapshot, policy=policy, **fields)
-        return self._step(result, body, step.policy, step.sealed)
+            result, body = self.call("resume", step.snapshot, policy=policy, snapshot_delivery="delta", **fields)
+        return self._step(result, body, step.policy, step.sealed, step)
 
     def _answers(self, payloads, inline):
         """The resume fields carrying the answers' JSON: each inline, or

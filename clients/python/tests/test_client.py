@@ -33,6 +33,10 @@ def weather_tools(calls):
     return {"weather.current": current, "weather.alerts": alerts}
 
 
+def step_bytes(state):
+    return base64.b64decode(state["snapshot_base64"])
+
+
 class ClientTest(unittest.TestCase):
     def setUp(self):
         self.sc = ms.Sidecar()
@@ -87,6 +91,49 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(cold.value, hot.value)
         with self.assertRaises(ms.ProcessError):
             self.sc.ping()
+
+    def test_a_resume_receives_only_what_its_snapshot_adds(self):
+        answers = [random.Random(i).randbytes(30_000).hex() for i in range(6)]
+        src = "let n = 0; for (let i = 0; i < 6; i++) n += get(i).length; n"
+        received = []
+        call = self.sc.call
+
+        def recording(method, raw=b"", **fields):
+            result, body = call(method, raw, **fields)
+            received.append((method, result.get("snapshot_base_id"), len(body)))
+            return result, body
+        self.sc.call = recording
+        step = self.sc.start(src, capabilities=["get"])
+        states = [step.state()]
+        for i in range(5):
+            before = step
+            step = self.sc.resume(step, answers[i])
+            method, base, size = received[-1]
+            self.assertEqual((method, base), ("resume", before.snapshot_id))
+            self.assertEqual(step.snapshot[:len(before.snapshot)], before.snapshot)
+            self.assertEqual(size, len(step.snapshot) - len(before.snapshot))
+            states.append(step.state())
+        self.assertGreater(len(step.snapshot), 5 * size)  # the history, received a step at a time
+        self.assertEqual(self.sc.resume(step, answers[5]).value, 360_000.0)
+
+        # Cold, from a stored state, the delta extends the bytes sent.
+        with ms.Sidecar() as other:
+            cold = other.resume(ms.Step.from_state(states[3]), answers[3])
+            self.assertEqual((cold.snapshot_id, cold.snapshot), (states[4]["snapshot_id"], step_bytes(states[4])))
+
+    def test_a_delta_on_another_snapshot_is_refused(self):
+        step = self.sc.start("get() + get()", capabilities=["get"])
+        other = self.sc.start("get(1)", capabilities=["get"])
+        call = self.sc.call
+
+        def rebased(method, raw=b"", **fields):
+            result, body = call(method, raw, **fields)
+            if result.get("snapshot_base_id"):
+                result["snapshot_base_id"] = other.snapshot_id
+            return result, body
+        self.sc.call = rebased
+        with self.assertRaisesRegex(ms.ProcessError, "not the resumed snapshot"):
+            self.sc.resume(step, "a")
 
     def test_snapshots_and_answers_past_a_request_go_through_stages(self):
         big = base64.b64encode(random.Random(7).randbytes(1_125_000)).decode()  # 1.5 MB that compresses little
