@@ -120,6 +120,7 @@ class Step:
         self.snapshot = None
         self.snapshot_id = None
         self.policy_id = None
+        self.extends = None  # the id of the snapshot these bytes extend, when they came as a delta
         self._sha = None
         if self.type == "completed":
             self.value = from_structured(step["value"])
@@ -130,7 +131,7 @@ class Step:
                       for c in step.get("calls", [])]
         self.snapshot_id = result["snapshot_id"]
         self.policy_id = result.get("policy_id")
-        extends = result.get("snapshot_base_id")
+        self.extends = extends = result.get("snapshot_base_id")
         if extends is None:
             self.snapshot = payload
             self._sha = hashlib.sha256(payload)
@@ -521,33 +522,49 @@ class Sidecar:
             if on_log:
                 for line in lines:
                     on_log(line)
-
-        def answer(capability, args):
-            """The call's answer as the JSON a resume sends, converted once."""
-            try:
-                return _json(_payload(tools[capability](*args), None))
-            except Exception as e:  # the guest's to catch, a value that cannot cross too
-                return _json(_payload(None, e))
-        pool = concurrent.futures.ThreadPoolExecutor(parallel) if parallel > 1 else None
         try:
             step = self.start(program, inputs=inputs, capabilities=tools.keys(), limits=limits,
-                              console=console, entry=entry, host_calls="batch" if pool else "one")
-            while True:
-                keep(step.logs)
-                if not step.suspended:
-                    return Result(step.value, logs)
-                if pool:
-                    futures = [(c.call_id, pool.submit(answer, c.capability, c.args)) for c in step.calls]
-                    step = self._resume(step, [(i, f.result()) for i, f in futures])
-                else:
-                    step = self._resume(step, [(None, answer(step.capability, step.args))])
+                              console=console, entry=entry, host_calls="batch" if parallel > 1 else "one")
+            keep(step.logs)
+            step = _drive(self, step, tools, keep, parallel)
+            return Result(step.value, logs)
         except MustardError as e:
             keep(e.logs)
             e.logs = logs
             raise
-        finally:
+
+
+def _answer(tools, capability, args):
+    """A call's answer as the JSON a resume sends, converted once. An
+    exception the tool raises is the guest's to catch, and so is a value
+    that cannot cross."""
+    try:
+        return _json(_payload(tools[capability](*args), None))
+    except Exception as e:
+        return _json(_payload(None, e))
+
+
+def _drive(target, step, tools, keep, parallel=1, saved=None):
+    """Answers step's calls with tools until its program ends and returns
+    the completed step. target resumes (a Sidecar or a SidecarPool); keep
+    takes each later step's logs; saved(step) is called with each
+    suspended step after it is made, before its calls run (a batch-mode
+    step's are run on up to parallel threads and answered at once)."""
+    pool = concurrent.futures.ThreadPoolExecutor(parallel) if parallel > 1 else None
+    try:
+        while step.suspended:
+            if saved:
+                saved(step)
             if pool:
-                pool.shutdown(wait=False)
+                futures = [(c.call_id, pool.submit(_answer, tools, c.capability, c.args)) for c in step.calls]
+                step = target._resume(step, [(i, f.result()) for i, f in futures])
+            else:
+                step = target._resume(step, [(None, _answer(tools, step.capability, step.args))])
+            keep(step.logs)
+        return step
+    finally:
+        if pool:
+            pool.shutdown(wait=False)
 
 
 def _json(v):

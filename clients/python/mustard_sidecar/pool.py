@@ -77,6 +77,13 @@ class SidecarPool:
     def resume(self, step, value=UNDEFINED, **kw):
         return self._with(step.home, lambda sc: sc.resume(step, value, **kw))
 
+    def compile(self, source, **kw):
+        """Compiles in an idle process; the Program starts in any."""
+        return self._with(None, lambda sc: sc.compile(source, **kw))
+
+    def _resume(self, step, payloads):
+        return self._with(step.home, lambda sc: sc._resume(step, payloads))
+
     def close(self):
         """Closes every process, after the requests in flight."""
         with self._cond:
