@@ -4,6 +4,7 @@ a run that stopped (the host died, its sidecar died) continues where it
 was, in any process, from what the store holds."""
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -11,16 +12,25 @@ import re
 import threading
 import time
 
+try:
+    import fcntl
+except ImportError:  # not on Unix: DirStore cannot lock
+    fcntl = None
+
 from .client import GuestError, MustardError, ProcessError, Result, Step, _drive
 from .pool import SidecarPool
 from .values import to_structured, from_structured
 
-__all__ = ["Durable", "MemoryStore", "DirStore", "StoreError"]
+__all__ = ["Durable", "MemoryStore", "DirStore", "StoreError", "ExecutionBusy"]
 
 
 class StoreError(Exception):
     """A store could not read or write a checkpoint (what it read is not
     what was written, or the file system failed)."""
+
+
+class ExecutionBusy(Exception):
+    """Another run holds the execution."""
 
 
 class Durable:
@@ -40,8 +50,13 @@ class Durable:
     again for it. A host that dies is another matter: the call it was
     running when it died is made again by the run that continues the
     execution (at least once, as any durable executor without the tool's
-    help). One run of an execution at a time: nothing here stops two hosts
-    running the same execution_id at once."""
+    help).
+
+    One run of an execution at a time: a store with a lock(execution_id,
+    wait) method (MemoryStore, and DirStore on Unix) holds the execution
+    for the whole run. Another run of it raises ExecutionBusy, or with
+    wait=True waits for the first to end and then returns its result (or
+    continues where it stopped)."""
 
     def __init__(self, target, store, *, retries=2):
         self.target = target
@@ -49,7 +64,13 @@ class Durable:
         self.retries = retries
 
     def run(self, execution_id, program, tools, *, inputs=None, limits=None, language="javascript",
-            console="collect", entry="script", on_log=None, parallel=1):
+            console="collect", entry="script", on_log=None, parallel=1, wait=False):
+        lock = getattr(self.store, "lock", None)
+        with lock(execution_id, wait) if lock else contextlib.nullcontext():
+            return self._run(execution_id, program, tools, inputs, limits, language, console, entry, on_log,
+                             parallel)
+
+    def _run(self, execution_id, program, tools, inputs, limits, language, console, entry, on_log, parallel):
         stored = self.store.load(execution_id)
         if stored is not None:
             checkpoint, snapshot = stored
@@ -132,6 +153,19 @@ class MemoryStore:
     def __init__(self):
         self._mu = threading.Lock()
         self._items = {}
+        self._held = {}  # execution id -> the lock its run holds
+
+    @contextlib.contextmanager
+    def lock(self, execution_id, wait=False):
+        """Holds execution_id for one run in this process."""
+        with self._mu:
+            held = self._held.setdefault(execution_id, threading.Lock())
+        if not held.acquire(blocking=wait):
+            raise ExecutionBusy(f"execution {execution_id} is running")
+        try:
+            yield
+        finally:
+            held.release()
 
     def load(self, execution_id):
         """(checkpoint, snapshot bytes or None), or None if there is none."""
@@ -221,6 +255,25 @@ class DirStore:
                 os.remove(snap)
         except OSError as e:
             raise StoreError(f"saving {execution_id}: {e}") from None
+
+    @contextlib.contextmanager
+    def lock(self, execution_id, wait=False):
+        """Holds execution_id for one run, across the processes that share
+        the directory, with an flock on ID.lock: the kernel lets it go
+        when its process ends, however it ends. (Unix only; a lock over
+        NFS is only as good as the server's.)"""
+        if fcntl is None:
+            yield
+            return
+        fd = os.open(self._file(execution_id, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                raise ExecutionBusy(f"execution {execution_id} is running") from None
+            yield
+        finally:
+            os.close(fd)  # and with it the lock
 
     def delete(self, execution_id):
         for ext in (".json", ".snap"):

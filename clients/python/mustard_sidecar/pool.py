@@ -84,6 +84,20 @@ class SidecarPool:
     def _resume(self, step, payloads):
         return self._with(step.home, lambda sc: sc._resume(step, payloads))
 
+    def cancel(self):
+        """Stops every start, resume and run in flight on the pool's
+        processes (Sidecar.cancel on each): each ends with GuestError
+        "Limit: execution cancelled". Returns how many it stopped."""
+        with self._cond:
+            live = [sc for sc in self._slots if sc is not None and not sc._broken]
+        stopped = 0
+        for sc in live:
+            try:
+                stopped += sc.cancel()
+            except ProcessError:
+                pass  # died meanwhile: nothing of it runs
+        return stopped
+
     def close(self):
         """Closes every process, after the requests in flight."""
         with self._cond:

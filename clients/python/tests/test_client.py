@@ -288,6 +288,37 @@ main();"""
             self.sc.resume(ms.Step.from_state(state), 1)
         self.assertEqual(cm.exception.code, "limit_instruction_budget")
 
+    def test_a_pool_cancel_stops_what_runs_in_every_process(self):
+        pool = ms.SidecarPool(2)
+        self.addCleanup(pool.close)
+        failed = []
+        went = []
+
+        def spin():
+            try:
+                pool.run("const a = t.go(); for (;;) {}", {"t.go": lambda: went.append(1)},
+                         limits={"instruction_budget": 10**15})
+            except ms.GuestError as e:
+                failed.append(e.code)
+        threads = [threading.Thread(target=spin) for _ in range(2)]
+        for t in threads:
+            t.start()
+        # Wait (a hang bound only) until both spin: a run's start is over
+        # once its tool is called, so what each process then has in
+        # flight is the resume after it.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            slots = list(pool._slots)
+            if len(went) == 2 and all(sc is not None and sc._running for sc in slots):
+                break
+            time.sleep(0.001)
+        self.assertEqual(pool.cancel(), 2)
+        for t in threads:
+            t.join(30)
+        self.assertEqual(failed, ["limit_cancelled"] * 2)
+        self.assertEqual(pool.cancel(), 0)
+        self.assertEqual(pool.run("1 + 2", {}).value, 3.0)
+
     def test_a_missing_binary_is_a_process_error(self):
         with self.assertRaises(ms.ProcessError):
             ms.Sidecar(["/nonexistent/mustard-sidecar"])

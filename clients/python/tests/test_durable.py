@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import unittest
 
 import mustard_sidecar as ms
@@ -135,6 +136,33 @@ class DurableTest(unittest.TestCase):
         self.assertEqual(result.value, EXPECTED)
         self.assertEqual(calls, [0, 1, 2, 3, 4])
 
+    def test_one_run_of_an_execution_at_a_time(self):
+        for store in (ms.MemoryStore(), ms.DirStore(self.dir)):
+            inside, release = threading.Event(), threading.Event()
+            calls, first, waited = [], [], []
+
+            def fetch_page(i):
+                calls.append(int(i))
+                if int(i) == 1:
+                    inside.set()
+                    release.wait(30)
+                return page(i)
+            with ms.SidecarPool(2) as pool:
+                run = threading.Thread(target=lambda: first.append(
+                    ms.Durable(pool, store).run("job-7", PROGRAM, {"fetch_page": fetch_page})))
+                run.start()
+                self.assertTrue(inside.wait(30))
+                with self.assertRaises(ms.ExecutionBusy):
+                    ms.Durable(pool, store).run("job-7", PROGRAM, {"fetch_page": fetch_page})
+                waiter = threading.Thread(target=lambda: waited.append(
+                    ms.Durable(pool, store).run("job-7", PROGRAM, {}, wait=True)))
+                waiter.start()
+                release.set()
+                run.join(60)
+                waiter.join(60)
+            self.assertEqual([r.value for r in first + waited], [EXPECTED, EXPECTED])
+            self.assertEqual(calls, [0, 1, 2, 3, 4])
+
     def test_a_host_killed_inside_a_tool_continues_in_a_new_host(self):
         log = os.path.join(self.dir, "calls.log")
         script = textwrap.dedent(f"""
@@ -162,6 +190,7 @@ class DurableTest(unittest.TestCase):
         self.assertEqual(second.stdout.strip(), EXPECTED)
         with open(log) as f:
             self.assertEqual(f.read().split(), ["0", "1", "2", "3", "3", "4"])  # the call it died in, made again
+        # The dead host held the execution's lock; its end let it go.
 
 
 if __name__ == "__main__":
