@@ -103,7 +103,9 @@ class Step:
     call the guest waits on (in batch mode the oldest; calls lists every
     outstanding one); snapshot (bytes), snapshot_id and policy are what a
     host stores to resume it later, in any process (state() and
-    from_state()). logs are the console lines of the segment.
+    from_state()); extends is the id of the snapshot whose bytes these
+    continue, when the sidecar sent only what the step added (a store can
+    append). logs are the console lines of the segment.
     """
 
     def __init__(self, result, payload, policy, sealed=False, base=None):
