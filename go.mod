@@ -6,7 +6,6 @@ require (
 	github.com/evanw/esbuild v0.28.2
 	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible
-	github.com/google/pprof v0.0.0-20230207041349-798e818bf904
 	github.com/klauspost/compress v1.20.4
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/crypto v0.59.0

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
+	// mustard(no-profiler): "time", the profiler's
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
 )
@@ -385,7 +385,7 @@ type vm struct {
 
 	curAsyncRunner *asyncRunner
 
-	profTracker *profTracker
+	// mustard(no-profiler): upstream's profTracker field, with the profiler
 
 	stepc stepCounter   // mustard(steps): instruction counting, see mustard_steps.go
 	wake  chan struct{} // mustard(bignum): closed by Interrupt, see mustard_interrupt.go
@@ -621,20 +621,10 @@ func (vm *vm) run() {
 		vm.runCounted()
 		return
 	}
-	if vm.profTracker != nil && !vm.runWithProfiler() {
-		return
-	}
-	count := 0
+	// mustard(no-profiler): no count of instructions between profiler checks
 	interrupted := false
 	for {
-		if count == 0 {
-			if atomic.LoadInt32(&globalProfiler.enabled) == 1 && !vm.runWithProfiler() {
-				return
-			}
-			count = 100
-		} else {
-			count--
-		}
+		// mustard(no-profiler): no profiler check every 100 instructions
 		if interrupted = atomic.LoadUint32(&vm.interrupted) != 0; interrupted {
 			break
 		}
@@ -656,42 +646,7 @@ func (vm *vm) run() {
 	}
 }
 
-func (vm *vm) runWithProfiler() bool {
-	pt := vm.profTracker
-	if pt == nil {
-		pt = globalProfiler.p.registerVm()
-		vm.profTracker = pt
-		defer func() {
-			atomic.StoreInt32(&vm.profTracker.finished, 1)
-			vm.profTracker = nil
-		}()
-	}
-	interrupted := false
-	for {
-		if interrupted = atomic.LoadUint32(&vm.interrupted) != 0; interrupted {
-			return true
-		}
-		pc := vm.pc
-		if pc < 0 || pc >= len(vm.prg.code) {
-			break
-		}
-		vm.prg.code[pc].exec(vm)
-		req := atomic.LoadInt32(&pt.req)
-		if req == profReqStop {
-			return true
-		}
-		if req == profReqDoSample {
-			pt.stop = time.Now()
-
-			pt.numFrames = len(vm.r.CaptureCallStack(len(pt.frames), pt.frames[:0]))
-			pt.frames[0].pc = pc
-			atomic.StoreInt32(&pt.req, profReqSampleReady)
-		}
-	}
-
-	return false
-}
-
+// mustard(no-profiler): runWithProfiler left out, with the profiler.
 func (vm *vm) Interrupt(v interface{}) {
 	vm.interruptLock.Lock()
 	vm.interruptVal = v
