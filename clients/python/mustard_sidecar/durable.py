@@ -261,7 +261,9 @@ class DirStore:
         """Holds execution_id for one run, across the processes that share
         the directory, with an flock on ID.lock: the kernel lets it go
         when its process ends, however it ends. (Unix only; a lock over
-        NFS is only as good as the server's.)"""
+        NFS is only as good as the server's.) delete leaves ID.lock in
+        place: removing a file a run waits on would let a third run lock a
+        new one beside it."""
         if fcntl is None:
             yield
             return
