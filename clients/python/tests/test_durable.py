@@ -2,6 +2,7 @@
 resume, a host killed inside a tool."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,6 +43,7 @@ class DurableTest(unittest.TestCase):
         self.sc = ms.Sidecar()
         self.addCleanup(self.sc.close)
         self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir, True)
 
     def counting(self, stop_at=None):
         calls = []
