@@ -35,9 +35,13 @@ func runCapturing(t testing.TB, source string, answer imageAnswer, capture int) 
 	setFetch(r, func(c FunctionCall) Value {
 		i := int(c.Argument(0).ToInteger())
 		if run.calls == capture {
+			made := imageGlobal(r).values.len()
 			img, err := writeImage(r, p, base, len(c.Arguments))
 			if err != nil {
 				t.Fatalf("call %d: %v", capture, err)
+			}
+			if now := imageGlobal(r).values.len(); now != made {
+				t.Fatalf("call %d: writing the image made %d of the global object's properties", capture, now-made)
 			}
 			run.image, run.arg = img, i
 		}

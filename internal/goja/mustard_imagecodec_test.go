@@ -472,8 +472,19 @@ func (w *imageWriter) value(v Value) {
 func (w *imageWriter) member(v *Object) {
 	for i, f := range imageBuiltins {
 		holder := f(w.r)
+		b, ok := holder.self.(interface{ mustardBase() *baseObject })
+		if !ok {
+			continue
+		}
 		for _, name := range imageOwnNames(holder) {
-			if imageOwnValue(holder, name) == v {
+			// Only properties already made: the guest read the built-in
+			// from its holder, which made it; reading the others here
+			// would make every one of them in the runtime written.
+			made := b.mustardBase().values.get(name)
+			if p, ok := made.(*valueProperty); ok && !p.accessor {
+				made = p.value
+			}
+			if made == v {
 				w.out = append(w.out, imgMember)
 				w.uint(uint64(i))
 				w.string(string(name))
@@ -497,7 +508,7 @@ func imageOwnNames(o *Object) []unistring.String {
 }
 
 // imageOwnValue is o's own property name, made if its template has not
-// made it yet.
+// made it yet (the reader's side of imgMember and imgNative).
 func imageOwnValue(o *Object, name unistring.String) Value {
 	v := o.self.getOwnPropStr(name)
 	if p, ok := v.(*valueProperty); ok && !p.accessor {
