@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/longtest"
 )
 
@@ -26,11 +27,9 @@ func TestNodeSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the Node suite takes a while; skipped with -short")
 	}
-	bin := filepath.Join(t.TempDir(), "mustard-sidecar")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/mustard-sidecar")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the sidecar: %v\n%s", err, out)
+	bin, err := hosttest.BuildSidecar(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.Command(node, filepath.Join("test", "run.js"))
 	cmd.Env = append(os.Environ(), "MUSTARD_SIDECAR_BIN="+bin)

@@ -3,8 +3,9 @@ package python_test
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 )
 
 // TestPythonSuite runs the Python package's tests (unittest, under tests/)
@@ -18,11 +19,9 @@ func TestPythonSuite(t *testing.T) {
 	if out, err := exec.Command(python, "-c", "import sys; sys.exit(sys.version_info < (3, 9))").CombinedOutput(); err != nil {
 		t.Skipf("the package needs Python 3.9 or later: %v %s", err, out)
 	}
-	bin := filepath.Join(t.TempDir(), "mustard-sidecar")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/mustard-sidecar")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the sidecar: %v\n%s", err, out)
+	bin, err := hosttest.BuildSidecar(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.Command(python, "-m", "unittest", "discover", "-v", "-s", "tests", "-t", ".")
 	cmd.Env = append(os.Environ(), "MUSTARD_SIDECAR_BIN="+bin, "PYTHONDONTWRITEBYTECODE=1")

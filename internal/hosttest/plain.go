@@ -70,8 +70,7 @@ func plainBinary() (string, error) {
 	if plain.bin != "" || plain.err != nil {
 		return plain.bin, plain.err
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil { // a test binary run by hand, without a toolchain: itself
+	if _, err := exec.LookPath("go"); err != nil { // a test binary run by hand, without a toolchain: itself
 		plain.bin, plain.err = os.Executable()
 		return plain.bin, plain.err
 	}
@@ -81,12 +80,19 @@ func plainBinary() (string, error) {
 		return "", err
 	}
 	plain.dir = dir
+	plain.bin, plain.err = BuildSidecar(dir)
+	return plain.bin, plain.err
+}
+
+// BuildSidecar builds the sidecar (cmd/mustard-sidecar) without -race
+// into dir with the go command on PATH, and returns its path: for tests
+// that hand a sidecar to another program (the Node and Python suites). The
+// build runs in the current directory, so a module that requires this one
+// (contrib/*) builds the version it requires.
+func BuildSidecar(dir string) (string, error) {
 	bin := filepath.Join(dir, "mustard-sidecar")
-	out, err := exec.Command(gobin, "build", "-o", bin, sidecarPackage).CombinedOutput()
-	if err != nil {
-		plain.err = fmt.Errorf("hosttest: building the sidecar without -race: %v\n%s", err, out)
-		return "", plain.err
+	if out, err := exec.Command("go", "build", "-o", bin, sidecarPackage).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("hosttest: building the sidecar: %v\n%s", err, out)
 	}
-	plain.bin = bin
 	return bin, nil
 }
