@@ -35,13 +35,14 @@ func runCapturing(t testing.TB, source string, answer imageAnswer, capture int) 
 	setFetch(r, func(c FunctionCall) Value {
 		i := int(c.Argument(0).ToInteger())
 		if run.calls == capture {
-			made := imageGlobal(r).values.len()
+			g, names := imageGlobal(r)
+			made, listed := g.values.len(), len(names)
 			img, err := writeImage(r, p, base, len(c.Arguments))
 			if err != nil {
 				t.Fatalf("call %d: %v", capture, err)
 			}
-			if now := imageGlobal(r).values.len(); now != made {
-				t.Fatalf("call %d: writing the image made %d of the global object's properties", capture, now-made)
+			if g, names := imageGlobal(r); g.values.len() != made || len(names) != listed {
+				t.Fatalf("call %d: writing the image made %d of the global object's properties and listed %d", capture, g.values.len()-made, len(names)-listed)
 			}
 			run.image, run.arg = img, i
 		}
@@ -196,6 +197,13 @@ func TestImagePrototypeRefusesWhatItCannotWrite(t *testing.T) {
 		`const a = [1]; a.tag = "x"; fetch(0); a.tag`,            // an array's named property
 		`const d = new Date(0); fetch(0); d.getTime()`,           // a Date
 		`class C { #p = 1; get() { return this.#p; } } fetch(0)`, // a class
+		// Built-in globals the guest replaced or redefined.
+		`JSON = Math; fetch(0)`,
+		`JSON.stringify(1); JSON = Math; fetch(0)`,
+		`globalThis.Array = Object; fetch(0)`,
+		`Object.defineProperty(globalThis, "JSON", { enumerable: true }); fetch(0)`,
+		`delete globalThis.JSON; globalThis.JSON = 1; fetch(0)`,
+		`NaN; Infinity; undefined; globalThis.Math = globalThis.Math; JSON = JSON; Object = Array; fetch(0)`,
 	} {
 		r := New()
 		p := MustCompile("image.js", source, false)

@@ -1,38 +1,47 @@
 package goja
 
-// A prototype of the heap image of docs/heap-image.md, for a measurement
-// (its tests: mustard_image_test.go):
-// an execution suspended in a host function that guest code called
-// directly (the interpreter's loop, then the call instruction, then the
-// host function: no guest frame on a Go stack) is written as data (the
-// interpreter's stacks, frames and scopes and the objects they reach) and
-// continued in a new runtime from those bytes alone, with the program
-// compiled again and the host functions installed again.
+// A heap image of a suspended execution (a mustard-sidecar addition; see
+// PATCHES.md and docs/heap-image.md): an execution suspended in a host
+// function that guest code called directly (the interpreter's loop, then
+// the call instruction, then the host function: no guest frame on a Go
+// stack) is written as data (the interpreter's stacks, frames and scopes
+// and the objects they reach) and continued in a new runtime from those
+// bytes alone, with the program compiled again and the realm made again
+// as it was before guest code ran.
 //
-// It covers what the programs below need, and refuses the rest
-// (errImageUnsupported): plain objects, dense arrays, ordinary and arrow
-// functions, scopes without `with`, the interpreter's call frames and try
-// frames, the global object's and the global scope's declarations, and
-// built-ins by name (the global object, three prototypes and their
-// properties). No iterators in flight, no symbols, no pending promise jobs,
-// no built-in the guest wrote to, no host call made by a built-in. It is
-// not a snapshot format: the product writes journals (ARCHITECTURE.md);
-// these tests say what a heap image of such a suspension weighs and costs,
-// and that such a suspension needs no change to how the interpreter
-// suspends.
+// It writes plain objects, dense arrays, ordinary and arrow functions,
+// scopes without `with`, the interpreter's call frames and try frames,
+// the global object's and the global scope's declarations, built-ins by
+// name (the global object, three prototypes and their properties) and the
+// embedder's own objects by the names it gives them. It refuses the rest
+// with ErrImageUnsupported, and the embedder keeps its other way of
+// continuing (a journal): no iterators in flight, no symbols, no pending
+// promise jobs, no built-in the guest wrote to, no host call made by a
+// built-in. Equal heaps give equal bytes: objects and scopes are numbered
+// in the order a walk from the interpreter's state first reaches them.
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
 )
 
-var errImageUnsupported = errors.New("image: not supported by the prototype")
+// ErrImageUnsupported is wrapped by MustardWriteImage's error for a state
+// an image cannot hold.
+var ErrImageUnsupported = errors.New("image: not supported")
+
+var errImageUnsupported = ErrImageUnsupported
+
+// ErrImageState is Image.Run's error for a state the interpreter could
+// not run: damaged bytes the reader's checks let through.
+var ErrImageState = errors.New("image: the state read does not run")
 
 // Value tags.
 const (
@@ -47,7 +56,7 @@ const (
 	imgUnicode
 	imgObject   // a guest object, by number
 	imgBuiltin  // a built-in, by its index in imageBuiltins
-	imgNative   // a host function, by the global name it is installed under
+	imgNative   // an embedder's object by its name, or a host function by the global name it is installed under
 	imgProperty // a property with attributes (valueProperty)
 	imgMember   // a built-in held by one of imageBuiltins: its index and the property's name
 	imgVariadic // the marker a call with spread arguments leaves on the stack
@@ -76,31 +85,123 @@ var imageBuiltins = []func(r *Runtime) *Object{
 }
 
 // imageBase is what a realm holds before guest code runs: the global
-// object's own properties. An image writes the global properties added
-// since, and refuses a realm whose others changed.
-type imageBase map[unistring.String]Value
+// object's own property names, in order, and the values of those already
+// made (the rest are made from the global object's template when first
+// read). An image writes the global properties added since, and refuses
+// a realm whose others changed.
+type imageBase struct {
+	names []unistring.String
+	made  []imageBaseValue // by index into names, in order
+}
+
+// imageBaseValue is a global property's value as the base had it: the
+// value itself and its attributes (a writable global's property is
+// changed in place by an assignment).
+type imageBaseValue struct {
+	at    int
+	value Value
+	flags byte
+}
 
 func newImageBase(r *Runtime) imageBase {
-	g := imageGlobal(r)
-	b := make(imageBase, len(g.propNames))
-	for _, n := range g.propNames {
-		b[n] = g.values.get(n)
+	g, names := imageGlobal(r)
+	b := imageBase{names: imageBaseNames.intern(names)}
+	for i, n := range names {
+		if v := g.values.get(n); v != nil {
+			value, flags := imagePropValue(v)
+			b.made = append(b.made, imageBaseValue{i, value, flags})
+		}
 	}
 	return b
 }
 
-// imageGlobal is the global object's own properties, their names listed
-// (the realm makes the global object from a template, whose properties
-// are made as they are first read).
-func imageGlobal(r *Runtime) *baseObject {
+// imageBaseNames keeps the list of global names the last base had: the
+// realms of one host's executions mostly have the same globals, and a
+// parked execution then keeps no copy of its own.
+var imageBaseNames baseNames
+
+type baseNames struct {
+	mu   sync.Mutex
+	last []unistring.String
+}
+
+// intern returns a list equal to names that no one changes.
+func (c *baseNames) intern(names []unistring.String) []unistring.String {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Equal(c.last, names) {
+		c.last = slices.Clone(names)
+	}
+	return c.last
+}
+
+// imagePropValue is a property's value and its attributes as an image
+// writes them (an accessor's value is nil: never the same as another).
+func imagePropValue(v Value) (Value, byte) {
+	p, ok := v.(*valueProperty)
+	if !ok {
+		return v, 7 // writable, enumerable, configurable
+	}
+	if p.accessor {
+		return nil, 0
+	}
+	var flags byte
+	if p.writable {
+		flags |= 1
+	}
+	if p.enumerable {
+		flags |= 2
+	}
+	if p.configurable {
+		flags |= 4
+	}
+	return p.value, flags
+}
+
+// unchanged reports whether the global property at index i of the base,
+// name, holds what it held then: the same value (an object the same
+// one), or, one not made then, what the global object's template makes
+// for it. Asking the template for a built-in whose value the guest
+// replaced before ever reading it makes that built-in (an unwritten
+// built-in, which no heap figure counts); the image is refused then.
+func (b *imageBase) unchanged(r *Runtime, i int, name unistring.String, now Value, made *int) bool {
+	value, flags := imagePropValue(now)
+	if *made < len(b.made) && b.made[*made].at == i {
+		m := b.made[*made]
+		*made++
+		return value != nil && flags == m.flags && value.SameAs(m.value)
+	}
+	if now == nil {
+		return true // still not made
+	}
+	t, ok := r.globalObject.self.(*templatedObject)
+	if !ok || value == nil {
+		return false
+	}
+	f := t.tmpl.props[name]
+	if f == nil {
+		return false
+	}
+	want, wantFlags := imagePropValue(f(r))
+	return flags == wantFlags && want != nil && value.SameAs(want)
+}
+
+// imageGlobal is the global object's own properties and their names. The
+// realm makes the global object from a template, whose list of names is
+// its own only once a property is added: that is not made here, since a
+// heap figure (mustard_retained.go) tells a realm that made it from one
+// that did not.
+func imageGlobal(r *Runtime) (*baseObject, []unistring.String) {
 	switch g := r.globalObject.self.(type) {
 	case *baseObject:
-		return g
+		return g, g.propNames
 	case *templatedObject:
-		g.materialisePropNames()
-		return &g.baseObject
+		if g.propNames == nil {
+			return &g.baseObject, g.tmpl.propNames
+		}
+		return &g.baseObject, g.propNames
 	}
-	return nil
+	return nil, nil
 }
 
 // imagePrograms lists a compiled program and the functions in it, in the
@@ -134,7 +235,15 @@ type imageWriter struct {
 // writeImage writes the state of a runtime suspended in a host function
 // called from guest code with n arguments.
 func writeImage(r *Runtime, p *Program, base imageBase, n int) ([]byte, error) {
-	w := &imageWriter{r: r, base: base, prgs: map[*Program]uint64{},
+	return appendImage(nil, r, p, base, n, nil, nil)
+}
+
+// appendImage is writeImage appending to buf, with the embedder's objects
+// named by named (which take precedence over the global host functions'
+// names). callee, if not nil, is the host function: the guest's call
+// instruction must be calling it, not a built-in that called it.
+func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, named map[*Object]string, callee *Object) ([]byte, error) {
+	w := &imageWriter{r: r, base: base, out: buf, prgs: map[*Program]uint64{},
 		builtins: map[*Object]uint64{}, natives: map[*Object]string{},
 		objIDs: map[*Object]uint64{}, stashIDs: map[*stash]uint64{}}
 	for i, prg := range imagePrograms(p) {
@@ -143,12 +252,15 @@ func writeImage(r *Runtime, p *Program, base imageBase, n int) ([]byte, error) {
 	for i, f := range imageBuiltins {
 		w.builtins[f(r)] = uint64(i)
 	}
-	for name, v := range base {
-		if o, ok := v.(*Object); ok {
+	for _, m := range base.made {
+		if o, ok := m.value.(*Object); ok {
 			if _, ok := o.self.(*nativeFuncObject); ok {
-				w.natives[o] = string(name)
+				w.natives[o] = string(base.names[m.at])
 			}
 		}
+	}
+	for o, name := range named {
+		w.natives[o] = name
 	}
 	vm := r.vm
 	if len(vm.iterStack) > 0 || len(r.jobQueue) > 0 ||
@@ -160,6 +272,9 @@ func writeImage(r *Runtime, p *Program, base imageBase, n int) ([]byte, error) {
 		if o != r.globalObject {
 			return nil, fmt.Errorf("%w: a built-in the guest changed", errImageUnsupported)
 		}
+	}
+	if callee != nil && (n < 0 || vm.sp < n+2 || vm.stack[vm.sp-n-1] != callee) {
+		return nil, fmt.Errorf("%w: a host call made by a built-in", errImageUnsupported)
 	}
 	// callStack[0] is RunProgram's; the last frame is the guest code
 	// that called the host function.
@@ -200,34 +315,25 @@ func writeImage(r *Runtime, p *Program, base imageBase, n int) ([]byte, error) {
 	}
 	w.names(gs.names)
 	w.values(gs.values)
-	g := imageGlobal(r)
+	g, globals := imageGlobal(r)
 	if g == nil {
 		return nil, fmt.Errorf("%w: the global object's kind", errImageUnsupported)
 	}
-	var added []unistring.String
-	for _, name := range g.propNames {
-		if v, ok := base[name]; ok {
-			// As in the base, or a built-in made since by a read.
-			now := g.values.get(name)
-			made := now
-			if p, ok := now.(*valueProperty); ok {
-				made = p.value
-			}
-			// A built-in object made since, or a constant (NaN,
-			// Infinity, undefined: read-only, so the guest's reads made it).
-			o, isObject := made.(*Object)
-			p, isProp := now.(*valueProperty)
-			constant := isProp && !isObject && !p.writable && !p.configurable && !p.accessor
-			if now != v && !(v == nil && (isObject && o.builtin != 0 || constant)) {
-				return nil, fmt.Errorf("%w: global %s changed", errImageUnsupported, name)
-			}
-			continue
-		}
-		added = append(added, name)
-	}
-	if len(g.propNames)-len(added) != len(base) {
+	// The base's globals come first, in their order, as they were; what
+	// the guest added follows.
+	if len(globals) < len(base.names) {
 		return nil, fmt.Errorf("%w: a global property deleted", errImageUnsupported)
 	}
+	made := 0
+	for i, name := range base.names {
+		if globals[i] != name {
+			return nil, fmt.Errorf("%w: a global property deleted", errImageUnsupported)
+		}
+		if !base.unchanged(r, i, name, g.values.get(name), &made) {
+			return nil, fmt.Errorf("%w: global %s changed", errImageUnsupported, name)
+		}
+	}
+	added := globals[len(base.names):]
 	w.uint(uint64(len(added)))
 	for _, name := range added {
 		w.string(string(name))
@@ -551,10 +657,19 @@ func (w *imageWriter) objectBody(o *Object) {
 		if len(self.propNames) != 1 || !self.lengthProp.writable {
 			w.fail("an array's named properties")
 		}
+		// Its capacity too: the heap figure counts it
+		// (mustard_retained.go), so a continued execution must hold
+		// what the original held. Far more room than length (a long
+		// array emptied) is refused: a reader makes no more than twice
+		// what the image holds.
+		if c := cap(self.values); c > imageArrayRoom(len(self.values)) {
+			w.fail("an array with room for far more than it holds")
+		}
 		w.out = append(w.out, imgArray)
 		w.ownProps(&self.baseObject, "length")
 		w.uint(uint64(self.length))
 		w.values(self.values)
+		w.uint(uint64(cap(self.values)))
 	case *funcObject:
 		w.out = append(w.out, imgFunc)
 		w.jsFunc(&self.baseJsFuncObject)
@@ -585,6 +700,10 @@ func (w *imageWriter) jsFunc(f *baseJsFuncObject) {
 	w.ownProps(&f.baseObject, "length", "name")
 }
 
+// imageArrayRoom is the most capacity an image gives an array of n
+// values: what appending one at a time leaves, and some.
+func imageArrayRoom(n int) int { return 2*n + 64 }
+
 func boolByte(b bool) byte {
 	if b {
 		return 1
@@ -604,6 +723,7 @@ type imageReader struct {
 	stashes []*stash
 	stashed int
 	slots   []*stashRef
+	named   func(string) *Object // the embedder's objects, by name
 	err     error
 }
 
@@ -754,8 +874,13 @@ func (d *imageReader) value() Value {
 		}
 		d.fail("unknown built-in %q", name)
 	case imgNative:
-		name := unistring.NewFromString(d.string())
-		if o, ok := imageOwnValue(d.r.globalObject, name).(*Object); ok {
+		name := d.string()
+		if d.named != nil {
+			if o := d.named(name); o != nil {
+				return o
+			}
+		}
+		if o, ok := imageOwnValue(d.r.globalObject, unistring.NewFromString(name)).(*Object); ok {
 			if _, ok := o.self.(*nativeFuncObject); ok {
 				return o
 			}
@@ -883,9 +1008,14 @@ func (d *imageReader) objectBody() {
 		d.ownProps(&a.baseObject)
 		length := d.uint()
 		a.values = d.values()
-		if length > math.MaxUint32 || uint64(len(a.values)) > length {
+		room := d.uint()
+		if length > math.MaxUint32 || uint64(len(a.values)) > length ||
+			room < uint64(len(a.values)) || room > uint64(imageArrayRoom(len(a.values))) {
 			d.fail("array length")
 			return
+		}
+		if int(room) > len(a.values) {
+			a.values = append(make([]Value, 0, room), a.values...)
 		}
 		a.length = uint32(length)
 		a.lengthProp.value = intToValue(int64(length))
@@ -954,7 +1084,12 @@ type imageState struct {
 // readImage reads an image into r, a new runtime whose realm is as the
 // writer's base was, with p the program compiled again.
 func readImage(r *Runtime, p *Program, image []byte) (*imageState, error) {
-	d := &imageReader{r: r, in: image, prgs: imagePrograms(p)}
+	return readImageNamed(r, p, image, nil)
+}
+
+// readImageNamed is readImage with the embedder's objects found by named.
+func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Object) (*imageState, error) {
+	d := &imageReader{r: r, in: image, prgs: imagePrograms(p), named: named}
 	st := &imageState{r: r}
 	st.frames = make([]context, d.count())
 	for i := range st.frames {
@@ -990,13 +1125,19 @@ func readImage(r *Runtime, p *Program, image []byte) (*imageState, error) {
 	gs := &r.global.stash
 	gs.names = d.names()
 	gs.values = d.values()
-	g := imageGlobal(r)
-	for range d.count() {
-		if d.err != nil {
-			break
+	g, _ := imageGlobal(r)
+	if n := d.count(); n > 0 {
+		// As the guest's first global did in the original.
+		if t, ok := r.globalObject.self.(*templatedObject); ok {
+			t.materialisePropNames()
 		}
-		name := unistring.NewFromString(d.string())
-		g._put(name, d.value())
+		for range n {
+			if d.err != nil {
+				break
+			}
+			name := unistring.NewFromString(d.string())
+			g._put(name, d.value())
+		}
 	}
 	for len(d.in) > 0 && d.err == nil {
 		switch d.byte() {
@@ -1047,10 +1188,14 @@ func readImage(r *Runtime, p *Program, image []byte) (*imageState, error) {
 // program, as RunProgram would have. The guest frame is restored at the
 // call instruction and the call made again, to a function that is the
 // outcome: the instruction then does what it does after any host function
-// returns or throws, try blocks included.
-func (st *imageState) run(outcome func(FunctionCall) Value) (Value, error) {
+// returns or throws, try blocks included. An installed StepMeter counted
+// that instruction when it first ran, so its count is taken back first.
+func (st *imageState) run(outcome func(FunctionCall) Value) (result Value, err error) {
 	r := st.r
 	vm := r.vm
+	if len(vm.callStack) > 0 {
+		return nil, errors.New("image: the runtime is running")
+	}
 	last := st.frames[len(st.frames)-1]
 	vm.callStack = append(append(vm.callStack[:0], context{}), st.frames[:len(st.frames)-1]...)
 	vm.restoreCtx(&last)
@@ -1059,6 +1204,29 @@ func (st *imageState) run(outcome func(FunctionCall) Value) (Value, error) {
 	vm.tryStack = st.tries
 	vm.refStack = st.refs
 	vm.stack[vm.sp-st.n-1] = r.newNativeFunc(outcome, "", 0)
+	if steps := vm.stepc.steps; steps != nil && *steps > 0 {
+		*steps--
+	}
+	defer func() {
+		// As RunProgram: an interrupt unwinds to here. So does a state
+		// the interpreter cannot run (an index out of its range): the
+		// reader checks the image's shape, not every value against every
+		// instruction that will read it.
+		vm.callStack = vm.callStack[:0]
+		if x := recover(); x != nil {
+			ex := asUncatchableException(x)
+			if ex == nil {
+				if _, ok := x.(runtime.Error); !ok {
+					panic(x)
+				}
+				result, err = nil, ErrImageState
+				r.leaveAbrupt()
+				return
+			}
+			result, err = nil, ex
+			r.leaveAbrupt()
+		}
+	}()
 	var ex *Exception
 	for {
 		ex = vm.runTryInner()
@@ -1067,14 +1235,13 @@ func (st *imageState) run(outcome func(FunctionCall) Value) (Value, error) {
 		}
 	}
 	vm.popTryFrame()
-	vm.callStack = vm.callStack[:len(vm.callStack)-1]
 	vm.prg = nil
 	vm.sb = -1
 	if ex != nil {
 		r.leaveAbrupt()
 		return nil, ex
 	}
-	result := vm.result
+	result = vm.result
 	r.leave()
 	return result, nil
 }
@@ -1085,4 +1252,54 @@ func runImage(r *Runtime, p *Program, image []byte, answer Value) (Value, error)
 		return nil, err
 	}
 	return st.run(func(FunctionCall) Value { return answer })
+}
+
+// ImageBase is what a realm holds before guest code runs, which an image
+// leaves out: the global object's own properties.
+type ImageBase struct{ globals imageBase }
+
+// MustardImageBase records r's realm as it is before guest code runs; an
+// image of a later suspension writes what the guest added since, and is
+// read into a realm made again to this point.
+func (r *Runtime) MustardImageBase() *ImageBase {
+	return &ImageBase{globals: newImageBase(r)}
+}
+
+// MustardWriteImage appends to buf the image of r suspended in the host
+// function callee, which guest code called directly with nargs arguments
+// (an image of a call a built-in made is refused), p being the program it
+// runs and base its realm before guest code ran. named
+// names the embedder's objects the guest may hold (host functions and
+// frozen objects made after base), which the reader's realm must have
+// under the same names. A state an image cannot hold is an error wrapping
+// ErrImageUnsupported. Writing changes nothing in r.
+func (r *Runtime) MustardWriteImage(buf []byte, p *Program, base *ImageBase, callee *Object, nargs int, named map[*Object]string) ([]byte, error) {
+	if callee == nil {
+		return nil, fmt.Errorf("%w: no host function", errImageUnsupported)
+	}
+	return appendImage(buf, r, p, base.globals, nargs, named, callee)
+}
+
+// Image is an image read into a runtime, ready to continue.
+type Image struct{ st *imageState }
+
+// MustardReadImage reads an image into r, a runtime that has run no
+// guest code, whose realm is as the writer's base was, with p the
+// program compiled again and named giving the embedder's objects by the
+// names the writer used. Damaged or hostile bytes are an error, never a
+// panic; what the image made is then garbage and r must not be used.
+func (r *Runtime) MustardReadImage(p *Program, image []byte, named func(string) *Object) (*Image, error) {
+	st, err := readImageNamed(r, p, image, named)
+	if err != nil {
+		return nil, err
+	}
+	return &Image{st: st}, nil
+}
+
+// Run continues the image to the end of its program, as RunProgram does
+// for a program run from its start. outcome is what the host function the
+// execution was suspended in gives the guest: its return value, or a
+// panic with a Value, which the guest sees thrown.
+func (im *Image) Run(outcome func(FunctionCall) Value) (Value, error) {
+	return im.st.run(outcome)
 }
