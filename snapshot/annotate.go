@@ -36,8 +36,23 @@ func Annotate(raw []byte) (string, error) {
 	h := s.Header
 	item(appendHeader(nil, h, s.Version), fmt.Sprintf("header: %q, version %d, program (%d bytes), inputs %s, capabilities %q, seed %d, clock %d ms",
 		Magic, s.Version, len(h.Program), describe(value.Object(h.Inputs...)), h.Capabilities, h.Seed, h.ClockMillis))
-	next := 0
-	for i := range s.Suspensions {
+	next, first := 0, 0
+	if cp := s.Checkpoint; cp != nil {
+		sp, c := &s.Suspensions[0], &s.Calls[0]
+		item(appendCheckpoint(nil, c, sp.Meter, sp.Limits, cp), fmt.Sprintf(
+			"checkpoint: suspended in synchronous call %d: %s(%s), made at %s, the only call outstanding, at %s, the segment ran under %s; work carried %d, random state %d bytes, image %d bytes",
+			c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter), describeMeter(sp.Meter), describeLimits(sp.Limits), cp.Carry, len(cp.Rand), len(cp.Image)))
+		for j := range sp.Answers {
+			a := &sp.Answers[j]
+			what := fmt.Sprintf("answer to call %d: %s", a.CallID, describeOutcome(a.Outcome))
+			if isCompressed(a.Outcome) {
+				what += " (compressed)"
+			}
+			item(appendAnswer(nil, a), what)
+		}
+		next, first = 1, 1
+	}
+	for i := first; i < len(s.Suspensions); i++ {
 		sp := &s.Suspensions[i]
 		for ; next < len(s.Calls) && s.Calls[next].ID <= sp.Made; next++ {
 			c := &s.Calls[next]

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"math"
 	"sync"
 	"unicode/utf8"
 
@@ -47,6 +48,25 @@ import (
 //	outcome [2, value] | [3, name: text, message: text, code: text|null, details: [] or [value]]
 //	        | [4, size: uint, zstd: bytes] (a large value, compressed: compress.go)
 //
+// Version 6 is version 5 with a checkpoint in place of the journal's
+// beginning: the item after the header is
+//
+//	checkpoint [8, made: uint, capability: text, args: Array,
+//	            call_instructions: uint, call_allocations: uint,
+//	            instructions: uint, allocations: uint, limits,
+//	            carry: uint, rand: bytes, image: bytes]
+//	        the execution suspended in its synchronous call number made
+//	        (to capability with args, made at the call meter), the only
+//	        call outstanding, at the meter, having run under limits (as a
+//	        suspend item's, never null); carry, rand and image are the
+//	        engine's and the interpreter's state (Checkpoint)
+//
+// and what follows is version 5's items: the answers to that suspension,
+// the calls after it (numbered from made + 1), and so on. An execution
+// writes a checkpoint at a suspension whose journal has grown large, if
+// its state can be written (engine); a snapshot with one does not extend
+// the execution's earlier snapshots.
+//
 // A snapshot ends with the suspend item it is suspended at, and each
 // snapshot of an execution is a prefix of the next one plus new items, so
 // producing snapshot k+1 appends and hashes only what happened since.
@@ -70,6 +90,10 @@ const (
 	VersionInserted   = 2
 	VersionRelease020 = 3
 	VersionRelease030 = 4
+	// VersionCheckpoint is the format of a current program's execution
+	// whose journal begins with a checkpoint; its meter readings are
+	// Version's.
+	VersionCheckpoint = 6
 
 	tagPending      = 1 // version 1
 	tagValue        = 2
@@ -77,12 +101,13 @@ const (
 	tagCall         = 5
 	tagSuspend      = 6
 	tagAnswer       = 7
+	tagCheckpoint   = 8
 	maxCapabilities = 1024
 )
 
 // Counted reports whether a journal of format version v is of a program the
 // interpreter meters.
-func Counted(v uint64) bool { return v == Version || EarlierMetering(v) }
+func Counted(v uint64) bool { return v == Version || v == VersionCheckpoint || EarlierMetering(v) }
 
 // EarlierMetering reports whether a journal of format version v holds meter
 // readings an earlier release's metering took, which a replay takes as
@@ -91,7 +116,9 @@ func EarlierMetering(v uint64) bool { return v == VersionRelease020 || v == Vers
 
 // shapedVersion reports whether a header of format version v may carry the
 // execution's shape (entry and console), which release 0.3.0 added.
-func shapedVersion(v uint64) bool { return v == Version || v == VersionRelease030 }
+func shapedVersion(v uint64) bool {
+	return v == Version || v == VersionCheckpoint || v == VersionRelease030
+}
 
 // ID is the snapshot id: lowercase hex SHA-256 of the bytes.
 func ID(b []byte) string {
@@ -177,6 +204,23 @@ func appendSuspend(b []byte, focus uint64, m Meter, l *Limits) []byte {
 		return append(b, detcbor.Null)
 	}
 	return appendLimits(b, l)
+}
+
+// appendCheckpoint writes a checkpoint item: c is the call the execution
+// waits in (its id is the number of calls made), at suspension meter m
+// under limits l.
+func appendCheckpoint(b []byte, c *HostCall, m Meter, l *Limits, cp *Checkpoint) []byte {
+	b = detcbor.AppendHead(b, detcbor.MajorArray, 12)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, tagCheckpoint)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, c.ID)
+	b = detcbor.AppendText(b, c.Capability)
+	b = c.appendArgs(b)
+	b = appendMeter(b, c.Meter)
+	b = appendMeter(b, m)
+	b = appendLimits(b, l)
+	b = detcbor.AppendHead(b, detcbor.MajorUint, cp.Carry)
+	b = detcbor.AppendBytes(b, cp.Rand)
+	return detcbor.AppendBytes(b, cp.Image)
 }
 
 func appendAnswer(b []byte, a *Answer) []byte {
@@ -291,6 +335,15 @@ type Builder struct {
 	v1Call  *HostCall
 	calls   uint64 // calls appended
 
+	// head is the size of the plain header item (at the start of buf
+	// when unsealed), tail that of the plain items after it (and after
+	// a checkpoint): what a checkpoint would let go of. Both are sizes
+	// of the plain journal, so that a journal continued from its bytes,
+	// sealed or not, counts what the live one counted. A sealed journal
+	// keeps its header's plain item for a checkpoint to carry again.
+	head, tail int
+	plainHead  []byte
+
 	// The limits of the last suspension appended, which the next one
 	// does not repeat when it ran under the same.
 	limits    Limits
@@ -313,10 +366,64 @@ func newBuilder(h Header, seal *Sealer, version uint64) *Builder {
 	if seal == nil {
 		b.buf = appendHeader(b.buf, h, version)
 		b.h.Write(b.buf)
+		b.head = len(b.buf)
 	} else {
-		b.sealItem(appendHeader(nil, h, version))
+		b.plainHead = appendHeader(nil, h, version)
+		b.sealItem(b.plainHead)
+		b.item = nil // the scratch of later items, which plainHead is not
+		b.head = len(b.plainHead)
 	}
 	return b
+}
+
+// NewCheckpointBuilder starts a version 6 journal of an execution at a
+// suspension in the synchronous call c, the only one outstanding (c.ID
+// is the number of calls made), at meter m under limits l, from the
+// checkpoint cp, and returns it with the snapshot's bytes and id.
+func NewCheckpointBuilder(h Header, seal *Sealer, c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
+	return startCheckpoint(appendHeader(nil, h, VersionCheckpoint), seal, c, m, l, cp)
+}
+
+// ErrNoCheckpoint is a checkpoint of a journal whose format has none.
+var ErrNoCheckpoint = errors.New("this journal's format version has no checkpoints")
+
+// Checkpoint starts the journal of b's execution again from a checkpoint,
+// as NewCheckpointBuilder, under b's header and seal. Only journals of
+// versions Version and VersionCheckpoint have checkpoints.
+func (b *Builder) Checkpoint(c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string, error) {
+	head := b.plainHead
+	if b.seal == nil {
+		head = b.buf[:b.head]
+	}
+	// The header's version is its second item, after the array's head
+	// and the magic text (a byte each for both versions).
+	at := 2 + len(Magic)
+	if len(head) <= at || head[at] != byte(b.version) || b.version != Version && b.version != VersionCheckpoint {
+		return nil, nil, "", ErrNoCheckpoint
+	}
+	head = append([]byte(nil), head...)
+	head[at] = VersionCheckpoint
+	nb, raw, id := startCheckpoint(head, b.seal, c, m, l, cp)
+	return nb, raw, id, nil
+}
+
+func startCheckpoint(head []byte, seal *Sealer, c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
+	b := &Builder{h: sha256.New(), seal: seal, version: VersionCheckpoint, calls: c.ID, head: len(head)}
+	if seal != nil {
+		b.buf = seal.appendEnvelope(b.buf)
+		b.h.Write(b.buf)
+		b.plainHead = head
+		b.sealItem(head)
+		b.item = nil // the scratch of later items, which plainHead is not
+	} else {
+		b.buf = append(make([]byte, 0, len(head)+len(cp.Image)+256), head...)
+		b.h.Write(b.buf)
+	}
+	b.limits, b.hasLimits = *l, true
+	b.add(func(buf []byte) []byte { return appendCheckpoint(buf, c, m, l, cp) })
+	b.tail = 0 // the checkpoint replaces, it is not replaced
+	n := len(b.buf)
+	return b, b.buf[:n:n], hex.EncodeToString(b.h.Sum(nil))
 }
 
 // ContinueBuilder continues the journal of snapshot bytes s was loaded
@@ -331,10 +438,13 @@ func ContinueBuilder(raw []byte, s *Snapshot, seal *Sealer) *Builder {
 // time. A zero Digest hashes it.
 func ContinueBuilderFrom(raw []byte, s *Snapshot, seal *Sealer, d Digest) *Builder {
 	b := &Builder{buf: append([]byte(nil), raw...), h: d.h, seal: seal, records: s.records, version: s.Version,
-		calls: uint64(len(s.Calls))}
+		calls: s.Made()}
 	if l := s.Last().Limits; l != nil {
 		b.limits, b.hasLimits = *l, true
 	}
+	// Sealing adds to every record: the sizes are the plain journal's,
+	// counted back from the end.
+	b.head, b.tail, b.plainHead = s.head, s.tail, s.plainHead
 	if b.h == nil {
 		b.h = sha256.New()
 		b.h.Write(b.buf)
@@ -356,12 +466,21 @@ func NewDigest(raw []byte) Digest {
 // ID is the id of the bytes hashed (ID(raw)).
 func (d Digest) ID() string { return hex.EncodeToString(d.h.Sum(nil)) }
 
+// Tail is the size of the journal since the header, or since the
+// checkpoint it begins with: what a new checkpoint would replace. It
+// counts the plain journal (a sealed one's records are larger).
+func (b *Builder) Tail() int { return b.tail }
+
+// Head is the size of the snapshot's header, which every snapshot that
+// does not extend the last carries again (in the plain journal).
+func (b *Builder) Head() int { return b.head }
+
 // Sealer is the builder's seal, or nil.
 func (b *Builder) Sealer() *Sealer { return b.seal }
 
 // Size is the memory the builder holds: the journal so far, with the room
 // it has to grow (the snapshots it returned share it), and its scratch.
-func (b *Builder) Size() int { return cap(b.buf) + cap(b.item) }
+func (b *Builder) Size() int { return cap(b.buf) + cap(b.item) + cap(b.plainHead) }
 
 // sealItem appends a journal item as the next sealed record and extends
 // the running hash over it.
@@ -379,11 +498,14 @@ func (b *Builder) sealItem(item []byte) {
 // suspension.
 func (b *Builder) add(appendItem func([]byte) []byte) {
 	if b.seal != nil {
-		b.sealItem(appendItem(b.item[:0]))
+		item := appendItem(b.item[:0])
+		b.tail += len(item)
+		b.sealItem(item)
 		return
 	}
 	start := len(b.buf)
 	b.buf = appendItem(b.buf)
+	b.tail += len(b.buf) - start
 	b.h.Write(b.buf[start:])
 }
 
@@ -466,6 +588,7 @@ var (
 	ErrSuspend      = errors.New("malformed suspension")
 	ErrAnswer       = errors.New("malformed answer")
 	ErrUnsuspended  = errors.New("journal does not end suspended")
+	ErrCheckpoint   = errors.New("malformed checkpoint")
 )
 
 // FormatError is a snapshot that fails to decode.
@@ -543,8 +666,8 @@ func decode(b []byte, lazy bool) (*Snapshot, error) {
 	d.mark()
 	if v, err := d.Uint(); err != nil {
 		return nil, d.fail(ErrHeader)
-	} else if v < 1 || v > Version {
-		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads versions 1 to %d)", ErrVersion, v, Version))
+	} else if v < 1 || v > VersionCheckpoint {
+		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads versions 1 to %d)", ErrVersion, v, VersionCheckpoint))
 	} else {
 		s.Version = v
 	}
@@ -584,6 +707,7 @@ func decode(b []byte, lazy bool) (*Snapshot, error) {
 			return nil, err
 		}
 	}
+	s.head = d.Offset()
 	if s.Version == 1 {
 		err = d.journalV1(s)
 	} else {
@@ -647,9 +771,16 @@ func (d *decoder) journalV1(s *Snapshot) error {
 // right after a suspension; a suspension only with its focus outstanding;
 // the journal ends at a suspension.
 func (d *decoder) journal(s *Snapshot) error {
-	var answered []bool // by call id - 1
+	var answered []bool // by call id - s.Base - 1
 	outstanding := 0
 	resuming := false // after a suspend item, before the next call or suspend
+	if s.Version == VersionCheckpoint {
+		if err := d.checkpoint(s); err != nil {
+			return err
+		}
+		answered, outstanding, resuming = []bool{false}, 1, true
+	}
+	s.tail = d.Len()
 	for d.Len() > 0 {
 		d.mark()
 		n, err := d.Expect(detcbor.MajorArray)
@@ -669,14 +800,14 @@ func (d *decoder) journal(s *Snapshot) error {
 			if err != nil {
 				return err
 			}
-			c.ID = uint64(len(s.Calls) + 1)
+			c.ID = s.Made() + 1
 			s.Calls = append(s.Calls, c)
 			answered = append(answered, false)
 			outstanding++
 			resuming = false
 		case tag == tagSuspend && n == 5:
-			sp := Suspension{Made: uint64(len(s.Calls))}
-			if sp.Focus, err = d.Uint(); err != nil || sp.Focus == 0 || sp.Focus > uint64(len(s.Calls)) || answered[sp.Focus-1] {
+			sp := Suspension{Made: s.Made()}
+			if sp.Focus, err = d.Uint(); err != nil || sp.Focus <= s.Base || sp.Focus > s.Made() || answered[sp.Focus-s.Base-1] {
 				return d.fail(ErrSuspend)
 			}
 			if sp.Meter, err = d.meter(); err != nil {
@@ -696,14 +827,14 @@ func (d *decoder) journal(s *Snapshot) error {
 			resuming = true
 		case tag == tagAnswer && n == 3 && resuming:
 			id, err := d.Uint()
-			if err != nil || id == 0 || id > uint64(len(s.Calls)) || answered[id-1] {
+			if err != nil || id <= s.Base || id > s.Made() || answered[id-s.Base-1] {
 				return d.fail(ErrAnswer)
 			}
 			o, err := d.outcome()
 			if err != nil {
 				return err
 			}
-			answered[id-1] = true
+			answered[id-s.Base-1] = true
 			outstanding--
 			sp := s.Last()
 			sp.Answers = append(sp.Answers, Answer{CallID: id, Outcome: o})
@@ -715,6 +846,59 @@ func (d *decoder) journal(s *Snapshot) error {
 	if len(s.Suspensions) == 0 || !resuming || len(s.Last().Answers) > 0 || outstanding == 0 {
 		return d.fail(ErrUnsuspended)
 	}
+	return nil
+}
+
+// maxRandState bounds a checkpoint's random generator state (PCG's is 20
+// bytes).
+const maxRandState = 64
+
+// checkpoint reads a version 6 journal's checkpoint item into the
+// snapshot's first call and suspension and its Checkpoint.
+func (d *decoder) checkpoint(s *Snapshot) error {
+	d.mark()
+	if n, err := d.Expect(detcbor.MajorArray); err != nil || n != 12 {
+		return d.fail(ErrCheckpoint)
+	}
+	if tag, err := d.Uint(); err != nil || tag != tagCheckpoint {
+		return d.fail(ErrCheckpoint)
+	}
+	made, err := d.Uint()
+	if err != nil || made == 0 || made == math.MaxUint64 {
+		return d.fail(ErrCheckpoint)
+	}
+	c := HostCall{ID: made, Sync: true}
+	if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
+		return d.fail(ErrCheckpoint)
+	}
+	if err := d.args(&c); err != nil {
+		return err
+	}
+	d.mark()
+	if c.Meter, err = d.meter(); err != nil {
+		return d.fail(ErrCheckpoint)
+	}
+	sp := Suspension{Focus: made, Made: made}
+	if sp.Meter, err = d.meter(); err != nil {
+		return d.fail(ErrCheckpoint)
+	}
+	if sp.Limits, err = d.limits(); err != nil {
+		return err
+	}
+	d.mark()
+	cp := &Checkpoint{}
+	if cp.Carry, err = d.Uint(); err != nil {
+		return d.fail(ErrCheckpoint)
+	}
+	if cp.Rand, err = d.Raw(detcbor.MajorBytes); err != nil || len(cp.Rand) > maxRandState {
+		return d.fail(ErrCheckpoint)
+	}
+	if cp.Image, err = d.Raw(detcbor.MajorBytes); err != nil || len(cp.Image) == 0 {
+		return d.fail(ErrCheckpoint)
+	}
+	s.Checkpoint, s.Base = cp, made-1
+	s.Calls = append(s.Calls, c)
+	s.Suspensions = append(s.Suspensions, sp)
 	return nil
 }
 
@@ -915,10 +1099,20 @@ func (d *decoder) guestText() (string, error) {
 // Encode writes a decoded snapshot back into bytes, in its own format
 // version (unsealed): Encode(Decode(b)) is b for unsealed bytes.
 func Encode(s *Snapshot) []byte {
-	b := newBuilder(s.Header, nil, s.Version)
+	var b *Builder
 	var raw []byte
-	next := 0
-	for i := range s.Suspensions {
+	next, first := 0, 0
+	if cp := s.Checkpoint; cp != nil {
+		sp := &s.Suspensions[0]
+		b, raw, _ = NewCheckpointBuilder(s.Header, nil, &s.Calls[0], sp.Meter, sp.Limits, cp)
+		for j := range sp.Answers {
+			b.Answer(&sp.Answers[j])
+		}
+		next, first = 1, 1
+	} else {
+		b = newBuilder(s.Header, nil, s.Version)
+	}
+	for i := first; i < len(s.Suspensions); i++ {
 		sp := &s.Suspensions[i]
 		for ; next < len(s.Calls) && s.Calls[next].ID <= sp.Made; next++ {
 			b.Call(&s.Calls[next])

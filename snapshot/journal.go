@@ -206,11 +206,43 @@ type Snapshot struct {
 	// journals come from executions in which every call was synchronous,
 	// and replay runs them that way.
 	Version     uint64
-	Calls       []HostCall   // every call made, in call order
+	Calls       []HostCall   // every call made, in call order (after Base)
 	Suspensions []Suspension // in order; the last is the one the snapshot is at
 
+	// Checkpoint, in version 6, is the heap image the journal begins
+	// from: the execution as it was at Suspensions[0], waiting in
+	// Calls[0]. Base is the number of calls made before Calls[0] (zero
+	// without a checkpoint), which the image holds the effects of.
+	Checkpoint *Checkpoint
+	Base       uint64
+
 	records    uint64 // sealed records, for continuing a sealed journal
+	head, tail int    // the plain journal's header and the items after it (and after a checkpoint)
+	plainHead  []byte // a sealed journal's header item, for a checkpoint to carry again
 	compressed bool   // some record is compressed (its bytes depend on the build)
+}
+
+// Checkpoint is what a version 6 snapshot keeps of its execution up to
+// its first suspension instead of a journal of it: the guest's heap and
+// the interpreter's state as an image (internal/goja's MustardWriteImage),
+// and the engine's state beside it. The suspension and the call it waits
+// in are the snapshot's Suspensions[0] and Calls[0].
+type Checkpoint struct {
+	Carry uint64 // built-in work not yet a whole instruction
+	Rand  []byte // the random generator's state
+	Image []byte
+}
+
+// Made is the number of calls the execution has made.
+func (s *Snapshot) Made() uint64 { return s.Base + uint64(len(s.Calls)) }
+
+// Call returns the call with this id, nil if the snapshot does not hold
+// it (never made, or made before its checkpoint's call).
+func (s *Snapshot) Call(id uint64) *HostCall {
+	if id <= s.Base || id > s.Made() {
+		return nil
+	}
+	return &s.Calls[id-s.Base-1]
 }
 
 // Last is the suspension the snapshot is at.
@@ -218,17 +250,17 @@ func (s *Snapshot) Last() *Suspension { return &s.Suspensions[len(s.Suspensions)
 
 // Outstanding returns the calls not answered yet, in call order.
 func (s *Snapshot) Outstanding() []HostCall {
-	answered := make([]bool, len(s.Calls)+1) // by call id; decoded ids are in range
+	answered := make([]bool, len(s.Calls)) // by call id - Base - 1; decoded ids are in range
 	for _, sp := range s.Suspensions {
 		for _, a := range sp.Answers {
-			if a.CallID < uint64(len(answered)) {
-				answered[a.CallID] = true
+			if a.CallID > s.Base && a.CallID <= s.Made() {
+				answered[a.CallID-s.Base-1] = true
 			}
 		}
 	}
 	var out []HostCall
-	for _, c := range s.Calls {
-		if c.ID >= uint64(len(answered)) || !answered[c.ID] {
+	for i, c := range s.Calls {
+		if !answered[i] {
 			out = append(out, c)
 		}
 	}
@@ -236,4 +268,4 @@ func (s *Snapshot) Outstanding() []HostCall {
 }
 
 // FocusCall returns the call the snapshot's one-at-a-time step presents.
-func (s *Snapshot) FocusCall() *HostCall { return &s.Calls[s.Last().Focus-1] }
+func (s *Snapshot) FocusCall() *HostCall { return s.Call(s.Last().Focus) }

@@ -221,5 +221,6 @@ func Load(raw []byte, seal *Sealer) (*Snapshot, error) {
 		return nil, err
 	}
 	s.records = records
+	s.plainHead = append([]byte(nil), plain[:s.head]...)
 	return s, nil
 }

@@ -26,6 +26,9 @@ func FuzzDecode(f *testing.F) {
 	answerLast(b, Outcome{Value: value.String(strings.Repeat("a compressible tool result; ", 100))})
 	seed, _ = suspendOn(b, Pending{Capability: "cap", Meter: Meter{Instructions: 7, Allocations: 8}})
 	f.Add(seed)
+	// A checkpoint and the journal after it.
+	_, seed = checkpointJournal(f, nil)
+	f.Add(seed)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		orig := bytes.Clone(b)
 		s, err := Decode(b)
