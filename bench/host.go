@@ -103,7 +103,10 @@ type stepResponse struct {
 			Calls json.RawMessage `json:"calls"`
 		} `json:"step"`
 		SnapshotID string `json:"snapshot_id"`
-		PolicyID   string `json:"policy_id"`
+		// SnapshotBaseID names the snapshot a delta extends; without
+		// it, the bytes are the whole snapshot.
+		SnapshotBaseID string `json:"snapshot_base_id"`
+		PolicyID       string `json:"policy_id"`
 	} `json:"result"`
 }
 
@@ -162,6 +165,8 @@ func leanResponse(hdr []byte, r *stepResponse) bool {
 			str(&res.SnapshotID, v)
 		case `"` + wire.FieldPolicyID + `"`:
 			str(&res.PolicyID, v)
+		case `"` + wire.FieldSnapshotBaseID + `"`:
+			str(&res.SnapshotBaseID, v)
 		case `"` + wire.FieldStep + `"`:
 			plain = jsonscan.Members(v, step) && plain
 		}

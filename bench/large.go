@@ -133,6 +133,18 @@ func largeHost(h *host, programID string, payloads [][]byte, answerBytes int) (*
 			run.value = string(r.Result.Step.Value)
 			return run, nil
 		}
+		if i > 0 {
+			// A delta extends the snapshot resumed; a snapshot that
+			// does not (a checkpoint) comes whole.
+			switch r.Result.SnapshotBaseID {
+			case "":
+				snap = bytes.Clone(delta)
+			case run.finalID:
+				snap = append(bytes.Clone(snap), delta...)
+			default:
+				return nil, fmt.Errorf("large answers, step %d: a delta of another snapshot", i)
+			}
+		}
 		sum := sha256.Sum256(snap)
 		if hex.EncodeToString(sum[:]) != r.Result.SnapshotID {
 			return nil, fmt.Errorf("large answers, step %d: base + delta do not hash to snapshot_id", i)
@@ -146,7 +158,6 @@ func largeHost(h *host, programID string, payloads [][]byte, answerBytes int) (*
 		if err != nil {
 			return nil, err
 		}
-		snap = append(bytes.Clone(snap), delta...)
 	}
 }
 

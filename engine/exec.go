@@ -183,6 +183,16 @@ type Execution struct {
 	// suspension records before the calls made since.
 	journal    *snapshot.Builder
 	unrecorded []Answer
+
+	// Checkpoints (checkpoint.go): whether the execution writes them; the
+	// realm before guest code ran; its capabilities, by which it names
+	// its own objects; the number of arguments of the synchronous call
+	// the guest waits in; the image's buffer, reused.
+	images   bool
+	base     *goja.ImageBase
+	caps     []string
+	argc     int
+	imageBuf []byte
 }
 
 // Console is the console mode the execution started with.
@@ -210,9 +220,15 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 		}
 		x.replay, x.legacy = j, j.Version == 1
 		x.adopt = snapshot.EarlierMetering(j.Version)
+		if j.Made() < uint64(len(j.Calls)) {
+			return nil, Step{Err: divergence("the journal's calls do not add up")}
+		}
 		// The replay holds the journal until its first suspension past
 		// it, which continues its bytes; a parked execution keeps
 		// nothing of it but the bytes.
+	}
+	if x.images = x.imageable(); x.images {
+		x.caps = cfg.Header.Capabilities
 	}
 	x.step, x.halt = iter.Pull(x.run)
 	return x.next()
@@ -359,7 +375,7 @@ func (x *Execution) run(yield func(Step) bool) {
 			// Give back what the failed execution allocated before the next
 			// one starts, so its garbage neither counts against nor piles
 			// up under the next execution's limit.
-			x.realm = nil
+			x.realm, x.base = nil, nil
 			debug.FreeOSMemory()
 		}
 		final.Logs = x.takeLogs()
@@ -403,6 +419,16 @@ func (x *Execution) execute() Step {
 	if err := ns.install(global); err != nil {
 		return Step{Err: err}
 	}
+	if x.images {
+		// What a checkpoint leaves out: the realm as it is now, made the
+		// same way again by a resume from one (the inputs are the
+		// guest's, and the image holds them).
+		x.base = rt.MustardImageBase()
+		if j := x.replay; j != nil && j.Checkpoint != nil {
+			result, err := x.resumeCheckpoint(j)
+			return x.finish(r, result, err)
+		}
+	}
 	var args *goja.Object // entry call: the inputs object
 	if h.Entry == snapshot.EntryCall {
 		args = rt.NewObject()
@@ -435,20 +461,27 @@ func (x *Execution) execute() Step {
 	if err != nil {
 		return Step{Err: x.failure(err)}
 	}
-	if args != nil {
-		// The program evaluated to the function to call (awaited, for a
-		// program with top-level await): its result is the execution's.
-		if result, err = x.settled(result); err != nil {
-			return Step{Err: err}
-		}
-		fn, ok := goja.AssertFunction(result)
-		if !ok {
-			return Step{Err: &Error{Kind: KindRuntime, Message: "TypeError: program did not evaluate to a function (got " + typeOf(result) + ")"}}
-		}
-		if result, err = fn(goja.Undefined(), args); err != nil {
-			return Step{Err: x.failure(err)}
-		}
-		args = nil
+	if args == nil {
+		return x.finish(r, result, nil)
+	}
+	// The program evaluated to the function to call (awaited, for a
+	// program with top-level await): its result is the execution's.
+	if result, err = x.settled(result); err != nil {
+		return Step{Err: err}
+	}
+	fn, ok := goja.AssertFunction(result)
+	if !ok {
+		return Step{Err: &Error{Kind: KindRuntime, Message: "TypeError: program did not evaluate to a function (got " + typeOf(result) + ")"}}
+	}
+	result, err = fn(goja.Undefined(), args)
+	return x.finish(r, result, err)
+}
+
+// finish settles what the program completed with (or the failure it
+// ended in) into the execution's final step.
+func (x *Execution) finish(r *realm, result goja.Value, err error) Step {
+	if err != nil {
+		return Step{Err: x.failure(err)}
 	}
 	if result, err = x.settled(result); err != nil {
 		return Step{Err: err}
@@ -691,8 +724,8 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		}
 		x.made++
 		c := hostCall{HostCall: snapshot.HostCall{ID: x.made, Capability: name, Args: args, Meter: x.meter, Sync: sync}}
-		if j := x.replay; j != nil && c.ID <= uint64(len(j.Calls)) {
-			rec := &j.Calls[c.ID-1]
+		if j := x.replay; j != nil && c.ID <= j.Made() {
+			rec := j.Call(c.ID)
 			if x.adopt && rec.Meter != x.meter {
 				x.meter, c.Meter = rec.Meter, rec.Meter
 			}
@@ -711,20 +744,40 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 			return obj
 		}
 		x.outstanding = append(x.outstanding, c)
+		x.argc = len(call.Arguments)
 		for !x.syncAnswered {
 			if err := x.suspend(); err != nil {
 				rt.Interrupt(err)
 				return goja.Undefined()
 			}
 		}
-		x.syncAnswered = false
-		o := x.syncOutcome
-		x.syncOutcome = snapshot.Outcome{}
-		if o.Error == nil && isConsoleCapability(name) {
+		return x.takeSync(name)
+	}
+}
+
+// waitSync suspends until the synchronous call the guest waits in (to
+// capability name) is answered, and returns the answer or throws it.
+func (x *Execution) waitSync(name string) goja.Value {
+	for !x.syncAnswered {
+		if err := x.suspend(); err != nil {
+			x.realm.rt.Interrupt(err)
 			return goja.Undefined()
 		}
-		return x.answer(o)
 	}
+	return x.takeSync(name)
+}
+
+// takeSync returns the answer of the synchronous call the guest waits in,
+// or throws it. (The capability's function waits in a loop of its own:
+// one frame less on the stack a parked execution keeps.)
+func (x *Execution) takeSync(name string) goja.Value {
+	x.syncAnswered = false
+	o := x.syncOutcome
+	x.syncOutcome = snapshot.Outcome{}
+	if o.Error == nil && isConsoleCapability(name) {
+		return goja.Undefined()
+	}
+	return x.answer(o)
 }
 
 // focus is the call a one-at-a-time step presents: a synchronous call the
@@ -979,6 +1032,8 @@ func (x *Execution) failure(err error) error {
 	// A type switch, not errors.As: a goja Exception's Unwrap runs an
 	// instanceof check that would call guest proxy traps.
 	switch e := err.(type) {
+	case *Error:
+		return e // the engine's own, such as a checkpoint that cannot be read
 	case *goja.InterruptedError:
 		if le, ok := e.Value().(*Error); ok {
 			return le

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateSnapshots = flag.Bool("update-snapshots", false, "rewrite the format version 2 and 5 files in testdata/snapshots")
+var updateSnapshots = flag.Bool("update-snapshots", false, "rewrite the format version 2, 5 and 6 files in testdata/snapshots")
 
 // The golden snapshots pin the snapshot format: testdata/snapshots holds
 // one snapshot of each kind (format version 1, written by the sidecar
@@ -106,6 +107,8 @@ func TestGoldenSnapshots(t *testing.T) {
 		} {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, f.file), writeGoldenV2(t, f.seal, f.program), 0o644))
 		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "v6.snap"), writeGoldenCheckpoint(t, nil), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "v6-sealed.snap"), writeGoldenCheckpoint(t, goldenSealer(t)), 0o644))
 	}
 	for _, c := range []struct {
 		file    string
@@ -125,6 +128,8 @@ func TestGoldenSnapshots(t *testing.T) {
 		{"v4-sealed.snap", true, 4, programVersion},
 		{"v5.snap", false, 5, programVersion},
 		{"v5-sealed.snap", true, 5, programVersion},
+		{"v6.snap", false, 6, programVersion},
+		{"v6-sealed.snap", true, 6, programVersion},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(dir, c.file))
@@ -139,8 +144,13 @@ func TestGoldenSnapshots(t *testing.T) {
 			p, err := LoadProgram(snap.Header.Program)
 			require.NoError(t, err)
 			require.Equal(t, c.program, p.Version, "the program's format version")
-			if c.version == 2 || c.version == snapshot.Version {
+			switch c.version {
+			case 2, snapshot.Version:
 				assert.Equal(t, raw, writeGoldenV2(t, seal, c.program), "today's sidecar writes this snapshot byte for byte")
+			case snapshot.VersionCheckpoint:
+				assert.Equal(t, raw, writeGoldenCheckpoint(t, seal), "today's sidecar writes this snapshot byte for byte")
+				require.NotNil(t, snap.Checkpoint)
+				require.Len(t, snap.Suspensions, 3, "the checkpoint's and two journaled after it")
 			}
 			if !c.sealed && (!snapshot.EarlierMetering(c.version) || !*updateSnapshots) {
 				dump, err := snapshot.Annotate(raw)
@@ -153,9 +163,56 @@ func TestGoldenSnapshots(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, string(want), dump, "the annotated dump")
 			}
+			if c.version == snapshot.VersionCheckpoint {
+				resumeEveryWay(t, p, snap, goldenPage, goldenCheckpointResult)
+				return
+			}
 			goldenResumes(t, snap)
 		})
 	}
+}
+
+// The checkpoint golden (format version 6): a script whose first answer
+// is large enough for a checkpoint, written at its second suspension,
+// and two small answers journaled after it.
+const goldenCheckpointSource = `const seen = [];
+let total = 0;
+for (let i = 0; i < 4; i++) {
+  const page = get({ n: i });
+  seen.push(page.slice(0, 7));
+  total += page.length;
+}
+[seen.join("|"), total, Math.random() < 2];
+`
+
+// goldenPage is the checkpoint golden's host: a 20 KB page first, then
+// short ones.
+func goldenPage(args []value.Value) snapshot.Outcome {
+	n := int(args[0].Members[0].Value.Num)
+	if n == 0 {
+		return snapshot.Outcome{Value: value.String(strings.Repeat("page 0 of many; ", 1250))}
+	}
+	return snapshot.Outcome{Value: value.String("page " + strconv.Itoa(n))}
+}
+
+var goldenCheckpointResult = jsA(jsS("page 0 |page 1|page 2|page 3"), jsN(20018), jsT)
+
+// writeGoldenCheckpoint runs the checkpoint golden up to its last call.
+func writeGoldenCheckpoint(t *testing.T, seal *snapshot.Sealer) []byte {
+	p, err := Compile(goldenCheckpointSource)
+	require.NoError(t, err)
+	limits := policy.DefaultLimits()
+	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"get"}, Seed: 7, ClockMillis: 1_700_000_000_000}
+	x, step := testRuntime.Start(Config{Program: p, Header: h, Limits: limits, Seal: seal})
+	for i := 0; step.Suspended(); i++ {
+		if i == 3 {
+			x.Abandon()
+			return step.Snapshot
+		}
+		x, step = x.Resume(Payload{Outcome: goldenPage(step.Args)}, limits)
+	}
+	t.Fatalf("the checkpoint golden ended early: %v", step.Err)
+	return nil
 }
 
 // goldenResumes resumes a golden snapshot cold one call at a time, and

@@ -15,6 +15,9 @@ import (
 // snapshot's bytes and id. A fresh execution's journal begins with its
 // header; a replay's continues the bytes it was loaded from.
 func (x *Execution) record(s *Step) {
+	if x.checkpoint(s) {
+		return
+	}
 	b := x.journal
 	if b == nil {
 		b = x.beginJournal()

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/mustard-sidecar/mustard-sidecar/engine"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 )
@@ -12,5 +13,7 @@ import (
 // test binary, re-executed as the sidecar.
 func TestMain(m *testing.M) {
 	hosttest.RunAsSidecar(cli.Main)
-	os.Exit(hosttest.RunTests(m))
+	code := hosttest.RunTests(m)
+	engine.ReportCheckpoints() // a checkpoint sweep's run (checkpoint_test.go)
+	os.Exit(code)
 }

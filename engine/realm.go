@@ -83,6 +83,7 @@ type realm struct {
 	x       *Execution // the execution this realm runs, set by activate
 	rt      *goja.Runtime
 	rethrow goja.Callable // throws its argument: recovers an Error's own stack
+	pcg     *rand.PCG     // Math.random's generator, whose state a checkpoint keeps
 }
 
 // buildRealm prepares everything that does not depend on the execution:
@@ -131,8 +132,8 @@ func (r *realm) installMeterCalls() error {
 func (r *realm) activate(x *Execution, seed uint64, clockMillis int64) error {
 	r.x = x
 	x.realm = r
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	r.rt.SetRandSource(rng.Float64)
+	r.pcg = rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+	r.rt.SetRandSource(rand.New(r.pcg).Float64)
 	now := time.UnixMilli(clockMillis).UTC()
 	r.rt.SetTimeSource(func() time.Time { return now })
 	// Programs of format version 3 run each pattern on the linear-time

@@ -142,7 +142,7 @@ func (r *Resume) Run(rt *Runtime, st Store, stop *Stopper) (*Execution, Step) {
 	// The replay keeps its answers: a copy, so that a one-mode answer
 	// needs no allocation on the hot path.
 	answers := slices.Clone(r.answers(r.journal.Last().Focus))
-	if err := CheckAnswers(r.outstanding, uint64(len(r.journal.Calls)), answers); err != nil {
+	if err := CheckAnswers(r.outstanding, r.journal.Made(), answers); err != nil {
 		return nil, Step{Err: err}
 	}
 	h := r.journal.Header

@@ -94,7 +94,9 @@ class ClientTest(unittest.TestCase):
 
     def test_a_resume_receives_only_what_its_snapshot_adds(self):
         answers = [random.Random(i).randbytes(30_000).hex() for i in range(6)]
-        src = "let n = 0; for (let i = 0; i < 6; i++) n += get(i).length; n"
+        # The guest keeps its answers: its snapshots stay journals, each
+        # the last plus what the step added.
+        src = "let n = 0; const kept = []; for (let i = 0; i < 6; i++) { const r = get(i); kept.push(r); n += r.length; } n"
         received = []
         call = self.sc.call
 

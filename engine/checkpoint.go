@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"math/bits"
+	"strings"
+	"sync/atomic"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+)
+
+// Checkpoints (snapshot format version 6, docs/heap-image.md): at a
+// suspension whose journal has grown large, an execution writes its state
+// as a heap image instead of journaling the answers that led to it, and
+// the snapshot is the header, that checkpoint and the journal after it. A
+// cold resume reads the image into a realm made as the original was
+// before guest code ran and replays only what came after. The journal
+// stays the way for every suspension the image cannot hold (the engine
+// falls back to it at once): only a script waiting in a synchronous call
+// it made directly, with nothing else outstanding, and a heap of the
+// kinds internal/goja's image writes.
+
+// checkpointMin is how much journal a checkpoint must replace to be
+// written. A checkpoint's snapshot does not extend the one before it, so
+// a host with delta delivery gets it whole (the header again, the
+// image), and writing it walks the guest's heap: worth it when it lets
+// go of far more than that, such as a large answer.
+var checkpointMin = 16 << 10
+
+// checkpointsWritten counts the process's checkpoints, and
+// checkpointsTried the suspensions that came to writing an image (the
+// tests' sweep).
+var checkpointsWritten, checkpointsTried atomic.Int64
+
+// checkpointAlways makes every suspension the image can hold a checkpoint
+// (the equality sweep of checkpoint_test.go).
+var checkpointAlways = false
+
+// imageable reports whether the execution may write checkpoints: a
+// script (not an entry call, whose call the engine makes from Go) of a
+// program the interpreter meters, journaled under the current metering.
+func (x *Execution) imageable() bool {
+	h := &x.cfg.Header
+	if j := x.cfg.Journal; j != nil {
+		h = &j.Header
+		if j.Version != snapshot.Version && j.Version != snapshot.VersionCheckpoint {
+			return false
+		}
+	}
+	return h.Entry == snapshot.EntryScript && x.cfg.Program.counted()
+}
+
+// checkpoint writes the suspension s as a checkpoint, if it is worth it
+// and the image can hold the execution, and reports whether it did. The
+// journal then restarts from it.
+func (x *Execution) checkpoint(s *Step) bool {
+	if x.base == nil || len(x.outstanding) != 1 || x.async != 0 || !x.outstanding[0].Sync {
+		return false
+	}
+	// What the journal would hold after this suspension, beyond its
+	// header: what a checkpoint replaces. Whether to write one is decided
+	// from the journal alone (its plain sizes), so that an execution
+	// continued from its snapshot decides as the original did and writes
+	// the same bytes.
+	tail, head := 0, 0
+	if b := x.journal; b != nil {
+		tail, head = b.Tail(), b.Head()
+	}
+	replaced := tail
+	for i := range x.unrecorded {
+		replaced += x.outcomeSize(&x.unrecorded[i].Payload)
+	}
+	if !checkpointAlways && (replaced < max(checkpointMin, 2*head) || !checkpointDue(tail, replaced)) {
+		return false
+	}
+	checkpointsTried.Add(1)
+	r := x.realm
+	callee := x.capabilityObject(x.outstanding[0].Capability)
+	img, err := r.rt.MustardWriteImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, callee, x.argc, x.namedObjects())
+	if err != nil || 2*len(img) > replaced && !checkpointAlways {
+		// An image not well under the journal it would replace (a guest
+		// that keeps its answers) is not worth a snapshot that does not
+		// extend the last.
+		return false
+	}
+	x.imageBuf = img
+	state, err := r.pcg.MarshalBinary()
+	if err != nil {
+		return false
+	}
+	c := &x.outstanding[0].HostCall
+	l := journaledLimits(s.Limits)
+	cp := snapshot.Checkpoint{Carry: x.workCarry, Rand: state, Image: img}
+	b := x.journal
+	if b == nil {
+		b = x.beginJournal()
+	}
+	nb, raw, id, err := b.Checkpoint(c, s.Meter, &l, &cp)
+	if err != nil {
+		return false
+	}
+	// The builder holds its own copy; the image buffer is reused.
+	x.journal, s.Snapshot, s.SnapshotID = nb, raw, id
+	x.unrecorded = nil
+	checkpointsWritten.Add(1)
+	return true
+}
+
+// checkpointDue reports whether a journal growing from tail to replaced
+// bytes (past its header or checkpoint) is worth a try at a checkpoint:
+// when it reaches checkpointMin times a power of two it had not reached.
+// A guest whose state the image cannot hold then has its heap walked
+// once each time its journal doubles, not at every step.
+func checkpointDue(tail, replaced int) bool {
+	return bits.Len(uint(replaced/checkpointMin)) > bits.Len(uint(tail/checkpointMin))
+}
+
+// outcomeSize is about what an answer adds to a journal before it is
+// compressed: its encoding's size.
+func (x *Execution) outcomeSize(p *Payload) int {
+	o := &p.Outcome
+	if enc, _ := o.Encoded(); enc != nil {
+		return len(enc)
+	}
+	if e := o.Error; e != nil {
+		return len(e.Name) + len(e.Message)
+	}
+	// An answer given as a Value (in process): encoded as the journal
+	// would, into the image's buffer, which the image overwrites.
+	x.imageBuf = o.Value.AppendCBOR(x.imageBuf[:0])
+	return len(x.imageBuf)
+}
+
+// namedObjects are the realm's own objects a guest may hold that an image
+// names rather than writes: the namespace objects and the functions they
+// hold (capabilities with dotted names, the console's methods), by their
+// dotted paths. The capabilities with plain names are globals, which the
+// image names by their global names.
+func (x *Execution) namedObjects() map[*goja.Object]string {
+	var named map[*goja.Object]string
+	x.eachNamed(func(path string, o *goja.Object) {
+		if named == nil {
+			named = map[*goja.Object]string{}
+		}
+		named[o] = path
+	})
+	return named
+}
+
+// eachNamed calls f with each namespace object and each function a
+// namespace holds, and its path.
+func (x *Execution) eachNamed(f func(path string, o *goja.Object)) {
+	global := x.realm.rt.GlobalObject()
+	visit := func(name string) {
+		var o *goja.Object = global
+		for i := 0; i <= len(name); i++ {
+			if i < len(name) && name[i] != '.' {
+				continue
+			}
+			next, ok := o.Get(lastSegment(name[:i])).(*goja.Object)
+			if !ok {
+				return
+			}
+			o = next
+			f(name[:i], o)
+		}
+	}
+	for _, name := range x.capabilities() {
+		if strings.IndexByte(name, '.') >= 0 {
+			visit(name)
+		}
+	}
+}
+
+// capabilities are the realm's dotted and plain capability names, the
+// console's methods included when it collects.
+func (x *Execution) capabilities() []string {
+	names := x.caps
+	if x.console == policy.ConsoleCollect {
+		names = append(names[:len(names):len(names)], consoleNames()...)
+	}
+	return names
+}
+
+// consoleNames are the collecting console's methods as capability names.
+func consoleNames() []string {
+	names := make([]string, len(policy.ConsoleMethods))
+	for i, m := range policy.ConsoleMethods {
+		names[i] = "console." + m
+	}
+	return names
+}
+
+// capabilityObject is the function the realm installed for a capability.
+func (x *Execution) capabilityObject(name string) *goja.Object {
+	if strings.IndexByte(name, '.') >= 0 {
+		return x.named(name)
+	}
+	o, _ := x.realm.rt.GlobalObject().Get(name).(*goja.Object)
+	return o
+}
+
+// named finds what namedObjects named, in a realm made again.
+func (x *Execution) named(path string) *goja.Object {
+	var found *goja.Object
+	x.eachNamed(func(p string, o *goja.Object) {
+		if p == path {
+			found = o
+		}
+	})
+	return found
+}
+
+// resumeCheckpoint continues the snapshot's checkpoint in the realm, made
+// as the original's was before guest code ran, and returns what the
+// program completes with, as RunProgram would have. The call the
+// checkpoint waits in is made again, to a function that takes its answer
+// from the journal after the checkpoint or from the resume.
+func (x *Execution) resumeCheckpoint(j *snapshot.Snapshot) (goja.Value, error) {
+	r := x.realm
+	img, err := r.rt.MustardReadImage(x.cfg.Program.compiled, j.Checkpoint.Image, x.named)
+	if err != nil {
+		return nil, divergence("the checkpoint's image cannot be read")
+	}
+	if err := r.pcg.UnmarshalBinary(j.Checkpoint.Rand); err != nil {
+		return nil, divergence("the checkpoint's random state cannot be read")
+	}
+	c, err := j.Calls[0].Decoded()
+	if err != nil {
+		return nil, divergence("the checkpoint's call cannot be read")
+	}
+	x.made, x.journaled = c.ID, c.ID
+	x.outstanding = append(x.outstanding[:0], hostCall{HostCall: c})
+	x.meter, x.workCarry = j.Suspensions[0].Meter, j.Checkpoint.Carry
+	x.scheduleLook()
+	v, err := img.Run(func(goja.FunctionCall) goja.Value { return x.waitSync(c.Capability) })
+	if err == goja.ErrImageState { // not errors.Is: an Exception's Unwrap runs guest code
+
+		return nil, divergence("the checkpoint's image does not run")
+	}
+	return v, err
+}

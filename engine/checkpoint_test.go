@@ -1,0 +1,290 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
+	"github.com/mustard-sidecar/mustard-sidecar/policy"
+	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
+)
+
+// checkpointPages is the 40 × 50 KB program of bench/README.md.
+const checkpointPages = `
+let total = 0;
+for (let i = 0; i < 40; i++) { const r = fetch_page(i); total += r.length; }
+total;
+`
+
+// pageAnswer is fetch_page(i)'s answer: ~50 KB of text.
+func pageAnswer(i int) Payload {
+	text := sampletext.JSONLike(rand.New(rand.NewPCG(uint64(i), 7)), 50_000)
+	return Payload{Outcome: snapshot.Outcome{Value: value.String(text)}}
+}
+
+// hotRun runs a program to its end, answering each focus call with
+// answer(i) for its i-th call, and returns every step.
+func hotRun(t *testing.T, p *Program, h snapshot.Header, limits policy.Limits, answer func(i int) Payload) []Step {
+	t.Helper()
+	x, s := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
+	// A step's calls are the execution's own until it is resumed.
+	steps := []Step{s}
+	for i := 0; s.Suspended(); i++ {
+		steps[i].Calls = slices.Clone(s.Calls)
+		x, s = x.Resume(answer(i), limits)
+		steps = append(steps, s)
+	}
+	require.NoError(t, s.Err)
+	return steps
+}
+
+// coldFrom resumes the snapshot of a suspension in a realm of its own
+// with the answer the hot run gave it, and returns the step it reaches.
+func coldFrom(t *testing.T, p *Program, s Step, limits policy.Limits, answer Payload) Step {
+	t.Helper()
+	snap, err := snapshot.Load(s.Snapshot, nil)
+	require.NoError(t, err)
+	x, next := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: s.Snapshot,
+		Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer}}})
+	if x != nil {
+		x.Abandon()
+	}
+	return next
+}
+
+// sameStep compares what a cold resume reached with what the hot run did:
+// the outcome, the calls, the meter and the snapshot's very bytes.
+func sameStep(t *testing.T, what string, hot, cold Step) {
+	t.Helper()
+	assert.Equal(t, describeStep(hot), describeStep(cold), what)
+	assert.Equal(t, hot.Meter, cold.Meter, what)
+	assert.Equal(t, hot.SnapshotID, cold.SnapshotID, what)
+	assert.True(t, bytes.Equal(hot.Snapshot, cold.Snapshot), "%s: the snapshots differ", what)
+}
+
+// The 40 × 50 KB program checkpoints at every suspension after its first
+// answer: each snapshot holds the header and a few dozen bytes of image,
+// not the answers, and a cold resume from any of them reaches exactly
+// the step the hot run did (the same meter, calls and snapshot bytes).
+func TestCheckpointsKeepWhatTheGuestKeeps(t *testing.T) {
+	p, err := Compile(checkpointPages)
+	require.NoError(t, err)
+	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+	limits := policy.DefaultLimits()
+	steps := hotRun(t, p, h, limits, pageAnswer)
+	require.Len(t, steps, 41)
+	require.True(t, steps[40].Done)
+	for i, s := range steps[:40] {
+		snap, err := snapshot.Load(s.Snapshot, nil)
+		require.NoError(t, err)
+		if i == 0 {
+			assert.Nil(t, snap.Checkpoint, "the first suspension has no journal to replace")
+		} else {
+			require.NotNil(t, snap.Checkpoint, "suspension %d", i)
+			assert.EqualValues(t, snapshot.VersionCheckpoint, snap.Version)
+			assert.Less(t, len(s.Snapshot), len(p.Bytes)+512, "suspension %d: %d bytes", i, len(s.Snapshot))
+		}
+		sameStep(t, fmt.Sprintf("resumed cold at suspension %d", i), steps[i+1], coldFrom(t, p, s, limits, pageAnswer(i)))
+	}
+}
+
+// A guest that keeps records in objects, arrays and closures, draws
+// random numbers, and catches the errors some calls answer, two frames
+// deep inside try/finally: its large answers bring checkpoints, its small
+// ones and errors journal entries after them, and a cold resume from any
+// suspension, plain or sealed, reaches the hot run's next step byte for
+// byte.
+func TestCheckpointsContinueAsTheHotRun(t *testing.T) {
+	const src = `
+const log = [];
+const byKey = {};
+let total = 0;
+function record(k, v) {
+  log.push(k + ":" + (Math.random() * 1e6 | 0));
+  byKey[k] = { len: v.length, head: v.slice(0, 5), at: log.length };
+}
+const add = (n) => { total += n; return total; };
+function step(i) {
+  try { const r = fetch_page(i); record("p" + i, r); return add(r.length); }
+  catch (e) { log.push(e.name + " " + e.message); return -1; }
+  finally { log.push(-i); }
+}
+const sums = [];
+for (let i = 0; i < 12; i++) sums.push(step(i));
+JSON.stringify({ total, log, byKey, sums, r: Math.random() });
+`
+	answer := func(i int) Payload {
+		switch {
+		case i%4 == 3:
+			return Payload{Outcome: snapshot.Outcome{Error: &snapshot.HostError{Name: "NotFound", Message: "page " + strconv.Itoa(i)}}}
+		case i%3 == 1:
+			return Payload{Outcome: snapshot.Outcome{Value: value.String("short " + strconv.Itoa(i))}}
+		}
+		return pageAnswer(i)
+	}
+	p, err := Compile(src)
+	require.NoError(t, err)
+	seal, err := snapshot.NewSealer([]byte("a seal key of thirty-two bytes!!"))
+	require.NoError(t, err)
+	for _, seal := range []*snapshot.Sealer{nil, seal} {
+		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 11, ClockMillis: 1}
+		limits := policy.DefaultLimits()
+		x, s := testRuntime.Start(Config{Program: p, Header: h, Limits: limits, Seal: seal})
+		steps := []Step{s}
+		for i := 0; s.Suspended(); i++ {
+			steps[i].Calls = slices.Clone(s.Calls)
+			x, s = x.Resume(answer(i), limits)
+			steps = append(steps, s)
+		}
+		require.NoError(t, s.Err)
+		require.Len(t, steps, 13)
+		checkpoints := 0
+		for i, s := range steps[:12] {
+			snap, err := snapshot.Load(s.Snapshot, seal)
+			require.NoError(t, err)
+			if snap.Checkpoint != nil {
+				checkpoints++
+			}
+			x, next := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: s.Snapshot, Seal: seal,
+				Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer(i)}}})
+			if x != nil {
+				x.Abandon()
+			}
+			sameStep(t, fmt.Sprintf("sealed %v, resumed cold at suspension %d", seal != nil, i), steps[i+1], next)
+		}
+		assert.GreaterOrEqual(t, checkpoints, 6, "sealed %v: suspensions after a large answer", seal != nil)
+		assert.Less(t, checkpoints, 12, "sealed %v: a small answer journals", seal != nil)
+	}
+}
+
+// checkpointSweepEnv, set to a file's path, makes a run of this test
+// binary write a checkpoint at every suspension the image can hold, and
+// write the number it wrote into that file when it ends (TestMain).
+const checkpointSweepEnv = "MUSTARD_TEST_CHECKPOINT_SWEEP"
+
+func init() {
+	if os.Getenv(checkpointSweepEnv) != "" {
+		checkpointAlways = true
+	}
+}
+
+// ReportCheckpoints writes, in a sweep's run, how many checkpoints the
+// run wrote.
+func ReportCheckpoints() {
+	if path := os.Getenv(checkpointSweepEnv); path != "" {
+		counts := fmt.Sprintf("%d %d", checkpointsWritten.Load(), checkpointsTried.Load())
+		_ = os.WriteFile(path, []byte(counts), 0o600)
+	}
+}
+
+// The suites that compare hot resumes with cold ones, again with a
+// checkpoint at every suspension the image can hold (in a process of its
+// own, since the switch is the package's): a cold resume from a
+// checkpoint must reach what the hot run reached, as one from the
+// journal does, for every guest program of the engine's suites (the
+// ones the image cannot hold keep their journal, as they would).
+func TestCheckpointSweep(t *testing.T) {
+	if os.Getenv(checkpointSweepEnv) != "" {
+		t.Skip("the sweep's own run")
+	}
+	count := filepath.Join(t.TempDir(), "checkpoints")
+	suites := "^(TestGuestSuiteCold|TestAsyncProbes|TestBatch.*|TestReplayMatchesHot|" +
+		"TestEveryLimitLoweredAtResumeHotEqualsCold|TestLoweredHeapLimitBelowWhatIsKeptFailsBothWays|" +
+		"TestResumeRefusesAlikeHotAndCold|TestTypeScriptColdResume|TestNamespacedCapabilities|TestConsole.*|" +
+		"TestMathRandomPerSeed|TestClockIsFixedPerStart|TestHostErrorIsCatchable|TestUncaughtErrorHasTraceback|" +
+		"TestWhatIsKeptOnBuiltinsCountsAgainstTheHeapLimit|" +
+		"TestEntryCall)$"
+	cmd := exec.Command(os.Args[0], "-test.run="+suites, "-test.count=1")
+	cmd.Env = append(os.Environ(), checkpointSweepEnv+"="+count)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the suites with a checkpoint at every suspension: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(count)
+	require.NoError(t, err)
+	var written, tried int
+	_, err = fmt.Sscan(string(b), &written, &tried)
+	require.NoError(t, err)
+	t.Logf("%d checkpoints written at the %d suspensions of scripts waiting in their only call", written, tried)
+	assert.Greater(t, written, 100, "checkpoints the sweep wrote")
+}
+
+// A damaged image (authenticated bytes can still be a leaked key's) is
+// refused or runs as some guest state, under the execution's limits:
+// never a panic or a hang of the engine. Every byte of a checkpoint's
+// image altered, and every prefix of it.
+func TestCheckpointDamageFailsClosed(t *testing.T) {
+	p, err := Compile(checkpointPages)
+	require.NoError(t, err)
+	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+	limits := policy.DefaultLimits()
+	x, s := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
+	x, s = x.Resume(pageAnswer(0), limits)
+	require.True(t, s.Suspended())
+	x.Abandon()
+	snap, err := snapshot.Decode(s.Snapshot)
+	require.NoError(t, err)
+	require.NotNil(t, snap.Checkpoint)
+	image := snap.Checkpoint.Image
+	run := func(img []byte) {
+		snap.Checkpoint.Image = img
+		raw := snapshot.Encode(snap)
+		j, err := snapshot.Load(raw, nil)
+		require.NoError(t, err)
+		x, step := testRuntime.Start(Config{Program: p, Header: j.Header, Limits: limits, Journal: j, Raw: raw,
+			Answers: []Answer{{CallID: j.Last().Focus, Payload: pageAnswer(1)}}})
+		for i := 0; step.Suspended() && i < 50; i++ {
+			x, step = x.Resume(pageAnswer(2+i), limits)
+		}
+		if x != nil {
+			x.Abandon()
+		}
+		if step.Err != nil {
+			assert.NotContains(t, step.Err.Error(), "internal error")
+		}
+	}
+	refused := 0
+	for i := range image {
+		for _, flip := range []byte{0x01, 0x80, 0xff} {
+			img := bytes.Clone(image)
+			img[i] ^= flip
+			run(img)
+		}
+	}
+	for cut := 1; cut < len(image); cut++ {
+		run(image[:cut])
+		refused++
+	}
+	t.Logf("%d bytes of image, each altered three ways; %d prefixes", len(image), refused)
+}
+
+// A guest whose state the image cannot hold, taking 50 KB answers that
+// its journal keeps in 19 KB each, has its heap walked for an image at
+// the steps that take its journal past a doubling (two or three each),
+// not at each of its 40 steps, and less often as the journal grows; one
+// whose image is written tries at every step past the first.
+func TestCheckpointTriesAsTheJournalDoubles(t *testing.T) {
+	var tried []int
+	tail := 0
+	for step := range 40 {
+		if checkpointDue(tail, tail+50_000) {
+			tried = append(tried, step)
+		}
+		tail += 19_000
+	}
+	assert.LessOrEqual(t, len(tried), 12, "steps tried: %v", tried)
+	assert.Less(t, tried[len(tried)-1], 30, "steps tried: %v", tried)
+	assert.True(t, checkpointDue(0, 50_000), "after a checkpoint")
+	assert.False(t, checkpointDue(0, checkpointMin-1), "under the least journal worth replacing")
+}
