@@ -457,3 +457,44 @@ func TestRunnerErrorsAreStructuredAndMatchable(t *testing.T) {
 	_, err = r.Run(ctx, Execution{ID: "given", Program: prog})
 	require.ErrorIs(t, err, ErrCapabilityNotGiven)
 }
+
+// A guest that drops its large answers gets snapshots that begin with a
+// checkpoint (a few hundred bytes, not the answers): the Runner stores
+// each whole, as a step that does not extend the last, and a Run after a
+// host that stopped mid-way continues from the stored one, asking only
+// what was not answered.
+func TestRunnerStoresCheckpoints(t *testing.T) {
+	forEachMode(t, func(t *testing.T, mode host.HostCalls) {
+		noLeaks(t)
+		ctx := context.Background()
+		pool := newPool(t, 1)
+		store, err := NewDirStore(t.TempDir())
+		require.NoError(t, err)
+		prog, err := pool.Compile(ctx, `let n = 0; for (let i = 0; i < 6; i++) n += get(i).length; n;`)
+		require.NoError(t, err)
+		stop := errors.New("host going down")
+		page := make([]byte, 30_000)
+		var asked []int
+		run := func(stopAt int) (value.Value, error) {
+			r := &Runner{Pool: pool, Store: store, Key: testKey, HostCalls: mode}
+			return r.Run(ctx, Execution{ID: "pages", Program: prog, Capabilities: map[string]Capability{
+				"get": func(_ context.Context, c Call) (value.Value, error) {
+					if c.Seq == stopAt {
+						return value.Value{}, stop
+					}
+					asked = append(asked, c.Seq)
+					return value.String(base64.StdEncoding.EncodeToString(page)), nil
+				},
+			}})
+		}
+		_, err = run(3)
+		require.ErrorIs(t, err, stop)
+		cp, _, err := store.Load(ctx, "pages")
+		require.NoError(t, err)
+		assert.Less(t, len(cp.Snapshot), 2048, "the stored snapshot holds no answer")
+		v, err := run(-1)
+		require.NoError(t, err)
+		require.Equal(t, float64(6*base64.StdEncoding.EncodedLen(len(page))), v.Num)
+		require.Equal(t, []int{0, 1, 2, 3, 4, 5}, asked)
+	})
+}

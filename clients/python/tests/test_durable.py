@@ -57,6 +57,23 @@ class DurableTest(unittest.TestCase):
             return page(i)
         return calls, {"fetch_page": fetch_page}
 
+    def test_a_guest_that_drops_its_pages_is_stored_as_a_checkpoint(self):
+        # Each large answer the guest drops brings a snapshot that begins
+        # with a heap image: stored whole (it extends nothing), a few
+        # hundred bytes, and continued from after a stop.
+        program = "let n = 0; for (let i = 0; i < 5; i++) n += fetch_page(i).length; n"
+        store = ms.DirStore(self.dir)
+        calls, tools = self.counting(stop_at=3)
+        with self.assertRaises(Stop):
+            ms.Durable(self.sc, store).run("job-c", program, tools)
+        _, snapshot = store.load("job-c")
+        self.assertLess(len(snapshot), 2048)
+        self.assertGreater(store.rewrites, 1)
+        calls2, tools2 = self.counting()
+        done = ms.Durable(self.sc, store).run("job-c", program, tools2)
+        self.assertEqual(done.value, 5 * len(page(0)))
+        self.assertEqual((calls, calls2), ([0, 1, 2, 3], [3, 4]))
+
     def test_a_finished_execution_returns_its_result_and_runs_nothing(self):
         store = ms.MemoryStore()
         calls, tools = self.counting()
