@@ -33,11 +33,12 @@ func pageAnswer(i int) Payload {
 	return Payload{Outcome: snapshot.Outcome{Value: value.String(text)}}
 }
 
-// hotRun runs a program to its end, answering each focus call with
-// answer(i) for its i-th call, and returns every step.
-func hotRun(t *testing.T, p *Program, h snapshot.Header, limits policy.Limits, answer func(i int) Payload) []Step {
+// hotRun runs a program to its end, its journal sealed under seal (nil:
+// none), answering each focus call with answer(i) for its i-th call, and
+// returns every step.
+func hotRun(t *testing.T, p *Program, h snapshot.Header, limits policy.Limits, seal *snapshot.Sealer, answer func(i int) Payload) []Step {
 	t.Helper()
-	x, s := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
+	x, s := testRuntime.Start(Config{Program: p, Header: h, Limits: limits, Seal: seal})
 	// A step's calls are the execution's own until it is resumed.
 	steps := []Step{s}
 	for i := 0; s.Suspended(); i++ {
@@ -51,11 +52,11 @@ func hotRun(t *testing.T, p *Program, h snapshot.Header, limits policy.Limits, a
 
 // coldFrom resumes the snapshot of a suspension in a realm of its own
 // with the answer the hot run gave it, and returns the step it reaches.
-func coldFrom(t *testing.T, p *Program, s Step, limits policy.Limits, answer Payload) Step {
+func coldFrom(t *testing.T, p *Program, s Step, limits policy.Limits, seal *snapshot.Sealer, answer Payload) Step {
 	t.Helper()
-	snap, err := snapshot.Load(s.Snapshot, nil)
+	snap, err := snapshot.Load(s.Snapshot, seal)
 	require.NoError(t, err)
-	x, next := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: s.Snapshot,
+	x, next := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: s.Snapshot, Seal: seal,
 		Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer}}})
 	if x != nil {
 		x.Abandon()
@@ -82,7 +83,7 @@ func TestCheckpointsKeepWhatTheGuestKeeps(t *testing.T) {
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
 	limits := policy.DefaultLimits()
-	steps := hotRun(t, p, h, limits, pageAnswer)
+	steps := hotRun(t, p, h, limits, nil, pageAnswer)
 	require.Len(t, steps, 41)
 	require.True(t, steps[40].Done)
 	for i, s := range steps[:40] {
@@ -95,7 +96,7 @@ func TestCheckpointsKeepWhatTheGuestKeeps(t *testing.T) {
 			assert.EqualValues(t, snapshot.VersionCheckpoint, snap.Version)
 			assert.Less(t, len(s.Snapshot), len(p.Bytes)+512, "suspension %d: %d bytes", i, len(s.Snapshot))
 		}
-		sameStep(t, fmt.Sprintf("resumed cold at suspension %d", i), steps[i+1], coldFrom(t, p, s, limits, pageAnswer(i)))
+		sameStep(t, fmt.Sprintf("resumed cold at suspension %d", i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
 	}
 }
 
@@ -140,14 +141,7 @@ JSON.stringify({ total, log, byKey, sums, r: Math.random() });
 	for _, seal := range []*snapshot.Sealer{nil, seal} {
 		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 11, ClockMillis: 1}
 		limits := policy.DefaultLimits()
-		x, s := testRuntime.Start(Config{Program: p, Header: h, Limits: limits, Seal: seal})
-		steps := []Step{s}
-		for i := 0; s.Suspended(); i++ {
-			steps[i].Calls = slices.Clone(s.Calls)
-			x, s = x.Resume(answer(i), limits)
-			steps = append(steps, s)
-		}
-		require.NoError(t, s.Err)
+		steps := hotRun(t, p, h, limits, seal, answer)
 		require.Len(t, steps, 13)
 		checkpoints := 0
 		for i, s := range steps[:12] {
@@ -156,12 +150,7 @@ JSON.stringify({ total, log, byKey, sums, r: Math.random() });
 			if snap.Checkpoint != nil {
 				checkpoints++
 			}
-			x, next := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: s.Snapshot, Seal: seal,
-				Answers: []Answer{{CallID: snap.Last().Focus, Payload: answer(i)}}})
-			if x != nil {
-				x.Abandon()
-			}
-			sameStep(t, fmt.Sprintf("sealed %v, resumed cold at suspension %d", seal != nil, i), steps[i+1], next)
+			sameStep(t, fmt.Sprintf("sealed %v, resumed cold at suspension %d", seal != nil, i), steps[i+1], coldFrom(t, p, s, limits, seal, answer(i)))
 		}
 		assert.GreaterOrEqual(t, checkpoints, 6, "sealed %v: suspensions after a large answer", seal != nil)
 		assert.Less(t, checkpoints, 12, "sealed %v: a small answer journals", seal != nil)
