@@ -78,13 +78,13 @@ func (x *Execution) checkpoint(s *Step) bool {
 	r := x.realm
 	callee := x.capabilityObject(x.outstanding[0].Capability)
 	img, err := r.rt.MustardWriteImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, callee, x.argc, x.namedObjects())
+	x.keepScratch(img)
 	if err != nil || 2*len(img) > replaced && !checkpointAlways {
 		// An image not well under the journal it would replace (a guest
 		// that keeps its answers) is not worth a snapshot that does not
 		// extend the last.
 		return false
 	}
-	x.imageBuf = img
 	state, err := r.pcg.MarshalBinary()
 	if err != nil {
 		return false
@@ -128,9 +128,23 @@ func (x *Execution) outcomeSize(p *Payload) int {
 	}
 	// An answer given as a Value (in process): encoded as the journal
 	// would, into the image's buffer, which the image overwrites.
-	x.imageBuf = o.Value.AppendCBOR(x.imageBuf[:0])
-	return len(x.imageBuf)
+	enc := o.Value.AppendCBOR(x.imageBuf[:0])
+	x.keepScratch(enc)
+	return len(enc)
 }
+
+// keepScratch keeps b's array as the next image's buffer if it is small:
+// a parked execution does not hold the largest image it ever wrote.
+func (x *Execution) keepScratch(b []byte) {
+	if cap(b) <= maxImageScratch {
+		x.imageBuf = b
+	} else {
+		x.imageBuf = nil
+	}
+}
+
+// maxImageScratch bounds the image buffer an execution keeps.
+const maxImageScratch = 4 << 10
 
 // namedObjects are the realm's own objects a guest may hold that an image
 // names rather than writes: the namespace objects and the functions they
