@@ -74,14 +74,26 @@ const (
 	imgArray
 	imgFunc
 	imgArrow
+	imgArrayIter // an array's iterator (a for-of loop's, in flight)
 )
 
-// imageBuiltins are the built-ins an image names rather than writes.
+// imageBuiltins are the built-ins an image names rather than writes: how
+// a reader gets each, made if it must be.
 var imageBuiltins = []func(r *Runtime) *Object{
 	func(r *Runtime) *Object { return r.globalObject },
 	func(r *Runtime) *Object { return r.global.ObjectPrototype },
 	(*Runtime).getArrayPrototype,
 	(*Runtime).getFunctionPrototype,
+	(*Runtime).getArrayIteratorPrototype,
+}
+
+// imageBuiltinMade is imageBuiltins[i] for a writer, which makes no
+// built-in: nil if the realm has not made it.
+func imageBuiltinMade(r *Runtime, i int) *Object {
+	if i == 4 {
+		return r.global.ArrayIteratorPrototype
+	}
+	return imageBuiltins[i](r)
 }
 
 // imageBase is what a realm holds before guest code runs: the global
@@ -249,8 +261,10 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 	for i, prg := range imagePrograms(p) {
 		w.prgs[prg] = uint64(i)
 	}
-	for i, f := range imageBuiltins {
-		w.builtins[f(r)] = uint64(i)
+	for i := range imageBuiltins {
+		if o := imageBuiltinMade(r, i); o != nil {
+			w.builtins[o] = uint64(i)
+		}
 	}
 	for _, m := range base.made {
 		if o, ok := m.value.(*Object); ok {
@@ -263,7 +277,7 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 		w.natives[o] = name
 	}
 	vm := r.vm
-	if len(vm.iterStack) > 0 || len(r.jobQueue) > 0 ||
+	if len(r.jobQueue) > 0 ||
 		vm.curAsyncRunner != nil || len(vm.callStack) < 2 || vm.prg != nil ||
 		len(r.symbolRegistry) > 0 {
 		return nil, fmt.Errorf("%w: iterators, promise jobs, a built-in's call or registered symbols", errImageUnsupported)
@@ -295,6 +309,7 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 			return nil, fmt.Errorf("%w: a finally block in flight", errImageUnsupported)
 		}
 		w.uint(uint64(t.callStackLen))
+		w.uint(uint64(t.iterLen))
 		w.uint(uint64(t.refLen))
 		w.int(int64(t.sp))
 		w.stash(t.stash)
@@ -306,6 +321,21 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 	w.uint(uint64(len(vm.refStack)))
 	for _, ref := range vm.refStack {
 		w.ref(ref)
+	}
+	// The iterators of the for-of loops in flight: an array's own, whose
+	// next method the reader finds again on its (unwritten) prototype.
+	w.uint(uint64(len(vm.iterStack)))
+	for i := range vm.iterStack {
+		it := &vm.iterStack[i]
+		if it.f != nil || it.aiter != nil || it.iter == nil || it.iter.iterator == nil {
+			return nil, fmt.Errorf("%w: a for-in or for-await loop in flight", errImageUnsupported)
+		}
+		ai, ok := it.iter.iterator.self.(*arrayIterObject)
+		if !ok || ai.prototype != r.global.ArrayIteratorPrototype || ai.getOwnPropStr("next") != nil {
+			return nil, fmt.Errorf("%w: an iterator other than an array's in flight", errImageUnsupported)
+		}
+		w.value(it.val)
+		w.value(it.iter.iterator)
 	}
 	// The global scope's declarations (let, const, class) and the
 	// global object's (var, function).
@@ -576,8 +606,11 @@ func (w *imageWriter) value(v Value) {
 // member writes a built-in as the property of one of imageBuiltins that
 // holds it (Array.prototype.push, say).
 func (w *imageWriter) member(v *Object) {
-	for i, f := range imageBuiltins {
-		holder := f(w.r)
+	for i := range imageBuiltins {
+		holder := imageBuiltinMade(w.r, i)
+		if holder == nil {
+			continue
+		}
 		b, ok := holder.self.(interface{ mustardBase() *baseObject })
 		if !ok {
 			continue
@@ -673,6 +706,17 @@ func (w *imageWriter) objectBody(o *Object) {
 	case *funcObject:
 		w.out = append(w.out, imgFunc)
 		w.jsFunc(&self.baseJsFuncObject)
+	case *arrayIterObject:
+		w.out = append(w.out, imgArrayIter)
+		w.ownProps(&self.baseObject)
+		if self.obj == nil {
+			w.value(nil) // done
+		} else {
+			w.value(self.obj)
+		}
+		w.int(self.nextIdx)
+		w.out = append(w.out, byte(self.kind))
+		w.int(self.pairs)
 	case *arrowFuncObject:
 		w.out = append(w.out, imgArrow)
 		w.jsFunc(&self.baseJsFuncObject)
@@ -1027,6 +1071,21 @@ func (d *imageReader) objectBody() {
 	case imgFunc:
 		f := &funcObject{}
 		d.jsFunc(o, &f.baseJsFuncObject, f)
+	case imgArrayIter:
+		ai := &arrayIterObject{}
+		ai.class, ai.val, ai.extensible = classObject, o, true
+		o.self = ai
+		ai.init()
+		d.ownProps(&ai.baseObject)
+		if obj, ok := d.value().(*Object); ok {
+			ai.obj = obj
+		}
+		ai.nextIdx = d.int()
+		ai.kind = iterationKind(d.byte())
+		ai.pairs = d.int()
+		if ai.nextIdx < 0 || ai.pairs < 0 || ai.kind > iterationKindKeyValue {
+			d.fail("an array iterator's state")
+		}
 	case imgArrow:
 		f := &arrowFuncObject{}
 		d.jsFunc(o, &f.baseJsFuncObject, f)
@@ -1079,6 +1138,7 @@ type imageState struct {
 	stack  valueStack
 	tries  []tryFrame
 	refs   []ref
+	iters  []iterStackItem
 }
 
 // readImage reads an image into r, a new runtime whose realm is as the
@@ -1105,6 +1165,7 @@ func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Ob
 	for i := range st.tries {
 		t := &st.tries[i]
 		t.callStackLen = uint32(d.uint())
+		t.iterLen = uint32(d.uint())
 		t.refLen = uint32(d.uint())
 		t.sp = int32(d.int())
 		t.stash = d.stash()
@@ -1117,9 +1178,18 @@ func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Ob
 	for i := range st.refs {
 		st.refs[i] = d.ref()
 	}
+	st.iters = make([]iterStackItem, d.count())
+	iterators := make([]*Object, len(st.iters))
+	for i := range st.iters {
+		st.iters[i].val = d.value()
+		iterators[i], _ = d.value().(*Object)
+		if iterators[i] == nil {
+			d.fail("a loop without its iterator")
+		}
+	}
 	for i := range st.tries {
-		if int(st.tries[i].refLen) > len(st.refs) {
-			d.fail("try frame out of its references")
+		if int(st.tries[i].refLen) > len(st.refs) || int(st.tries[i].iterLen) > len(st.iters) {
+			d.fail("try frame out of its references or loops")
 		}
 	}
 	gs := &r.global.stash
@@ -1151,6 +1221,27 @@ func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Ob
 	}
 	if d.err == nil && (d.filled != len(d.objs) || d.stashed != len(d.stashes)) {
 		d.fail("an object or scope without its body")
+	}
+	for i, it := range iterators {
+		// An array's iterator, its next method its prototype's.
+		if d.err != nil {
+			break
+		}
+		ai, ok := it.self.(*arrayIterObject)
+		if !ok || ai.prototype != r.getArrayIteratorPrototype() {
+			d.fail("a loop's iterator is not an array's")
+			break
+		}
+		next, ok := ai.prototype.self.getStr("next", nil).(*Object)
+		var call func(FunctionCall) Value
+		if ok {
+			call, ok = next.self.assertCallable()
+		}
+		if !ok {
+			d.fail("an array iterator without its next method")
+			break
+		}
+		st.iters[i].iter = &iteratorRecord{iterator: it, next: call}
 	}
 	for _, ref := range d.slots {
 		if ref.idx >= len(*ref.v) {
@@ -1203,6 +1294,7 @@ func (st *imageState) run(outcome func(FunctionCall) Value) (result Value, err e
 	vm.sp = len(st.stack)
 	vm.tryStack = st.tries
 	vm.refStack = st.refs
+	vm.iterStack = st.iters
 	vm.stack[vm.sp-st.n-1] = r.newNativeFunc(outcome, "", 0)
 	if steps := vm.stepc.steps; steps != nil && *steps > 0 {
 		*steps--

@@ -110,6 +110,23 @@ func imagePage(_ *Runtime, i int) Value {
 	return asciiString(b.String())
 }
 
+// imageLoops calls from inside for-of loops over arrays, nested and
+// broken out of, and keeps what it read; one loop runs over an array the
+// guest changes while the loop is in flight, and one over entries.
+const imageLoops = `
+const ids = [0, 1, 2];
+const got = [];
+for (const id of ids) {
+  for (const [k, v] of [["a", id], ["b", id + 1]].entries()) {
+    if (v > 1 && k === 1) break;
+    got.push(fetch(id).length + ":" + v);
+    if (id === 0) ids.push(3);
+  }
+}
+for (const x of ids.keys()) { if (x > 1) got.push(x); }
+JSON.stringify(got);
+`
+
 // imageRecords keeps objects, arrays and closures across its calls, and
 // calls from two guest frames deep, inside a try.
 const imageRecords = `
@@ -166,6 +183,7 @@ func TestImagePrototypeContinuesAsHot(t *testing.T) {
 		{"records", imageRecords, imageRecord, 6},
 		{"errors", imageErrors, imageError, 6},
 		{"pages", imagePages, imagePage, 40},
+		{"loops", imageLoops, imageRecord, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for capture := range tc.calls {
@@ -186,8 +204,11 @@ func TestImagePrototypeContinuesAsHot(t *testing.T) {
 
 func TestImagePrototypeRefusesWhatItCannotWrite(t *testing.T) {
 	for _, source := range []string{
-		`const m = new Map([[1, 2]]); fetch(0); m.size`,          // a Map
-		`for (const x of [1, 2]) fetch(x);`,                      // an iterator in flight
+		`const m = new Map([[1, 2]]); fetch(0); m.size`,             // a Map
+		`for (const k in { a: 1 }) fetch(k);`,                       // a for-in loop in flight
+		`function* g() { yield 1; } for (const x of g()) fetch(x);`, // a generator's iterator
+		// An array's iterator with a next method of its own.
+		`const it = [1, 2].values(); const n = it.next; it.next = () => n.call(it); for (const x of { [Symbol.iterator]: () => it }) fetch(x);`,
 		`[1, 2].map(x => fetch(x))`,                              // a built-in's frame
 		`Array.prototype.extra = 1; fetch(0)`,                    // a built-in written
 		`const s = Symbol.for("k"); fetch(0)`,                    // the symbol registry
@@ -228,8 +249,14 @@ func TestImagePrototypeRefusesWhatItCannotWrite(t *testing.T) {
 // the prototype does not check, item 6 of docs/heap-image.md, is that what
 // it read is a state the program could be in.)
 func TestImagePrototypeReadsDamageSafely(t *testing.T) {
-	hot := runCapturing(t, imageRecords, imageRecord, 3)
-	p := MustCompile("image.js", imageRecords, false)
+	for _, tc := range []struct{ name, source string }{{"records", imageRecords}, {"loops", imageLoops}} {
+		t.Run(tc.name, func(t *testing.T) { readsDamageSafely(t, tc.source) })
+	}
+}
+
+func readsDamageSafely(t *testing.T, source string) {
+	hot := runCapturing(t, source, imageRecord, 3)
+	p := MustCompile("image.js", source, false)
 	read := func(img []byte) {
 		r := New()
 		_ = r.Set("fetch", func(c FunctionCall) Value { return imageRecord(r, 0) })
