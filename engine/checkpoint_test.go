@@ -156,6 +156,25 @@ summary.join(",");
 	continueAsHot(t, src, pageAnswer, 11, 10)
 }
 
+// The same for a guest keeping a Map and a Set that grow and shrink
+// after every checkpoint: their growth is charged from the largest size
+// each has had, which the image keeps, so the meter reads the same hot
+// and cold.
+func TestCheckpointsContinueWithCollections(t *testing.T) {
+	const src = `
+const counts = new Map();
+const firsts = new Set();
+for (let i = 0; i < 8; i++) {
+  const page = fetch_page(i);
+  for (let j = 0; j < 40; j++) counts.set("k" + (i * 40 + j), page.length + j);
+  if (i % 3 === 0) for (let j = 0; j < 60; j++) counts.delete("k" + (i * 40 - j));
+  firsts.add(page.slice(0, 6 + i));
+}
+JSON.stringify([counts.size, firsts.size, counts.get("k100")]);
+`
+	continueAsHot(t, src, pageAnswer, 8, 7)
+}
+
 // continueAsHot runs src hot, plain and sealed, answering with answer,
 // and resumes it cold from each of its calls suspensions: each resume
 // reaches the hot run's next step byte for byte, and at least least of

@@ -75,6 +75,8 @@ const (
 	imgFunc
 	imgArrow
 	imgArrayIter // an array's iterator (a for-of loop's, in flight)
+	imgMap
+	imgSet
 )
 
 // imageBuiltins are the built-ins an image names rather than writes: how
@@ -85,13 +87,20 @@ var imageBuiltins = []func(r *Runtime) *Object{
 	(*Runtime).getArrayPrototype,
 	(*Runtime).getFunctionPrototype,
 	(*Runtime).getArrayIteratorPrototype,
+	(*Runtime).getMapPrototype,
+	(*Runtime).getSetPrototype,
 }
 
 // imageBuiltinMade is imageBuiltins[i] for a writer, which makes no
 // built-in: nil if the realm has not made it.
 func imageBuiltinMade(r *Runtime, i int) *Object {
-	if i == 4 {
+	switch i {
+	case 4:
 		return r.global.ArrayIteratorPrototype
+	case 5:
+		return r.global.MapPrototype
+	case 6:
+		return r.global.SetPrototype
 	}
 	return imageBuiltins[i](r)
 }
@@ -706,6 +715,14 @@ func (w *imageWriter) objectBody(o *Object) {
 	case *funcObject:
 		w.out = append(w.out, imgFunc)
 		w.jsFunc(&self.baseJsFuncObject)
+	case *mapObject:
+		w.out = append(w.out, imgMap)
+		w.ownProps(&self.baseObject)
+		w.entries(self.m)
+	case *setObject:
+		w.out = append(w.out, imgSet)
+		w.ownProps(&self.baseObject)
+		w.entries(self.m)
 	case *arrayIterObject:
 		w.out = append(w.out, imgArrayIter)
 		w.ownProps(&self.baseObject)
@@ -729,6 +746,26 @@ func (w *imageWriter) objectBody(o *Object) {
 	default:
 		w.fail(fmt.Sprintf("an object of kind %T", self))
 	}
+}
+
+// entries writes a Map's or Set's entries in their order, and the largest
+// size it has had (what its growth is charged from).
+func (w *imageWriter) entries(m *orderedMap) {
+	w.uint(uint64(m.size))
+	n := 0
+	for e := m.iterFirst; e != nil; e = e.iterNext {
+		if e.key == nil {
+			w.fail("a Map or Set iterated while changed")
+			return
+		}
+		w.value(e.key)
+		w.value(e.value)
+		n++
+	}
+	if n != m.size {
+		w.fail("a Map or Set whose entries do not add up")
+	}
+	w.uint(uint64(m.high))
 }
 
 func (w *imageWriter) jsFunc(f *baseJsFuncObject) {
@@ -1071,6 +1108,20 @@ func (d *imageReader) objectBody() {
 	case imgFunc:
 		f := &funcObject{}
 		d.jsFunc(o, &f.baseJsFuncObject, f)
+	case imgMap:
+		mo := &mapObject{}
+		mo.class, mo.val, mo.extensible = classObject, o, true
+		o.self = mo
+		mo.init()
+		d.ownProps(&mo.baseObject)
+		d.entries(mo.m)
+	case imgSet:
+		so := &setObject{}
+		so.class, so.val, so.extensible = classObject, o, true
+		o.self = so
+		so.init()
+		d.ownProps(&so.baseObject)
+		d.entries(so.m)
 	case imgArrayIter:
 		ai := &arrayIterObject{}
 		ai.class, ai.val, ai.extensible = classObject, o, true
@@ -1096,6 +1147,28 @@ func (d *imageReader) objectBody() {
 	default:
 		d.fail("unknown object kind %d", kind)
 	}
+}
+
+// entries reads what imageWriter.entries wrote into m, which is new. The
+// growth is not charged again: the original paid for it.
+func (d *imageReader) entries(m *orderedMap) {
+	r := m.r
+	m.r = nil
+	n := d.count()
+	for range n {
+		k, v := d.value(), d.value()
+		if k == nil || d.err != nil {
+			d.fail("a Map or Set entry")
+			return
+		}
+		m.set(k, v)
+	}
+	high := d.uint()
+	if m.size != n || high < uint64(n) || high > math.MaxInt32 {
+		d.fail("a Map or Set's size")
+		return
+	}
+	m.r, m.high = r, int(high)
 }
 
 func (d *imageReader) jsFunc(o *Object, f *baseJsFuncObject, self objectImpl) {

@@ -127,6 +127,28 @@ for (const x of ids.keys()) { if (x > 1) got.push(x); }
 JSON.stringify(got);
 `
 
+// imageCollections keeps Maps and Sets, grown, shrunk and keyed by
+// objects and strings, across its calls.
+const imageCollections = `
+const urls = ["x.com/1", "y.com/2", "x.com/3", "z.com/4", "y.com/5"];
+const byHost = new Map();
+const seen = new Set();
+const tags = new Set(["a", "b"]);
+const keyObj = { k: 1 };
+const byObj = new Map([[keyObj, 0]]);
+for (const [i, u] of urls.entries()) {
+  const page = fetch(i);
+  const host = u.split("/")[0];
+  if (!byHost.has(host)) byHost.set(host, []);
+  byHost.get(host).push(page.length);
+  seen.add(page.slice(0, 2 + i));
+  byObj.set(keyObj, byObj.get(keyObj) + 1);
+  if (byHost.size > 2) tags.delete("a");
+}
+tags.add("c");
+JSON.stringify({ hosts: [...byHost.entries()], seen: [...seen], tags: [...tags], n: byHost.size, o: byObj.get(keyObj) });
+`
+
 // imageRecords keeps objects, arrays and closures across its calls, and
 // calls from two guest frames deep, inside a try.
 const imageRecords = `
@@ -184,6 +206,7 @@ func TestImagePrototypeContinuesAsHot(t *testing.T) {
 		{"errors", imageErrors, imageError, 6},
 		{"pages", imagePages, imagePage, 40},
 		{"loops", imageLoops, imageRecord, 8},
+		{"collections", imageCollections, imageRecord, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for capture := range tc.calls {
@@ -204,7 +227,8 @@ func TestImagePrototypeContinuesAsHot(t *testing.T) {
 
 func TestImagePrototypeRefusesWhatItCannotWrite(t *testing.T) {
 	for _, source := range []string{
-		`const m = new Map([[1, 2]]); fetch(0); m.size`,             // a Map
+		`const m = new Map([[1, 2]]); for (const e of m) fetch(0);`, // a Map's iterator in flight
+		`const w = new WeakMap(); fetch(0); w`,                      // a WeakMap
 		`for (const k in { a: 1 }) fetch(k);`,                       // a for-in loop in flight
 		`function* g() { yield 1; } for (const x of g()) fetch(x);`, // a generator's iterator
 		// An array's iterator with a next method of its own.
@@ -249,7 +273,7 @@ func TestImagePrototypeRefusesWhatItCannotWrite(t *testing.T) {
 // the prototype does not check, item 6 of docs/heap-image.md, is that what
 // it read is a state the program could be in.)
 func TestImagePrototypeReadsDamageSafely(t *testing.T) {
-	for _, tc := range []struct{ name, source string }{{"records", imageRecords}, {"loops", imageLoops}} {
+	for _, tc := range []struct{ name, source string }{{"records", imageRecords}, {"loops", imageLoops}, {"collections", imageCollections}} {
 		t.Run(tc.name, func(t *testing.T) { readsDamageSafely(t, tc.source) })
 	}
 }
