@@ -74,6 +74,16 @@ func (x *Execution) checkpoint(s *Step) bool {
 	if !checkpointAlways && (replaced < max(checkpointMin, 2*head) || !checkpointDue(tail, replaced)) {
 		return false
 	}
+	return x.writeCheckpoint(s, replaced)
+}
+
+// writeCheckpoint is checkpoint's writing, in a frame of its own: its
+// locals are pushed only where a checkpoint is due, not at every
+// suspension, whose goroutine stack a parked execution keeps (one 8 KiB
+// stack past its size doubles it).
+//
+//go:noinline
+func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 	checkpointsTried.Add(1)
 	r := x.realm
 	callee := x.capabilityObject(x.outstanding[0].Capability)

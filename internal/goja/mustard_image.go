@@ -127,8 +127,17 @@ type imageBaseValue struct {
 func newImageBase(r *Runtime) imageBase {
 	g, names := imageGlobal(r)
 	b := imageBase{names: imageBaseNames.intern(names)}
-	for i, n := range names {
-		if v := g.values.get(n); v != nil {
+	// Counted first: every start records a base, and a parked execution's
+	// memory counts what its start left for the collector too.
+	n := 0
+	for _, name := range names {
+		if g.values.get(name) != nil {
+			n++
+		}
+	}
+	b.made = make([]imageBaseValue, 0, n)
+	for i, name := range names {
+		if v := g.values.get(name); v != nil {
 			value, flags := imagePropValue(v)
 			b.made = append(b.made, imageBaseValue{i, value, flags})
 		}
