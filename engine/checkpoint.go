@@ -26,7 +26,7 @@ import (
 // a host with delta delivery gets it whole (the header again, the
 // image), and writing it walks the guest's heap: worth it when it lets
 // go of far more than that, such as a large answer.
-var checkpointMin = 16 << 10
+const checkpointMin = 16 << 10
 
 // checkpointsWritten counts the process's checkpoints, and
 // checkpointsTried the suspensions that came to writing an image (the
@@ -77,12 +77,9 @@ func (x *Execution) checkpoint(s *Step) bool {
 	return x.writeCheckpoint(s, replaced)
 }
 
-// writeCheckpoint is checkpoint's writing, in a frame of its own: its
-// locals are pushed only where a checkpoint is due, not at every
-// suspension, whose goroutine stack a parked execution keeps (one 8 KiB
-// stack past its size doubles it).
-//
-//go:noinline
+// writeCheckpoint writes the checkpoint that checkpoint decided is due:
+// the image, unless it cannot hold the execution or is not well under
+// the journal it would replace (replaced bytes).
 func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 	checkpointsTried.Add(1)
 	r := x.realm
@@ -260,7 +257,6 @@ func (x *Execution) resumeCheckpoint(j *snapshot.Snapshot) (goja.Value, error) {
 	x.scheduleLook()
 	v, err := img.Run(func(goja.FunctionCall) goja.Value { return x.waitSync(c.Capability) })
 	if err == goja.ErrImageState { // not errors.Is: an Exception's Unwrap runs guest code
-
 		return nil, divergence("the checkpoint's image does not run")
 	}
 	return v, err

@@ -745,13 +745,7 @@ func (x *Execution) capability(name string) func(goja.FunctionCall) goja.Value {
 		}
 		x.outstanding = append(x.outstanding, c)
 		x.argc = len(call.Arguments)
-		for !x.syncAnswered {
-			if err := x.suspend(); err != nil {
-				rt.Interrupt(err)
-				return goja.Undefined()
-			}
-		}
-		return x.takeSync(name)
+		return x.waitSync(name)
 	}
 }
 
@@ -764,13 +758,6 @@ func (x *Execution) waitSync(name string) goja.Value {
 			return goja.Undefined()
 		}
 	}
-	return x.takeSync(name)
-}
-
-// takeSync returns the answer of the synchronous call the guest waits in,
-// or throws it. (The capability's function waits in a loop of its own:
-// one frame less on the stack a parked execution keeps.)
-func (x *Execution) takeSync(name string) goja.Value {
 	x.syncAnswered = false
 	o := x.syncOutcome
 	x.syncOutcome = snapshot.Outcome{}
