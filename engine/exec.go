@@ -220,9 +220,6 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 		}
 		x.replay, x.legacy = j, j.Version == 1
 		x.adopt = snapshot.EarlierMetering(j.Version)
-		if j.Made() < uint64(len(j.Calls)) {
-			return nil, Step{Err: divergence("the journal's calls do not add up")}
-		}
 		// The replay holds the journal until its first suspension past
 		// it, which continues its bytes; a parked execution keeps
 		// nothing of it but the bytes.

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 
@@ -134,6 +135,22 @@ func TestCheckpointDamage(t *testing.T) {
 		if !errors.As(err, &fe) || !errors.Is(err, ErrCheckpoint) || fe.Offset < head {
 			t.Errorf("%s: %v", bad.name, err)
 		}
+	}
+	// A checkpoint at the last call number but one leaves a number for
+	// one call after it, not two.
+	c.ID = math.MaxUint64 - 1
+	top := append(bytes.Clone(raw[:head]), appendCheckpoint(nil, &c, Meter{}, &l, s.Checkpoint)...)
+	if _, err := Decode(top); err != nil {
+		t.Fatalf("the checkpoint alone: %v", err)
+	}
+	top = append(top, appendAnswer(nil, &Answer{CallID: c.ID, Outcome: Outcome{Value: value.Null()}})...)
+	call := appendCall(nil, &HostCall{Capability: "cap", Args: []value.Value{}})
+	top = append(top, call...)
+	if _, err := Decode(append(bytes.Clone(top), appendSuspend(nil, math.MaxUint64, Meter{}, nil)...)); err != nil {
+		t.Fatalf("the call numbered last: %v", err)
+	}
+	if _, err := Decode(append(top, call...)); !errors.Is(err, ErrCall) {
+		t.Errorf("a call numbered past the last: %v", err)
 	}
 	if !reflect.DeepEqual(s.Checkpoint.Rand, []byte("pcg:0123456789abcdef")) {
 		t.Fatal("decoding again changed the snapshot")

@@ -442,8 +442,8 @@ func ContinueBuilderFrom(raw []byte, s *Snapshot, seal *Sealer, d Digest) *Build
 	if l := s.Last().Limits; l != nil {
 		b.limits, b.hasLimits = *l, true
 	}
-	// Sealing adds to every record: the sizes are the plain journal's,
-	// counted back from the end.
+	// The plain journal's sizes, as Decode read them (sealing adds to
+	// every record).
 	b.head, b.tail, b.plainHead = s.head, s.tail, s.plainHead
 	if b.h == nil {
 		b.h = sha256.New()
@@ -799,6 +799,9 @@ func (d *decoder) journal(s *Snapshot) error {
 			c, err := d.call()
 			if err != nil {
 				return err
+			}
+			if s.Made() == math.MaxUint64 {
+				return d.fail(ErrCall) // a checkpoint's number left no room for it
 			}
 			c.ID = s.Made() + 1
 			s.Calls = append(s.Calls, c)
