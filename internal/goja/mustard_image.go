@@ -79,31 +79,23 @@ const (
 	imgSet
 )
 
-// imageBuiltins are the built-ins an image names rather than writes: how
-// a reader gets each, made if it must be.
-var imageBuiltins = []func(r *Runtime) *Object{
-	func(r *Runtime) *Object { return r.globalObject },
-	func(r *Runtime) *Object { return r.global.ObjectPrototype },
-	(*Runtime).getArrayPrototype,
-	(*Runtime).getFunctionPrototype,
-	(*Runtime).getArrayIteratorPrototype,
-	(*Runtime).getMapPrototype,
-	(*Runtime).getSetPrototype,
+// imageBuiltins are the built-ins an image names rather than writes:
+// get is how a reader has each (made if it must be), made how a writer,
+// which makes no built-in, does (nil if the realm has not made it).
+var imageBuiltins = []imageBuiltin{
+	always(func(r *Runtime) *Object { return r.globalObject }),
+	always(func(r *Runtime) *Object { return r.global.ObjectPrototype }),
+	always((*Runtime).getArrayPrototype),
+	always((*Runtime).getFunctionPrototype),
+	{(*Runtime).getArrayIteratorPrototype, func(r *Runtime) *Object { return r.global.ArrayIteratorPrototype }},
+	{(*Runtime).getMapPrototype, func(r *Runtime) *Object { return r.global.MapPrototype }},
+	{(*Runtime).getSetPrototype, func(r *Runtime) *Object { return r.global.SetPrototype }},
 }
 
-// imageBuiltinMade is imageBuiltins[i] for a writer, which makes no
-// built-in: nil if the realm has not made it.
-func imageBuiltinMade(r *Runtime, i int) *Object {
-	switch i {
-	case 4:
-		return r.global.ArrayIteratorPrototype
-	case 5:
-		return r.global.MapPrototype
-	case 6:
-		return r.global.SetPrototype
-	}
-	return imageBuiltins[i](r)
-}
+type imageBuiltin struct{ get, made func(r *Runtime) *Object }
+
+// always is a built-in a writer may get as a reader does.
+func always(f func(r *Runtime) *Object) imageBuiltin { return imageBuiltin{f, f} }
 
 // imageBase is what a realm holds before guest code runs: the global
 // object's own property names, in order, and the values of those already
@@ -262,16 +254,12 @@ type imageWriter struct {
 	err      error
 }
 
-// writeImage writes the state of a runtime suspended in a host function
-// called from guest code with n arguments.
-func writeImage(r *Runtime, p *Program, base imageBase, n int) ([]byte, error) {
-	return appendImage(nil, r, p, base, n, nil, nil)
-}
-
-// appendImage is writeImage appending to buf, with the embedder's objects
-// named by named (which take precedence over the global host functions'
-// names). callee, if not nil, is the host function: the guest's call
-// instruction must be calling it, not a built-in that called it.
+// appendImage appends to buf the state of a runtime suspended in a host
+// function called from guest code with n arguments, with the embedder's
+// objects named by named (which take precedence over the global host
+// functions' names). callee, if not nil, is the host function: the
+// guest's call instruction must be calling it, not a built-in that
+// called it.
 func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, named map[*Object]string, callee *Object) ([]byte, error) {
 	w := &imageWriter{r: r, base: base, out: buf, prgs: map[*Program]uint64{},
 		builtins: map[*Object]uint64{}, natives: map[*Object]string{},
@@ -279,8 +267,8 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 	for i, prg := range imagePrograms(p) {
 		w.prgs[prg] = uint64(i)
 	}
-	for i := range imageBuiltins {
-		if o := imageBuiltinMade(r, i); o != nil {
+	for i, b := range imageBuiltins {
+		if o := b.made(r); o != nil {
 			w.builtins[o] = uint64(i)
 		}
 	}
@@ -624,8 +612,8 @@ func (w *imageWriter) value(v Value) {
 // member writes a built-in as the property of one of imageBuiltins that
 // holds it (Array.prototype.push, say).
 func (w *imageWriter) member(v *Object) {
-	for i := range imageBuiltins {
-		holder := imageBuiltinMade(w.r, i)
+	for i, b := range imageBuiltins {
+		holder := b.made(w.r)
 		if holder == nil {
 			continue
 		}
@@ -949,7 +937,7 @@ func (d *imageReader) value() Value {
 		}
 	case imgBuiltin:
 		if i := d.uint(); i < uint64(len(imageBuiltins)) {
-			return imageBuiltins[i](d.r)
+			return imageBuiltins[i].get(d.r)
 		}
 		d.fail("unknown built-in")
 	case imgVariadic:
@@ -958,7 +946,7 @@ func (d *imageReader) value() Value {
 		i := d.uint()
 		name := unistring.NewFromString(d.string())
 		if i < uint64(len(imageBuiltins)) {
-			if o, ok := imageOwnValue(imageBuiltins[i](d.r), name).(*Object); ok && o.builtin != 0 {
+			if o, ok := imageOwnValue(imageBuiltins[i].get(d.r), name).(*Object); ok && o.builtin != 0 {
 				return o
 			}
 		}
@@ -1223,13 +1211,9 @@ type imageState struct {
 	iters  []iterStackItem
 }
 
-// readImage reads an image into r, a new runtime whose realm is as the
-// writer's base was, with p the program compiled again.
-func readImage(r *Runtime, p *Program, image []byte) (*imageState, error) {
-	return readImageNamed(r, p, image, nil)
-}
-
-// readImageNamed is readImage with the embedder's objects found by named.
+// readImageNamed reads an image into r, a new runtime whose realm is as
+// the writer's base was, with p the program compiled again and the
+// embedder's objects found by named.
 func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Object) (*imageState, error) {
 	d := &imageReader{r: r, in: image, prgs: imagePrograms(p), named: named}
 	st := &imageState{r: r}
@@ -1418,14 +1402,6 @@ func (st *imageState) run(outcome func(FunctionCall) Value) (result Value, err e
 	result = vm.result
 	r.leave()
 	return result, nil
-}
-
-func runImage(r *Runtime, p *Program, image []byte, answer Value) (Value, error) {
-	st, err := readImage(r, p, image)
-	if err != nil {
-		return nil, err
-	}
-	return st.run(func(FunctionCall) Value { return answer })
 }
 
 // ImageBase is what a realm holds before guest code runs, which an image

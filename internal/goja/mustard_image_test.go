@@ -11,6 +11,27 @@ import (
 	"testing"
 )
 
+// writeImage writes the image of r suspended in a host function called
+// from guest code with n arguments, which the writer does not check the
+// callee of.
+func writeImage(r *Runtime, p *Program, base imageBase, n int) ([]byte, error) {
+	return appendImage(nil, r, p, base, n, nil, nil)
+}
+
+// readImage reads an image without embedder's objects.
+func readImage(r *Runtime, p *Program, image []byte) (*imageState, error) {
+	return readImageNamed(r, p, image, nil)
+}
+
+// runImage reads an image and continues it with answer.
+func runImage(r *Runtime, p *Program, image []byte, answer Value) (Value, error) {
+	st, err := readImage(r, p, image)
+	if err != nil {
+		return nil, err
+	}
+	return st.run(func(FunctionCall) Value { return answer })
+}
+
 // imageAnswer answers fetch(i) in r: it returns the answer, or throws.
 type imageAnswer func(r *Runtime, i int) Value
 
@@ -264,7 +285,7 @@ func TestImagePrototypeRefusesWhatItCannotWrite(t *testing.T) {
 			t.Fatalf("%s: %v", source, rerr)
 		}
 		if !errors.Is(err, errImageUnsupported) {
-			t.Errorf("%s: written (%v); the prototype cannot continue it", source, err)
+			t.Errorf("%s: written (%v); an image cannot hold it", source, err)
 		}
 	}
 }
