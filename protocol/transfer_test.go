@@ -448,3 +448,38 @@ func TestSnapshotSizeLimit(t *testing.T) {
 		c.must(c.call("compile", nil, "", "source", "1 + 1"))
 	})
 }
+
+// A snapshot that begins with a checkpoint (after a large answer the
+// guest dropped) does not extend the one resumed: with delta delivery it
+// comes whole, without snapshot_base_id, hot and cold; the next step,
+// answered small, is a delta of it again.
+func TestSnapshotDeliveryDeltaOfACheckpoint(t *testing.T) {
+	forBoth(t, func(t *testing.T, jsonl bool) {
+		c := newSess(t, jsonl, protocol.Options{})
+		src := `let t = 0; for (let i = 0; i < 3; i++) t += fetch_data(i).length; t;`
+		prog := c.must(c.call("compile", nil, "", "source", src)).str("program_id")
+		st := c.must(c.call("start", nil, "", "program_id", prog, "options", map[string]any{"capabilities": []string{"fetch_data"}}, "snapshot_delivery", "delta"))
+		id, pol := st.str("snapshot_id"), st.str("policy_id")
+		page := map[string]any{"type": "value", "value": map[string]any{"String": strings.Repeat("a page of text; ", 2000)}}
+		whole := func(r reply, what string) {
+			t.Helper()
+			if _, ok := r.result()["snapshot_base_id"]; ok || sha256Hex(r.bytes) != r.str("snapshot_id") || len(r.bytes) > 1024 {
+				t.Fatalf("%s: not a whole checkpoint (%d bytes): %.300s", what, len(r.bytes), r.raw)
+			}
+		}
+		hot := c.must(c.call("resume", nil, "", "snapshot_id", id, "policy_id", pol, "auth", auth(id), "payload", page, "snapshot_delivery", "delta"))
+		whole(hot, "hot")
+		cold := newSess(t, jsonl, protocol.Options{})
+		cr := cold.must(cold.call("resume", st.bytes, "snapshot_base64", "policy", rawPolicy(id, "fetch_data"), "payload", page, "snapshot_delivery", "delta"))
+		whole(cr, "cold")
+		if cr.str("snapshot_id") != hot.str("snapshot_id") {
+			t.Fatal("the cold resume's checkpoint differs from the hot one's")
+		}
+		hid := hot.str("snapshot_id")
+		small := map[string]any{"type": "value", "value": map[string]any{"String": "short"}}
+		next := c.must(c.call("resume", nil, "", "snapshot_id", hid, "policy_id", pol, "auth", auth(hid), "payload", small, "snapshot_delivery", "delta"))
+		if next.str("snapshot_base_id") != hid || sha256Hex(append(bytes.Clone(hot.bytes), next.bytes...)) != next.str("snapshot_id") {
+			t.Fatalf("the step after a checkpoint: %.300s", next.raw)
+		}
+	})
+}
