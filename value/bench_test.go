@@ -1,6 +1,11 @@
 package value
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
+)
 
 func BenchmarkAppendJSON(b *testing.B) {
 	v := realisticValue()
@@ -76,6 +81,19 @@ func BenchmarkValidate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := v.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTranscodeJSONText is a tool's answer of 50 KB of text that is
+// itself JSON: one long string with an escape every dozen bytes.
+func BenchmarkTranscodeJSONText(b *testing.B) {
+	in := String(sampletext.JSONLike(rand.New(rand.NewPCG(1, 2)), 50_000)).AppendJSON(nil)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := TranscodeJSON(in); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -188,4 +188,13 @@ func checkTranscode(t *testing.T, b []byte, v Value, err error) {
 	if err == nil && !bytes.Equal(enc, v.AppendCBOR(nil)) {
 		t.Fatalf("TranscodeJSON(%q) = %x, ParseJSON's value encodes as %x", b, enc, v.AppendCBOR(nil))
 	}
+	// TranscodeJSONValue reads the same value with more text after it,
+	// and tells where the value's text ends.
+	if err == nil {
+		more := append(bytes.Clone(b), `,"next":["x"]}`...)
+		venc, n, verr := TranscodeJSONValue(more)
+		if verr != nil || !bytes.Equal(venc, enc) || n != len(bytes.TrimRight(b, " \t\r\n")) {
+			t.Fatalf("TranscodeJSONValue(%q) = %x, %d, %v; want %x, the value's end", more, venc, n, verr, enc)
+		}
+	}
 }

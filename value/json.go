@@ -1,7 +1,9 @@
 package value
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -261,6 +263,23 @@ func ParseJSON(b []byte) (Value, error) {
 // times their size and lived only until it was imported. The result is
 // the caller's own memory.
 func TranscodeJSON(b []byte) ([]byte, error) {
+	out, n, err := TranscodeJSONValue(b)
+	if err != nil {
+		return nil, err
+	}
+	d := jsonDecoder{b: b, i: n}
+	d.skipWS()
+	if d.i < len(d.b) {
+		return nil, invalidf("unexpected data after the value at offset %d", d.i)
+	}
+	return out, nil
+}
+
+// TranscodeJSONValue is TranscodeJSON for the value at the start of b,
+// which more text may follow: it returns the value's binary form and where
+// its text ends. A request decoder meets an answer inside its payload
+// object and reads it once, instead of skipping it to find its end first.
+func TranscodeJSONValue(b []byte) (out []byte, n int, err error) {
 	d := jsonDecoder{b: b, scratch: getScratch(), cbor: true}
 	defer d.release()
 	// Every item's binary form is shorter than its JSON wire form (a
@@ -268,13 +287,9 @@ func TranscodeJSON(b []byte) ([]byte, error) {
 	// this is the only allocation.
 	d.out = make([]byte, 0, len(b))
 	if _, err := d.value(0, posTop); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	d.skipWS()
-	if d.i < len(d.b) {
-		return nil, invalidf("unexpected data after the value at offset %d", d.i)
-	}
-	return d.assemble(), nil
+	return d.assemble(), d.i, nil
 }
 
 // ParseJSONString decodes one JSON string (with optional surrounding
@@ -493,15 +508,16 @@ func (d *jsonDecoder) variant(depth int, pos position) (Value, error) {
 		if d.peek() != '"' {
 			return Value{}, invalidf("String must be a JSON string")
 		}
+		if d.cbor {
+			if err := d.transcodeStr(); err != nil {
+				return Value{}, err
+			}
+			v = Value{Kind: KindString}
+			break
+		}
 		s, err := d.str()
 		if err != nil {
 			return Value{}, err
-		}
-		if d.cbor {
-			d.out = detcbor.AppendHead(d.out, majorBytes, uint64(len(s)))
-			d.out = append(d.out, s...)
-			v = Value{Kind: KindString}
-			break
 		}
 		v = Value{Kind: KindString, Str: string(s)}
 	case "Number":
@@ -780,6 +796,28 @@ func (d *jsonDecoder) str() ([]byte, error) {
 	return nil, invalidf("unterminated string at offset %d", d.i)
 }
 
+// transcodeStr writes the string at d.b[d.i] to out as a byte string,
+// unescaped into place: its head goes first, with room for the longest
+// the rest of the input allows, and moves the string only when the head
+// turns out shorter (a short string followed by much input).
+func (d *jsonDecoder) transcodeStr() error {
+	at := len(d.out)
+	room := headLen(uint64(len(d.b) - d.i))
+	d.out = append(d.out, make([]byte, room)...)
+	out, err := d.unescape(d.out, d.i+1)
+	if err != nil {
+		return err
+	}
+	n := len(out) - at - room
+	if h := headLen(uint64(n)); h < room {
+		copy(out[at+h:], out[at+room:])
+		out = out[:len(out)-(room-h)]
+	}
+	detcbor.AppendHead(out[at:at], majorBytes, uint64(n))
+	d.out = out
+	return nil
+}
+
 // strSlow continues str from b[i], the first escape or control character.
 func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
 	b := d.b
@@ -797,31 +835,62 @@ func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
 			d.buf = make([]byte, 0, n)
 		}
 	}
-	buf := append(d.buf[:0], b[start:i]...)
+	buf, err := d.unescape(append(d.buf[:0], b[start:i]...), i)
+	if err != nil {
+		return nil, err
+	}
+	d.buf = buf
+	return buf, nil
+}
+
+// unescape appends the string whose text continues at d.b[i] to dst,
+// unescaped, and moves d.i (still at its opening quote) past its closing
+// quote. Text between escapes goes eight bytes at a time: each word is
+// written whole where dst has room and kept up to its first byte that
+// needs a look. A tool's answer that is itself JSON has an escape every
+// dozen bytes, and a call and a copy for each run between them cost more
+// than the runs.
+func (d *jsonDecoder) unescape(dst []byte, i int) ([]byte, error) {
+	b := d.b
 	for i < len(b) {
+		for len(b)-i >= 8 && cap(dst)-len(dst) >= 8 {
+			x := binary.LittleEndian.Uint64(b[i:])
+			n := len(dst)
+			binary.LittleEndian.PutUint64(dst[n:n+8], x)
+			m := jsonscan.Specials(x)
+			if m == 0 {
+				dst, i = dst[:n+8], i+8
+				continue
+			}
+			k := bits.TrailingZeros64(m) / 8
+			dst, i = dst[:n+k], i+k
+			break
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
 			d.i = i + 1
-			d.buf = buf
-			return buf, nil
+			return dst, nil
 		case c == '\\':
 			if i+1 >= len(b) {
 				return nil, invalidf("unterminated string at offset %d", d.i)
 			}
 			switch e := b[i+1]; e {
 			case '"', '\\', '/':
-				buf = append(buf, e)
+				dst = append(dst, e)
 			case 'b':
-				buf = append(buf, '\b')
+				dst = append(dst, '\b')
 			case 'f':
-				buf = append(buf, '\f')
+				dst = append(dst, '\f')
 			case 'n':
-				buf = append(buf, '\n')
+				dst = append(dst, '\n')
 			case 'r':
-				buf = append(buf, '\r')
+				dst = append(dst, '\r')
 			case 't':
-				buf = append(buf, '\t')
+				dst = append(dst, '\t')
 			case 'u':
 				u, ok := hex4(b, i+2)
 				if !ok {
@@ -830,12 +899,12 @@ func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
 				i += 6
 				if u >= surrHighMin && u < surrLowMin && len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
 					if lo, ok := hex4(b, i+2); ok && lo >= surrLowMin && lo <= surrMax {
-						buf = utf8.AppendRune(buf, 0x10000+(rune(u-surrHighMin)<<10|rune(lo-surrLowMin)))
+						dst = utf8.AppendRune(dst, 0x10000+(rune(u-surrHighMin)<<10|rune(lo-surrLowMin)))
 						i += 6
 						continue
 					}
 				}
-				buf = appendUnit(buf, u)
+				dst = appendUnit(dst, u)
 				continue
 			default:
 				return nil, invalidf("invalid escape in string at offset %d", i)
@@ -844,16 +913,15 @@ func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
 		case c < 0x20:
 			return nil, invalidf("unescaped control character in string at offset %d", i)
 		case c < utf8.RuneSelf:
-			// A run of plain ASCII is copied at once.
-			j := jsonscan.PlainRun(b, i+1)
-			buf = append(buf, b[i:j]...)
-			i = j
+			// Near the end of the input, or of dst's room.
+			dst = append(dst, c)
+			i++
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
 				return nil, invalidf("invalid UTF-8 in string at offset %d", i)
 			}
-			buf = append(buf, b[i:i+size]...)
+			dst = append(dst, b[i:i+size]...)
 			i += size
 		}
 	}

@@ -164,19 +164,8 @@ func Elements(b []byte, fn func(elem []byte) bool) bool {
 // character or a byte of a multi-byte UTF-8 sequence; len(b) if there is
 // none. It looks at eight bytes at a time.
 func PlainRun(b []byte, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
 	for ; len(b)-i >= 8; i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q := x ^ 0x2222222222222222 // a zero byte where x has '"'
-		s := x ^ 0x5c5c5c5c5c5c5c5c // where x has '\\'
-		// A byte's high bit is set in m if it is zero in q or s, below
-		// 0x20 in x, or has its own high bit set. Borrows only run from a
-		// byte that is one of those upwards, so the lowest bit set is the
-		// first such byte.
-		if m := ((q-ones)&^q | (s-ones)&^s | (x-0x2020202020202020)&^x | x) & highs; m != 0 {
+		if m := Specials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -186,4 +175,22 @@ func PlainRun(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// Specials marks, in the word x of eight bytes read little-endian, the
+// bytes PlainRun stops at: the high bit of each such byte is set in the
+// result, and the lowest bit set is the first one
+// (bits.TrailingZeros64(m)/8 is its index). Higher marks may be false
+// positives. It is small enough to inline into a decoder's loop.
+func Specials(x uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	q := x ^ 0x2222222222222222 // a zero byte where x has '"'
+	s := x ^ 0x5c5c5c5c5c5c5c5c // where x has '\\'
+	// A byte's high bit is set if it is zero in q or s, below 0x20 in x,
+	// or has its own high bit set. Borrows only run from a byte that is
+	// one of those upwards, so the lowest bit set is the first such byte.
+	return ((q-ones)&^q | (s-ones)&^s | (x-0x2020202020202020)&^x | x) & highs
 }
