@@ -120,15 +120,19 @@ func (s String) AsUtf16() []uint16 {
 }
 
 // ASCIIPrefix is the length of s's leading run of ASCII bytes (len(s) when
-// s is ASCII). It reads eight bytes at a time while none has its high bit
-// set. // mustard(unistring-ascii)
+// s is ASCII). It reads 32 bytes at a time while none has its high bit
+// set, then eight: a tool's answer of 50 KB is checked in a few
+// microseconds. // mustard(unistring-ascii)
 func ASCIIPrefix(s string) int {
+	const highs = 0x8080808080808080
 	i := 0
+	for ; len(s)-i >= 32; i += 32 {
+		if (word(s, i)|word(s, i+8)|word(s, i+16)|word(s, i+24))&highs != 0 {
+			break
+		}
+	}
 	for ; len(s)-i >= 8; i += 8 {
-		p := s[i : i+8]
-		w := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
-			uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
-		if w&0x8080808080808080 != 0 {
+		if word(s, i)&highs != 0 {
 			break
 		}
 	}
@@ -138,4 +142,12 @@ func ASCIIPrefix(s string) int {
 		}
 	}
 	return i
+}
+
+// word is the eight bytes of s at i, little-endian: one load.
+// mustard(unistring-ascii)
+func word(s string, i int) uint64 {
+	p := s[i : i+8]
+	return uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
+		uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
 }

@@ -37,9 +37,9 @@ func TestScanEveryPosition(t *testing.T) {
 }
 
 // ASCIIPrefix stops at the first non-ASCII byte wherever it falls against
-// the eight bytes it reads at a time. // mustard(unistring-ascii)
+// the 32 and the eight bytes it reads at a time. // mustard(unistring-ascii)
 func TestASCIIPrefixEveryPosition(t *testing.T) {
-	for n := 0; n < 24; n++ {
+	for n := 0; n < 80; n++ {
 		ascii := strings.Repeat("a", n)
 		if got := ASCIIPrefix(ascii); got != n {
 			t.Fatalf("%d ASCII bytes: prefix %d", n, got)
