@@ -31,11 +31,13 @@ func envelope(header []byte, binary bool) (fields, uint64, string, error) {
 	if binary {
 		prefix = "invalid request header"
 	}
-	if !utf8.Valid(header) {
-		return nil, 0, "", &FatalError{prefix + ": not valid UTF-8"}
-	}
 	f, isObject, valid := validObject(header)
 	if !valid {
+		// validObject checks UTF-8 too; which check failed is told apart
+		// only here, off the path of valid requests.
+		if !utf8.Valid(header) {
+			return nil, 0, "", &FatalError{prefix + ": not valid UTF-8"}
+		}
 		return nil, 0, "", &FatalError{prefix + ": not valid JSON"}
 	}
 	if !isObject {

@@ -1,12 +1,19 @@
 package protocol
 
-import "github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+import (
+	"unicode/utf8"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+)
 
 // validJSON reports whether b is exactly one JSON value (RFC 8259) with
-// optional whitespace around it: what encoding/json.Valid accepts, in one
-// pass without a per-byte state function, since every request header goes
-// through it (FuzzValidJSON checks the two agree). Nesting is tracked on an
-// explicit stack, so no input can exhaust the Go stack.
+// optional whitespace around it, and valid UTF-8: what encoding/json.Valid
+// and utf8.Valid together accept, in one pass without a per-byte state
+// function, since every request header goes through it (FuzzValidJSON
+// checks they agree). Outside strings only ASCII is JSON, so the strings'
+// UTF-8 is the only UTF-8 to check: a header that is mostly a long answer
+// is not walked a second time for it. Nesting is tracked on an explicit
+// stack, so no input can exhaust the Go stack.
 func validJSON(b []byte) bool { return validMembers(b, nil) }
 
 // validObject validates a request header as validJSON does and splits it
@@ -156,7 +163,7 @@ func objectKey(b []byte, i int) (keyEnd, valueAt int) {
 }
 
 // scanString returns the index just past the valid string literal at b[i],
-// or -1.
+// valid UTF-8 included, or -1.
 func scanString(b []byte, i int) int {
 	for i++; i < len(b); i++ {
 		if i = jsonscan.PlainRun(b, i); i >= len(b) {
@@ -167,6 +174,12 @@ func scanString(b []byte, i int) int {
 			return i + 1
 		case c < 0x20:
 			return -1
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return -1
+			}
+			i += size - 1
 		case c == '\\':
 			i++
 			if i >= len(b) {

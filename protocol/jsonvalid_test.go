@@ -1,11 +1,16 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 var validJSONCases = []string{
@@ -15,7 +20,8 @@ var validJSONCases = []string{
 	`[1,2,]`, `[,1]`, `[1 2]`, `[[[[]]]]`, `[[[[]]]`, `[]]`, `{}}`, `{"a":}`, `{"a"}`, `{,}`,
 	`"\u00e9\n\t\"\\\/\b\f\r"`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"a\x01\"", `"unterminated`, `"\`,
 	" {\"id\" : 1 , \"method\" : \"ping\" } \r\n", `{"id":1}x`, `1 2`, `[1]  [2]`,
-	"\"\xff\"", "\"\xed\xa0\x80\"", `{"a":{"b":{"c":[true,false,null,-1.25E+10]}}}`,
+	"\"\xff\"", "\"\xed\xa0\x80\"", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"", "\"\xef\xbf\xbd\"", "\"\xe2\x82\"", "\"\xc0\xaf\"", "{\"k\xff\":1}", "[\"ok\", \"\xf4\x90\x80\x80\"]", "\xef\xbb\xbf{}",
+	`{"a":{"b":{"c":[true,false,null,-1.25E+10]}}}`,
 	strings.Repeat("[", 100000) + strings.Repeat("]", 100000),
 	strings.Repeat("[", 100000) + strings.Repeat("]", 99999),
 	strings.Repeat(`{"a":`, 5000) + "1" + strings.Repeat("}", 5000),
@@ -27,25 +33,26 @@ var validJSONCases = []string{
 
 func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 	for _, c := range validJSONCases {
-		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)); got != want {
-			t.Errorf("validJSON(%.60q) = %v, encoding/json says %v", c, got, want)
+		if got, want := validJSON([]byte(c)), json.Valid([]byte(c)) && utf8.ValidString(c); got != want {
+			t.Errorf("validJSON(%.60q) = %v, encoding/json and utf8 say %v", c, got, want)
 		}
 	}
 }
 
-// FuzzValidJSON: validJSON accepts exactly what encoding/json.Valid does.
+// FuzzValidJSON: validJSON accepts exactly what encoding/json.Valid and
+// utf8.Valid together do.
 func FuzzValidJSON(f *testing.F) {
 	for _, c := range validJSONCases {
 		if len(c) < 1000 {
 			f.Add([]byte(c))
 		}
 	}
-	for _, c := range splitCases {
+	for _, c := range append(splitCases, payloadCases...) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
+		if got, want := validJSON(b), json.Valid(b) && utf8.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json and utf8 say %v", b, got, want)
 		}
 		checkValidObject(t, b)
 	})
@@ -85,6 +92,54 @@ func checkValidObject(t *testing.T, b []byte) {
 		if f[i].key != want[i].key || string(f[i].raw) != string(want[i].raw) {
 			t.Fatalf("validObject(%q) = %q, splitObject %q", b, f, want)
 		}
+	}
+	checkSplitPayload(t, b, want)
+}
+
+// checkSplitPayload: splitPayload splits b as splitObject does (want),
+// and its value member reads as TranscodeJSON reads it.
+func checkSplitPayload(t *testing.T, b []byte, want fields) {
+	t.Helper()
+	p, err := splitPayload(b)
+	if err != nil || len(p.fields) != len(want) {
+		t.Fatalf("splitPayload(%q) = %q, %v; splitObject %q", b, p.fields, err, want)
+	}
+	for i := range want {
+		if p.fields[i].key != want[i].key || string(p.fields[i].raw) != string(want[i].raw) {
+			t.Fatalf("splitPayload(%q) = %q, splitObject %q", b, p.fields, want)
+		}
+	}
+	raw, ok := want.get(wire.FieldValue)
+	if !ok {
+		return
+	}
+	enc, err := p.value()
+	wantEnc, wantErr := value.TranscodeJSON(raw)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(enc, wantEnc) {
+		t.Fatalf("splitPayload(%q): value %x, %v; TranscodeJSON %x, %v", b, enc, err, wantEnc, wantErr)
+	}
+}
+
+// payloadCases are payloads whose value member splitPayload reads in its
+// walk, or must read again: repeated, spelled with escapes, not a
+// structured value, among other members.
+var payloadCases = []string{
+	`{"type":"value","value":{"String":"a\"b\\c\u00e9"}}`,
+	`{"value":{"Number":{"Finite":1.5}} , "type" : "value"}`,
+	`{"type":"value","value":{"String":"first"},"value":{"String":"last"}}`,
+	`{"type":"value","value":{"String":"read"},"valu\u0065":{"String":"counts"}}`,
+	`{"type":"value","valu\u0065":{"String":"first"},"value":{"String":"counts"}}`,
+	`{"type":"value","value":{"Strin":"x"}}`,
+	`{"type":"value","value":{"String":"bad"},"value":"Null"}`,
+	`{"type":"value","value":"Null","value":{"Array":[{"String":1}]}}`,
+	`{"type":"value","value":{"Array":["Null",{"Bool":true},"Hole"]},"extra":[1,{"value":2}]}`,
+	`{"type":"error","error":{"name":"E","message":"m"},"value":"Undefined"}`,
+	`{"type":"value","value":  "Undefined"  }`,
+}
+
+func TestSplitPayloadSplitsAsSplitObject(t *testing.T) {
+	for _, c := range append(append(payloadCases, splitCases...), validJSONCases...) {
+		checkValidObject(t, []byte(c))
 	}
 }
 

@@ -81,12 +81,15 @@ func (set stagedSet) answers(f fields, key string) ([]engine.Answer, error) {
 }
 
 func (f fields) payload(key string) (resumePayload, error) {
-	p, ok, err := f.closedObject(key, wire.FieldPayload, payloadKeys)
-	if err != nil {
-		return resumePayload{}, err
-	}
-	if !ok {
+	if !f.present(key) {
 		return resumePayload{}, errorf(codeMissingField, "resume requires payload")
+	}
+	p, err := splitPayload(f.at(key))
+	if err != nil {
+		return resumePayload{}, errorf(codeInvalidField, "%s must be an object", key)
+	}
+	if err := checkClosed(p.fields, f.at(key), wire.FieldPayload, payloadKeys); err != nil {
+		return resumePayload{}, err
 	}
 	kind, _, err := p.string(wire.FieldType)
 	if err != nil {
@@ -100,8 +103,9 @@ func (f fields) payload(key string) (resumePayload, error) {
 		// The answer goes to the journal and into the guest as its binary
 		// form: TranscodeJSON accepts what ParseJSON accepts, only values
 		// that may cross (FuzzParseJSON checks both), without building
-		// the value.
-		enc, err := value.TranscodeJSON(p.at(wire.FieldValue))
+		// the value. The split has read it already, unless its key was
+		// spelled with escapes.
+		enc, err := p.value()
 		if err != nil {
 			return resumePayload{}, errorf(codeInvalidValue, "invalid payload.value: %s", err.Error())
 		}
@@ -140,4 +144,65 @@ func (f fields) payload(key string) (resumePayload, error) {
 		return resumePayload{cancelled: true}, nil
 	}
 	return resumePayload{}, errorf(codeInvalidField, "payload.type must be \"value\", \"error\" or \"cancelled\"")
+}
+
+// payloadFields are a payload object's members, with its value member
+// transcoded by the walk that split them.
+type payloadFields struct {
+	fields
+	read    []byte // the text of the last member read as "value"
+	enc     []byte // its binary form
+	readErr error  // or why it is not a structured value
+}
+
+// splitPayload is splitObject for a resume's payload. The member "value"
+// is transcoded where the walk meets it rather than skipped: a long answer
+// is walked once here instead of twice (skipped to find its end, then
+// transcoded). b is valid JSON, as splitObject's input is.
+func splitPayload(b []byte) (payloadFields, error) {
+	var p payloadFields
+	var fb fieldsBuilder
+	i := jsonscan.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return p, errNotObject
+	}
+	for i = jsonscan.SkipSpace(b, i+1); i < len(b) && b[i] == '"'; {
+		end := jsonscan.SkipString(b, i)
+		key := b[i:end]
+		i = jsonscan.SkipSpace(b, jsonscan.SkipSpace(b, end)+1) // ':'
+		vend := -1
+		if string(key) == `"`+wire.FieldValue+`"` {
+			enc, n, err := value.TranscodeJSONValue(b[i:])
+			if err == nil {
+				vend = i + n
+			} else {
+				vend = jsonscan.SkipValue(b, i)
+			}
+			p.read, p.enc, p.readErr = b[i:vend], enc, err
+		} else {
+			vend = jsonscan.SkipValue(b, i)
+		}
+		if !fb.add(key, b[i:vend]) {
+			break
+		}
+		i = jsonscan.SkipSpace(b, vend)
+		if i >= len(b) || b[i] != ',' {
+			break
+		}
+		i = jsonscan.SkipSpace(b, i+1)
+	}
+	f, err := fb.done()
+	p.fields = f
+	return p, err
+}
+
+// value returns the binary form of the payload's value member: the one
+// the walk read when it is the member that counts (the last of its key),
+// else read now.
+func (p payloadFields) value() ([]byte, error) {
+	raw := p.at(wire.FieldValue)
+	if len(raw) > 0 && len(raw) == len(p.read) && &raw[0] == &p.read[0] {
+		return p.enc, p.readErr
+	}
+	return value.TranscodeJSON(raw)
 }

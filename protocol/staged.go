@@ -103,10 +103,10 @@ func (set stagedSet) staged(f fields, key, inline, structure string) ([]byte, bo
 // key as a one-field object, after the checks every request header gets:
 // UTF-8, and exactly one JSON value.
 func stagedJSON(stageKey, key string, b []byte) (fields, error) {
-	if !utf8.Valid(b) {
-		return nil, errorf(codeInvalidStaged, "%s: the staged bytes are not valid UTF-8", stageKey)
-	}
-	if !validJSON(b) {
+	if !validJSON(b) { // UTF-8 included; the message tells which failed
+		if !utf8.Valid(b) {
+			return nil, errorf(codeInvalidStaged, "%s: the staged bytes are not valid UTF-8", stageKey)
+		}
 		return nil, errorf(codeInvalidStaged, "%s: the staged bytes are not valid JSON", stageKey)
 	}
 	return fields{{key: key, raw: b}}, nil
