@@ -19,6 +19,9 @@ type fields []field
 type field struct {
 	key string
 	raw json.RawMessage
+	// payload is the object split as splitPayload splits it, when the
+	// validator did so on its way (validObject): a resume's payload.
+	payload *payloadFields
 }
 
 // get returns the value of key, if the object has it.
@@ -57,9 +60,10 @@ func splitObject(b []byte) (fields, error) {
 // fieldsBuilder collects an object's members as splitObject, or the
 // validator reading a request header (validObject), finds them.
 type fieldsBuilder struct {
-	f     fields
-	index map[string]int // key → position, once the object is large
-	bad   bool
+	f       fields
+	index   map[string]int // key → position, once the object is large
+	bad     bool
+	pending *payloadFields // the next member's value, split (validObject)
 }
 
 // add takes the next member: its key as a raw string literal and its raw
@@ -80,19 +84,20 @@ func (fb *fieldsBuilder) add(key, value []byte) bool {
 	if fb.f == nil {
 		fb.f = make(fields, 0, 8)
 	}
-	raw := json.RawMessage(value)
+	fl := field{k, json.RawMessage(value), fb.pending}
+	fb.pending = nil
 	// A repeated key: the last occurrence wins, in the first's place.
 	switch {
 	case fb.index != nil:
 		if at, ok := fb.index[k]; ok {
-			fb.f[at].raw = raw
+			fb.f[at] = fl
 		} else {
 			fb.index[k] = len(fb.f)
-			fb.f = append(fb.f, field{k, raw})
+			fb.f = append(fb.f, fl)
 		}
-	case fb.f.set(k, raw):
+	case fb.f.set(fl):
 	default:
-		fb.f = append(fb.f, field{k, raw})
+		fb.f = append(fb.f, fl)
 		if len(fb.f) == indexFrom {
 			fb.index = make(map[string]int, 2*indexFrom)
 			for at, fl := range fb.f {
@@ -165,11 +170,11 @@ func knownKey(raw []byte) (string, bool) {
 	return "", false
 }
 
-// set replaces the value of key if f has it.
-func (f fields) set(key string, raw json.RawMessage) bool {
+// set replaces the field of fl's key if f has it.
+func (f fields) set(fl field) bool {
 	for i := range f {
-		if f[i].key == key {
-			f[i].raw = raw
+		if f[i].key == fl.key {
+			f[i] = fl
 			return true
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
+	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // validJSON reports whether b is exactly one JSON value (RFC 8259) with
@@ -19,13 +21,25 @@ func validJSON(b []byte) bool { return validMembers(b, nil) }
 // validObject validates a request header as validJSON does and splits it
 // as splitObject does, in the same pass: a resume's header is mostly its
 // answer, which a split after validating would walk a second time. isObject
-// is false for valid JSON that is not an object.
+// is false for valid JSON that is not an object. A payload object among
+// its members is split as splitPayload splits it, in the same pass too:
+// its value is transcoded instead of validated (what TranscodeJSON accepts
+// is valid JSON), and the field keeps the result.
 func validObject(b []byte) (f fields, isObject, valid bool) {
 	var fb fieldsBuilder
-	if !validMembers(b, fb.add) {
+	i := jsonscan.SkipSpace(b, 0)
+	read := func(key []byte, at int) int {
+		if string(key) != `"`+wire.FieldPayload+`"` || b[at] != '{' {
+			return -1
+		}
+		end, p := validPayload(b, at)
+		fb.pending = p
+		return end
+	}
+	end := validValue(b, i, 0, fb.add, read)
+	if end < 0 || jsonscan.SkipSpace(b, end) != len(b) {
 		return nil, false, false
 	}
-	i := jsonscan.SkipSpace(b, 0)
 	if b[i] != '{' {
 		return nil, false, true
 	}
@@ -37,22 +51,38 @@ func validObject(b []byte) (f fields, isObject, valid bool) {
 // with each of its members (the raw key literal and the raw value) as
 // jsonscan.Members would, in order, until member returns false.
 func validMembers(b []byte, member func(key, value []byte) bool) bool {
+	end := validValue(b, jsonscan.SkipSpace(b, 0), 0, member, nil)
+	return end >= 0 && jsonscan.SkipSpace(b, end) == len(b)
+}
+
+// validValue returns the index just past the valid JSON value at b[i], or
+// -1; depth is how deeply it is nested. When the value is an object and
+// member is set, it calls member with each of the object's members, as
+// validMembers does; read, if set, is offered each member's value first
+// (its key, where the value starts) and returns where the valid value it
+// read ends, or -1 to have it validated here.
+func validValue(b []byte, i, depth int, member func(key, value []byte) bool, read func(key []byte, at int) int) int {
 	var inline [32]byte
 	stack := inline[:0] // '{' or '[' per open container
 	// The top-level member being read, when member is set: its key and
 	// where its value starts.
 	var key []byte
 	valueAt := 0
-	i := jsonscan.SkipSpace(b, 0)
 	for {
 		// A value starts at b[i].
 		if i >= len(b) {
-			return false
+			return -1
+		}
+		if end := -1; key != nil && read != nil && len(stack) == 1 {
+			if end = read(key, i); end >= 0 {
+				i = end
+				goto ended
+			}
 		}
 		switch c := b[i]; c {
 		case '{':
-			if len(stack) >= maxJSONDepth {
-				return false
+			if depth+len(stack) >= maxJSONDepth {
+				return -1
 			}
 			i = jsonscan.SkipSpace(b, i+1)
 			if i < len(b) && b[i] == '}' {
@@ -63,15 +93,15 @@ func validMembers(b []byte, member func(key, value []byte) bool) bool {
 			start := i
 			keyEnd := 0
 			if keyEnd, i = objectKey(b, i); i < 0 {
-				return false
+				return -1
 			}
 			if member != nil && len(stack) == 1 {
 				key, valueAt = b[start:keyEnd], i
 			}
 			continue
 		case '[':
-			if len(stack) >= maxJSONDepth {
-				return false
+			if depth+len(stack) >= maxJSONDepth {
+				return -1
 			}
 			i = jsonscan.SkipSpace(b, i+1)
 			if i < len(b) && b[i] == ']' {
@@ -82,25 +112,26 @@ func validMembers(b []byte, member func(key, value []byte) bool) bool {
 			continue
 		case '"':
 			if i = scanString(b, i); i < 0 {
-				return false
+				return -1
 			}
 		case 't':
 			if i = literal(b, i, "true"); i < 0 {
-				return false
+				return -1
 			}
 		case 'f':
 			if i = literal(b, i, "false"); i < 0 {
-				return false
+				return -1
 			}
 		case 'n':
 			if i = literal(b, i, "null"); i < 0 {
-				return false
+				return -1
 			}
 		default:
 			if i = scanNumber(b, i); i < 0 {
-				return false
+				return -1
 			}
 		}
+	ended:
 		// A value ended at b[i]: close containers, or go on to the next
 		// element or member.
 		for {
@@ -110,12 +141,12 @@ func validMembers(b []byte, member func(key, value []byte) bool) bool {
 				}
 				key = nil
 			}
-			i = jsonscan.SkipSpace(b, i)
 			if len(stack) == 0 {
-				return i == len(b)
+				return i
 			}
+			i = jsonscan.SkipSpace(b, i)
 			if i >= len(b) {
-				return false
+				return -1
 			}
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
@@ -124,7 +155,7 @@ func validMembers(b []byte, member func(key, value []byte) bool) bool {
 					start := i
 					keyEnd := 0
 					if keyEnd, i = objectKey(b, i); i < 0 {
-						return false
+						return -1
 					}
 					if member != nil && len(stack) == 1 {
 						key, valueAt = b[start:keyEnd], i
@@ -137,7 +168,59 @@ func validMembers(b []byte, member func(key, value []byte) bool) bool {
 				i++
 				continue
 			}
-			return false
+			return -1
+		}
+	}
+}
+
+// validPayload validates the object at b[i], a request's payload, as
+// validValue would, and splits it as splitPayload does: the member
+// "value" is transcoded, and validated only when that fails. It returns
+// where the object ends, or -1 if it is not valid JSON.
+func validPayload(b []byte, i int) (int, *payloadFields) {
+	p := &payloadFields{}
+	var fb fieldsBuilder
+	if i = jsonscan.SkipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		p.fields = fields{}
+		return i + 1, p
+	}
+	for {
+		start := i
+		keyEnd, at := objectKey(b, i)
+		if at < 0 {
+			return -1, nil
+		}
+		key := b[start:keyEnd]
+		end := -1
+		if string(key) == `"`+wire.FieldValue+`"` {
+			enc, n, err := value.TranscodeJSONValue(b[at:])
+			if err == nil {
+				end = at + n
+			} else if end = validValue(b, at, 2, nil, nil); end < 0 {
+				return -1, nil
+			}
+			p.read, p.enc, p.readErr = b[at:end], enc, err
+		} else if end = validValue(b, at, 2, nil, nil); end < 0 {
+			return -1, nil
+		}
+		if !fb.add(key, b[at:end]) {
+			return -1, nil
+		}
+		if i = jsonscan.SkipSpace(b, end); i >= len(b) {
+			return -1, nil
+		}
+		switch b[i] {
+		case '}':
+			f, err := fb.done()
+			if err != nil {
+				return -1, nil
+			}
+			p.fields = f
+			return i + 1, p
+		case ',':
+			i = jsonscan.SkipSpace(b, i+1)
+		default:
+			return -1, nil
 		}
 	}
 }

@@ -86,14 +86,38 @@ func checkValidObject(t *testing.T, b []byte) {
 		return
 	}
 	if len(f) != len(want) {
-		t.Fatalf("validObject(%q) = %q, splitObject %q", b, f, want)
+		t.Fatalf("validObject(%q) = %q, splitObject %q", b, show(f), show(want))
 	}
 	for i := range f {
 		if f[i].key != want[i].key || string(f[i].raw) != string(want[i].raw) {
-			t.Fatalf("validObject(%q) = %q, splitObject %q", b, f, want)
+			t.Fatalf("validObject(%q) = %q, splitObject %q", b, show(f), show(want))
 		}
 	}
 	checkSplitPayload(t, b, want)
+	// A payload object the validator split on its way splits as
+	// splitPayload does.
+	for _, fl := range f {
+		isPayload := fl.key == wire.FieldPayload && bytes.HasPrefix(fl.raw, []byte("{"))
+		if (fl.payload != nil) != isPayload {
+			t.Fatalf("validObject(%q): member %q split on the way: %v", b, fl.key, fl.payload != nil)
+		}
+		if fl.payload != nil {
+			sub, err := splitObject(fl.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPayloadFields(t, fl.raw, *fl.payload, sub)
+		}
+	}
+}
+
+// show is fields as text, for messages.
+func show(f fields) []string {
+	var out []string
+	for _, fl := range f {
+		out = append(out, fl.key+"="+string(fl.raw))
+	}
+	return out
 }
 
 // checkSplitPayload: splitPayload splits b as splitObject does (want),
@@ -101,12 +125,23 @@ func checkValidObject(t *testing.T, b []byte) {
 func checkSplitPayload(t *testing.T, b []byte, want fields) {
 	t.Helper()
 	p, err := splitPayload(b)
-	if err != nil || len(p.fields) != len(want) {
-		t.Fatalf("splitPayload(%q) = %q, %v; splitObject %q", b, p.fields, err, want)
+	if err != nil {
+		t.Fatalf("splitPayload(%q): %v", b, err)
+	}
+	checkPayloadFields(t, b, p, want)
+}
+
+// checkPayloadFields: p, the payload object b split, has the fields
+// splitObject finds (want), and its value member reads as TranscodeJSON
+// reads it.
+func checkPayloadFields(t *testing.T, b []byte, p payloadFields, want fields) {
+	t.Helper()
+	if len(p.fields) != len(want) {
+		t.Fatalf("splitPayload(%q) = %q; splitObject %q", b, show(p.fields), show(want))
 	}
 	for i := range want {
 		if p.fields[i].key != want[i].key || string(p.fields[i].raw) != string(want[i].raw) {
-			t.Fatalf("splitPayload(%q) = %q, splitObject %q", b, p.fields, want)
+			t.Fatalf("splitPayload(%q) = %q, splitObject %q", b, show(p.fields), show(want))
 		}
 	}
 	raw, ok := want.get(wire.FieldValue)
@@ -140,6 +175,47 @@ var payloadCases = []string{
 func TestSplitPayloadSplitsAsSplitObject(t *testing.T) {
 	for _, c := range append(append(payloadCases, splitCases...), validJSONCases...) {
 		checkValidObject(t, []byte(c))
+	}
+}
+
+// A request header's payload is validated and split in the validator's
+// pass, its value transcoded there: valid headers whatever the value is,
+// invalid JSON in any part of the payload refused.
+func TestValidObjectReadsThePayload(t *testing.T) {
+	for _, p := range payloadCases {
+		for _, h := range []string{
+			`{"id":1,"payload":` + p + `}`,
+			`{"payload":` + p + `,"id":1}`,
+			`{"payload":"x","payload":` + p + `}`,
+			`{"payload":` + p + `,"payload":[1]}`,
+			` { "payload" : ` + p + ` } `,
+		} {
+			if !validJSON([]byte(h)) {
+				t.Fatalf("%s: not valid", h)
+			}
+			checkValidObject(t, []byte(h))
+		}
+	}
+	for _, h := range []string{
+		`{"payload":{"type":"value","value":{"String":"x"}}`,
+		`{"payload":{"type":"value","value":{"String":"x"},}}`,
+		`{"payload":{"type":"value","value":{"String":"x\q"}}}`,
+		`{"payload":{"type":"value","value":{"Strin":"x\q"}}}`,
+		`{"payload":{"type":"value","value":{"Strin":[1,]}}}`,
+		`{"payload":{"type":"value","value":"Null" "x":1}}`,
+		`{"payload":{"type":"value","value":{"String":"\ud800\u"}}}`,
+		"{\"payload\":{\"type\":\"value\",\"value\":{\"String\":\"\xff\"}}}",
+		"{\"payload\":{\"type\":\"value\",\"value\":{\"Strin\":\"\xff\"}}}",
+		`{"payload":{"type":"value","value":` + strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth) + `}}`,
+		`{"payload":{"value":{"String":"x"}`,
+		`{"payload":{"value"}}`,
+		`{"payload":{"type":[1,],"value":"Null"}}`,
+		`{"payload":{"type":"value","value":"Null","error":{"a" 1}}}`,
+		`{"payload":{"value":}}`,
+	} {
+		if _, _, valid := validObject([]byte(h)); valid || validJSON([]byte(h)) {
+			t.Errorf("%.80q: accepted", h)
+		}
 	}
 }
 

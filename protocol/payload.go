@@ -84,7 +84,7 @@ func (f fields) payload(key string) (resumePayload, error) {
 	if !f.present(key) {
 		return resumePayload{}, errorf(codeMissingField, "resume requires payload")
 	}
-	p, err := splitPayload(f.at(key))
+	p, err := f.splitPayload(key)
 	if err != nil {
 		return resumePayload{}, errorf(codeInvalidField, "%s must be an object", key)
 	}
@@ -194,6 +194,17 @@ func splitPayload(b []byte) (payloadFields, error) {
 	f, err := fb.done()
 	p.fields = f
 	return p, err
+}
+
+// splitPayload is splitPayload(f.at(key)), split already when the
+// request's validator did it.
+func (f fields) splitPayload(key string) (payloadFields, error) {
+	for i := range f {
+		if f[i].key == key && f[i].payload != nil {
+			return *f[i].payload, nil
+		}
+	}
+	return splitPayload(f.at(key))
 }
 
 // value returns the binary form of the payload's value member: the one

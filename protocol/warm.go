@@ -36,9 +36,9 @@ func warmProcess() {
 	RandomEntropy()
 	engine.WarmProcess()
 	opts := fields{
-		{wire.FieldCapabilities, json.RawMessage(`["a","b"]`)},
-		{wire.FieldLimits, json.RawMessage(`{"instruction_budget":1,"heap_limit_bytes":1048576,"max_outstanding_host_calls":1}`)},
-		{wire.FieldProfile, json.RawMessage(`true`)},
+		{key: wire.FieldCapabilities, raw: json.RawMessage(`["a","b"]`)},
+		{key: wire.FieldLimits, raw: json.RawMessage(`{"instruction_budget":1,"heap_limit_bytes":1048576,"max_outstanding_host_calls":1}`)},
+		{key: wire.FieldProfile, raw: json.RawMessage(`true`)},
 	}
 	_, _ = opts.capabilities(wire.FieldCapabilities)
 	_, _ = opts.limits(wire.FieldLimits)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fxamacker/cbor/v2"
 	"github.com/stretchr/testify/assert"
@@ -187,6 +188,11 @@ func checkTranscode(t *testing.T, b []byte, v Value, err error) {
 	}
 	if err == nil && !bytes.Equal(enc, v.AppendCBOR(nil)) {
 		t.Fatalf("TranscodeJSON(%q) = %x, ParseJSON's value encodes as %x", b, enc, v.AppendCBOR(nil))
+	}
+	// What it accepts is valid UTF-8 JSON: a request validator may take
+	// a value it transcoded as validated.
+	if err == nil && (!json.Valid(b) || !utf8.Valid(b)) {
+		t.Fatalf("TranscodeJSON(%q) accepts text that is not valid UTF-8 JSON", b)
 	}
 	// TranscodeJSONValue reads the same value with more text after it,
 	// and tells where the value's text ends.
