@@ -73,8 +73,8 @@ func validValue(b []byte, i, depth int, member func(key, value []byte) bool, rea
 		if i >= len(b) {
 			return -1
 		}
-		if end := -1; key != nil && read != nil && len(stack) == 1 {
-			if end = read(key, i); end >= 0 {
+		if key != nil && read != nil && len(stack) == 1 {
+			if end := read(key, i); end >= 0 {
 				i = end
 				goto ended
 			}
