@@ -287,3 +287,35 @@ func TestKnownKeysSplitAsAnyOther(t *testing.T) {
 		t.Fatalf("%v %v", f, err)
 	}
 }
+
+// A staged payload is validated and split in one pass as a header's is,
+// with stagedJSON's errors for what is not valid UTF-8 JSON.
+func TestStagedPayloadReadsAsStagedJSON(t *testing.T) {
+	for _, c := range append(append([]string{}, payloadCases...),
+		` {"type":"value","value":"Null"} `, `"not an object"`, `[1]`, `{"type":"value","value":{"String":"x"}`,
+		"{\"type\":\"value\",\"value\":{\"String\":\"\xff\"}}", `{"type":"value","value":{"Strin":[1,]}}`) {
+		b := []byte(c)
+		got, gerr := stagedPayload("payload_stage_id", b)
+		want, werr := stagedJSON("payload_stage_id", wire.FieldPayload, b)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("%q: error %v, stagedJSON %v", c, gerr, werr)
+		}
+		if werr != nil {
+			continue
+		}
+		if len(got) != 1 || got[0].key != wire.FieldPayload || string(got[0].raw) != string(want[0].raw) {
+			t.Fatalf("%q: %q, stagedJSON %q", c, show(got), show(want))
+		}
+		sub, err := splitObject(b)
+		if err != nil {
+			if got[0].payload != nil {
+				t.Fatalf("%q: split, but not an object", c)
+			}
+			continue
+		}
+		if got[0].payload == nil {
+			t.Fatalf("%q: an object not split on the way", c)
+		}
+		checkPayloadFields(t, b, *got[0].payload, sub)
+	}
+}

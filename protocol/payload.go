@@ -24,11 +24,23 @@ func (set stagedSet) payload(f fields, structure string) (resumePayload, error) 
 	if structure != wire.MethodResume {
 		stageKey = structure + "." + wire.FieldPayloadStageID
 	}
-	sf, err := stagedJSON(stageKey, wire.FieldPayload, b)
+	sf, err := stagedPayload(stageKey, b)
 	if err != nil {
 		return resumePayload{}, err
 	}
 	return sf.payload(wire.FieldPayload)
+}
+
+// stagedPayload is stagedJSON for a staged payload: an object is
+// validated and split in one pass, its value transcoded, as a request
+// header's payload is (validPayload). A staged answer is one past 1 MiB.
+func stagedPayload(stageKey string, b []byte) (fields, error) {
+	if i := jsonscan.SkipSpace(b, 0); i < len(b) && b[i] == '{' {
+		if end, p := validPayload(b, i); end >= 0 && jsonscan.SkipSpace(b, end) == len(b) {
+			return fields{{key: wire.FieldPayload, raw: b, payload: p}}, nil
+		}
+	}
+	return stagedJSON(stageKey, wire.FieldPayload, b)
 }
 
 // resumePayload decodes the host's answer to a suspended call.
