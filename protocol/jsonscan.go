@@ -19,9 +19,24 @@ type fields []field
 type field struct {
 	key string
 	raw json.RawMessage
-	// payload is the object split as splitPayload splits it, when the
-	// validator did so on its way (validObject): a resume's payload.
+	// split is what the validator read of the value on its way
+	// (validObject), or nil.
+	split *splitValue
+}
+
+// splitValue is a member's value as the request validator read it: a
+// resume's payload split with its value transcoded (splitPayload's
+// result), or a batch resume's answers, each split so.
+type splitValue struct {
 	payload *payloadFields
+	answers []splitAnswer
+}
+
+// splitAnswer is one element of a batch resume's answers: its text, and
+// its members when it is an object (nil otherwise), its payload split.
+type splitAnswer struct {
+	raw []byte
+	f   fields
 }
 
 // get returns the value of key, if the object has it.
@@ -32,6 +47,17 @@ func (f fields) get(key string) (json.RawMessage, bool) {
 		}
 	}
 	return nil, false
+}
+
+// split returns what the validator read of key's value on its way, or
+// nil.
+func (f fields) split(key string) *splitValue {
+	for i := range f {
+		if f[i].key == key {
+			return f[i].split
+		}
+	}
+	return nil
 }
 
 // at returns the value of key, or nil.
@@ -63,7 +89,7 @@ type fieldsBuilder struct {
 	f       fields
 	index   map[string]int // key → position, once the object is large
 	bad     bool
-	pending *payloadFields // the next member's value, split (validObject)
+	pending *splitValue // the next member's value, read (validObject)
 }
 
 // add takes the next member: its key as a raw string literal and its raw

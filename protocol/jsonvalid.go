@@ -22,21 +22,17 @@ func validJSON(b []byte) bool { return validMembers(b, nil) }
 // as splitObject does, in the same pass: a resume's header is mostly its
 // answer, which a split after validating would walk a second time. isObject
 // is false for valid JSON that is not an object. A payload object among
-// its members is split as splitPayload splits it, in the same pass too:
-// its value is transcoded instead of validated (what TranscodeJSON accepts
-// is valid JSON), and the field keeps the result.
+// its members, and each answer of a batch, are split in the same pass too
+// (splitValue): a payload's value is transcoded instead of validated (what
+// TranscodeJSON accepts is valid JSON), and the field keeps the result.
 func validObject(b []byte) (f fields, isObject, valid bool) {
 	var fb fieldsBuilder
 	i := jsonscan.SkipSpace(b, 0)
-	read := func(key []byte, at int) int {
-		if string(key) != `"`+wire.FieldPayload+`"` || b[at] != '{' {
-			return -1
-		}
-		end, p := validPayload(b, at)
-		fb.pending = p
+	end := validValue(b, i, 0, fb.add, func(key []byte, at int) int {
+		end, split := readMember(b, key, at, 1)
+		fb.pending = split
 		return end
-	}
-	end := validValue(b, i, 0, fb.add, read)
+	})
 	if end < 0 || jsonscan.SkipSpace(b, end) != len(b) {
 		return nil, false, false
 	}
@@ -45,6 +41,24 @@ func validObject(b []byte) (f fields, isObject, valid bool) {
 	}
 	f, err := fb.done()
 	return f, err == nil, true
+}
+
+// readMember reads a request's payload or answers, the value of the
+// member key at b[at] (depth containers deep), when it is one: it returns
+// where the valid value ends and what it read, or -1 to leave the value
+// to validValue.
+func readMember(b []byte, key []byte, at, depth int) (int, *splitValue) {
+	switch {
+	case string(key) == `"`+wire.FieldPayload+`"` && b[at] == '{':
+		if end, p := validPayload(b, at, depth); end >= 0 {
+			return end, &splitValue{payload: p}
+		}
+	case string(key) == `"`+wire.FieldAnswers+`"` && b[at] == '[' && depth == 1:
+		if end, a := validAnswers(b, at, depth); end >= 0 {
+			return end, &splitValue{answers: a}
+		}
+	}
+	return -1, nil
 }
 
 // validMembers is validJSON; when b is an object, it also calls member
@@ -173,56 +187,83 @@ func validValue(b []byte, i, depth int, member func(key, value []byte) bool, rea
 	}
 }
 
-// validPayload validates the object at b[i], a request's payload, as
-// validValue would, and splits it as splitPayload does: the member
-// "value" is transcoded, and validated only when that fails. It returns
-// where the object ends, or -1 if it is not valid JSON.
-func validPayload(b []byte, i int) (int, *payloadFields) {
+// validPayload validates the payload object at b[i], depth containers
+// deep, as validValue would, and splits it as splitPayload does: the
+// member "value" is transcoded, and validated only when that fails. It
+// returns where the object ends, or -1 if it is not valid JSON.
+func validPayload(b []byte, i, depth int) (int, *payloadFields) {
 	p := &payloadFields{}
 	var fb fieldsBuilder
-	if i = jsonscan.SkipSpace(b, i+1); i < len(b) && b[i] == '}' {
-		p.fields = fields{}
-		return i + 1, p
+	end := validValue(b, i, depth, fb.add, func(key []byte, at int) int {
+		if string(key) != `"`+wire.FieldValue+`"` {
+			return -1
+		}
+		enc, n, err := value.TranscodeJSONValue(b[at:])
+		p.read, p.enc, p.readErr = b[at:], enc, err
+		if err != nil {
+			return -1 // validated here, its error kept for the resume
+		}
+		return at + n
+	})
+	if end < 0 {
+		return -1, nil
 	}
-	for {
-		start := i
-		keyEnd, at := objectKey(b, i)
-		if at < 0 {
-			return -1, nil
-		}
-		key := b[start:keyEnd]
-		end := -1
-		if string(key) == `"`+wire.FieldValue+`"` {
-			enc, n, err := value.TranscodeJSONValue(b[at:])
-			if err == nil {
-				end = at + n
-			} else if end = validValue(b, at, 2, nil, nil); end < 0 {
-				return -1, nil
+	f, err := fb.done()
+	if err != nil {
+		return -1, nil
+	}
+	p.fields = f
+	return end, p
+}
+
+// validAnswers validates a batch resume's answers, the array at b[i]
+// (depth containers deep), as validValue would, and splits each element
+// that is an object, its payload as validPayload does. It returns where
+// the array ends, or -1 if it is not valid JSON.
+func validAnswers(b []byte, i, depth int) (int, []splitAnswer) {
+	var out []splitAnswer
+	if i = jsonscan.SkipSpace(b, i+1); i < len(b) && b[i] == ']' {
+		return i + 1, out
+	}
+	for i < len(b) {
+		var end int
+		var f fields
+		if b[i] == '{' {
+			var fb fieldsBuilder
+			end = validValue(b, i, depth+1, fb.add, func(key []byte, at int) int {
+				if string(key) != `"`+wire.FieldPayload+`"` {
+					return -1
+				}
+				end, split := readMember(b, key, at, depth+2)
+				fb.pending = split
+				return end
+			})
+			if end >= 0 {
+				var err error
+				if f, err = fb.done(); err != nil {
+					return -1, nil
+				}
 			}
-			p.read, p.enc, p.readErr = b[at:end], enc, err
-		} else if end = validValue(b, at, 2, nil, nil); end < 0 {
+		} else {
+			end = validValue(b, i, depth+1, nil, nil)
+		}
+		if end < 0 {
 			return -1, nil
 		}
-		if !fb.add(key, b[at:end]) {
-			return -1, nil
-		}
+		out = append(out, splitAnswer{raw: b[i:end], f: f})
 		if i = jsonscan.SkipSpace(b, end); i >= len(b) {
 			return -1, nil
 		}
 		switch b[i] {
-		case '}':
-			f, err := fb.done()
-			if err != nil {
-				return -1, nil
-			}
-			p.fields = f
-			return i + 1, p
+		case ']':
+			return i + 1, out
 		case ',':
 			i = jsonscan.SkipSpace(b, i+1)
 		default:
 			return -1, nil
 		}
 	}
+	return -1, nil
 }
 
 // maxJSONDepth is encoding/json's nesting bound, an empty container at the

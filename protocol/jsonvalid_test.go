@@ -94,19 +94,58 @@ func checkValidObject(t *testing.T, b []byte) {
 		}
 	}
 	checkSplitPayload(t, b, want)
-	// A payload object the validator split on its way splits as
-	// splitPayload does.
+	// A payload object and a batch's answers the validator split on its
+	// way split as splitPayload and splitObject do.
 	for _, fl := range f {
-		isPayload := fl.key == wire.FieldPayload && bytes.HasPrefix(fl.raw, []byte("{"))
-		if (fl.payload != nil) != isPayload {
-			t.Fatalf("validObject(%q): member %q split on the way: %v", b, fl.key, fl.payload != nil)
+		checkSplitOnTheWay(t, b, fl)
+	}
+}
+
+// checkSplitOnTheWay: a top-level member of the header b read on the
+// validator's way is the member the request decoder would split, and
+// splits as the decoder would split it.
+func checkSplitOnTheWay(t *testing.T, b []byte, fl field) {
+	t.Helper()
+	isPayload := fl.key == wire.FieldPayload && bytes.HasPrefix(fl.raw, []byte("{"))
+	isAnswers := fl.key == wire.FieldAnswers && bytes.HasPrefix(fl.raw, []byte("["))
+	if (fl.split != nil) != (isPayload || isAnswers) {
+		t.Fatalf("validObject(%q): member %q read on the way: %v", b, fl.key, fl.split != nil)
+	}
+	switch {
+	case isPayload:
+		sub, err := splitObject(fl.raw)
+		if err != nil || fl.split.payload == nil {
+			t.Fatalf("validObject(%q): payload %v, split %v", b, err, fl.split.payload)
 		}
-		if fl.payload != nil {
-			sub, err := splitObject(fl.raw)
-			if err != nil {
-				t.Fatal(err)
+		checkPayloadFields(t, fl.raw, *fl.split.payload, sub)
+	case isAnswers:
+		var want [][]byte
+		jsonscan.Elements(fl.raw, func(el []byte) bool { want = append(want, el); return true })
+		if len(fl.split.answers) != len(want) {
+			t.Fatalf("validObject(%q): %d answers read, %d elements", b, len(fl.split.answers), len(want))
+		}
+		for k, a := range fl.split.answers {
+			if string(a.raw) != string(want[k]) {
+				t.Fatalf("validObject(%q): answer %d is %q, element %q", b, k, a.raw, want[k])
 			}
-			checkPayloadFields(t, fl.raw, *fl.payload, sub)
+			sub, err := splitObject(a.raw)
+			if (err == nil) != (a.f != nil) {
+				t.Fatalf("validObject(%q): answer %d split %v, splitObject %v", b, k, a.f != nil, err)
+			}
+			if a.f == nil {
+				continue
+			}
+			if len(a.f) != len(sub) {
+				t.Fatalf("validObject(%q): answer %d = %q, splitObject %q", b, k, show(a.f), show(sub))
+			}
+			for m := range sub {
+				if a.f[m].key != sub[m].key || string(a.f[m].raw) != string(sub[m].raw) {
+					t.Fatalf("validObject(%q): answer %d = %q, splitObject %q", b, k, show(a.f), show(sub))
+				}
+				if a.f[m].split != nil {
+					checkSplitOnTheWay(t, b, a.f[m])
+				}
+			}
 		}
 	}
 }
@@ -184,6 +223,9 @@ func TestSplitPayloadSplitsAsSplitObject(t *testing.T) {
 func TestValidObjectReadsThePayload(t *testing.T) {
 	for _, p := range payloadCases {
 		for _, h := range []string{
+			`{"id":1,"answers":[{"call_id":1,"payload":` + p + `},7,{"payload":` + p + `,"call_id":2,"payload":` + p + `}],"payload":` + p + `}`,
+			`{"answers":[]}`,
+			`{"answers":[{"payload":"x"},{"payload":[` + p + `]},{}]}`,
 			`{"id":1,"payload":` + p + `}`,
 			`{"payload":` + p + `,"id":1}`,
 			`{"payload":"x","payload":` + p + `}`,
@@ -191,9 +233,31 @@ func TestValidObjectReadsThePayload(t *testing.T) {
 			` { "payload" : ` + p + ` } `,
 		} {
 			if !validJSON([]byte(h)) {
-				t.Fatalf("%s: not valid", h)
+				t.Fatalf("%.200s: not valid", h)
 			}
 			checkValidObject(t, []byte(h))
+		}
+	}
+	// At encoding/json's nesting bound, on either side of it.
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, c := range []struct {
+		h     string
+		valid bool
+	}{
+		{`{"payload":{"value":` + deep(maxJSONDepth-2) + `}}`, true},
+		{`{"payload":{"value":` + deep(maxJSONDepth-1) + `}}`, false},
+		{`{"answers":[{"payload":{"value":` + deep(maxJSONDepth-4) + `}}]}`, true},
+		{`{"answers":[{"payload":{"value":` + deep(maxJSONDepth-3) + `}}]}`, false},
+		{`{"answers":[{"call_id":` + deep(maxJSONDepth-3) + `}]}`, true},
+		{`{"answers":[{"call_id":` + deep(maxJSONDepth-2) + `}]}`, false},
+		{`{"answers":[` + deep(maxJSONDepth-2) + `]}`, true},
+		{`{"answers":[` + deep(maxJSONDepth-1) + `]}`, false},
+	} {
+		if _, _, valid := validObject([]byte(c.h)); valid != c.valid || json.Valid([]byte(c.h)) != c.valid {
+			t.Errorf("%.60q: valid %v, encoding/json %v, want %v", c.h, valid, json.Valid([]byte(c.h)), c.valid)
+		}
+		if c.valid {
+			checkValidObject(t, []byte(c.h))
 		}
 	}
 	for _, h := range []string{
@@ -209,6 +273,14 @@ func TestValidObjectReadsThePayload(t *testing.T) {
 		`{"payload":{"type":"value","value":` + strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth) + `}}`,
 		`{"payload":{"value":{"String":"x"}`,
 		`{"payload":{"value"}}`,
+		`{"answers":[{"call_id":1,"payload":{"type":"value","value":{"String":"x"}}},]}`,
+		`{"answers":[{"call_id":1,"payload":{"type":"value","value":{"Strin":[1,]}}}]}`,
+		`{"answers":[{"call_id":1,"payload":{"type":"value","value":"Null"},}]}`,
+		`{"answers":[{"call_id":1 "payload":1}]}`,
+		`{"answers":[1 2]}`,
+		`{"answers":[`,
+		`{"answers":[{"payload":{"value":` + strings.Repeat("[", maxJSONDepth-3) + strings.Repeat("]", maxJSONDepth-3) + `}}]}`,
+		`{"payload":{"value":` + strings.Repeat("[", maxJSONDepth-1) + strings.Repeat("]", maxJSONDepth-1) + `}}`,
 		`{"payload":{"type":[1,],"value":"Null"}}`,
 		`{"payload":{"type":"value","value":"Null","error":{"a" 1}}}`,
 		`{"payload":{"value":}}`,
@@ -308,14 +380,56 @@ func TestStagedPayloadReadsAsStagedJSON(t *testing.T) {
 		}
 		sub, err := splitObject(b)
 		if err != nil {
-			if got[0].payload != nil {
+			if got[0].split != nil {
 				t.Fatalf("%q: split, but not an object", c)
 			}
 			continue
 		}
-		if got[0].payload == nil {
+		if got[0].split == nil || got[0].split.payload == nil {
 			t.Fatalf("%q: an object not split on the way", c)
 		}
-		checkPayloadFields(t, b, *got[0].payload, sub)
+		checkPayloadFields(t, b, *got[0].split.payload, sub)
+	}
+}
+
+// A batch's answers read from the validator's split give what reading
+// them afresh gives: the same answers, the same first error.
+func TestAnswersReadOnTheWayAsAfresh(t *testing.T) {
+	pl := `{"type":"value","value":{"String":"a\"b"}}`
+	for _, h := range []string{
+		`{"answers":[{"call_id":1,"payload":` + pl + `},{"call_id":2,"payload":{"type":"error","error":{"name":"E","message":"m"}}}]}`,
+		`{"answers":[{"payload":` + pl + `,"call_id":3,"payload":{"type":"value","value":"Null"}}]}`,
+		`{"answers":[{"call_id":1,"payload":{"type":"value","valu\u0065":"Null","value":{"String":"x"}}}]}`,
+		`{"answers":[{"call_id":1,"payload":{"type":"value","value":"Null","valu\u0065":{"String":"x"}}}]}`,
+		`{"answers":[{"call_id":1,"payload":{"type":"value","value":{"Strin":"x"}}}]}`,
+		`{"answers":[{"call_id":1,"payload":` + pl + `},7]}`,
+		`{"answers":[{"call_id":0,"payload":` + pl + `}]}`,
+		`{"answers":[{"call_id":1,"payload":` + pl + `,"extra":1}]}`,
+		`{"answers":[{"call_id":1,"payload":[1]}]}`,
+		`{"answers":[{"call_id":1}]}`,
+		`{"answers":[{}]}`,
+		`{"answers":[]}`,
+		`{"answers":{"call_id":1}}`,
+	} {
+		f, isObject, valid := validObject([]byte(h))
+		if !valid || !isObject {
+			t.Fatalf("%s: not a valid object", h)
+		}
+		afresh := make(fields, len(f))
+		for i, fl := range f {
+			afresh[i] = field{key: fl.key, raw: fl.raw}
+		}
+		got, gerr := stagedSet{}.answers(f, wire.FieldAnswers)
+		want, werr := stagedSet{}.answers(afresh, wire.FieldAnswers)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) || len(got) != len(want) {
+			t.Fatalf("%s: %d answers, %v; afresh %d, %v", h, len(got), gerr, len(want), werr)
+		}
+		for i := range want {
+			genc, _ := got[i].Payload.Outcome.Encoded()
+			wenc, _ := want[i].Payload.Outcome.Encoded()
+			if got[i].CallID != want[i].CallID || !bytes.Equal(genc, wenc) || fmt.Sprint(got[i].Payload.Outcome.Error) != fmt.Sprint(want[i].Payload.Outcome.Error) {
+				t.Fatalf("%s: answer %d is %+v, afresh %+v", h, i, got[i], want[i])
+			}
+		}
 	}
 }

@@ -36,8 +36,8 @@ func (set stagedSet) payload(f fields, structure string) (resumePayload, error) 
 // header's payload is (validPayload). A staged answer is one past 1 MiB.
 func stagedPayload(stageKey string, b []byte) (fields, error) {
 	if i := jsonscan.SkipSpace(b, 0); i < len(b) && b[i] == '{' {
-		if end, p := validPayload(b, i); end >= 0 && jsonscan.SkipSpace(b, end) == len(b) {
-			return fields{{key: wire.FieldPayload, raw: b, payload: p}}, nil
+		if end, p := validPayload(b, i, 0); end >= 0 && jsonscan.SkipSpace(b, end) == len(b) {
+			return fields{{key: wire.FieldPayload, raw: b, split: &splitValue{payload: p}}}, nil
 		}
 	}
 	return stagedJSON(stageKey, wire.FieldPayload, b)
@@ -60,10 +60,9 @@ func (p resumePayload) engine() engine.Payload {
 func (set stagedSet) answers(f fields, key string) ([]engine.Answer, error) {
 	var out []engine.Answer
 	var err error
-	isArray := jsonscan.Elements(f.at(key), func(raw []byte) bool {
+	answer := func(raw []byte, a fields) bool {
 		i := len(out)
-		a, serr := splitObject(raw)
-		if serr != nil {
+		if a == nil {
 			err = errorf(codeInvalidField, "%s[%d] must be an object", key, i)
 			return false
 		}
@@ -82,7 +81,24 @@ func (set stagedSet) answers(f fields, key string) ([]engine.Answer, error) {
 		}
 		out = append(out, engine.Answer{CallID: id, Payload: p.engine()})
 		return true
-	})
+	}
+	isArray := true
+	if split := f.split(key); split != nil && split.answers != nil {
+		// The validator split them on its way, payloads read.
+		for _, a := range split.answers {
+			if !answer(a.raw, a.f) {
+				break
+			}
+		}
+	} else {
+		isArray = jsonscan.Elements(f.at(key), func(raw []byte) bool {
+			a, serr := splitObject(raw)
+			if serr != nil {
+				a = nil
+			}
+			return answer(raw, a)
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +178,7 @@ func (f fields) payload(key string) (resumePayload, error) {
 // transcoded by the walk that split them.
 type payloadFields struct {
 	fields
-	read    []byte // the text of the last member read as "value"
+	read    []byte // the input from the last member read as "value" on
 	enc     []byte // its binary form
 	readErr error  // or why it is not a structured value
 }
@@ -211,10 +227,8 @@ func splitPayload(b []byte) (payloadFields, error) {
 // splitPayload is splitPayload(f.at(key)), split already when the
 // request's validator did it.
 func (f fields) splitPayload(key string) (payloadFields, error) {
-	for i := range f {
-		if f[i].key == key && f[i].payload != nil {
-			return *f[i].payload, nil
-		}
+	if split := f.split(key); split != nil && split.payload != nil {
+		return *split.payload, nil
 	}
 	return splitPayload(f.at(key))
 }
@@ -224,7 +238,7 @@ func (f fields) splitPayload(key string) (payloadFields, error) {
 // else read now.
 func (p payloadFields) value() ([]byte, error) {
 	raw := p.at(wire.FieldValue)
-	if len(raw) > 0 && len(raw) == len(p.read) && &raw[0] == &p.read[0] {
+	if len(raw) > 0 && len(p.read) > 0 && &raw[0] == &p.read[0] {
 		return p.enc, p.readErr
 	}
 	return value.TranscodeJSON(raw)
