@@ -280,16 +280,41 @@ func TranscodeJSON(b []byte) ([]byte, error) {
 // its text ends. A request decoder meets an answer inside its payload
 // object and reads it once, instead of skipping it to find its end first.
 func TranscodeJSONValue(b []byte) (out []byte, n int, err error) {
-	d := jsonDecoder{b: b, scratch: getScratch(), cbor: true}
+	s := getScratch()
+	d := jsonDecoder{b: b, scratch: s, cbor: true}
 	defer d.release()
 	// Every item's binary form is shorter than its JSON wire form (a
 	// variant object or a quoted name around it), heads included, so
-	// this is the only allocation.
-	d.out = make([]byte, 0, len(b))
+	// room for the rest of the input is room enough and the output never
+	// grows. That room is the scratch's. A result about its size is
+	// handed over, as the room was allocated for it (a resume's one
+	// answer); one much smaller is copied out at its own size and the
+	// room kept: a value followed by much more input (the first answer of
+	// a batch) had the rest's size allocated, cleared, and then kept by
+	// the journal that keeps the answer.
+	pooled := len(b) <= maxPooledOut
+	switch {
+	case !pooled:
+		d.out = make([]byte, 0, len(b))
+	case cap(s.out) < len(b):
+		s.out = make([]byte, 0, len(b))
+		fallthrough
+	default:
+		d.out = s.out[:0]
+	}
 	if _, err := d.value(0, posTop); err != nil {
 		return nil, 0, err
 	}
-	return d.assemble(), d.i, nil
+	out = d.assemble()
+	if pooled {
+		if cap(out)-len(out) <= len(out)/8+512 {
+			s.out = nil
+		} else {
+			s.out = out[:0]
+			out = append([]byte(nil), out...) // not cleared first, as make would
+		}
+	}
+	return out, d.i, nil
 }
 
 // ParseJSONString decodes one JSON string (with optional surrounding

@@ -512,3 +512,31 @@ func TestValueString(t *testing.T) {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
 }
+
+// TranscodeJSONValue's result is the caller's own, at about its size,
+// whatever follows the value: the output room it had is not the caller's.
+func TestTranscodeJSONValueOwnsItsResult(t *testing.T) {
+	pad := strings.Repeat(" ", 100_000)
+	first, n, err := TranscodeJSONValue([]byte(`{"String":"first"}` + pad))
+	if err != nil || n != len(`{"String":"first"}`) {
+		t.Fatal(n, err)
+	}
+	if cap(first) > 64 {
+		t.Fatalf("a 6-byte result kept %d bytes of room", cap(first))
+	}
+	for range 3 { // the same scratch, most likely
+		if _, _, err := TranscodeJSONValue([]byte(`{"String":"other"}` + pad)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _, err := DecodeCBOR(first); err != nil || v.Str != "first" {
+		t.Fatalf("the first result now reads %q, %v", v.Str, err)
+	}
+	// A value that is most of its input: room about its size (an eighth
+	// more, and the allocator's rounding to pages).
+	long := `{"String":"` + strings.Repeat("x", 50_000) + `"}`
+	out, _, err := TranscodeJSONValue([]byte(long + "}"))
+	if err != nil || cap(out) > len(out)+len(out)/8+8192 {
+		t.Fatalf("%d bytes, room %d, %v", len(out), cap(out), err)
+	}
+}

@@ -11,6 +11,7 @@ type scratch struct {
 	members []Member
 	buf     []byte        // a string being unescaped
 	heads   []pendingHead // TranscodeJSON's array and object heads
+	out     []byte        // TranscodeJSON's output, before it is copied out
 
 	// keys interns object keys across decodes: tool results repeat the
 	// same few keys, and each was a new string.
@@ -55,6 +56,11 @@ const maxPooledEntries = 1 << 12
 // maxPooledBuf is the largest unescaping buffer a scratch keeps.
 const maxPooledBuf = 64 << 10
 
+// maxPooledOut is the largest input TranscodeJSON transcodes in a
+// scratch's output buffer, which it keeps: a request's worth. Larger
+// inputs (staged values) get output of their own.
+const maxPooledOut = 1<<20 + 64<<10
+
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 func (s *scratch) release() {
@@ -65,7 +71,10 @@ func (s *scratch) release() {
 	if cap(s.elems) > maxPooledEntries || cap(s.members) > maxPooledEntries || cap(s.buf) > maxPooledBuf || cap(s.heads) > maxPooledEntries {
 		return
 	}
-	s.elems, s.members, s.buf, s.heads = s.elems[:0], s.members[:0], s.buf[:0], s.heads[:0]
+	if cap(s.out) > maxPooledOut {
+		s.out = nil
+	}
+	s.elems, s.members, s.buf, s.heads, s.out = s.elems[:0], s.members[:0], s.buf[:0], s.heads[:0], s.out[:0]
 	scratchPool.Put(s)
 }
 
