@@ -28,8 +28,10 @@ type field struct {
 // resume's payload split with its value transcoded (splitPayload's
 // result), or a batch resume's answers, each split so.
 type splitValue struct {
-	payload *payloadFields
+	payload *payloadFields // or nil
 	answers []splitAnswer
+
+	read payloadFields // payload's memory: one allocation for both
 }
 
 // splitAnswer is one element of a batch resume's answers: its text, and

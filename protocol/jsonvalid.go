@@ -50,8 +50,10 @@ func validObject(b []byte) (f fields, isObject, valid bool) {
 func readMember(b []byte, key []byte, at, depth int) (int, *splitValue) {
 	switch {
 	case string(key) == `"`+wire.FieldPayload+`"` && b[at] == '{':
-		if end, p := validPayload(b, at, depth); end >= 0 {
-			return end, &splitValue{payload: p}
+		sv := &splitValue{}
+		if end := validPayload(b, at, depth, &sv.read); end >= 0 {
+			sv.payload = &sv.read
+			return end, sv
 		}
 	case string(key) == `"`+wire.FieldAnswers+`"` && b[at] == '[' && depth == 1:
 		if end, a := validAnswers(b, at, depth); end >= 0 {
@@ -188,11 +190,10 @@ func validValue(b []byte, i, depth int, member func(key, value []byte) bool, rea
 }
 
 // validPayload validates the payload object at b[i], depth containers
-// deep, as validValue would, and splits it as splitPayload does: the
-// member "value" is transcoded, and validated only when that fails. It
-// returns where the object ends, or -1 if it is not valid JSON.
-func validPayload(b []byte, i, depth int) (int, *payloadFields) {
-	p := &payloadFields{}
+// deep, as validValue would, and splits it into p as splitPayload does:
+// the member "value" is transcoded, and validated only when that fails.
+// It returns where the object ends, or -1 if it is not valid JSON.
+func validPayload(b []byte, i, depth int, p *payloadFields) int {
 	var fb fieldsBuilder
 	end := validValue(b, i, depth, fb.add, func(key []byte, at int) int {
 		if string(key) != `"`+wire.FieldValue+`"` {
@@ -206,14 +207,14 @@ func validPayload(b []byte, i, depth int) (int, *payloadFields) {
 		return at + n
 	})
 	if end < 0 {
-		return -1, nil
+		return -1
 	}
 	f, err := fb.done()
 	if err != nil {
-		return -1, nil
+		return -1
 	}
 	p.fields = f
-	return end, p
+	return end
 }
 
 // validAnswers validates a batch resume's answers, the array at b[i]
