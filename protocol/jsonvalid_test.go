@@ -433,3 +433,26 @@ func TestAnswersReadOnTheWayAsAfresh(t *testing.T) {
 		}
 	}
 }
+
+// A header that is not valid UTF-8 is fatal with that message wherever
+// the bad byte is, the payload's value and a batch's answers included
+// (which the validator reads by transcoding); one that is valid UTF-8 but
+// not JSON says so.
+func TestEnvelopeTellsUTF8FromJSON(t *testing.T) {
+	pl := func(s string) string { return `{"type":"value","value":{"String":"` + s + `"}}` }
+	for _, c := range []struct{ header, want string }{
+		{"{\"id\":1,\"method\":\"compile\",\"source\":\"\xff\"}", "not valid UTF-8"},
+		{`{"id":1,"method":"resume","payload":` + pl("ok\xc3") + `}`, "not valid UTF-8"},
+		{"{\"id\":1,\"method\":\"resume\",\"payload\":{\"type\":\"value\",\"value\":{\"Strin\":\"\xed\xa0\x80\"}}}", "not valid UTF-8"},
+		{`{"id":1,"method":"resume","answers":[{"call_id":1,"payload":` + pl("\xf4\x90\x80\x80") + `}]}`, "not valid UTF-8"},
+		{`{"id":1,"method":"resume","payload":` + pl("\xff") + `,}`, "not valid UTF-8"},
+		{`{"id":1,"method":"resume","payload":` + pl("ok") + `,}`, "not valid JSON"},
+		{`{"id":1,"method":"resume","payload":` + pl("a\\x") + `}`, "not valid JSON"},
+		{`{"id":1,"method":"resume","answers":[{"call_id":1,"payload":` + pl("ok") + ` ]}`, "not valid JSON"},
+	} {
+		_, _, _, err := envelope([]byte(c.header), true)
+		if err == nil || err.Error() != "invalid request header: "+c.want {
+			t.Errorf("%q: %v, want %q", c.header, err, c.want)
+		}
+	}
+}
