@@ -185,45 +185,18 @@ type payloadFields struct {
 	readErr error  // or why it is not a structured value
 }
 
-// splitPayload is splitObject for a resume's payload. The member "value"
-// is transcoded where the walk meets it rather than skipped: a long answer
-// is walked once here instead of twice (skipped to find its end, then
-// transcoded). b is valid JSON, as splitObject's input is.
+// splitPayload is splitObject for a resume's payload that the request's
+// validator did not read on its way (one from a staged batch, say):
+// validPayload's walk, which transcodes the member "value" where it meets
+// it rather than skipping it, so a long answer is walked once. b is valid
+// JSON, as splitObject's input is.
 func splitPayload(b []byte) (payloadFields, error) {
 	var p payloadFields
-	var fb fieldsBuilder
 	i := jsonscan.SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return p, errNotObject
+	if i >= len(b) || b[i] != '{' || validPayload(b, i, 0, &p) < 0 {
+		return payloadFields{}, errNotObject
 	}
-	for i = jsonscan.SkipSpace(b, i+1); i < len(b) && b[i] == '"'; {
-		end := jsonscan.SkipString(b, i)
-		key := b[i:end]
-		i = jsonscan.SkipSpace(b, jsonscan.SkipSpace(b, end)+1) // ':'
-		vend := -1
-		if string(key) == `"`+wire.FieldValue+`"` {
-			enc, n, err := value.TranscodeJSONValue(b[i:])
-			if err == nil {
-				vend = i + n
-			} else {
-				vend = jsonscan.SkipValue(b, i)
-			}
-			p.read, p.enc, p.readErr = b[i:vend], enc, err
-		} else {
-			vend = jsonscan.SkipValue(b, i)
-		}
-		if !fb.add(key, b[i:vend]) {
-			break
-		}
-		i = jsonscan.SkipSpace(b, vend)
-		if i >= len(b) || b[i] != ',' {
-			break
-		}
-		i = jsonscan.SkipSpace(b, i+1)
-	}
-	f, err := fb.done()
-	p.fields = f
-	return p, err
+	return p, nil
 }
 
 // splitPayload is splitPayload(f.at(key)), split already when the
