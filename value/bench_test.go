@@ -2,6 +2,7 @@ package value
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/sampletext"
@@ -96,5 +97,28 @@ func BenchmarkTranscodeJSONText(b *testing.B) {
 		if _, err := TranscodeJSON(in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkAppendJSONText writes 50 KB answers of text as a host sends
+// them: prose with a quote or newline now and then, and the same as JSON
+// text (an escape every dozen bytes).
+func BenchmarkAppendJSONText(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		text string
+	}{
+		{"prose", strings.Repeat("The quick brown fox jumps over the lazy dog, said \"the\" owner.\n", 800)[:50_000]},
+		{"json", sampletext.JSONLike(rand.New(rand.NewPCG(1, 2)), 50_000)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			v := String(c.text)
+			buf := v.AppendJSON(nil)
+			b.SetBytes(int64(len(c.text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = v.AppendJSON(buf[:0])
+			}
+		})
 	}
 }

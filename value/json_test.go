@@ -540,3 +540,27 @@ func TestTranscodeJSONValueOwnsItsResult(t *testing.T) {
 		t.Fatalf("%d bytes, room %d, %v", len(out), cap(out), err)
 	}
 }
+
+// A string is written a word at a time between the bytes that need a
+// look: each such byte, at every position around the word boundaries,
+// comes out escaped as it should, and the plain bytes around it whole.
+func TestAppendJSONStringAtEveryPosition(t *testing.T) {
+	specials := []struct{ in, out string }{
+		{`"`, `\"`}, {`\`, `\\`}, {"\n", `\n`}, {"\x01", `\u0001`}, {"\x1f", `\u001f`},
+		{"é", "é"}, {"€", "€"}, {"😀", "😀"},
+		{"\xed\xa0\x80", `\ud800`}, // a lone surrogate, as WTF-8
+		{"\xff", `\ufffd`},         // not UTF-8 at all
+		{"\x7f", "\x7f"}, {" ", " "},
+	}
+	for n := 0; n <= 20; n++ {
+		for at := 0; at <= n; at++ {
+			for _, sp := range specials {
+				s := strings.Repeat("a", at) + sp.in + strings.Repeat("b", n-at)
+				want := `{"String":"` + strings.Repeat("a", at) + sp.out + strings.Repeat("b", n-at) + `"}`
+				if got := string(String(s).AppendJSON(nil)); got != want {
+					t.Fatalf("%q: wrote %s, want %s", s, got, want)
+				}
+			}
+		}
+	}
+}
