@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -55,6 +57,34 @@ func (c *Client) compile(ctx context.Context, source, language string) (Program,
 	return Program{ID: res.ProgramID, Bytes: b}, nil
 }
 
+// marshalInputs is a start's inputs as a JSON object, its names in
+// order as encoding/json orders a map's, each value written by the value
+// package (marshalHeader says why not through encoding/json).
+func marshalInputs(inputs map[string]value.Value) ([]byte, error) {
+	names := slices.Sorted(maps.Keys(inputs))
+	n := 2
+	for _, k := range names {
+		n += len(k) + 8
+	}
+	b := append(make([]byte, 0, n), '{')
+	for i, k := range names {
+		v := inputs[k]
+		if err := v.Validate(); err != nil {
+			return nil, err
+		}
+		name, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(b, name...), ':')
+		b = v.AppendJSON(b)
+	}
+	return append(b, '}'), nil
+}
+
 // Start starts an execution and returns its first step: completion, or a
 // suspension on the first capability call.
 //
@@ -78,7 +108,7 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (*Step, error) {
 	if inputs == nil {
 		inputs = map[string]value.Value{}
 	}
-	inputJSON, err := json.Marshal(inputs)
+	inputJSON, err := marshalInputs(inputs)
 	if err != nil {
 		return nil, encodeErr("start", err)
 	}
@@ -146,14 +176,14 @@ func (c *Client) Resume(ctx context.Context, req ResumeRequest) (*Step, error) {
 	var payloads [][]byte
 	if req.Answers != nil {
 		for _, a := range req.Answers {
-			b, err := json.Marshal(a.Payload)
+			b, err := a.Payload.MarshalJSON()
 			if err != nil {
 				return nil, encodeErr("resume", err)
 			}
 			payloads = append(payloads, b)
 		}
 	} else {
-		b, err := json.Marshal(req.Payload)
+		b, err := req.Payload.MarshalJSON()
 		if err != nil {
 			return nil, encodeErr("resume", err)
 		}
