@@ -354,31 +354,17 @@ func (c *Client) step(resp *response, m message, err error) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		Kind string `json:"kind"`
-		Step struct {
-			Type       string          `json:"type"`
-			Value      json.RawMessage `json:"value"`
-			Capability string          `json:"capability"`
-			Args       []value.Value   `json:"args"`
-			Calls      []struct {
-				CallID     uint64        `json:"call_id"`
-				Capability string        `json:"capability"`
-				Args       []value.Value `json:"args"`
-			} `json:"calls"`
-			SnapshotBase64 string    `json:"snapshot_base64"`
-			Logs           []LogLine `json:"logs"`
-		} `json:"step"`
-		SnapshotID     string `json:"snapshot_id"`
-		PolicyID       string `json:"policy_id"`
-		SnapshotBaseID string `json:"snapshot_base_id"`
-	}
-	if err := json.Unmarshal(resp.Result, &res); err != nil || res.Kind != "step" {
+	var res wireStep
+	if err := decodeStep(resp.Result, &res); err != nil || res.Kind != "step" {
 		return nil, c.broken(fmt.Errorf("%w: undecodable step: %v", ErrProtocol, err))
 	}
 	st := &Step{Profile: resp.Profile, Logs: res.Step.Logs}
 	switch res.Step.Type {
 	case "completed":
+		if p := res.Step.parsed; p != nil {
+			st.Value = *p
+			break
+		}
 		v, err := value.ParseJSON(res.Step.Value)
 		if err != nil {
 			return nil, c.broken(fmt.Errorf("%w: completed step: %v", ErrProtocol, err))

@@ -317,7 +317,7 @@ func (r *responseReader) readLine() ([]byte, error) {
 // value.ParseJSON, which bounds nesting.
 func decodeResponse(m message) (*response, error) {
 	var r response
-	if err := json.Unmarshal(m.header, &r); err != nil {
+	if err := decodeHeader(m.header, &r); err != nil {
 		return nil, fmt.Errorf("%w: undecodable response header: %v", ErrProtocol, err)
 	}
 	if r.ProtocolVersion != protocolVersion {

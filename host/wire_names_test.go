@@ -16,7 +16,7 @@ import (
 // read from the package's source. Limits is written and read as
 // wire.Limits.
 func TestWireStructNamesAreWireNames(t *testing.T) {
-	problems, walked := wiretest.StructNames(request{}, response{}, wireOptions{}, wireAnswer{}, wireAuth{}, wirePolicy{},
+	problems, walked := wiretest.StructNames(request{}, response{}, wireOptions{}, wireAnswer{}, wireAuth{}, wirePolicy{}, wireStep{}, wireCall{},
 		wirePayload{}, wireCallError{}, wire.Limits{}, Profile{}, Pong{}, LogLine{})
 	if walked < 12 {
 		t.Fatalf("walked %d structs: the walk is broken", walked)
