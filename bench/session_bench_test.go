@@ -96,6 +96,17 @@ func BenchmarkLargeAnswerResume1MB(b *testing.B) {
 	benchLargeResume(b, largeSource, payloads)
 }
 
+// BenchmarkLargeArgsResume is BenchmarkLargeAnswerResume with a program
+// that passes each 50 KB answer to its next call, as a guest handing a
+// document from one tool to the next does: every step's suspension
+// carries 50 KB of arguments back to the host.
+func BenchmarkLargeArgsResume(b *testing.B) {
+	payloads, _ := textPayloads(LargeAnswers())
+	benchLargeResume(b, largeArgsSource, payloads)
+}
+
+const largeArgsSource = "let page = '';\nfor (let i = 0; i < 40; i++) page = fetch_page(i, page);\npage.length;"
+
 func benchLargeResume(b *testing.B, source string, payloads [][]byte) {
 	s := protocol.NewSession(protocol.Options{})
 	defer s.Close()
