@@ -15,12 +15,15 @@ import (
 // snapshot's bytes and id. A fresh execution's journal begins with its
 // header; a replay's continues the bytes it was loaded from.
 func (x *Execution) record(s *Step) {
-	if x.checkpoint(s) {
-		return
-	}
+	// The journal is made first, so that whether to write a checkpoint
+	// is decided from its sizes in a continued execution as it was in
+	// the original.
 	b := x.journal
 	if b == nil {
 		b = x.beginJournal()
+	}
+	if x.checkpoint(s) {
+		return
 	}
 	for i := range x.unrecorded {
 		a := &x.unrecorded[i]
