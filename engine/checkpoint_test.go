@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -135,6 +136,40 @@ JSON.stringify({ total, log, byKey, sums, r: Math.random() });
 		return pageAnswer(i)
 	}
 	continueAsHot(t, src, answer, 12, 6)
+}
+
+// A guest that keeps answers: the last page and a second one, which it
+// passes on to a later call; some it reads (their length scanned), some
+// it does not, some are not ASCII. The image holds an answer's string as
+// it arrived, once however often it is held (a variable and the waited
+// call's arguments), scanned or not as it was, so that the cold run
+// reads the hot run's heap figures and charges.
+func TestCheckpointsHoldTheAnswersTheGuestKeeps(t *testing.T) {
+	const src = `
+let last = "";
+let second = null, third = null;
+const lengths = [];
+let heads = "";
+for (let i = 0; i < 16; i++) {
+  last = fetch_page(i, i >= 12 ? second : i);
+  if (i === 1) second = last;
+  if (i === 2) third = last;
+  if (i % 2 === 0) lengths.push(last.length);
+  if (i > 2) heads += third.slice(0, 2 + i);
+}
+[second.length, lengths.join(","), last.slice(0, 8), heads.length].join(":");
+`
+	answer := func(i int) Payload {
+		switch {
+		case i%4 == 1:
+			text := strings.Repeat("é "+strconv.Itoa(i)+" ", 12_000)
+			return Payload{Outcome: snapshot.Outcome{Value: value.String(text)}}
+		case i == 2:
+			return Payload{Outcome: snapshot.Outcome{Value: value.String(strings.Repeat("a short page ", 8))}}
+		}
+		return pageAnswer(i)
+	}
+	continueAsHot(t, src, answer, 16, 2)
 }
 
 // The same for a guest that calls from inside for-of loops over arrays,

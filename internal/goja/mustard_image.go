@@ -60,6 +60,8 @@ const (
 	imgProperty // a property with attributes (valueProperty)
 	imgMember   // a built-in held by one of imageBuiltins: its index and the property's name
 	imgVariadic // the marker a call with spread arguments leaves on the stack
+	imgImported // a string as the embedder imported it (importedString): whether scanned, its text
+	imgShared   // an imported string written before, by number
 )
 
 // Body records, after the interpreter's state.
@@ -250,6 +252,7 @@ type imageWriter struct {
 	natives  map[*Object]string
 	objIDs   map[*Object]uint64
 	stashIDs map[*stash]uint64
+	imported map[*importedString]uint64
 	queue    []any // objects and scopes whose bodies are still to write
 	err      error
 }
@@ -263,7 +266,7 @@ type imageWriter struct {
 func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, named map[*Object]string, callee *Object) ([]byte, error) {
 	w := &imageWriter{r: r, base: base, out: buf, prgs: map[*Program]uint64{},
 		builtins: map[*Object]uint64{}, natives: map[*Object]string{},
-		objIDs: map[*Object]uint64{}, stashIDs: map[*stash]uint64{}}
+		objIDs: map[*Object]uint64{}, stashIDs: map[*stash]uint64{}, imported: map[*importedString]uint64{}}
 	for i, prg := range imagePrograms(p) {
 		w.prgs[prg] = uint64(i)
 	}
@@ -557,6 +560,25 @@ func (w *imageWriter) value(v Value) {
 		for _, u := range v {
 			w.out = binary.LittleEndian.AppendUint16(w.out, u)
 		}
+	case *importedString:
+		// An answer the guest keeps, often held twice (a variable and a
+		// call's arguments): written once, and read back as one string
+		// in the form it had, so that the heap figure and the charges
+		// that depend on the form (a scanned string's kind) are the hot
+		// run's.
+		if id, ok := w.imported[v]; ok {
+			w.out = append(w.out, imgShared)
+			w.uint(id)
+			return
+		}
+		w.imported[v] = uint64(len(w.imported) + 1)
+		w.out = append(w.out, imgImported)
+		if v.scanned {
+			w.out = append(w.out, 1)
+		} else {
+			w.out = append(w.out, 0)
+		}
+		w.string(v.s)
 	case *Symbol:
 		if v != variadicMarker {
 			w.fail("a symbol")
@@ -802,6 +824,7 @@ type imageReader struct {
 	stashed int
 	slots   []*stashRef
 	named   func(string) *Object // the embedder's objects, by name
+	strs    []*importedString    // the imported strings read, by number
 	err     error
 }
 
@@ -927,6 +950,25 @@ func (d *imageReader) value() Value {
 		}
 		d.in = d.in[2*n:]
 		return s
+	case imgImported:
+		scanned := d.byte()
+		if scanned > 1 {
+			d.fail("bad string form %d", scanned)
+			return nil
+		}
+		v := &importedString{s: d.string()}
+		if scanned == 1 {
+			v.scan()
+		}
+		d.strs = append(d.strs, v)
+		return v
+	case imgShared:
+		id := d.uint()
+		if id == 0 || id > uint64(len(d.strs)) {
+			d.fail("string %d not read before", id)
+			return nil
+		}
+		return d.strs[id-1]
 	case imgProperty:
 		flags := d.byte()
 		return &valueProperty{writable: flags&1 != 0, enumerable: flags&2 != 0,

@@ -4,6 +4,7 @@ package goja
 // against uninterrupted runs, refusals, damage, sizes and timings.
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strconv"
@@ -193,6 +194,28 @@ func imageRecord(_ *Runtime, i int) Value {
 	return newStringValue(strings.Repeat("ab\u00e9", i+1))
 }
 
+// imageImported keeps answers the embedder imported (importedString):
+// one held by a variable and passed again as a call's argument, some read
+// (scanned), some not, some not ASCII.
+const imageImported = `
+let last = "";
+let second = null;
+const lengths = [];
+for (let i = 0; i < 6; i++) {
+  last = fetch(i, i >= 4 ? second : "");
+  if (i === 1) second = last;
+  if (i % 2 === 0) lengths.push(last.length);
+}
+[second.length, lengths.join(","), last.slice(0, 12), second === last].join(" ");
+`
+
+func imageImportedAnswer(r *Runtime, i int) Value {
+	if i%2 == 1 {
+		return r.MustardString(strings.Repeat("\u00e9t\u00e9 "+strconv.Itoa(i)+" ", 20))
+	}
+	return r.MustardString(strings.Repeat("page "+strconv.Itoa(i)+" ", 20))
+}
+
 // imageErrors catches the errors its host function throws, and ends with
 // a call with spread arguments and an uncaught error.
 const imageErrors = `
@@ -228,6 +251,7 @@ func TestImagePrototypeContinuesAsHot(t *testing.T) {
 		{"pages", imagePages, imagePage, 40},
 		{"loops", imageLoops, imageRecord, 8},
 		{"collections", imageCollections, imageRecord, 5},
+		{"imported", imageImported, imageImportedAnswer, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for capture := range tc.calls {
@@ -395,6 +419,20 @@ func BenchmarkImagePrototype(b *testing.B) {
 // An image holds what the guest kept, not what it was sent: the 40 × 50
 // KB program's stays the same few dozen bytes at every call, and the
 // records program's grows with its records.
+// An imported string the guest holds twice (a variable, and the waited
+// call's argument) is written once; whether it was scanned is kept with
+// it (TestImagePrototypeContinuesAsHot continues the program from each
+// call; engine/checkpoint_test.go checks the charges and heap figures).
+func TestImageWritesAnImportedStringOnce(t *testing.T) {
+	for capture := range 6 {
+		hot := runCapturing(t, imageImported, imageImportedAnswer, capture)
+		second := imageImportedAnswer(nil, 1).(*importedString).s
+		if n := bytes.Count(hot.image, []byte(second)); capture > 1 && n != 1 {
+			t.Fatalf("call %d: the second answer is written %d times, want once", capture, n)
+		}
+	}
+}
+
 func TestImagePrototypeHoldsWhatTheGuestKept(t *testing.T) {
 	var pages []int
 	for _, capture := range []int{0, 1, 20, 39} {
