@@ -105,6 +105,13 @@ func BenchmarkLargeArgsResume(b *testing.B) {
 	benchLargeResume(b, largeArgsSource, payloads)
 }
 
+// BenchmarkLargeArgsColdResume resumes the last suspension of
+// BenchmarkLargeArgsResume's program from its bytes in a fresh Session.
+func BenchmarkLargeArgsColdResume(b *testing.B) {
+	payloads, _ := textPayloads(LargeAnswers())
+	benchLargeCold(b, largeArgsSource, payloads)
+}
+
 const largeArgsSource = "let page = '';\nfor (let i = 0; i < 40; i++) page = fetch_page(i, page);\npage.length;"
 
 func benchLargeResume(b *testing.B, source string, payloads [][]byte) {
