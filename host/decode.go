@@ -142,30 +142,26 @@ func decodeHeader(b []byte, r *response) error {
 }
 
 func decodeHeaderFast(b []byte, r *response) error {
+	small := map[string]any{wire.FieldProtocolVersion: &r.ProtocolVersion, wire.FieldID: &r.ID, wire.FieldOK: &r.OK,
+		wire.FieldError: &r.Error, wire.FieldErrorCode: &r.ErrorCode, wire.FieldLogs: &r.Logs, wire.FieldProfile: &r.Profile}
 	return members(b, func(key string, raw []byte) error {
-		switch key {
-		case wire.FieldProtocolVersion:
-			return json.Unmarshal(raw, &r.ProtocolVersion)
-		case wire.FieldID:
-			return json.Unmarshal(raw, &r.ID)
-		case wire.FieldOK:
-			return json.Unmarshal(raw, &r.OK)
-		case wire.FieldResult:
+		if key == wire.FieldResult {
 			// Checked where it is read: decodeStep, or encoding/json
 			// for the other results.
 			r.Result = raw
 			return nil
-		case wire.FieldError:
-			return json.Unmarshal(raw, &r.Error)
-		case wire.FieldErrorCode:
-			return json.Unmarshal(raw, &r.ErrorCode)
-		case wire.FieldLogs:
-			return json.Unmarshal(raw, &r.Logs)
-		case wire.FieldProfile:
-			return json.Unmarshal(raw, &r.Profile)
 		}
-		return checked(raw)
+		return member(small, key, raw)
 	})
+}
+
+// member decodes a member named in small into its target with
+// encoding/json, and checks any other.
+func member(small map[string]any, key string, raw []byte) error {
+	if p, ok := small[key]; ok {
+		return json.Unmarshal(raw, p)
+	}
+	return checked(raw)
 }
 
 // wireStep is a start or resume response's result.
@@ -204,10 +200,10 @@ func decodeStep(b []byte, res *wireStep) error {
 
 func decodeStepFast(b []byte, res *wireStep) error {
 	st := &res.Step
+	stepSmall := map[string]any{wire.FieldType: &st.Type, wire.FieldCapability: &st.Capability,
+		wire.FieldSnapshotBase64: &st.SnapshotBase64, wire.FieldLogs: &st.Logs}
 	step := func(key string, raw []byte) (err error) {
 		switch key {
-		case wire.FieldType:
-			return json.Unmarshal(raw, &st.Type)
 		case wire.FieldValue:
 			v, err := value.ParseJSON(raw)
 			if err != nil {
@@ -215,8 +211,6 @@ func decodeStepFast(b []byte, res *wireStep) error {
 			}
 			st.Value, st.parsed = raw, &v
 			return nil
-		case wire.FieldCapability:
-			return json.Unmarshal(raw, &st.Capability)
 		case wire.FieldArgs:
 			st.Args, err = parseValues(raw)
 			return err
@@ -228,44 +222,29 @@ func decodeStepFast(b []byte, res *wireStep) error {
 			st.Calls = []wireCall{}
 			return elements(raw, func(e []byte) error {
 				var k wireCall
+				small := map[string]any{wire.FieldCallID: &k.CallID, wire.FieldCapability: &k.Capability}
 				err := members(e, func(key string, raw []byte) (err error) {
-					switch key {
-					case wire.FieldCallID:
-						return json.Unmarshal(raw, &k.CallID)
-					case wire.FieldCapability:
-						return json.Unmarshal(raw, &k.Capability)
-					case wire.FieldArgs:
+					if key == wire.FieldArgs {
 						k.Args, err = parseValues(raw)
 						return err
 					}
-					return checked(raw)
+					return member(small, key, raw)
 				})
 				st.Calls = append(st.Calls, k)
 				return err
 			})
-		case wire.FieldSnapshotBase64:
-			return json.Unmarshal(raw, &st.SnapshotBase64)
-		case wire.FieldLogs:
-			return json.Unmarshal(raw, &st.Logs)
 		}
-		return checked(raw)
+		return member(stepSmall, key, raw)
 	}
+	small := map[string]any{wire.FieldKind: &res.Kind, wire.FieldSnapshotID: &res.SnapshotID,
+		wire.FieldPolicyID: &res.PolicyID, wire.FieldSnapshotBaseID: &res.SnapshotBaseID}
 	return members(b, func(key string, raw []byte) error {
-		switch key {
-		case wire.FieldKind:
-			return json.Unmarshal(raw, &res.Kind)
-		case wire.FieldStep:
+		if key == wire.FieldStep {
 			if err := members(raw, step); err != nil {
 				return fmt.Errorf("step: %w", err)
 			}
 			return nil
-		case wire.FieldSnapshotID:
-			return json.Unmarshal(raw, &res.SnapshotID)
-		case wire.FieldPolicyID:
-			return json.Unmarshal(raw, &res.PolicyID)
-		case wire.FieldSnapshotBaseID:
-			return json.Unmarshal(raw, &res.SnapshotBaseID)
 		}
-		return checked(raw)
+		return member(small, key, raw)
 	})
 }
