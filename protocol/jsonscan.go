@@ -91,7 +91,7 @@ type fieldsBuilder struct {
 	f       fields
 	index   map[string]int // key → position, once the object is large
 	bad     bool
-	pending *splitValue // the next member's value, read (validObject)
+	pending *splitValue // the next member's value, read (readMembers)
 }
 
 // add takes the next member: its key as a raw string literal and its raw

@@ -28,11 +28,7 @@ func validJSON(b []byte) bool { return validMembers(b, nil) }
 func validObject(b []byte) (f fields, isObject, valid bool) {
 	var fb fieldsBuilder
 	i := jsonscan.SkipSpace(b, 0)
-	end := validValue(b, i, 0, fb.add, func(key []byte, at int) int {
-		end, split := readMember(b, key, at, 1)
-		fb.pending = split
-		return end
-	})
+	end := validValue(b, i, 0, fb.add, fb.readMembers(b, 1))
 	if end < 0 || jsonscan.SkipSpace(b, end) != len(b) {
 		return nil, false, false
 	}
@@ -50,15 +46,34 @@ func validObject(b []byte) (f fields, isObject, valid bool) {
 func readMember(b []byte, key []byte, at, depth int) (int, *splitValue) {
 	switch {
 	case string(key) == `"`+wire.FieldPayload+`"` && b[at] == '{':
-		sv := &splitValue{}
-		if end := validPayload(b, at, depth, &sv.read); end >= 0 {
-			sv.payload = &sv.read
-			return end, sv
-		}
+		return readPayload(b, at, depth)
 	case string(key) == `"`+wire.FieldAnswers+`"` && b[at] == '[' && depth == 1:
 		if end, a := validAnswers(b, at, depth); end >= 0 {
 			return end, &splitValue{answers: a}
 		}
+	}
+	return -1, nil
+}
+
+// readMembers is validValue's read hook for an object whose members are
+// depth containers deep: readMember, what it read going to the member fb
+// takes next.
+func (fb *fieldsBuilder) readMembers(b []byte, depth int) func(key []byte, at int) int {
+	return func(key []byte, at int) int {
+		end, split := readMember(b, key, at, depth)
+		fb.pending = split
+		return end
+	}
+}
+
+// readPayload validates and splits the payload object at b[at] (depth
+// containers deep) as validPayload does: where it ends and what it read,
+// or -1.
+func readPayload(b []byte, at, depth int) (int, *splitValue) {
+	sv := &splitValue{}
+	if end := validPayload(b, at, depth, &sv.read); end >= 0 {
+		sv.payload = &sv.read
+		return end, sv
 	}
 	return -1, nil
 }
@@ -231,14 +246,7 @@ func validAnswers(b []byte, i, depth int) (int, []splitAnswer) {
 		var f fields
 		if b[i] == '{' {
 			var fb fieldsBuilder
-			end = validValue(b, i, depth+1, fb.add, func(key []byte, at int) int {
-				if string(key) != `"`+wire.FieldPayload+`"` {
-					return -1
-				}
-				end, split := readMember(b, key, at, depth+2)
-				fb.pending = split
-				return end
-			})
+			end = validValue(b, i, depth+1, fb.add, fb.readMembers(b, depth+2))
 			if end >= 0 {
 				var err error
 				if f, err = fb.done(); err != nil {

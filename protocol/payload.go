@@ -36,9 +36,7 @@ func (set stagedSet) payload(f fields, structure string) (resumePayload, error) 
 // header's payload is (validPayload). A staged answer is one past 1 MiB.
 func stagedPayload(stageKey string, b []byte) (fields, error) {
 	if i := jsonscan.SkipSpace(b, 0); i < len(b) && b[i] == '{' {
-		sv := &splitValue{}
-		if end := validPayload(b, i, 0, &sv.read); end >= 0 && jsonscan.SkipSpace(b, end) == len(b) {
-			sv.payload = &sv.read
+		if end, sv := readPayload(b, i, 0); end >= 0 && jsonscan.SkipSpace(b, end) == len(b) {
 			return fields{{key: wire.FieldPayload, raw: b, split: sv}}, nil
 		}
 	}
