@@ -30,69 +30,64 @@ var errSyntax = errors.New("malformed JSON")
 // around it aside): its key, decoded, and its raw value. fn must decode
 // or check every value it is given.
 func members(b []byte, fn func(key string, raw []byte) error) error {
-	i := jsonscan.SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return errSyntax
-	}
-	i = jsonscan.SkipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return end(b, i+1)
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return errSyntax
+	return items(b, '{', '}', func(i int) (int, error) {
+		if b[i] != '"' {
+			return 0, errSyntax
 		}
 		kend := jsonscan.SkipString(b, i)
 		key, ok := jsonscan.PlainString(b[i:kend])
 		if !ok {
 			if err := json.Unmarshal(b[i:kend], &key); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		if i = jsonscan.SkipSpace(b, kend); i >= len(b) || b[i] != ':' {
-			return errSyntax
+			return 0, errSyntax
 		}
 		i = jsonscan.SkipSpace(b, i+1)
 		vend := jsonscan.SkipValue(b, i)
 		if vend == i {
-			return errSyntax
+			return 0, errSyntax
 		}
-		if err := fn(key, b[i:vend]); err != nil {
-			return err
-		}
-		switch i = jsonscan.SkipSpace(b, vend); {
-		case i < len(b) && b[i] == ',':
-			i = jsonscan.SkipSpace(b, i+1)
-		case i < len(b) && b[i] == '}':
-			return end(b, i+1)
-		default:
-			return errSyntax
-		}
-	}
+		return vend, fn(key, b[i:vend])
+	})
 }
 
 // elements calls fn with each element of the array that is all of b, raw.
 func elements(b []byte, fn func(raw []byte) error) error {
+	return items(b, '[', ']', func(i int) (int, error) {
+		vend := jsonscan.SkipValue(b, i)
+		if vend == i {
+			return 0, errSyntax
+		}
+		return vend, fn(b[i:vend])
+	})
+}
+
+// items walks the object or array (open, close) that is all of b: it
+// calls item at each item's first byte, which returns where the item
+// ends, and checks the commas between items and the close after them.
+func items(b []byte, open, close byte, item func(i int) (int, error)) error {
 	i := jsonscan.SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
+	if i >= len(b) || b[i] != open {
 		return errSyntax
 	}
 	i = jsonscan.SkipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
+	if i < len(b) && b[i] == close {
 		return end(b, i+1)
 	}
 	for {
-		vend := jsonscan.SkipValue(b, i)
-		if vend == i {
+		if i >= len(b) {
 			return errSyntax
 		}
-		if err := fn(b[i:vend]); err != nil {
+		iend, err := item(i)
+		if err != nil {
 			return err
 		}
-		switch i = jsonscan.SkipSpace(b, vend); {
+		switch i = jsonscan.SkipSpace(b, iend); {
 		case i < len(b) && b[i] == ',':
 			i = jsonscan.SkipSpace(b, i+1)
-		case i < len(b) && b[i] == ']':
+		case i < len(b) && b[i] == close:
 			return end(b, i+1)
 		default:
 			return errSyntax
