@@ -318,13 +318,22 @@ func TestImagePrototypeRefusesWhatItCannotWrite(t *testing.T) {
 // the prototype does not check, item 6 of docs/heap-image.md, is that what
 // it read is a state the program could be in.)
 func TestImagePrototypeReadsDamageSafely(t *testing.T) {
-	for _, tc := range []struct{ name, source string }{{"records", imageRecords}, {"loops", imageLoops}, {"collections", imageCollections}} {
-		t.Run(tc.name, func(t *testing.T) { readsDamageSafely(t, tc.source) })
+	for _, tc := range []struct {
+		name, source string
+		answer       imageAnswer
+		capture      int
+	}{
+		{"records", imageRecords, imageRecord, 3}, {"loops", imageLoops, imageRecord, 3},
+		{"collections", imageCollections, imageRecord, 3},
+		// An imported string written once and referred to again.
+		{"imported", imageImported, imageImportedAnswer, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) { readsDamageSafely(t, tc.source, tc.answer, tc.capture) })
 	}
 }
 
-func readsDamageSafely(t *testing.T, source string) {
-	hot := runCapturing(t, source, imageRecord, 3)
+func readsDamageSafely(t *testing.T, source string, answer imageAnswer, capture int) {
+	hot := runCapturing(t, source, answer, capture)
 	p := MustCompile("image.js", source, false)
 	read := func(img []byte) {
 		r := New()
