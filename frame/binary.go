@@ -40,20 +40,39 @@ func newBinaryReader(r io.Reader, bufSize, limit int) *BinaryReader {
 // ErrFrameTooLarge when the declared sizes exceed the limit; the bodies of
 // an oversized frame are not read. After any error, Next returns the same
 // error again.
-func (r *BinaryReader) Next() (Frame, error) { return r.read(false) }
+func (r *BinaryReader) Next() (Frame, error) { return r.read(intoShared, nil) }
 
 // NextOwned is Next, except that the frame is read into memory of its own,
 // which the caller keeps: a server that reads the next request while it
 // serves one needs that, and copying a large frame out of the shared
 // buffer cost as much as reading it. Header's capacity is clipped as with
 // Next.
-func (r *BinaryReader) NextOwned() (Frame, error) { return r.read(true) }
+func (r *BinaryReader) NextOwned() (Frame, error) { return r.read(intoOwn, nil) }
 
-func (r *BinaryReader) read(owned bool) (Frame, error) {
+// NextInto is NextOwned, except that the header is read into dst's memory
+// when it has room (into a new buffer when it has not): a server that is
+// done with a request's header once it has served it hands the buffer back
+// for a later request, where a new one for each would take a large
+// answer's pages from the allocator every time. The payload is read into
+// memory of its own, which the caller keeps. Header's capacity is its
+// buffer's, so the header is what to hand back: dst, or the larger buffer
+// that took its place.
+func (r *BinaryReader) NextInto(dst []byte) (Frame, error) { return r.read(intoDst, dst) }
+
+// Where a frame is read to.
+type into int
+
+const (
+	intoShared into = iota // r.buf, reused by the next frame
+	intoOwn                // memory of its own
+	intoDst                // the header into the caller's buffer, the payload into memory of its own
+)
+
+func (r *BinaryReader) read(to into, dst []byte) (Frame, error) {
 	if r.err != nil {
 		return Frame{}, r.err
 	}
-	f, err := r.next(owned)
+	f, err := r.next(to, dst)
 	if err != nil {
 		r.err = err
 		return Frame{}, err
@@ -66,7 +85,7 @@ func (r *BinaryReader) read(owned bool) (Frame, error) {
 // failure, for a recording of the session.
 func (r *BinaryReader) Partial() []byte { return r.failed }
 
-func (r *BinaryReader) next(owned bool) (Frame, error) {
+func (r *BinaryReader) next(to into, dst []byte) (Frame, error) {
 	n, err := io.ReadFull(r.br, r.prefix[:])
 	if err != nil {
 		if err == io.EOF {
@@ -84,8 +103,11 @@ func (r *BinaryReader) next(owned bool) (Frame, error) {
 		return Frame{}, fmt.Errorf("%w: header %d + payload %d bytes > %d",
 			ErrFrameTooLarge, hl, pl, r.limit)
 	}
+	if to == intoDst {
+		return r.nextInto(dst[:0], int(hl), int(pl))
+	}
 	var buf []byte
-	if owned {
+	if to == intoOwn {
 		buf = make([]byte, total)
 	} else {
 		r.buf = grow(r.buf[:0], int(total), r.limit)
@@ -97,6 +119,28 @@ func (r *BinaryReader) next(owned bool) (Frame, error) {
 	}
 	h := int(hl)
 	return Frame{Header: buf[:h:h], Payload: buf[h:]}, nil
+}
+
+// nextInto reads the header and payload of a frame whose prefix has been
+// read: the header into dst, the payload into memory of its own.
+func (r *BinaryReader) nextInto(dst []byte, hl, pl int) (Frame, error) {
+	header := grow(dst, hl, r.limit)
+	var payload []byte
+	if pl > 0 {
+		payload = make([]byte, pl)
+	}
+	if n, err := io.ReadFull(r.br, header); err != nil {
+		r.failed = append(append([]byte(nil), r.prefix[:]...), header[:n]...)
+		return Frame{}, readErr(err, "body", n, hl+pl)
+	}
+	if n, err := io.ReadFull(r.br, payload); err != nil {
+		r.failed = append(append(append([]byte(nil), r.prefix[:]...), header...), payload[:n]...)
+		return Frame{}, readErr(err, "body", hl+n, hl+pl)
+	}
+	if payload == nil {
+		payload = header[hl:hl:hl]
+	}
+	return Frame{Header: header, Payload: payload}, nil
 }
 
 // Encode returns one frame's bytes: prefix, header, payload.

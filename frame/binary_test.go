@@ -207,6 +207,57 @@ func TestBinaryReaderNextOwned(t *testing.T) {
 	assert.Equal(t, io.EOF, err)
 }
 
+func TestBinaryReaderNextInto(t *testing.T) {
+	r := NewBinaryReader(bytes.NewReader(concat(
+		encode([]byte("ab"), []byte("cd")),
+		encode([]byte("efgh"), nil),
+		encode(rep('h', 100), []byte("ij")),
+		encode(nil, nil))))
+	dst := make([]byte, 0, 8)
+	first, err := r.NextInto(dst)
+	require.NoError(t, err)
+	assert.Equal(t, []byte("ab"), first.Header)
+	assert.Equal(t, []byte("cd"), first.Payload)
+	assert.Same(t, &dst[:1][0], &first.Header[0], "a header that fits is read into dst")
+	assert.Equal(t, 8, cap(first.Header), "the header keeps its buffer's capacity")
+
+	// The buffer handed back is read into again; the payload kept is not.
+	second, err := r.NextInto(first.Header)
+	require.NoError(t, err)
+	assert.Equal(t, []byte("efgh"), second.Header)
+	assert.Same(t, &dst[:1][0], &second.Header[0])
+	assert.NotNil(t, second.Payload)
+	assert.Empty(t, second.Payload)
+	assert.Equal(t, []byte("cd"), first.Payload)
+
+	// A header larger than dst gets a buffer of its own.
+	third, err := r.NextInto(second.Header)
+	require.NoError(t, err)
+	assert.Equal(t, rep('h', 100), third.Header)
+	assert.Equal(t, []byte("ij"), third.Payload)
+	assert.Equal(t, []byte("efgh"), dst[:4], "dst is left as it was")
+	assert.GreaterOrEqual(t, cap(third.Header), 100)
+
+	fourth, err := r.NextInto(nil)
+	require.NoError(t, err)
+	assert.Empty(t, fourth.Header)
+	assert.Empty(t, fourth.Payload)
+	_, err = r.NextInto(third.Header)
+	assert.Equal(t, io.EOF, err)
+}
+
+func TestBinaryReaderNextIntoKeepsWhatFailed(t *testing.T) {
+	in := concat(encode([]byte("ab"), []byte("cd")), encode([]byte("header"), []byte("payload")))
+	for cut := len(encode([]byte("ab"), []byte("cd"))) + prefixLen; cut < len(in); cut++ {
+		r := NewBinaryReader(bytes.NewReader(in[:cut]))
+		_, err := r.NextInto(nil)
+		require.NoError(t, err)
+		_, err = r.NextInto(make([]byte, 0, 64))
+		require.ErrorIs(t, err, ErrTruncated, "cut at %d", cut)
+		assert.Equal(t, in[len(encode([]byte("ab"), []byte("cd"))):cut], r.Partial(), "cut at %d", cut)
+	}
+}
+
 func TestBinaryReaderBufferCappedAtLimit(t *testing.T) {
 	in := concat(encode(nil, rep('a', 600_000)), encode(nil, rep('b', MaxRequestSize)))
 	r := NewBinaryReader(bytes.NewReader(in))

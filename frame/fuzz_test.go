@@ -63,17 +63,28 @@ func FuzzBinaryReader(f *testing.F) {
 			w := NewBinaryWriter(&out)
 			n := 0
 			var err error
-			var owned []Frame // every other frame is read with NextOwned and kept
+			// A frame in three is read with Next, one with NextOwned (and
+			// kept), one with NextInto a buffer it reuses (its payload kept).
+			var owned []Frame
 			var ownedWant [][]byte
+			var dst []byte
 			for {
 				var fr Frame
-				if n%2 == 0 {
+				switch n % 3 {
+				case 0:
 					fr, err = r.Next()
-				} else {
+				case 1:
 					fr, err = r.NextOwned()
 					if err == nil {
 						owned = append(owned, fr)
 						ownedWant = append(ownedWant, concat(fr.Header, fr.Payload))
+					}
+				default:
+					fr, err = r.NextInto(dst)
+					if err == nil {
+						dst = fr.Header
+						owned = append(owned, Frame{Payload: fr.Payload})
+						ownedWant = append(ownedWant, bytes.Clone(fr.Payload))
 					}
 				}
 				if err != nil {
