@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/mustard-sidecar/mustard-sidecar/frame"
 	"github.com/mustard-sidecar/mustard-sidecar/protocol"
@@ -33,8 +34,8 @@ func newTestReader(t *testing.T) *testReader {
 	src, _ := transport(protocol.Binary, pr, io.Discard)
 	reads := make(chan struct{}, 64)
 	next := src.next
-	src.next = func() ([]byte, []byte, error) {
-		h, p, err := next()
+	src.next = func(buf []byte) ([]byte, []byte, error) {
+		h, p, err := next(buf)
 		reads <- struct{}{}
 		return h, p, err
 	}
@@ -303,4 +304,54 @@ func TestReaderStop(t *testing.T) {
 		tr.w.Close()
 		within(t, tr.done, "the read-ahead goroutine")
 	})
+}
+
+func TestReaderReadsIntoHeadersServed(t *testing.T) {
+	tr := newTestReader(t)
+	defer tr.end(t)
+	var given [][]byte // each read's buffer, as it was when handed in
+	var mem []*byte    // ... and its memory
+	next := tr.src.next
+	tr.src.next = func(buf []byte) ([]byte, []byte, error) {
+		given = append(given, bytes.Clone(buf[:cap(buf)]))
+		mem = append(mem, unsafe.SliceData(buf))
+		return next(buf)
+	}
+	tr.write(t, ping(1))
+	first := tr.nextWithin(t)
+	wantPing(t, first, 1)
+	firstMem, firstLen := unsafe.SliceData(first.header), len(first.header)
+	tr.release(first.header)
+
+	tr.write(t, ping(2))
+	second := tr.nextWithin(t)
+	wantPing(t, second, 2)
+	if len(given) != 2 || given[0] != nil {
+		t.Fatalf("reads were handed %d buffers, the first %q; want a new one, then the header served", len(given), given[0])
+	}
+	if mem[1] != firstMem || unsafe.SliceData(second.header) != firstMem {
+		t.Fatal("the second request was not read into the first's buffer")
+	}
+	if !bytes.Equal(given[1][:firstLen], make([]byte, firstLen)) {
+		t.Fatalf("the header served was handed back as %q, not cleared", given[1][:firstLen])
+	}
+
+	// Only keptHeaders buffers are kept; with none handed back, a read
+	// gets new memory.
+	for i := 0; i < keptHeaders+1; i++ {
+		tr.release(make([]byte, 8))
+	}
+	tr.locked(func() {
+		if len(tr.headers) != keptHeaders {
+			t.Errorf("%d buffers kept, want %d", len(tr.headers), keptHeaders)
+		}
+	})
+	for range keptHeaders {
+		<-tr.headers
+	}
+	tr.write(t, ping(3))
+	wantPing(t, tr.nextWithin(t), 3)
+	if given[2] != nil {
+		t.Fatalf("with no buffer handed back the read was handed %q", given[2])
+	}
 }

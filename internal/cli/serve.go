@@ -108,6 +108,7 @@ func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer,
 		if err != nil {
 			return err
 		}
+		r.release(it.header)
 	}
 }
 
@@ -117,6 +118,8 @@ func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer,
 type reader struct {
 	s   *protocol.Session
 	src source
+
+	headers chan []byte // buffers of requests served, for later ones (release)
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -136,6 +139,7 @@ type reader struct {
 
 func newReader(s *protocol.Session, src source) *reader {
 	r := &reader{s: s, src: src,
+		headers:  make(chan []byte, keptHeaders),
 		wake:     make(chan struct{}, 1),
 		quitTick: make(chan struct{}),
 		done:     make(chan struct{}),
@@ -149,21 +153,46 @@ func newReader(s *protocol.Session, src source) *reader {
 
 // read reads the next request. Only one read runs at a time, so requests
 // are read, and Session.Read sees them, in order.
+//
+// A request served while the next is read must own its bytes. Its header
+// is read into a buffer of a request already served, if there is one,
+// which goes back once it is served (release). Its payload is read into
+// memory of its own, the session's to keep (ReadOwned): a snapshot sent
+// raw or staged is not copied again.
 func (r *reader) read() inbound {
-	header, payload, err := r.src.next()
+	var buf []byte
+	select {
+	case buf = <-r.headers:
+	default:
+	}
+	header, payload, err := r.src.next(buf)
 	if err != nil {
 		return inbound{err: err, partial: r.src.partial()}
 	}
-	// A request served while the next is read must own its bytes: the
-	// line reader reuses its buffer, the binary one reads each frame into
-	// its own (source.owned). Either way they are the session's to keep
-	// (ReadOwned): a snapshot sent raw or staged is not copied again.
 	it := inbound{header: header, payload: payload}
-	if !r.src.owned {
-		it.header, it.payload = bytes.Clone(header), bytes.Clone(payload)
-	}
-	it.req = r.s.ReadOwned(it.header, it.payload)
+	it.req = r.s.ReadOwned(header, payload)
 	return it
+}
+
+// keptHeaders is how many header buffers of requests served the reader
+// keeps for later ones: one serves a host that waits for each response,
+// the second one that writes its next request before reading.
+const keptHeaders = 2
+
+// release hands back the header of a request that has been served: the
+// session keeps nothing of it (protocol.Session.Read), and reading a later
+// request into the same memory spares the allocator a large answer's
+// pages every time. Its bytes are cleared first, so that a request's text
+// (answers, tokens) does not stay in memory after it.
+func (r *reader) release(header []byte) {
+	if cap(header) == 0 {
+		return
+	}
+	clear(header)
+	select {
+	case r.headers <- header[:0]:
+	default:
+	}
 }
 
 // next returns the next request to serve: one read ahead, the one being
@@ -297,11 +326,14 @@ func (r *reader) stop() {
 }
 
 // source reads a transport's requests.
+//
+// next reads the header into buf's memory when it has room (into a new
+// buffer when it has not), and the payload into memory of its own: the
+// caller keeps both.
 type source struct {
-	next    func() (header, payload []byte, err error) // errors in their host-facing form
-	partial func() []byte                              // after a read error: the failing request's bytes, as far as read
-	raw     func(header, payload []byte) []byte        // a request's bytes as they came
-	owned   bool                                       // next returns bytes the caller keeps
+	next    func(buf []byte) (header, payload []byte, err error) // errors in their host-facing form
+	partial func() []byte                                        // after a read error: the failing request's bytes, as far as read
+	raw     func(header, payload []byte) []byte                  // a request's bytes as they came
 }
 
 // transport returns the request source and response writer of a
@@ -316,9 +348,12 @@ func transport(t protocol.Transport, in io.Reader, out io.Writer) (source, func(
 	if t == protocol.JSONL {
 		r, w := frame.NewLineReader(in), frame.NewLineWriter(out)
 		return source{
-				next: func() ([]byte, []byte, error) {
+				next: func(buf []byte) ([]byte, []byte, error) {
 					line, err := r.Next()
-					return line, nil, readError(err, "invalid request")
+					if err != nil {
+						return nil, nil, readError(err, "invalid request")
+					}
+					return append(buf[:0], line...), nil, nil
 				},
 				partial: r.Partial,
 				raw:     func(line, _ []byte) []byte { return append(bytes.Clone(line), '\n') },
@@ -327,13 +362,12 @@ func transport(t protocol.Transport, in io.Reader, out io.Writer) (source, func(
 	}
 	r, w := frame.NewBinaryReader(in), frame.NewBinaryWriter(out)
 	return source{
-			next: func() ([]byte, []byte, error) {
-				f, err := r.NextOwned()
+			next: func(buf []byte) ([]byte, []byte, error) {
+				f, err := r.NextInto(buf)
 				return f.Header, f.Payload, readError(err, "invalid request header")
 			},
 			partial: r.Partial,
 			raw:     frame.Encode,
-			owned:   true,
 		},
 		func(resp protocol.Response) error { return writeErr(w.Write(resp.Header, resp.Payload)) }
 }
