@@ -194,6 +194,9 @@ func stringWord(s string, i int) uint64 {
 }
 
 func appendJSONString(dst []byte, s string) []byte {
+	// Room for the string and a few escapes at once: a long one appended
+	// run by run would otherwise grow dst many times, copying it each time.
+	dst = slices.Grow(dst, len(s)+len(s)/8+2)
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
