@@ -328,6 +328,7 @@ type Builder struct {
 	seal    *Sealer
 	records uint64 // sealed records written
 	item    []byte // scratch for the journal item being sealed
+	largest int    // the largest item appended so far, plain
 
 	// A version 1 journal writes a call and its suspension as one pending
 	// item: Call keeps the call until Suspend.
@@ -404,6 +405,7 @@ func (b *Builder) Checkpoint(c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*
 	head = append([]byte(nil), head...)
 	head[at] = VersionCheckpoint
 	nb, raw, id := startCheckpoint(head, b.seal, c, m, l, cp)
+	nb.largest = b.largest // the items to come are like those before
 	return nb, raw, id, nil
 }
 
@@ -503,9 +505,15 @@ func (b *Builder) add(appendItem func([]byte) []byte) {
 		b.sealItem(item)
 		return
 	}
+	// Room for an item as large as the largest so far, doubling the
+	// buffer when it has not: append alone grows a large journal by a
+	// quarter, copying all of it every few calls that pass a page on.
+	b.buf = growFor(b.buf, b.largest)
 	start := len(b.buf)
 	b.buf = appendItem(b.buf)
-	b.tail += len(b.buf) - start
+	n := len(b.buf) - start
+	b.tail += n
+	b.largest = max(b.largest, n)
 	b.h.Write(b.buf[start:])
 }
 

@@ -356,3 +356,27 @@ func TestJournalGrowsWithoutTouchingEarlierSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// A journal that grows by large items (a page passed on from call to call)
+// takes new memory a logarithmic number of times: append alone grows a
+// large slice by a quarter, copying the whole journal every few calls.
+func TestBuilderGrowsByDoubling(t *testing.T) {
+	page := value.String(strings.Repeat("a page of text passed on; ", 2000))
+	b := NewBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil, Version)
+	grown := 0
+	for i := range 64 {
+		before := cap(b.buf)
+		suspendOn(b, Pending{Capability: "cap", Args: []value.Value{page}})
+		answerLast(b, Outcome{Value: value.Number(float64(i))})
+		if cap(b.buf) != before {
+			grown++
+		}
+	}
+	// 64 items of 52 KB, 3.3 MB: 2^14 bytes to 2^22 by doubling.
+	if grown > 10 {
+		t.Fatalf("the journal took new memory %d times for 64 large items", grown)
+	}
+	if len(b.buf) < 64*52_000 || cap(b.buf) > 2*len(b.buf)+2*b.largest {
+		t.Fatalf("journal of %d bytes in %d of memory", len(b.buf), cap(b.buf))
+	}
+}
