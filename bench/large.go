@@ -264,6 +264,12 @@ func (o *ours) largeRound(rep *Report, p largeProgram, n int) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.label, err)
 		}
+		// The serving sidecar finishes what the run left it (a realm
+		// made for the next start, a collection) before the fresh one is
+		// timed: on two CPUs it would otherwise share them with it.
+		if err := awaitIdle(o.bin.sc.Pid()); err != nil {
+			return err
+		}
 		cold, value, err := largeCold(run, last)
 		if err != nil {
 			return err
