@@ -26,11 +26,14 @@ const fastDecodeFrom = 8 << 10
 
 var errSyntax = errors.New("malformed JSON")
 
-// members calls fn with each member of the object that is all of b (space
-// around it aside): its key, decoded, and its raw value. fn must decode
-// or check every value it is given.
-func members(b []byte, fn func(key string, raw []byte) error) error {
-	return items(b, '{', '}', func(i int) (int, error) {
+// membersAt walks the object at b[i] (space before it aside): it calls fn
+// with each member's key, decoded, and the index of its value's first
+// byte; fn reads or checks the value there and returns the index just
+// past it. membersAt returns the index just past the object. A value
+// that is itself an object or array is walked in place, once, rather
+// than skipped over first and walked again.
+func membersAt(b []byte, i int, fn func(key string, at int) (int, error)) (int, error) {
+	return itemsAt(b, i, '{', '}', func(i int) (int, error) {
 		if b[i] != '"' {
 			return 0, errSyntax
 		}
@@ -44,60 +47,83 @@ func members(b []byte, fn func(key string, raw []byte) error) error {
 		if i = jsonscan.SkipSpace(b, kend); i >= len(b) || b[i] != ':' {
 			return 0, errSyntax
 		}
-		i = jsonscan.SkipSpace(b, i+1)
-		vend := jsonscan.SkipValue(b, i)
-		if vend == i {
+		if i = jsonscan.SkipSpace(b, i+1); i >= len(b) {
 			return 0, errSyntax
 		}
-		return vend, fn(key, b[i:vend])
+		return fn(key, i)
 	})
 }
 
-// elements calls fn with each element of the array that is all of b, raw.
-func elements(b []byte, fn func(raw []byte) error) error {
-	return items(b, '[', ']', func(i int) (int, error) {
-		vend := jsonscan.SkipValue(b, i)
-		if vend == i {
-			return 0, errSyntax
-		}
-		return vend, fn(b[i:vend])
-	})
+// elementsAt walks the array at b[i] as membersAt walks an object.
+func elementsAt(b []byte, i int, fn func(at int) (int, error)) (int, error) {
+	return itemsAt(b, i, '[', ']', fn)
 }
 
-// items walks the object or array (open, close) that is all of b: it
-// calls item at each item's first byte, which returns where the item
-// ends, and checks the commas between items and the close after them.
-func items(b []byte, open, close byte, item func(i int) (int, error)) error {
-	i := jsonscan.SkipSpace(b, 0)
+// itemsAt walks the object or array (open, close) at b[i]: it calls item
+// at each item's first byte, which returns where the item ends, checks
+// the commas between items and the close after them, and returns the
+// index just past the close.
+func itemsAt(b []byte, i int, open, close byte, item func(i int) (int, error)) (int, error) {
+	i = jsonscan.SkipSpace(b, i)
 	if i >= len(b) || b[i] != open {
-		return errSyntax
+		return 0, errSyntax
 	}
 	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == close {
-		return end(b, i+1)
+		return i + 1, nil
 	}
 	for {
 		if i >= len(b) {
-			return errSyntax
+			return 0, errSyntax
 		}
 		iend, err := item(i)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		switch i = jsonscan.SkipSpace(b, iend); {
 		case i < len(b) && b[i] == ',':
 			i = jsonscan.SkipSpace(b, i+1)
 		case i < len(b) && b[i] == close:
-			return end(b, i+1)
+			return i + 1, nil
 		default:
-			return errSyntax
+			return 0, errSyntax
 		}
 	}
 }
 
-// end checks that nothing but space follows position i.
-func end(b []byte, i int) error {
-	if jsonscan.SkipSpace(b, i) != len(b) {
+// rawAt returns the value at b[i], raw, and the index just past it. The
+// caller reads or checks it.
+func rawAt(b []byte, i int) ([]byte, int, error) {
+	vend := jsonscan.SkipValue(b, i)
+	if vend == i {
+		return nil, 0, errSyntax
+	}
+	return b[i:vend], vend, nil
+}
+
+// members calls fn with each member of the object that is all of b (space
+// around it aside): its key, decoded, and its raw value. fn must decode
+// or check every value it is given.
+func members(b []byte, fn func(key string, raw []byte) error) error {
+	return whole(b, func(b []byte) (int, error) {
+		return membersAt(b, 0, func(key string, i int) (int, error) {
+			raw, vend, err := rawAt(b, i)
+			if err != nil {
+				return 0, err
+			}
+			return vend, fn(key, raw)
+		})
+	})
+}
+
+// whole runs walk, which reads a value from b's start, and checks that
+// nothing but space follows it.
+func whole(b []byte, walk func(b []byte) (int, error)) error {
+	end, err := walk(b)
+	if err != nil {
+		return err
+	}
+	if jsonscan.SkipSpace(b, end) != len(b) {
 		return errSyntax
 	}
 	return nil
@@ -113,19 +139,28 @@ func checked(raw []byte) error {
 
 var jsonNull = []byte("null")
 
-// parseValues reads an array of StructuredValues as encoding/json reads
-// a []value.Value: null is none.
-func parseValues(raw []byte) ([]value.Value, error) {
-	if bytes.Equal(raw, jsonNull) {
-		return nil, nil
+// parseValuesAt reads the array of StructuredValues at b[i] as
+// encoding/json reads a []value.Value (null is none), and returns the
+// index just past it.
+func parseValuesAt(b []byte, i int) ([]value.Value, int, error) {
+	if b[i] != '[' {
+		raw, vend, err := rawAt(b, i)
+		if err != nil || !bytes.Equal(raw, jsonNull) {
+			return nil, 0, errSyntax
+		}
+		return nil, vend, nil
 	}
 	out := []value.Value{}
-	err := elements(raw, func(e []byte) error {
-		v, err := value.ParseJSON(e)
+	end, err := elementsAt(b, i, func(i int) (int, error) {
+		raw, vend, err := rawAt(b, i)
+		if err != nil {
+			return 0, err
+		}
+		v, err := value.ParseJSON(raw)
 		out = append(out, v)
-		return err
+		return vend, err
 	})
-	return out, err
+	return out, end, err
 }
 
 // decodeHeader reads a response header into r.
@@ -197,49 +232,69 @@ func decodeStepFast(b []byte, res *wireStep) error {
 	st := &res.Step
 	stepSmall := map[string]any{wire.FieldType: &st.Type, wire.FieldCapability: &st.Capability,
 		wire.FieldSnapshotBase64: &st.SnapshotBase64, wire.FieldLogs: &st.Logs}
-	step := func(key string, raw []byte) (err error) {
-		switch key {
-		case wire.FieldValue:
-			v, err := value.ParseJSON(raw)
-			if err != nil {
-				return err
-			}
-			st.Value, st.parsed = raw, &v
-			return nil
-		case wire.FieldArgs:
-			st.Args, err = parseValues(raw)
-			return err
-		case wire.FieldCalls:
-			if bytes.Equal(raw, jsonNull) {
-				st.Calls = nil
-				return nil
-			}
-			st.Calls = []wireCall{}
-			return elements(raw, func(e []byte) error {
-				var k wireCall
-				small := map[string]any{wire.FieldCallID: &k.CallID, wire.FieldCapability: &k.Capability}
-				err := members(e, func(key string, raw []byte) (err error) {
-					if key == wire.FieldArgs {
-						k.Args, err = parseValues(raw)
-						return err
-					}
-					return member(small, key, raw)
-				})
-				st.Calls = append(st.Calls, k)
-				return err
-			})
-		}
-		return member(stepSmall, key, raw)
-	}
 	small := map[string]any{wire.FieldKind: &res.Kind, wire.FieldSnapshotID: &res.SnapshotID,
 		wire.FieldPolicyID: &res.PolicyID, wire.FieldSnapshotBaseID: &res.SnapshotBaseID}
-	return members(b, func(key string, raw []byte) error {
-		if key == wire.FieldStep {
-			if err := members(raw, step); err != nil {
-				return fmt.Errorf("step: %w", err)
-			}
-			return nil
+	// small reads the value at b[i] into its target in m, or checks it.
+	smallAt := func(m map[string]any, key string, i int) (int, error) {
+		raw, vend, err := rawAt(b, i)
+		if err != nil {
+			return 0, err
 		}
-		return member(small, key, raw)
+		return vend, member(m, key, raw)
+	}
+	call := func(i int) (int, error) {
+		var k wireCall
+		callSmall := map[string]any{wire.FieldCallID: &k.CallID, wire.FieldCapability: &k.Capability}
+		end, err := membersAt(b, i, func(key string, i int) (end int, err error) {
+			if key == wire.FieldArgs {
+				k.Args, end, err = parseValuesAt(b, i)
+				return end, err
+			}
+			return smallAt(callSmall, key, i)
+		})
+		st.Calls = append(st.Calls, k)
+		return end, err
+	}
+	step := func(key string, i int) (end int, err error) {
+		switch key {
+		case wire.FieldValue:
+			raw, vend, err := rawAt(b, i)
+			if err != nil {
+				return 0, err
+			}
+			v, err := value.ParseJSON(raw)
+			if err != nil {
+				return 0, err
+			}
+			st.Value, st.parsed = raw, &v
+			return vend, nil
+		case wire.FieldArgs:
+			st.Args, end, err = parseValuesAt(b, i)
+			return end, err
+		case wire.FieldCalls:
+			if b[i] != '[' {
+				raw, vend, err := rawAt(b, i)
+				if err != nil || !bytes.Equal(raw, jsonNull) {
+					return 0, errSyntax
+				}
+				st.Calls = nil
+				return vend, nil
+			}
+			st.Calls = []wireCall{}
+			return elementsAt(b, i, call)
+		}
+		return smallAt(stepSmall, key, i)
+	}
+	return whole(b, func(b []byte) (int, error) {
+		return membersAt(b, 0, func(key string, i int) (int, error) {
+			if key == wire.FieldStep {
+				end, err := membersAt(b, i, step)
+				if err != nil {
+					return 0, fmt.Errorf("step: %w", err)
+				}
+				return end, nil
+			}
+			return smallAt(small, key, i)
+		})
 	})
 }
