@@ -1,10 +1,15 @@
 package host
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/require"
 )
@@ -114,4 +119,29 @@ func mustJSON(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// A binary response is read whole however its bytes arrive, across the
+// sizes where its buffer doubles, and one that ends early fails.
+func TestResponseReaderReadsFramesWhole(t *testing.T) {
+	for _, n := range []int{0, 1, 64<<10 - 8, 64 << 10, 64<<10 + 1, 200_000} {
+		header := []byte(`{"id":1}`)
+		payload := make([]byte, n)
+		for i := range payload {
+			payload[i] = byte(i * 7)
+		}
+		frame := binary.LittleEndian.AppendUint32(nil, uint32(len(header)))
+		frame = binary.LittleEndian.AppendUint32(frame, uint32(n))
+		frame = append(append(frame, header...), payload...)
+		for _, src := range []io.Reader{bytes.NewReader(frame), iotest.HalfReader(bytes.NewReader(frame))} {
+			r := &responseReader{br: bufio.NewReaderSize(src, 4096), limit: 1 << 20}
+			m, err := r.next()
+			require.NoError(t, err, n)
+			require.Equal(t, header, m.header)
+			require.True(t, bytes.Equal(payload, m.payload), "payload of %d bytes", n)
+		}
+		r := &responseReader{br: bufio.NewReaderSize(bytes.NewReader(frame[:len(frame)-1]), 4096), limit: 1 << 20}
+		_, err := r.next()
+		require.ErrorIs(t, err, ErrProtocol, n)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 )
@@ -271,13 +272,20 @@ func (r *responseReader) next() (message, error) {
 		return message{}, fmt.Errorf("%w: a response of %d bytes exceeds the client's limit of %d bytes (Config.MaxResponseBytes)", ErrProtocol, total, r.limit)
 	}
 	// Grow with what actually arrives, so a prefix that lies about its
-	// size costs nothing until the bytes come.
-	var buf bytes.Buffer
-	buf.Grow(min(int(total), 64<<10))
-	if n, err := buf.ReadFrom(io.LimitReader(r.br, int64(total))); err != nil || n != int64(total) {
-		return message{}, fmt.Errorf("%w: stdout ended inside a response frame (%d of %d bytes)", ErrProtocol, n, total)
+	// size costs nothing until the bytes come: doubling, up to the size
+	// it gave.
+	n := int(total)
+	b := make([]byte, 0, min(n, 64<<10))
+	for len(b) < n {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(n-len(b), len(b)))
+		}
+		m, err := r.br.Read(b[len(b):min(cap(b), n)])
+		b = b[:len(b)+m]
+		if err != nil && len(b) < n {
+			return message{}, fmt.Errorf("%w: stdout ended inside a response frame (%d of %d bytes)", ErrProtocol, len(b), total)
+		}
 	}
-	b := buf.Bytes()
 	return message{header: b[:hl:hl], payload: b[hl:]}, nil
 }
 
