@@ -342,6 +342,35 @@ func TestSnapJournalChecksDeltas(t *testing.T) {
 	require.ErrorContains(t, err, "the base bytes are not snapshot")
 }
 
+// A history that grows by large deltas takes new memory a logarithmic
+// number of times, and every snapshot handed out keeps its bytes.
+func TestSnapJournalGrowsByDoubling(t *testing.T) {
+	var j snapJournal
+	snap := []byte("base")
+	prev := snap
+	var handed [][]byte
+	grown := 0
+	for i := range 48 {
+		delta := bytes.Repeat([]byte{byte('a' + i%26)}, 20_000)
+		full := append(bytes.Clone(prev), delta...)
+		before := cap(j.buf)
+		got, err := j.extend(&host.Suspension{SnapshotID: wire.SHA256Hex(full), BaseID: wire.SHA256Hex(prev), Snapshot: delta},
+			prev, wire.SHA256Hex(prev))
+		require.NoError(t, err)
+		require.Equal(t, full, got)
+		if cap(j.buf) != before {
+			grown++
+		}
+		handed = append(handed, got)
+		prev = got
+	}
+	require.LessOrEqual(t, grown, 8, "new memory for each of 48 deltas of 20 KB")
+	for i, h := range handed {
+		require.Equal(t, 4+20_000*(i+1), len(h))
+		require.Equal(t, byte('a'+i%26), h[len(h)-1], "snapshot %d changed", i)
+	}
+}
+
 // A host that went down mid-step leaves its DirStore as a crash would:
 // the record of step k, the journal appended past it (the step after it
 // was appended, its record never written), and half an append after

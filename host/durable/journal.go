@@ -7,6 +7,7 @@ import (
 	"encoding"
 	"encoding/hex"
 	"fmt"
+	"slices"
 )
 
 // snapJournal is the snapshot of a parked execution as its Run keeps it:
@@ -71,6 +72,12 @@ func (j *snapJournal) extend(s *host.Suspension, base []byte, baseID string) ([]
 	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
 		return nil, err
+	}
+	if cap(j.buf)-len(j.buf) < len(s.Snapshot) {
+		// Doubling: append grows a large slice by a quarter, which for
+		// a history that grows by a large answer or argument a step
+		// copied all of it every few steps.
+		j.buf = slices.Grow(j.buf, max(len(s.Snapshot), len(j.buf)))
 	}
 	j.buf = append(j.buf, s.Snapshot...)
 	j.id, j.state = s.SnapshotID, state
