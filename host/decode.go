@@ -105,21 +105,19 @@ func rawAt(b []byte, i int) ([]byte, int, error) {
 // around it aside): its key, decoded, and its raw value. fn must decode
 // or check every value it is given.
 func members(b []byte, fn func(key string, raw []byte) error) error {
-	return whole(b, func(b []byte) (int, error) {
-		return membersAt(b, 0, func(key string, i int) (int, error) {
-			raw, vend, err := rawAt(b, i)
-			if err != nil {
-				return 0, err
-			}
-			return vend, fn(key, raw)
-		})
+	end, err := membersAt(b, 0, func(key string, i int) (int, error) {
+		raw, vend, err := rawAt(b, i)
+		if err != nil {
+			return 0, err
+		}
+		return vend, fn(key, raw)
 	})
+	return whole(b, end, err)
 }
 
-// whole runs walk, which reads a value from b's start, and checks that
-// nothing but space follows it.
-func whole(b []byte, walk func(b []byte) (int, error)) error {
-	end, err := walk(b)
+// whole is the result of a walk of b from its start that ended at end:
+// err, or a syntax error if anything but space follows.
+func whole(b []byte, end int, err error) error {
 	if err != nil {
 		return err
 	}
@@ -127,6 +125,16 @@ func whole(b []byte, walk func(b []byte) (int, error)) error {
 		return errSyntax
 	}
 	return nil
+}
+
+// nullAt reads the null at b[i], which encoding/json takes as none where
+// it reads a slice; any other value there is a syntax error.
+func nullAt(b []byte, i int) (int, error) {
+	raw, vend, err := rawAt(b, i)
+	if err != nil || !bytes.Equal(raw, jsonNull) {
+		return 0, errSyntax
+	}
+	return vend, nil
 }
 
 // checked is a member this decoder does not read: it is still JSON.
@@ -144,11 +152,8 @@ var jsonNull = []byte("null")
 // index just past it.
 func parseValuesAt(b []byte, i int) ([]value.Value, int, error) {
 	if b[i] != '[' {
-		raw, vend, err := rawAt(b, i)
-		if err != nil || !bytes.Equal(raw, jsonNull) {
-			return nil, 0, errSyntax
-		}
-		return nil, vend, nil
+		end, err := nullAt(b, i)
+		return nil, end, err
 	}
 	out := []value.Value{}
 	end, err := elementsAt(b, i, func(i int) (int, error) {
@@ -234,7 +239,7 @@ func decodeStepFast(b []byte, res *wireStep) error {
 		wire.FieldSnapshotBase64: &st.SnapshotBase64, wire.FieldLogs: &st.Logs}
 	small := map[string]any{wire.FieldKind: &res.Kind, wire.FieldSnapshotID: &res.SnapshotID,
 		wire.FieldPolicyID: &res.PolicyID, wire.FieldSnapshotBaseID: &res.SnapshotBaseID}
-	// small reads the value at b[i] into its target in m, or checks it.
+	// smallAt reads the value at b[i] into its target in m, or checks it.
 	smallAt := func(m map[string]any, key string, i int) (int, error) {
 		raw, vend, err := rawAt(b, i)
 		if err != nil {
@@ -273,28 +278,23 @@ func decodeStepFast(b []byte, res *wireStep) error {
 			return end, err
 		case wire.FieldCalls:
 			if b[i] != '[' {
-				raw, vend, err := rawAt(b, i)
-				if err != nil || !bytes.Equal(raw, jsonNull) {
-					return 0, errSyntax
-				}
 				st.Calls = nil
-				return vend, nil
+				return nullAt(b, i)
 			}
 			st.Calls = []wireCall{}
 			return elementsAt(b, i, call)
 		}
 		return smallAt(stepSmall, key, i)
 	}
-	return whole(b, func(b []byte) (int, error) {
-		return membersAt(b, 0, func(key string, i int) (int, error) {
-			if key == wire.FieldStep {
-				end, err := membersAt(b, i, step)
-				if err != nil {
-					return 0, fmt.Errorf("step: %w", err)
-				}
-				return end, nil
+	end, err := membersAt(b, 0, func(key string, i int) (int, error) {
+		if key == wire.FieldStep {
+			end, err := membersAt(b, i, step)
+			if err != nil {
+				return 0, fmt.Errorf("step: %w", err)
 			}
-			return smallAt(small, key, i)
-		})
+			return end, nil
+		}
+		return smallAt(small, key, i)
 	})
+	return whole(b, end, err)
 }
