@@ -474,8 +474,9 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		return err
 	}
 	for _, c := range o.cold {
-		// As for the large rows' cold resume: the serving sidecar is done
-		// with the rows before before a fresh one is timed beside it.
+		// As for the large rows' cold resume: the serving sidecar has
+		// finished what the rows before left it when a fresh one is
+		// timed beside it.
 		if err := awaitIdle(o.bin.sc.Pid()); err != nil {
 			return err
 		}
