@@ -26,3 +26,16 @@ func TestWarmUpCompletesAndLeavesNothing(t *testing.T) {
 	WarmProcess()
 	settleGoroutines(t, base)
 }
+
+// The replay half resumes a checkpoint from its bytes to completion: a
+// change that made the snapshot journal the page instead, or broke the
+// replay, would leave a first cold resume paying for its first use again.
+func TestWarmReplayResumesACheckpoint(t *testing.T) {
+	base := runtime.NumGoroutine()
+	step, checkpoint := warmReplay()
+	require.NoError(t, step.Err)
+	require.True(t, step.Done)
+	require.True(t, checkpoint, "the replayed snapshot is a checkpoint")
+	require.Equal(t, value.Number(checkpointMin+1), step.Value)
+	settleGoroutines(t, base)
+}

@@ -65,6 +65,7 @@ type Session struct {
 	flights flights
 	decode  decoder        // reads requests; it takes their stages, opens their seal keys
 	warming sync.WaitGroup // the process warm-up, if this session began it
+	quiet   *quietRun      // ... waiting for the session to be quiet
 }
 
 // NewSession returns a session with empty caches.
@@ -135,6 +136,7 @@ func RandomEntropy() (uint64, int64) {
 
 // Close ends every parked execution, then the engine's own goroutines.
 func (s *Session) Close() {
+	s.quiet.drop()
 	s.warming.Wait()
 	s.conts.Clear()
 	s.engine.Close()
