@@ -8,6 +8,7 @@ import (
 	"github.com/mustard-sidecar/mustard-sidecar/internal/goja"
 	"github.com/mustard-sidecar/mustard-sidecar/policy"
 	"github.com/mustard-sidecar/mustard-sidecar/snapshot"
+	"github.com/mustard-sidecar/mustard-sidecar/value"
 )
 
 // Checkpoints (snapshot format version 6, docs/heap-image.md): at a
@@ -71,7 +72,11 @@ func (x *Execution) checkpoint(s *Step) bool {
 	for i := range x.unrecorded {
 		replaced += x.outcomeSize(&x.unrecorded[i].Payload)
 	}
-	if !checkpointAlways && (replaced < max(checkpointMin, 2*head) || !checkpointDue(tail, replaced)) {
+	// The doubling is looked for in all the journal grows by at this
+	// suspension, the calls made with it too: a guest passing a
+	// document from call to call grows its journal by their arguments,
+	// which the answers alone never showed it.
+	if !checkpointAlways && (replaced < max(checkpointMin, 2*head) || !checkpointDue(tail, replaced+callsSize(s.NewCalls()))) {
 		return false
 	}
 	return x.writeCheckpoint(s, replaced)
@@ -121,6 +126,41 @@ func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 // once each time its journal doubles, not at every step.
 func checkpointDue(tail, replaced int) bool {
 	return bits.Len(uint(replaced/checkpointMin)) > bits.Len(uint(tail/checkpointMin))
+}
+
+// callsSize is about what calls add to a journal: their arguments'
+// encoding, estimated from the arguments alone, as the decision it serves
+// must be.
+func callsSize(calls []snapshot.HostCall) int {
+	n := 0
+	for i := range calls {
+		for _, a := range calls[i].Args {
+			n += encodedSize(a)
+		}
+	}
+	return n
+}
+
+// encodedSize is about the size of v's encoding: a string's or key's
+// bytes, and at most nine bytes of head for each value.
+func encodedSize(v value.Value) int {
+	switch v.Kind {
+	case value.KindString:
+		return 9 + len(v.Str)
+	case value.KindArray:
+		n := 9
+		for _, el := range v.Elems {
+			n += encodedSize(el)
+		}
+		return n
+	case value.KindObject:
+		n := 9
+		for _, m := range v.Members {
+			n += 9 + len(m.Key) + encodedSize(m.Value)
+		}
+		return n
+	}
+	return 9
 }
 
 // outcomeSize is about what an answer adds to a journal before it is

@@ -138,6 +138,24 @@ JSON.stringify({ total, log, byKey, sums, r: Math.random() });
 	continueAsHot(t, src, answer, 12, 6)
 }
 
+// A guest that sends a document from call to call, with short answers,
+// grows its journal by its calls' arguments: it is checkpointed as that
+// journal doubles (without the calls counted, its journal grew by ~1 KiB
+// a call and it never was), and a cold resume from any suspension, plain
+// or sealed, reaches the hot run's next step byte for byte.
+func TestCheckpointsForAJournalOfArguments(t *testing.T) {
+	const src = `
+const note = "0123456789abcdef".repeat(64);
+let acc = 0;
+for (let i = 0; i < 80; i++) { const r = fetch_page({ i, note }); acc += r.length; }
+acc;
+`
+	answer := func(i int) Payload {
+		return Payload{Outcome: snapshot.Outcome{Value: value.String("ok " + strconv.Itoa(i))}}
+	}
+	continueAsHot(t, src, answer, 80, 40)
+}
+
 // A guest that keeps answers: the last page and a second one, which it
 // passes on to a later call; some it reads (their length scanned), some
 // it does not, some are not ASCII. The image holds an answer's string as
