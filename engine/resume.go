@@ -136,22 +136,33 @@ func (r *Resume) Run(rt *Runtime, st Store, stop *Stopper) (*Execution, Step) {
 		st.MakeRoom(limits)
 		return x.ResumeWith(stop, r.answers(x.Focus()), limits)
 	}
+	cfg, err := r.replay(st, stop)
+	if err != nil {
+		return nil, Step{Err: err}
+	}
+	return rt.Start(cfg)
+}
+
+// replay is what a cold resume starts: the journal replayed with its
+// answers checked, its program from st, with room made for it.
+func (r *Resume) replay(st Store, stop *Stopper) (Config, error) {
 	if r.journal == nil {
-		return nil, Step{Err: errNotAdmitted}
+		return Config{}, errNotAdmitted
 	}
 	// The replay keeps its answers: a copy, so that a one-mode answer
 	// needs no allocation on the hot path.
 	answers := slices.Clone(r.answers(r.journal.Last().Focus))
 	if err := CheckAnswers(r.outstanding, r.journal.Made(), answers); err != nil {
-		return nil, Step{Err: err}
+		return Config{}, err
 	}
 	h := r.journal.Header
 	prog, err := st.Program(snapshot.ID(h.Program), h.Program)
 	if err != nil {
-		return nil, Step{Err: err}
+		return Config{}, err
 	}
+	limits := r.Policy.Limits
 	st.MakeRoom(limits)
-	return rt.Start(Config{
+	return Config{
 		Program: prog,
 		Header:  h,
 		Limits:  limits,
@@ -161,7 +172,7 @@ func (r *Resume) Run(rt *Runtime, st Store, stop *Stopper) (*Execution, Step) {
 		Digest:  r.Digest,
 		Answers: answers,
 		Stop:    stop,
-	})
+	}, nil
 }
 
 // answers are the resume's answers; in one mode, One answers the focus

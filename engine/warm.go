@@ -73,7 +73,8 @@ func warmRun() Step {
 // (their decoding and canonical check), the snapshot decoded and its
 // checkpoint's image read into a new realm. In a process that had not
 // done it, the first such resume spent about 190 µs loading its program
-// and 150 µs in the image against 2 and 35-65 µs once done (a 50 KB
+// and 150 µs reading the image and running on, against 2 and 35-65 µs
+// once done (a 50 KB
 // answer's resume, 30 fresh processes). It returns the replay's last step
 // and whether the snapshot it resumed was a checkpoint.
 func warmReplay() (Step, bool) {
@@ -101,19 +102,24 @@ func warmReplay() (Step, bool) {
 	if err := r.Admit(); err != nil {
 		return Step{Err: err}, false
 	}
-	prog, err := LoadProgram(r.journal.Header.Program)
+	// Resume.Run's cold path, on this Runtime without the realm
+	// preparer Run would start.
+	cfg, err := r.replay(loadingStore{}, nil)
 	if err != nil {
 		return Step{Err: err}, false
 	}
-	// Resume.Run's cold path, on this Runtime without its realm
-	// preparer (Run starts it).
-	x, step = start(rt, Config{Program: prog, Header: r.journal.Header, Limits: limits, Journal: r.journal,
-		Raw: r.Raw, Answers: r.answers(r.journal.Last().Focus)})
+	x, step = start(rt, cfg)
 	if step.Suspended() {
 		x.Abandon()
 	}
 	return step, r.journal.Checkpoint != nil
 }
+
+// loadingStore loads every program from its bytes and keeps nothing.
+type loadingStore struct{}
+
+func (loadingStore) Program(_ string, b []byte) (*Program, error) { return LoadProgram(b) }
+func (loadingStore) MakeRoom(policy.Limits)                       {}
 
 // warmReplaySource keeps only the lengths of its answers.
 const warmReplaySource = "let n = 0;\nfor (let i = 0; i < 2; i++) { n += fetch(i).length; }\nn;"

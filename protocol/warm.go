@@ -34,7 +34,7 @@ var processWarm sync.Once
 
 // The resume path's warm-up waits until no request has been read or
 // served for warmQuiet. In a fresh process that had been idle, it took a
-// 50 KB answer's cold resume from 1.69-1.77 to 1.45-1.52 ms (40 fresh
+// 50 KB answer's cold resume from 1.64-1.72 to 1.34-1.58 ms (40 fresh
 // processes, three runs each alternated), but run at once beside the
 // start path's it kept both CPUs of a small machine busy for longer, and
 // a resume sent at once after start-up (after a crash) took 0.1-0.3 ms
