@@ -284,8 +284,8 @@ type ours struct {
 	coldID    string            // program_id of coldSource
 	cold      []coldSnapshot
 
-	large, structured largeProgram
-	huge              answerSet
+	large, structured, awaited largeProgram
+	huge                       answerSet
 
 	batch     bool       // the sidecar has batched host calls (ping lists batch_calls)
 	crossings []Crossing // per workload, from the checks before timing
@@ -346,6 +346,7 @@ func newOurs(workloads []*Workload, steps []int, coldChecks int) (*ours, error) 
 	o.large.answers.payloads, o.large.answers.bytes = textPayloads(LargeAnswers())
 	o.structured = largeProgram{label: structuredLabel, key: "structured", source: structuredSource}
 	o.structured.answers.payloads, o.structured.answers.bytes = recordPayloads(StructuredAnswers())
+	o.awaited = largeProgram{label: awaitedLabel, key: "awaited", source: awaitedSource, answers: o.large.answers}
 	o.huge.payloads, o.huge.bytes = textPayloads(HugeAnswers())
 	if o.cold, err = prepareCold(o.bin, o.coldID, steps); err != nil {
 		o.close()
@@ -465,7 +466,7 @@ func (o *ours) round(rep *Report, cfg Config, round int) error {
 		r.Group = w.Group
 		r.Ours = append(r.Ours, d...)
 	}
-	for _, p := range []largeProgram{o.large, o.structured} {
+	for _, p := range []largeProgram{o.large, o.structured, o.awaited} {
 		if err := o.largeRound(rep, p, share(cfg.Large, round, cfg.Rounds)); err != nil {
 			return err
 		}

@@ -47,6 +47,10 @@ func TestDriver(t *testing.T) {
 		structuredLabel + lastSuffix:  5,
 		structuredLabel + coldSuffix:  1,
 		structuredLabel + warmSuffix:  1,
+		awaitedLabel + firstSuffix:    5,
+		awaitedLabel + lastSuffix:     5,
+		awaitedLabel + coldSuffix:     1,
+		awaitedLabel + warmSuffix:     1,
 		hugeRow:                       hugeCalls - 1,
 	}
 	ws, err := LoadWorkloads()

@@ -43,6 +43,13 @@ const (
 	// records), which the guest gets as objects and arrays of its own and
 	// reaches into.
 	structuredSource = "let total = 0;\nfor (let i = 0; i < 40; i++) { const r = fetch_page(i); total += r.items.length; }\ntotal;"
+
+	// The awaited answers program: the 40 × 50 KB program as code mode
+	// writes it, each call awaited. It suspends at rest (its script
+	// returned, its promise reactions waiting), where checkpoints do not
+	// reach yet (docs/heap-image.md, item 4): its snapshots keep the
+	// journal of every answer.
+	awaitedSource = "let total = 0;\nfor (let i = 0; i < 40; i++) { const r = await fetch_page(i); total += r.length; }\ntotal;"
 )
 
 // HugeAnswers returns the six ~880 KB answers, the same on every run.
@@ -243,6 +250,7 @@ const (
 
 	largeLabel      = "40 × 50 KB answers"
 	structuredLabel = "40 × 50 KB structured answers"
+	awaitedLabel    = "40 × 50 KB answers, awaited"
 	largeFirstRow   = largeLabel + firstSuffix
 	largeLastRow    = largeLabel + lastSuffix
 	largeColdRow    = largeLabel + coldSuffix

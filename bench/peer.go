@@ -66,6 +66,7 @@ func startPeer(cfg Config, workloads []*Workload) (*peer, string) {
 		"huge_answers":  HugeAnswers(),
 
 		"structured_source":  structuredSource,
+		"awaited_source":     awaitedSource,
 		"structured_answers": StructuredAnswers(),
 	}
 	if err := p.exchange(init, &ready, time.Minute); err != nil {

@@ -69,6 +69,7 @@ function init(cmd) {
     largeAnswers: cmd.large_answers,
     structured: new Mustard(cmd.structured_source),
     structuredAnswers: cmd.structured_answers,
+    awaited: new Mustard(cmd.awaited_source),
     huge: new Mustard(cmd.huge_source),
     hugeAnswers: cmd.huge_answers,
     workloads: cmd.workloads.map((w) => ({
@@ -240,6 +241,7 @@ function round(cmd) {
     const programs = [
       ['large', S.large, S.largeAnswers, '40 × 50 KB answers', (s) => s.length],
       ['structured', S.structured, S.structuredAnswers, '40 × 50 KB structured answers', (v) => JSON.stringify(v).length],
+      ['awaited', S.awaited, S.largeAnswers, '40 × 50 KB answers, awaited', (s) => s.length],
     ];
     for (const [key, program, answers, label, size] of programs) {
       const l = large(cmd.large, program, answers, label, size);
