@@ -56,7 +56,7 @@ func (s *Session) ReadOwned(header, payload []byte) *Request {
 }
 
 func (s *Session) read(header, payload []byte, owned bool) *Request {
-	s.quiet.begin()
+	s.quiet.Load().begin()
 	r := &Request{header: header, payload: payload, owned: owned}
 	r.f, r.id, r.method, r.fatal = envelope(header, s.opts.Transport == Binary)
 	if r.fatal != nil {
@@ -74,7 +74,7 @@ func (s *Session) read(header, payload []byte, owned bool) *Request {
 // Serve answers a request Read returned, in the order they were read. A
 // non-nil error is a *FatalError: the session must end.
 func (s *Session) Serve(r *Request) (Response, error) {
-	defer s.quiet.end() // the receiver as it is now: nil if this request begins the warm-up
+	defer s.quiet.Load().end() // the receiver as it is now: nil if this request begins the warm-up
 	if r.fatal != nil {
 		return Response{}, r.fatal
 	}

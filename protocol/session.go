@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mustard-sidecar/mustard-sidecar/cache"
@@ -65,7 +66,10 @@ type Session struct {
 	flights flights
 	decode  decoder        // reads requests; it takes their stages, opens their seal keys
 	warming sync.WaitGroup // the process warm-up, if this session began it
-	quiet   *quietRun      // ... waiting for the session to be quiet
+	// quiet is that warm-up waiting for the session to be quiet. A
+	// compile arranges it from Serve while the next request may be read
+	// (Read), so it is set and read atomically.
+	quiet atomic.Pointer[quietRun]
 }
 
 // NewSession returns a session with empty caches.
@@ -136,7 +140,7 @@ func RandomEntropy() (uint64, int64) {
 
 // Close ends every parked execution, then the engine's own goroutines.
 func (s *Session) Close() {
-	s.quiet.drop()
+	s.quiet.Load().drop()
 	s.warming.Wait()
 	s.conts.Clear()
 	s.engine.Close()

@@ -25,7 +25,7 @@ func (s *Session) Warm() {
 			defer s.warming.Done()
 			warmProcess()
 		}()
-		s.quiet = afterQuiet(warmQuiet, warmGiveUp, engine.WarmResume, s.warming.Done)
+		s.quiet.Store(afterQuiet(warmQuiet, warmGiveUp, engine.WarmResume, s.warming.Done))
 	})
 }
 

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,4 +103,24 @@ func TestQuietRunTimer(t *testing.T) {
 		t.Fatal("the run did not begin")
 	}
 	<-ran
+}
+
+// An embedding that does not warm its session itself has it warmed by its
+// first compile, inside Serve, while the next request may be read beside
+// it (Read's contract): the arranging of the quiet warm-up must not race
+// with that read. The session begins the process's warm-up here as the
+// first session of a process does.
+func TestWarmByACompileBesideARead(t *testing.T) {
+	processWarm = sync.Once{}
+	s := NewSession(Options{})
+	defer s.Close()
+	compile := s.Read([]byte(`{"protocol_version":2,"id":1,"method":"compile","source":"1"}`), nil)
+	read := make(chan *Request)
+	go func() { read <- s.Read([]byte(`{"protocol_version":2,"id":2,"method":"ping"}`), nil) }()
+	resp, err := s.Serve(compile)
+	require.NoError(t, err)
+	require.Contains(t, string(resp.Header), `"ok":true`)
+	resp, err = s.Serve(<-read)
+	require.NoError(t, err)
+	require.Contains(t, string(resp.Header), `"ok":true`)
 }
