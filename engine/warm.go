@@ -74,9 +74,9 @@ func warmRun() Step {
 // checkpoint's image read into a new realm. In a process that had not
 // done it, the first such resume spent about 190 µs loading its program
 // and 150 µs reading the image and running on, against 2 and 35-65 µs
-// once done (a 50 KB
-// answer's resume, 30 fresh processes). It returns the replay's last step
-// and whether the snapshot it resumed was a checkpoint.
+// once done (a 50 KB answer's resume, 30 fresh processes). It returns
+// the replay's last step and whether the snapshot it resumed was a
+// checkpoint.
 func warmReplay() (Step, bool) {
 	p, err := Compile(warmReplaySource)
 	if err != nil {
