@@ -19,6 +19,8 @@ package goja
 // promise jobs, no built-in the guest wrote to, no host call made by a
 // built-in. Equal heaps give equal bytes: objects and scopes are numbered
 // in the order a walk from the interpreter's state first reaches them.
+// An execution at rest (async code waiting on promises, nothing running)
+// is written by mustard_image_rest.go with the same pieces.
 
 import (
 	"encoding/binary"
@@ -79,6 +81,9 @@ const (
 	imgArrayIter // an array's iterator (a for-of loop's, in flight)
 	imgMap
 	imgSet
+	imgPromise    // mustard_image_rest.go
+	imgAsyncFunc  // an async function
+	imgAsyncArrow // an async arrow function
 )
 
 // imageBuiltins are the built-ins an image names rather than writes:
@@ -92,6 +97,8 @@ var imageBuiltins = []imageBuiltin{
 	{(*Runtime).getArrayIteratorPrototype, func(r *Runtime) *Object { return r.global.ArrayIteratorPrototype }},
 	{(*Runtime).getMapPrototype, func(r *Runtime) *Object { return r.global.MapPrototype }},
 	{(*Runtime).getSetPrototype, func(r *Runtime) *Object { return r.global.SetPrototype }},
+	{(*Runtime).getPromisePrototype, func(r *Runtime) *Object { return r.global.PromisePrototype }},
+	{(*Runtime).getAsyncFunctionPrototype, func(r *Runtime) *Object { return r.global.AsyncFunctionPrototype }},
 }
 
 type imageBuiltin struct{ get, made func(r *Runtime) *Object }
@@ -253,18 +260,19 @@ type imageWriter struct {
 	objIDs   map[*Object]uint64
 	stashIDs map[*stash]uint64
 	imported map[*importedString]uint64
+	caps     map[*promiseCapability]uint64 // mustard_image_rest.go
+	runners  map[*asyncRunner]uint64
 	queue    []any // objects and scopes whose bodies are still to write
 	err      error
 }
 
-// appendImage appends to buf the state of a runtime suspended in a host
-// function called from guest code with n arguments, with the embedder's
-// objects named by named (which take precedence over the global host
-// functions' names). callee, if not nil, is the host function: the
-// guest's call instruction must be calling it, not a built-in that
-// called it.
-func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, named map[*Object]string, callee *Object) ([]byte, error) {
-	w := &imageWriter{r: r, base: base, out: buf, prgs: map[*Program]uint64{},
+// init makes w a writer of r's state into buf, p being the program it
+// runs, base its realm before guest code ran and named the embedder's
+// objects (which take precedence over the global host functions' names).
+// (A method on the caller's value: a writer a function returned would be
+// allocated on the heap at every checkpoint.)
+func (w *imageWriter) init(buf []byte, r *Runtime, p *Program, base imageBase, named map[*Object]string) {
+	*w = imageWriter{r: r, base: base, out: buf, prgs: map[*Program]uint64{},
 		builtins: map[*Object]uint64{}, natives: map[*Object]string{},
 		objIDs: map[*Object]uint64{}, stashIDs: map[*stash]uint64{}, imported: map[*importedString]uint64{}}
 	for i, prg := range imagePrograms(p) {
@@ -285,16 +293,38 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 	for o, name := range named {
 		w.natives[o] = name
 	}
-	vm := r.vm
-	if len(r.jobQueue) > 0 ||
-		vm.curAsyncRunner != nil || len(vm.callStack) < 2 || vm.prg != nil ||
-		len(r.symbolRegistry) > 0 {
-		return nil, fmt.Errorf("%w: iterators, promise jobs, a built-in's call or registered symbols", errImageUnsupported)
+}
+
+// realmUnsupported reports what of r's realm no image holds: registered
+// symbols and built-ins the guest changed.
+func realmUnsupported(r *Runtime) error {
+	if len(r.symbolRegistry) > 0 {
+		return fmt.Errorf("%w: registered symbols", errImageUnsupported)
 	}
 	for _, o := range r.builtinsWritten {
 		if o != r.globalObject {
-			return nil, fmt.Errorf("%w: a built-in the guest changed", errImageUnsupported)
+			return fmt.Errorf("%w: a built-in the guest changed", errImageUnsupported)
 		}
+	}
+	return nil
+}
+
+// appendImage appends to buf the state of a runtime suspended in a host
+// function called from guest code with n arguments, with the embedder's
+// objects named by named (which take precedence over the global host
+// functions' names). callee, if not nil, is the host function: the
+// guest's call instruction must be calling it, not a built-in that
+// called it.
+func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, named map[*Object]string, callee *Object) ([]byte, error) {
+	var w imageWriter
+	w.init(buf, r, p, base, named)
+	vm := r.vm
+	if len(r.jobQueue) > 0 ||
+		vm.curAsyncRunner != nil || len(vm.callStack) < 2 || vm.prg != nil {
+		return nil, fmt.Errorf("%w: iterators, promise jobs or a built-in's call", errImageUnsupported)
+	}
+	if err := realmUnsupported(r); err != nil {
+		return nil, err
 	}
 	if callee != nil && (n < 0 || vm.sp < n+2 || vm.stack[vm.sp-n-1] != callee) {
 		return nil, fmt.Errorf("%w: a host call made by a built-in", errImageUnsupported)
@@ -311,11 +341,24 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 	for _, v := range vm.stack[:vm.sp] {
 		w.value(v)
 	}
-	w.uint(uint64(len(vm.tryStack)))
-	for i := range vm.tryStack {
-		t := &vm.tryStack[i]
+	w.tries(vm.tryStack)
+	w.refs(vm.refStack)
+	w.iters(vm.iterStack)
+	if err := w.globals(); err != nil {
+		return nil, err
+	}
+	w.drain()
+	return w.out, w.err
+}
+
+// tries writes the interpreter's try frames.
+func (w *imageWriter) tries(ts []tryFrame) {
+	w.uint(uint64(len(ts)))
+	for i := range ts {
+		t := &ts[i]
 		if t.exception != nil || t.privEnv != nil {
-			return nil, fmt.Errorf("%w: a finally block in flight", errImageUnsupported)
+			w.fail("a finally block in flight")
+			return
 		}
 		w.uint(uint64(t.callStackLen))
 		w.uint(uint64(t.iterLen))
@@ -326,50 +369,64 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 		w.int(int64(t.finallyPos))
 		w.int(int64(t.finallyRet))
 	}
-	// References being assigned through (s += f(), where s is global).
-	w.uint(uint64(len(vm.refStack)))
-	for _, ref := range vm.refStack {
+}
+
+// refs writes the references being assigned through (s += f(), where s
+// is global).
+func (w *imageWriter) refs(refs []ref) {
+	w.uint(uint64(len(refs)))
+	for _, ref := range refs {
 		w.ref(ref)
 	}
-	// The iterators of the for-of loops in flight: an array's own, whose
-	// next method the reader finds again on its (unwritten) prototype.
-	w.uint(uint64(len(vm.iterStack)))
-	for i := range vm.iterStack {
-		it := &vm.iterStack[i]
+}
+
+// iters writes the iterators of the for-of loops in flight: an array's
+// own, whose next method the reader finds again on its (unwritten)
+// prototype.
+func (w *imageWriter) iters(items []iterStackItem) {
+	r := w.r
+	w.uint(uint64(len(items)))
+	for i := range items {
+		it := &items[i]
 		if it.f != nil || it.aiter != nil || it.iter == nil || it.iter.iterator == nil {
-			return nil, fmt.Errorf("%w: a for-in or for-await loop in flight", errImageUnsupported)
+			w.fail("a for-in or for-await loop in flight")
+			return
 		}
 		ai, ok := it.iter.iterator.self.(*arrayIterObject)
 		if !ok || ai.prototype != r.global.ArrayIteratorPrototype || ai.getOwnPropStr("next") != nil {
-			return nil, fmt.Errorf("%w: an iterator other than an array's in flight", errImageUnsupported)
+			w.fail("an iterator other than an array's in flight")
+			return
 		}
 		w.value(it.val)
 		w.value(it.iter.iterator)
 	}
-	// The global scope's declarations (let, const, class) and the
-	// global object's (var, function).
+}
+
+// globals writes the global scope's declarations (let, const, class) and
+// the global object's (var, function): the base's first, in their
+// order, as they were; what the guest added follows.
+func (w *imageWriter) globals() error {
+	r, base := w.r, w.base
 	gs := &r.global.stash
 	if gs.obj != nil || len(gs.extraArgs) > 0 {
-		return nil, fmt.Errorf("%w: the global scope's shape", errImageUnsupported)
+		return fmt.Errorf("%w: the global scope's shape", errImageUnsupported)
 	}
 	w.names(gs.names)
 	w.values(gs.values)
 	g, globals := imageGlobal(r)
 	if g == nil {
-		return nil, fmt.Errorf("%w: the global object's kind", errImageUnsupported)
+		return fmt.Errorf("%w: the global object's kind", errImageUnsupported)
 	}
-	// The base's globals come first, in their order, as they were; what
-	// the guest added follows.
 	if len(globals) < len(base.names) {
-		return nil, fmt.Errorf("%w: a global property deleted", errImageUnsupported)
+		return fmt.Errorf("%w: a global property deleted", errImageUnsupported)
 	}
 	made := 0
 	for i, name := range base.names {
 		if globals[i] != name {
-			return nil, fmt.Errorf("%w: a global property deleted", errImageUnsupported)
+			return fmt.Errorf("%w: a global property deleted", errImageUnsupported)
 		}
 		if !base.unchanged(r, i, name, g.values.get(name), &made) {
-			return nil, fmt.Errorf("%w: global %s changed", errImageUnsupported, name)
+			return fmt.Errorf("%w: global %s changed", errImageUnsupported, name)
 		}
 	}
 	added := globals[len(base.names):]
@@ -378,6 +435,12 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 		w.string(string(name))
 		w.value(g.values.get(name))
 	}
+	return nil
+}
+
+// drain writes the bodies of the objects and scopes reached, in the
+// order first reached (the bodies reach more).
+func (w *imageWriter) drain() {
 	for len(w.queue) > 0 && w.err == nil {
 		item := w.queue[0]
 		w.queue = w.queue[1:]
@@ -390,7 +453,6 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 			w.stashBody(item)
 		}
 	}
-	return w.out, w.err
 }
 
 func (w *imageWriter) uint(u uint64) { w.out = binary.AppendUvarint(w.out, u) }
@@ -755,13 +817,15 @@ func (w *imageWriter) objectBody(o *Object) {
 		w.int(self.pairs)
 	case *arrowFuncObject:
 		w.out = append(w.out, imgArrow)
+		w.arrow(self)
+	case *Promise:
+		w.promise(self)
+	case *asyncFuncObject:
+		w.out = append(w.out, imgAsyncFunc)
 		w.jsFunc(&self.baseJsFuncObject)
-		if self.funcObj == nil {
-			w.value(nil)
-		} else {
-			w.value(self.funcObj)
-		}
-		w.value(self.newTarget)
+	case *asyncArrowFuncObject:
+		w.out = append(w.out, imgAsyncArrow)
+		w.arrow(&self.arrowFuncObject)
 	default:
 		w.fail(fmt.Sprintf("an object of kind %T", self))
 	}
@@ -785,6 +849,16 @@ func (w *imageWriter) entries(m *orderedMap) {
 		w.fail("a Map or Set whose entries do not add up")
 	}
 	w.uint(uint64(m.high))
+}
+
+func (w *imageWriter) arrow(f *arrowFuncObject) {
+	w.jsFunc(&f.baseJsFuncObject)
+	if f.funcObj == nil {
+		w.value(nil)
+	} else {
+		w.value(f.funcObj)
+	}
+	w.value(f.newTarget)
 }
 
 func (w *imageWriter) jsFunc(f *baseJsFuncObject) {
@@ -825,6 +899,8 @@ type imageReader struct {
 	slots   []*stashRef
 	named   func(string) *Object // the embedder's objects, by name
 	strs    []*importedString    // the imported strings read, by number
+	loops   []imageLoop
+	rest    imageRestReader // mustard_image_rest.go
 	err     error
 }
 
@@ -1177,12 +1253,16 @@ func (d *imageReader) objectBody() {
 			d.fail("an array iterator's state")
 		}
 	case imgArrow:
-		f := &arrowFuncObject{}
+		d.arrow(o, &arrowFuncObject{}, nil)
+	case imgPromise:
+		d.promise(o)
+	case imgAsyncFunc:
+		f := &asyncFuncObject{}
 		d.jsFunc(o, &f.baseJsFuncObject, f)
-		if fo, ok := d.value().(*Object); ok {
-			f.funcObj = fo
-		}
-		f.newTarget = d.value()
+	case imgAsyncArrow:
+		f := &asyncArrowFuncObject{}
+		d.arrow(o, &f.arrowFuncObject, f)
+		f.class = classObject // as newAsyncArrowFunc makes it
 	default:
 		d.fail("unknown object kind %d", kind)
 	}
@@ -1208,6 +1288,18 @@ func (d *imageReader) entries(m *orderedMap) {
 		return
 	}
 	m.r, m.high = r, int(high)
+}
+
+// arrow reads an arrow function into f, whose object is self (f if nil).
+func (d *imageReader) arrow(o *Object, f *arrowFuncObject, self objectImpl) {
+	if self == nil {
+		self = f
+	}
+	d.jsFunc(o, &f.baseJsFuncObject, self)
+	if fo, ok := d.value().(*Object); ok {
+		f.funcObj = fo
+	}
+	f.newTarget = d.value()
 }
 
 func (d *imageReader) jsFunc(o *Object, f *baseJsFuncObject, self objectImpl) {
@@ -1257,7 +1349,7 @@ type imageState struct {
 // the writer's base was, with p the program compiled again and the
 // embedder's objects found by named.
 func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Object) (*imageState, error) {
-	d := &imageReader{r: r, in: image, prgs: imagePrograms(p), named: named}
+	d := newImageReader(r, p, image, named)
 	st := &imageState{r: r}
 	st.frames = make([]context, d.count())
 	for i := range st.frames {
@@ -1269,93 +1361,16 @@ func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Ob
 	for i := range st.stack {
 		st.stack[i] = d.value()
 	}
-	st.tries = make([]tryFrame, d.count())
-	for i := range st.tries {
-		t := &st.tries[i]
-		t.callStackLen = uint32(d.uint())
-		t.iterLen = uint32(d.uint())
-		t.refLen = uint32(d.uint())
-		t.sp = int32(d.int())
-		t.stash = d.stash()
-		t.catchPos, t.finallyPos, t.finallyRet = int32(d.int()), int32(d.int()), int32(d.int())
-		if int(t.callStackLen) > len(st.frames) || int(t.sp) > sp || t.sp < 0 {
-			d.fail("try frame out of its frames")
-		}
-	}
-	st.refs = make([]ref, d.count())
-	for i := range st.refs {
-		st.refs[i] = d.ref()
-	}
-	st.iters = make([]iterStackItem, d.count())
-	iterators := make([]*Object, len(st.iters))
-	for i := range st.iters {
-		st.iters[i].val = d.value()
-		iterators[i], _ = d.value().(*Object)
-		if iterators[i] == nil {
-			d.fail("a loop without its iterator")
-		}
-	}
+	st.tries = d.tries(len(st.frames), sp)
+	st.refs = d.refs()
+	st.iters = d.iters()
 	for i := range st.tries {
 		if int(st.tries[i].refLen) > len(st.refs) || int(st.tries[i].iterLen) > len(st.iters) {
 			d.fail("try frame out of its references or loops")
 		}
 	}
-	gs := &r.global.stash
-	gs.names = d.names()
-	gs.values = d.values()
-	g, _ := imageGlobal(r)
-	if n := d.count(); n > 0 {
-		// As the guest's first global did in the original.
-		if t, ok := r.globalObject.self.(*templatedObject); ok {
-			t.materialisePropNames()
-		}
-		for range n {
-			if d.err != nil {
-				break
-			}
-			name := unistring.NewFromString(d.string())
-			g._put(name, d.value())
-		}
-	}
-	for len(d.in) > 0 && d.err == nil {
-		switch d.byte() {
-		case imgBodyObject:
-			d.objectBody()
-		case imgBodyStash:
-			d.stashBody()
-		default:
-			d.fail("unknown record")
-		}
-	}
-	if d.err == nil && (d.filled != len(d.objs) || d.stashed != len(d.stashes)) {
-		d.fail("an object or scope without its body")
-	}
-	for i, it := range iterators {
-		// An array's iterator, its next method its prototype's.
-		if d.err != nil {
-			break
-		}
-		ai, ok := it.self.(*arrayIterObject)
-		if !ok || ai.prototype != r.getArrayIteratorPrototype() {
-			d.fail("a loop's iterator is not an array's")
-			break
-		}
-		next, ok := ai.prototype.self.getStr("next", nil).(*Object)
-		var call func(FunctionCall) Value
-		if ok {
-			call, ok = next.self.assertCallable()
-		}
-		if !ok {
-			d.fail("an array iterator without its next method")
-			break
-		}
-		st.iters[i].iter = &iteratorRecord{iterator: it, next: call}
-	}
-	for _, ref := range d.slots {
-		if ref.idx >= len(*ref.v) {
-			d.fail("a reference past its scope")
-		}
-	}
+	d.globals()
+	d.bodies()
 	if d.err == nil && (len(st.frames) == 0 || st.n+2 > sp || st.frames[len(st.frames)-1].sb > sp) {
 		d.fail("frames do not match the stack")
 	}
@@ -1380,6 +1395,130 @@ func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Ob
 		return nil, d.err
 	}
 	return st, nil
+}
+
+func newImageReader(r *Runtime, p *Program, image []byte, named func(string) *Object) *imageReader {
+	return &imageReader{r: r, in: image, prgs: imagePrograms(p), named: named}
+}
+
+// tries reads try frames of a state with frames call frames and sp
+// values on its stack.
+func (d *imageReader) tries(frames, sp int) []tryFrame {
+	tries := make([]tryFrame, d.count())
+	for i := range tries {
+		t := &tries[i]
+		t.callStackLen = uint32(d.uint())
+		t.iterLen = uint32(d.uint())
+		t.refLen = uint32(d.uint())
+		t.sp = int32(d.int())
+		t.stash = d.stash()
+		t.catchPos, t.finallyPos, t.finallyRet = int32(d.int()), int32(d.int()), int32(d.int())
+		if int(t.callStackLen) > frames || int(t.sp) > sp || t.sp < 0 {
+			d.fail("try frame out of its frames")
+		}
+	}
+	return tries
+}
+
+func (d *imageReader) refs() []ref {
+	refs := make([]ref, d.count())
+	for i := range refs {
+		refs[i] = d.ref()
+	}
+	return refs
+}
+
+// iters reads the loops in flight; their iterators' next methods are
+// found once the bodies are read (bodies).
+func (d *imageReader) iters() []iterStackItem {
+	items := make([]iterStackItem, d.count())
+	for i := range items {
+		items[i].val = d.value()
+		it, _ := d.value().(*Object)
+		if it == nil {
+			d.fail("a loop without its iterator")
+		}
+		d.loops = append(d.loops, imageLoop{items, i, it})
+	}
+	return items
+}
+
+// imageLoop is a loop in flight whose iterator's body is still to read.
+type imageLoop struct {
+	items []iterStackItem
+	i     int
+	it    *Object
+}
+
+// globals reads the global scope's declarations and the global object's
+// properties the guest added.
+func (d *imageReader) globals() {
+	r := d.r
+	gs := &r.global.stash
+	gs.names = d.names()
+	gs.values = d.values()
+	g, _ := imageGlobal(r)
+	if n := d.count(); n > 0 {
+		// As the guest's first global did in the original.
+		if t, ok := r.globalObject.self.(*templatedObject); ok {
+			t.materialisePropNames()
+		}
+		for range n {
+			if d.err != nil {
+				break
+			}
+			name := unistring.NewFromString(d.string())
+			g._put(name, d.value())
+		}
+	}
+}
+
+// bodies reads the objects' and scopes' bodies to the end of the image,
+// then completes what needed them.
+func (d *imageReader) bodies() {
+	r := d.r
+	for len(d.in) > 0 && d.err == nil {
+		switch d.byte() {
+		case imgBodyObject:
+			d.objectBody()
+		case imgBodyStash:
+			d.stashBody()
+		default:
+			d.fail("unknown record")
+		}
+	}
+	if d.err == nil && (d.filled != len(d.objs) || d.stashed != len(d.stashes)) {
+		d.fail("an object or scope without its body")
+	}
+	for _, l := range d.loops {
+		// An array's iterator, its next method its prototype's.
+		if d.err != nil {
+			break
+		}
+		ai, ok := l.it.self.(*arrayIterObject)
+		if !ok || ai.prototype != r.getArrayIteratorPrototype() {
+			d.fail("a loop's iterator is not an array's")
+			break
+		}
+		next, ok := ai.prototype.self.getStr("next", nil).(*Object)
+		var call func(FunctionCall) Value
+		if ok {
+			call, ok = next.self.assertCallable()
+		}
+		if !ok {
+			d.fail("an array iterator without its next method")
+			break
+		}
+		l.items[l.i].iter = &iteratorRecord{iterator: l.it, next: call}
+	}
+	for _, ref := range d.slots {
+		if ref.idx >= len(*ref.v) {
+			d.fail("a reference past its scope")
+		}
+	}
+	if d.err == nil {
+		d.completeRest()
+	}
 }
 
 // run continues the suspension with the host function's outcome

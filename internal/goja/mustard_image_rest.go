@@ -1,0 +1,356 @@
+package goja
+
+// The image of an execution at rest (a mustard-sidecar addition; see
+// PATCHES.md and docs/heap-image.md). Async code waits for a host call's
+// answer with no guest frame anywhere: the script has returned its
+// promise, the job queue is drained, every async function waiting at an
+// await keeps its frame in its generator, and what continues each is a
+// reaction of the promise it awaits. Such a state is written as the roots
+// the embedder names (the promise it settles the outcome from, the
+// promises of its outstanding calls), the interpreter's leftovers and the
+// global scope, then the objects they reach, promises and async functions
+// among them. The reactions an image holds are async functions'
+// continuations and then callbacks the guest passed; any other (a
+// combinator's element function, a resolving function handed out, an
+// async generator's) makes the writer refuse.
+
+import (
+	"fmt"
+	"math"
+)
+
+// Reaction kinds.
+const (
+	imgReactAwait byte = iota + 1 // an async function's continuation
+	imgReactThen                  // a then callback (or none) and its result's capability
+)
+
+// appendRestImage appends to buf the state of r at rest, with roots
+// (values only the embedder holds) written first.
+func appendRestImage(buf []byte, r *Runtime, p *Program, base imageBase, named map[*Object]string, roots []Value) ([]byte, error) {
+	vm := r.vm
+	if len(r.jobQueue) > 0 || len(r.queued) > 0 || r.async != 0 || vm.curAsyncRunner != nil ||
+		len(vm.callStack) > 0 || vm.prg != nil || len(vm.tryStack) > 0 || len(vm.iterStack) > 0 || len(vm.refStack) > 0 {
+		return nil, fmt.Errorf("%w: not at rest", errImageUnsupported)
+	}
+	if err := realmUnsupported(r); err != nil {
+		return nil, err
+	}
+	var w imageWriter
+	w.init(buf, r, p, base, named)
+	w.uint(0) // no frame: at rest
+	w.values(roots)
+	w.value(vm.result)
+	w.values(vm.stack[:max(vm.sp, 0)])
+	if err := w.globals(); err != nil {
+		return nil, err
+	}
+	w.drain()
+	return w.out, w.err
+}
+
+// promise writes a promise's body: its state, result and reactions.
+func (w *imageWriter) promise(p *Promise) {
+	w.out = append(w.out, imgPromise)
+	w.ownProps(&p.baseObject)
+	w.out = append(w.out, byte(p.state), boolByte(p.handled))
+	w.value(p.result)
+	w.reactions(p.fulfillReactions)
+	w.reactions(p.rejectReactions)
+}
+
+func (w *imageWriter) reactions(rs []*promiseReaction) {
+	w.uint(uint64(len(rs)))
+	for _, re := range rs {
+		if re.asyncCtx != nil {
+			w.fail("an async context")
+			return
+		}
+		w.out = append(w.out, byte(re.typ))
+		if ar := re.asyncRunner; ar != nil {
+			if re.capability != nil {
+				w.fail("an await with a capability")
+				return
+			}
+			w.out = append(w.out, imgReactAwait)
+			w.runner(ar)
+			continue
+		}
+		h := re.handler
+		if h != nil && (h.fn == nil || h.holds != nil) {
+			w.fail("a promise reaction of a built-in")
+			return
+		}
+		w.out = append(w.out, imgReactThen)
+		w.capability(re.capability)
+		if h == nil {
+			w.value(nil)
+		} else {
+			w.value(h.fn)
+		}
+	}
+}
+
+// capability writes a promise capability by number: 0 none, then in the
+// order first reached, its body where first reached. Only the intrinsic
+// Promise's, whose resolving functions were never handed out.
+func (w *imageWriter) capability(c *promiseCapability) {
+	if c == nil {
+		w.uint(0)
+		return
+	}
+	if id, ok := w.caps[c]; ok {
+		w.uint(id)
+		return
+	}
+	if c.own == nil || c.own.val != c.promise || c.resolveObj != nil || c.rejectObj != nil {
+		w.fail("a promise capability with its functions handed out")
+		return
+	}
+	if w.caps == nil {
+		w.caps = map[*promiseCapability]uint64{}
+	}
+	id := uint64(len(w.caps) + 1)
+	w.caps[c] = id
+	w.uint(id)
+	w.value(c.promise)
+	w.out = append(w.out, boolByte(c.already))
+}
+
+// runner writes an async function's run by number, its body where first
+// reached: the function, its result's capability and its saved frame.
+func (w *imageWriter) runner(ar *asyncRunner) {
+	if id, ok := w.runners[ar]; ok {
+		w.uint(id)
+		return
+	}
+	if ar.gen.returning != nil {
+		w.fail("an async function returning through finally")
+		return
+	}
+	if w.runners == nil {
+		w.runners = map[*asyncRunner]uint64{}
+	}
+	id := uint64(len(w.runners) + 1)
+	w.runners[ar] = id
+	w.uint(id)
+	w.value(ar.f)
+	w.capability(ar.promiseCap)
+	c := &ar.gen.ctx
+	w.context(&c.context)
+	w.values(c.stack)
+	w.tries(c.tryStack)
+	w.refs(c.refStack)
+	w.iters(c.iterStack)
+}
+
+// imageRestReader is what the reader of promises and async functions
+// keeps until every body is read.
+type imageRestReader struct {
+	caps     []*promiseCapability
+	runners  []*asyncRunner
+	handlers []*jobCallback // then callbacks: their functions' bodies may come later
+}
+
+func (d *imageReader) promise(o *Object) {
+	p := &Promise{}
+	p.class, p.val, p.extensible = classObject, o, true
+	o.self = p
+	p.init()
+	d.ownProps(&p.baseObject)
+	state := PromiseState(d.byte())
+	p.handled = d.byte() != 0
+	p.result = d.value()
+	p.fulfillReactions = d.reactions()
+	p.rejectReactions = d.reactions()
+	switch {
+	case state > PromiseStateRejected:
+		d.fail("a promise's state")
+	case state == PromiseStatePending && (p.result != nil || len(p.fulfillReactions) != len(p.rejectReactions)):
+		d.fail("a pending promise's reactions")
+	case state != PromiseStatePending && (p.result == nil || len(p.fulfillReactions)+len(p.rejectReactions) > 0):
+		d.fail("a settled promise's result")
+	}
+	p.state = state
+}
+
+func (d *imageReader) reactions() []*promiseReaction {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	rs := make([]*promiseReaction, n)
+	for i := range rs {
+		typ := promiseReactionType(d.byte())
+		if typ != promiseReactionFulfill && typ != promiseReactionReject {
+			d.fail("a reaction's type")
+			return nil
+		}
+		re := &promiseReaction{typ: typ}
+		switch d.byte() {
+		case imgReactAwait:
+			ar := d.runner()
+			if ar == nil {
+				d.fail("an await without its function")
+				return nil
+			}
+			re.asyncRunner = ar
+			if typ == promiseReactionFulfill {
+				re.handler = &jobCallback{callback: ar.onFulfilled}
+			} else {
+				re.handler = &jobCallback{callback: ar.onRejected}
+			}
+		case imgReactThen:
+			re.capability = d.capability()
+			if fn := d.value(); fn != nil {
+				re.handler = &jobCallback{fn: fn}
+				d.rest.handlers = append(d.rest.handlers, re.handler)
+			}
+		default:
+			d.fail("a reaction's kind")
+			return nil
+		}
+		rs[i] = re
+	}
+	return rs
+}
+
+func (d *imageReader) capability() *promiseCapability {
+	id := d.uint()
+	switch {
+	case id == 0:
+		return nil
+	case id <= uint64(len(d.rest.caps)):
+		return d.rest.caps[id-1]
+	case id != uint64(len(d.rest.caps))+1:
+		d.fail("capability %d out of order", id)
+		return nil
+	}
+	c := &promiseCapability{}
+	d.rest.caps = append(d.rest.caps, c)
+	c.promise, _ = d.value().(*Object)
+	c.already = d.byte() != 0
+	if c.promise == nil {
+		d.fail("a capability without its promise")
+	}
+	return c
+}
+
+func (d *imageReader) runner() *asyncRunner {
+	id := d.uint()
+	switch {
+	case id >= 1 && id <= uint64(len(d.rest.runners)):
+		return d.rest.runners[id-1]
+	case id != uint64(len(d.rest.runners))+1:
+		d.fail("async function %d out of order", id)
+		return nil
+	}
+	ar := &asyncRunner{}
+	d.rest.runners = append(d.rest.runners, ar)
+	ar.gen.vm = d.r.vm
+	ar.f, _ = d.value().(*Object)
+	ar.promiseCap = d.capability()
+	if ar.f == nil || ar.promiseCap == nil {
+		d.fail("an async function's run")
+		return nil
+	}
+	c := &ar.gen.ctx
+	c.context = d.context()
+	c.stack = d.values()
+	// A saved try frame's count of call frames is set again when the
+	// function continues (vm.resume); its stack position is relative.
+	c.tryStack = d.tries(math.MaxUint32, len(c.stack))
+	c.refStack = d.refs()
+	c.iterStack = d.iters()
+	for i := range c.tryStack {
+		if int(c.tryStack[i].refLen) > len(c.refStack) || int(c.tryStack[i].iterLen) > len(c.iterStack) {
+			d.fail("try frame out of its references or loops")
+		}
+	}
+	if len(c.stack) == 0 {
+		d.fail("an async function's frame without its stack")
+	}
+	return ar
+}
+
+// completeRest completes what the reader of promises and async functions
+// read before the bodies it refers to: the capabilities' promises, the
+// callbacks' functions, the async functions' kinds.
+func (d *imageReader) completeRest() {
+	for _, c := range d.rest.caps {
+		p, ok := c.promise.self.(*Promise)
+		if !ok {
+			d.fail("a capability's promise is not one")
+			return
+		}
+		c.own = p
+	}
+	for _, h := range d.rest.handlers {
+		call, ok := assertCallable(h.fn)
+		if !ok {
+			d.fail("a callback that is not a function")
+			return
+		}
+		h.callback = call
+	}
+	for _, ar := range d.rest.runners {
+		switch f := ar.f.self.(type) {
+		case *asyncFuncObject:
+			ar.vmCall = f.baseJsFuncObject.vmCall
+		case *asyncArrowFuncObject:
+			ar.vmCall = f.arrowFuncObject.vmCall
+		default:
+			d.fail("an await outside an async function")
+			return
+		}
+		if ar.gen.ctx.prg != ar.f.self.(interface{ mustardJs() *baseJsFuncObject }).mustardJs().prg {
+			d.fail("an async function's frame outside its code")
+			return
+		}
+	}
+}
+
+// RestImage is an image of an execution at rest read into a runtime.
+type RestImage struct{ roots []Value }
+
+// Roots are the values the writer was given, in order.
+func (im *RestImage) Roots() []Value { return im.roots }
+
+// MustardWriteRestImage appends to buf the image of r at rest (the
+// script returned, its job queue drained, nothing running: async code
+// waiting on promises), with roots, the values only the embedder holds
+// (the program's result, its outstanding calls' promises), written
+// first. p, base and named are as for MustardWriteImage. A state an
+// image cannot hold is an error wrapping ErrImageUnsupported. Writing
+// changes nothing in r.
+func (r *Runtime) MustardWriteRestImage(buf []byte, p *Program, base *ImageBase, named map[*Object]string, roots ...Value) ([]byte, error) {
+	return appendRestImage(buf, r, p, base.globals, named, roots)
+}
+
+// MustardReadRestImage reads an image MustardWriteRestImage wrote into r,
+// as MustardReadImage does, and returns its roots. The runtime is then
+// at rest as the writer's was: settling a root promise and running the
+// jobs continues it. Damaged or hostile bytes are an error, never a
+// panic; what the image made is then garbage and r must not be used.
+func (r *Runtime) MustardReadRestImage(p *Program, image []byte, named func(string) *Object) (*RestImage, error) {
+	vm := r.vm
+	if len(vm.callStack) > 0 {
+		return nil, fmt.Errorf("image: the runtime is running")
+	}
+	d := newImageReader(r, p, image, named)
+	if d.uint() != 0 {
+		d.fail("not an image at rest")
+	}
+	im := &RestImage{roots: d.values()}
+	result := d.value()
+	stack := d.values()
+	d.globals()
+	d.bodies()
+	if d.err != nil {
+		return nil, d.err
+	}
+	vm.result = result
+	vm.stack = append(vm.stack[:0], stack...)
+	vm.sp = len(stack)
+	return im, nil
+}
