@@ -39,9 +39,13 @@ func Annotate(raw []byte) (string, error) {
 	next, first := 0, 0
 	if cp := s.Checkpoint; cp != nil {
 		sp, c := &s.Suspensions[0], &s.Calls[0]
+		where := "suspended in synchronous call"
+		if !c.Sync {
+			where = "at rest, waiting for asynchronous call"
+		}
 		item(appendCheckpoint(nil, c, sp.Meter, sp.Limits, cp), fmt.Sprintf(
-			"checkpoint: suspended in synchronous call %d: %s(%s), made at %s, the only call outstanding, at %s, the segment ran under %s; work carried %d, random state %d bytes, image %d bytes",
-			c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter), describeMeter(sp.Meter), describeLimits(sp.Limits), cp.Carry, len(cp.Rand), len(cp.Image)))
+			"checkpoint: %s %d: %s(%s), made at %s, the only call outstanding, at %s, the segment ran under %s; work carried %d, random state %d bytes, image %d bytes",
+			where, c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter), describeMeter(sp.Meter), describeLimits(sp.Limits), cp.Carry, len(cp.Rand), len(cp.Image)))
 		for j := range sp.Answers {
 			a := &sp.Answers[j]
 			what := fmt.Sprintf("answer to call %d: %s", a.CallID, describeOutcome(a.Outcome))

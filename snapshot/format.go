@@ -67,6 +67,11 @@ import (
 // its state can be written (engine); a snapshot with one does not extend
 // the execution's earlier snapshots.
 //
+// Version 7 is version 6 with the execution at rest in the checkpoint:
+// the same items, the checkpoint's call asynchronous (made in async
+// code, its answer settling the promise it returned), the only call
+// outstanding, and no guest code running until it is answered.
+//
 // A snapshot ends with the suspend item it is suspended at, and each
 // snapshot of an execution is a prefix of the next one plus new items, so
 // producing snapshot k+1 appends and hashes only what happened since.
@@ -92,8 +97,11 @@ const (
 	VersionRelease030 = 4
 	// VersionCheckpoint is the format of a current program's execution
 	// whose journal begins with a checkpoint; its meter readings are
-	// Version's.
-	VersionCheckpoint = 6
+	// Version's. VersionRestCheckpoint is the same with the checkpoint's
+	// execution at rest: its call is asynchronous, and nothing runs until
+	// it is answered.
+	VersionCheckpoint     = 6
+	VersionRestCheckpoint = 7
 
 	tagPending      = 1 // version 1
 	tagValue        = 2
@@ -107,7 +115,20 @@ const (
 
 // Counted reports whether a journal of format version v is of a program the
 // interpreter meters.
-func Counted(v uint64) bool { return v == Version || v == VersionCheckpoint || EarlierMetering(v) }
+func Counted(v uint64) bool { return v == Version || HasCheckpoint(v) || EarlierMetering(v) }
+
+// HasCheckpoint reports whether a journal of format version v begins
+// with a checkpoint.
+func HasCheckpoint(v uint64) bool { return v == VersionCheckpoint || v == VersionRestCheckpoint }
+
+// checkpointVersion is the format version of a journal beginning with a
+// checkpoint at the call c.
+func checkpointVersion(c *HostCall) uint64 {
+	if c.Sync {
+		return VersionCheckpoint
+	}
+	return VersionRestCheckpoint
+}
 
 // EarlierMetering reports whether a journal of format version v holds meter
 // readings an earlier release's metering took, which a replay takes as
@@ -117,7 +138,7 @@ func EarlierMetering(v uint64) bool { return v == VersionRelease020 || v == Vers
 // shapedVersion reports whether a header of format version v may carry the
 // execution's shape (entry and console), which release 0.3.0 added.
 func shapedVersion(v uint64) bool {
-	return v == Version || v == VersionCheckpoint || v == VersionRelease030
+	return v == Version || HasCheckpoint(v) || v == VersionRelease030
 }
 
 // ID is the snapshot id: lowercase hex SHA-256 of the bytes.
@@ -377,12 +398,14 @@ func newBuilder(h Header, seal *Sealer, version uint64) *Builder {
 	return b
 }
 
-// NewCheckpointBuilder starts a version 6 journal of an execution at a
-// suspension in the synchronous call c, the only one outstanding (c.ID
-// is the number of calls made), at meter m under limits l, from the
-// checkpoint cp, and returns it with the snapshot's bytes and id.
+// NewCheckpointBuilder starts a journal of an execution at a suspension
+// with the call c the only one outstanding (c.ID is the number of calls
+// made), at meter m under limits l, from the checkpoint cp, and returns
+// it with the snapshot's bytes and id: version 6 if the execution waits
+// in c (synchronous), 7 if it is at rest.
 func NewCheckpointBuilder(h Header, seal *Sealer, c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
-	return startCheckpoint(appendHeader(nil, h, VersionCheckpoint), seal, c, m, l, cp)
+	v := checkpointVersion(c)
+	return startCheckpoint(appendHeader(nil, h, v), seal, v, c, m, l, cp)
 }
 
 // ErrNoCheckpoint is a checkpoint of a journal whose format has none.
@@ -390,7 +413,8 @@ var ErrNoCheckpoint = errors.New("this journal's format version has no checkpoin
 
 // Checkpoint starts the journal of b's execution again from a checkpoint,
 // as NewCheckpointBuilder, under b's header and seal. Only journals of
-// versions Version and VersionCheckpoint have checkpoints.
+// versions Version, VersionCheckpoint and VersionRestCheckpoint have
+// checkpoints.
 func (b *Builder) Checkpoint(c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string, error) {
 	head := b.plainHead
 	if b.seal == nil {
@@ -399,18 +423,19 @@ func (b *Builder) Checkpoint(c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*
 	// The header's version is its second item, after the array's head
 	// and the magic text (a byte each for both versions).
 	at := 2 + len(Magic)
-	if len(head) <= at || head[at] != byte(b.version) || b.version != Version && b.version != VersionCheckpoint {
+	if len(head) <= at || head[at] != byte(b.version) || b.version != Version && !HasCheckpoint(b.version) {
 		return nil, nil, "", ErrNoCheckpoint
 	}
+	v := checkpointVersion(c)
 	head = append([]byte(nil), head...)
-	head[at] = VersionCheckpoint
-	nb, raw, id := startCheckpoint(head, b.seal, c, m, l, cp)
+	head[at] = byte(v)
+	nb, raw, id := startCheckpoint(head, b.seal, v, c, m, l, cp)
 	nb.largest = b.largest // the items to come are like those before
 	return nb, raw, id, nil
 }
 
-func startCheckpoint(head []byte, seal *Sealer, c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
-	b := &Builder{h: sha256.New(), seal: seal, version: VersionCheckpoint, calls: c.ID, head: len(head)}
+func startCheckpoint(head []byte, seal *Sealer, v uint64, c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
+	b := &Builder{h: sha256.New(), seal: seal, version: v, calls: c.ID, head: len(head)}
 	if seal != nil {
 		b.buf = seal.appendEnvelope(b.buf)
 		b.h.Write(b.buf)
@@ -674,8 +699,8 @@ func decode(b []byte, lazy bool) (*Snapshot, error) {
 	d.mark()
 	if v, err := d.Uint(); err != nil {
 		return nil, d.fail(ErrHeader)
-	} else if v < 1 || v > VersionCheckpoint {
-		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads versions 1 to %d)", ErrVersion, v, VersionCheckpoint))
+	} else if v < 1 || v > VersionRestCheckpoint {
+		return nil, d.fail(fmt.Errorf("%w %d (this sidecar reads versions 1 to %d)", ErrVersion, v, VersionRestCheckpoint))
 	} else {
 		s.Version = v
 	}
@@ -782,7 +807,7 @@ func (d *decoder) journal(s *Snapshot) error {
 	var answered []bool // by call id - s.Base - 1
 	outstanding := 0
 	resuming := false // after a suspend item, before the next call or suspend
-	if s.Version == VersionCheckpoint {
+	if HasCheckpoint(s.Version) {
 		if err := d.checkpoint(s); err != nil {
 			return err
 		}
@@ -878,7 +903,7 @@ func (d *decoder) checkpoint(s *Snapshot) error {
 	if err != nil || made == 0 || made == math.MaxUint64 {
 		return d.fail(ErrCheckpoint)
 	}
-	c := HostCall{ID: made, Sync: true}
+	c := HostCall{ID: made, Sync: s.Version == VersionCheckpoint}
 	if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
 		return d.fail(ErrCheckpoint)
 	}

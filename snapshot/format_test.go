@@ -181,7 +181,7 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 	}{
 		{"empty", nil, ErrNotSnapshot, 0},
 		{"other magic", bytes.Replace(good, []byte(Magic), []byte("mustard-snapshoT"), 1), ErrNotSnapshot, 1},
-		{"future version", append(append(good[:versionAt:versionAt], VersionCheckpoint+1), good[versionAt+1:]...), ErrVersion, versionAt},
+		{"future version", append(append(good[:versionAt:versionAt], VersionRestCheckpoint+1), good[versionAt+1:]...), ErrVersion, versionAt},
 		{"call args not an array", cat(header, bytes.Replace(call, []byte{0x81, 0x41, 'a'}, []byte{0x41, 'a', 0xf6}, 1)), ErrCallArgs, len(header) + 6},
 		{"truncated call", cat(header, call[:len(call)-1]), ErrCall, len(header) + len(call) - 2},
 		{"bad outcome tag", cat(header, call, []byte{0x82, 0x09, 0xf6}), ErrOutcome, outcomeAt},
@@ -195,8 +195,8 @@ func TestDecodeErrorsSayWhere(t *testing.T) {
 			t.Errorf("%s: offset %d, want %d (%v)", c.name, fe.Offset, c.at, err)
 		}
 	}
-	_, err := Decode(append(append(good[:versionAt:versionAt], 7), good[versionAt+1:]...))
-	if want := "snapshot bytes rejected at byte 18: unsupported format version 7 (this sidecar reads versions 1 to 6)"; err.Error() != want {
+	_, err := Decode(append(append(good[:versionAt:versionAt], 8), good[versionAt+1:]...))
+	if want := "snapshot bytes rejected at byte 18: unsupported format version 8 (this sidecar reads versions 1 to 7)"; err.Error() != want {
 		t.Fatalf("version error %q, want %q", err, want)
 	}
 }
