@@ -18,9 +18,11 @@ import (
 // cold resume reads the image into a realm made as the original was
 // before guest code ran and replays only what came after. The journal
 // stays the way for every suspension the image cannot hold (the engine
-// falls back to it at once): only a script waiting in a synchronous call
-// it made directly, with nothing else outstanding, and a heap of the
-// kinds internal/goja's image writes.
+// falls back to it at once): a script waiting in a synchronous call it
+// made directly, or an execution at rest (its script or entry function
+// returned a promise, its async code waits for one asynchronous call:
+// snapshot format version 7), with nothing else outstanding, and a heap
+// of the kinds internal/goja's image writes.
 
 // checkpointMin is how much journal a checkpoint must replace to be
 // written. A checkpoint's snapshot does not extend the one before it, so
@@ -38,25 +40,43 @@ var checkpointsWritten, checkpointsTried atomic.Int64
 // (the equality sweep of checkpoint_test.go).
 var checkpointAlways = false
 
-// imageable reports whether the execution may write checkpoints: a
-// script (not an entry call, whose call the engine makes from Go) of a
-// program the interpreter meters, journaled under the current metering.
+// imageable reports whether the execution may write checkpoints: one of
+// a program the interpreter meters, journaled under the current
+// metering.
 func (x *Execution) imageable() bool {
+	if j := x.cfg.Journal; j != nil && j.Version != snapshot.Version && !snapshot.HasCheckpoint(j.Version) {
+		return false
+	}
+	return x.cfg.Program.counted()
+}
+
+// entryCall reports whether the execution's program evaluates to the
+// function the engine calls (read at the start: the execution lets go
+// of its header at its first suspension).
+func (x *Execution) entryCall() bool {
 	h := &x.cfg.Header
 	if j := x.cfg.Journal; j != nil {
 		h = &j.Header
-		if j.Version != snapshot.Version && j.Version != snapshot.VersionCheckpoint {
-			return false
-		}
 	}
-	return h.Entry == snapshot.EntryScript && x.cfg.Program.counted()
+	return h.Entry == snapshot.EntryCall
 }
 
 // checkpoint writes the suspension s as a checkpoint, if it is worth it
 // and the image can hold the execution, and reports whether it did. The
 // journal then restarts from it.
 func (x *Execution) checkpoint(s *Step) bool {
-	if x.base == nil || len(x.outstanding) != 1 || x.async != 0 || !x.outstanding[0].Sync {
+	if x.base == nil || len(x.outstanding) != 1 {
+		return false
+	}
+	if x.outstanding[0].Sync {
+		// Waiting in a call of the script's own frames: not in an
+		// entry function, which the engine calls from Go.
+		if x.async != 0 || x.callEntry {
+			return false
+		}
+	} else if x.settling == nil || x.async != 1 || x.outstanding[0].ID != x.made {
+		// At rest: only where finish waits for the outcome to settle,
+		// and in the last call made (what the checkpoint item records).
 		return false
 	}
 	// What the journal would hold after this suspension, beyond its
@@ -88,8 +108,16 @@ func (x *Execution) checkpoint(s *Step) bool {
 func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 	checkpointsTried.Add(1)
 	r := x.realm
-	callee := x.capabilityObject(x.outstanding[0].Capability)
-	img, err := r.rt.MustardWriteImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, callee, x.argc, x.namedObjects())
+	oc := &x.outstanding[0]
+	var img []byte
+	var err error
+	if oc.Sync {
+		callee := x.capabilityObject(oc.Capability)
+		img, err = r.rt.MustardWriteImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, callee, x.argc, x.namedObjects())
+	} else {
+		img, err = r.rt.MustardWriteRestImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, x.namedObjects(),
+			x.settling, r.rt.ToValue(oc.promise))
+	}
 	x.keepScratch(img)
 	if err != nil || 2*len(img) > replaced && !checkpointAlways {
 		// An image not well under the journal it would replace (a guest
@@ -110,6 +138,7 @@ func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 	}
 	nb, raw, id, err := b.Checkpoint(c, s.Meter, &l, &cp)
 	if err != nil {
+
 		return false
 	}
 	// The builder holds its own copy; the image buffer is reused.
@@ -279,6 +308,9 @@ func (x *Execution) named(path string) *goja.Object {
 // checkpoint waits in is made again, to a function that takes its answer
 // from the journal after the checkpoint or from the resume.
 func (x *Execution) resumeCheckpoint(j *snapshot.Snapshot) (goja.Value, error) {
+	if j.Version == snapshot.VersionRestCheckpoint {
+		return x.resumeRest(j)
+	}
 	r := x.realm
 	img, err := r.rt.MustardReadImage(x.cfg.Program.compiled, j.Checkpoint.Image, x.named)
 	if err != nil {
@@ -297,7 +329,48 @@ func (x *Execution) resumeCheckpoint(j *snapshot.Snapshot) (goja.Value, error) {
 	x.scheduleLook()
 	v, err := img.Run(func(goja.FunctionCall) goja.Value { return x.waitSync(c.Capability) })
 	if err == goja.ErrImageState { // not errors.Is: an Exception's Unwrap runs guest code
-		return nil, divergence("the checkpoint's image does not run")
+		return nil, errImageDoesNotRun
 	}
 	return v, err
+}
+
+// errImageDoesNotRun ends an execution continued from a checkpoint whose
+// state the interpreter cannot run.
+var errImageDoesNotRun = divergence("the checkpoint's image does not run")
+
+// resumeRest continues a checkpoint of an execution at rest (snapshot
+// format version 7): the image read, the engine waits again for the
+// call's answer to settle its promise, and returns what the outcome
+// settles from, for finish to settle as the original was settling it.
+func (x *Execution) resumeRest(j *snapshot.Snapshot) (goja.Value, error) {
+	r := x.realm
+	c, err := j.Calls[0].Decoded()
+	if err != nil || c.Sync {
+		return nil, divergence("the checkpoint's call cannot be read")
+	}
+	if j.Checkpoint == nil {
+		return nil, divergence("the checkpoint's image cannot be read")
+	}
+	img, err := r.rt.MustardReadRestImage(x.cfg.Program.compiled, j.Checkpoint.Image, x.named)
+	if err != nil {
+		return nil, divergence("the checkpoint's image cannot be read")
+	}
+	roots := img.Roots()
+	var p *goja.Promise
+	if len(roots) == 2 && roots[0] != nil {
+		p, _ = asPromise(roots[1])
+	}
+	if p == nil || p.State() != goja.PromiseStatePending {
+		return nil, divergence("the checkpoint's image cannot be read")
+	}
+	if err := r.pcg.UnmarshalBinary(j.Checkpoint.Rand); err != nil {
+		return nil, divergence("the checkpoint's random state cannot be read")
+	}
+	x.restImage = true
+	x.made, x.journaled = c.ID, c.ID
+	x.outstanding = append(x.outstanding[:0], hostCall{HostCall: c, promise: p})
+	x.async = 1
+	x.meter, x.workCarry = j.Suspensions[0].Meter, j.Checkpoint.Carry
+	x.scheduleLook()
+	return roots[0], nil
 }

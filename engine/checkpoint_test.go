@@ -307,7 +307,7 @@ func TestCheckpointSweep(t *testing.T) {
 	var written, tried int
 	_, err = fmt.Sscan(string(b), &written, &tried)
 	require.NoError(t, err)
-	t.Logf("%d checkpoints written at the %d suspensions of scripts waiting in their only call", written, tried)
+	t.Logf("%d checkpoints written at the %d suspensions with one call outstanding that came to an image", written, tried)
 	assert.Greater(t, written, 100, "checkpoints the sweep wrote")
 }
 
@@ -316,12 +316,29 @@ func TestCheckpointSweep(t *testing.T) {
 // never a panic or a hang of the engine. Every byte of a checkpoint's
 // image altered, and every prefix of it.
 func TestCheckpointDamageFailsClosed(t *testing.T) {
-	p, err := Compile(checkpointPages)
+	h := snapshot.Header{Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+	damageCheckpoint(t, checkpointPages, h, 1)
+	// Images at rest (version 7): an awaiting script, and an entry
+	// function awaiting helpers inside try blocks and then callbacks.
+	damageCheckpoint(t, checkpointAwaited, h, 1)
+	h.Entry, h.Inputs = snapshot.EntryCall, asyncShapesInputs
+	damageCheckpoint(t, asyncShapes, h, 3)
+}
+
+// damageCheckpoint runs src to its suspension at, whose snapshot must
+// be a checkpoint, and resumes it cold with its image altered, each
+// byte three ways, and cut short at every length: each ends or runs to
+// completion, without an internal error.
+func damageCheckpoint(t *testing.T, src string, h snapshot.Header, at int) {
+	t.Helper()
+	p, err := Compile(src)
 	require.NoError(t, err)
-	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+	h.Program = p.Bytes
 	limits := policy.DefaultLimits()
 	x, s := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
-	x, s = x.Resume(pageAnswer(0), limits)
+	for i := range at {
+		x, s = x.Resume(pageAnswer(i), limits)
+	}
 	require.True(t, s.Suspended())
 	x.Abandon()
 	snap, err := snapshot.Decode(s.Snapshot)
@@ -334,9 +351,9 @@ func TestCheckpointDamageFailsClosed(t *testing.T) {
 		j, err := snapshot.Load(raw, nil)
 		require.NoError(t, err)
 		x, step := testRuntime.Start(Config{Program: p, Header: j.Header, Limits: limits, Journal: j, Raw: raw,
-			Answers: []Answer{{CallID: j.Last().Focus, Payload: pageAnswer(1)}}})
+			Answers: []Answer{{CallID: j.Last().Focus, Payload: pageAnswer(at)}}})
 		for i := 0; step.Suspended() && i < 50; i++ {
-			x, step = x.Resume(pageAnswer(2+i), limits)
+			x, step = x.Resume(pageAnswer(at+1+i), limits)
 		}
 		if x != nil {
 			x.Abandon()
@@ -345,7 +362,6 @@ func TestCheckpointDamageFailsClosed(t *testing.T) {
 			assert.NotContains(t, step.Err.Error(), "internal error")
 		}
 	}
-	refused := 0
 	for i := range image {
 		for _, flip := range []byte{0x01, 0x80, 0xff} {
 			img := bytes.Clone(image)
@@ -355,9 +371,8 @@ func TestCheckpointDamageFailsClosed(t *testing.T) {
 	}
 	for cut := 1; cut < len(image); cut++ {
 		run(image[:cut])
-		refused++
 	}
-	t.Logf("%d bytes of image, each altered three ways; %d prefixes", len(image), refused)
+	t.Logf("format version %d: %d bytes of image, each altered three ways, and each prefix", snap.Version, len(image))
 }
 
 // A guest whose state the image cannot hold, taking 50 KB answers that
@@ -378,4 +393,130 @@ func TestCheckpointTriesAsTheJournalDoubles(t *testing.T) {
 	assert.Less(t, tried[len(tried)-1], 30, "steps tried: %v", tried)
 	assert.True(t, checkpointDue(0, 50_000), "after a checkpoint")
 	assert.False(t, checkpointDue(0, checkpointMin-1), "under the least journal worth replacing")
+}
+
+// The 40 × 50 KB program with its calls awaited, as code mode writes
+// it: at every suspension after its first answer the execution is at
+// rest (its script's promise returned, the script's body waiting at an
+// await), a checkpoint of format version 7 holds it in a few hundred
+// bytes, and a cold resume from any suspension reaches exactly the step
+// the hot run did.
+func TestCheckpointsHoldAsyncCodeAtRest(t *testing.T) {
+	p, err := Compile(checkpointAwaited)
+	require.NoError(t, err)
+	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+	limits := policy.DefaultLimits()
+	steps := hotRun(t, p, h, limits, nil, pageAnswer)
+	require.Len(t, steps, 41)
+	require.True(t, steps[40].Done)
+	for i, s := range steps[:40] {
+		snap, err := snapshot.Load(s.Snapshot, nil)
+		require.NoError(t, err)
+		if i > 0 {
+			require.NotNil(t, snap.Checkpoint, "suspension %d", i)
+			assert.EqualValues(t, snapshot.VersionRestCheckpoint, snap.Version)
+			assert.Less(t, len(s.Snapshot), len(p.Bytes)+768, "suspension %d: %d bytes", i, len(s.Snapshot))
+		}
+		sameStep(t, fmt.Sprintf("resumed cold at suspension %d", i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
+	}
+}
+
+// Async code at rest in the shapes code mode writes: an entry function
+// (an async arrow the engine calls with the inputs), helpers declared
+// async and awaited from a loop over an array, then callbacks, try and
+// catch around an await, and host errors: a cold resume from every
+// suspension, plain and sealed, reaches the hot run's next step byte for
+// byte, most of them from checkpoints.
+func TestCheckpointsHoldAsyncShapes(t *testing.T) {
+	p, err := Compile(asyncShapes)
+	require.NoError(t, err)
+	seal, err := snapshot.NewSealer([]byte("a seal key of thirty-two bytes!!"))
+	require.NoError(t, err)
+	answer := func(i int) Payload {
+		if i == 3 {
+			return Payload{Outcome: snapshot.Outcome{Error: &snapshot.HostError{Name: "Error", Message: "page gone"}}}
+		}
+		return pageAnswer(i)
+	}
+	for _, seal := range []*snapshot.Sealer{nil, seal} {
+		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 5, ClockMillis: 1,
+			Entry: snapshot.EntryCall, Inputs: asyncShapesInputs}
+		limits := policy.DefaultLimits()
+		steps := hotRun(t, p, h, limits, seal, answer)
+		require.Len(t, steps, 8)
+		checkpoints := 0
+		for i, s := range steps[:7] {
+			snap, err := snapshot.Load(s.Snapshot, seal)
+			require.NoError(t, err)
+			if snap.Checkpoint != nil {
+				checkpoints++
+				assert.EqualValues(t, snapshot.VersionRestCheckpoint, snap.Version)
+			}
+			sameStep(t, fmt.Sprintf("sealed %v, resumed cold at suspension %d", seal != nil, i), steps[i+1], coldFrom(t, p, s, limits, seal, answer(i)))
+		}
+		assert.GreaterOrEqual(t, checkpoints, 4, "sealed %v", seal != nil)
+	}
+}
+
+// checkpointAwaited is the 40 × 50 KB program with its calls awaited.
+const checkpointAwaited = `
+let total = 0;
+for (let i = 0; i < 40; i++) { const r = await fetch_page(i); total += r.length; }
+total;
+`
+
+// asyncShapes is an entry function of code mode's shapes, with its
+// inputs.
+const asyncShapes = `
+async (input) => {
+  const seen = [];
+  async function page(i) {
+    try {
+      const text = await fetch_page(i);
+      return text.length;
+    } catch (e) {
+      seen.push("failed " + i + ": " + e.message);
+      return 0;
+    }
+  }
+  let total = 0;
+  for (const i of [0, 1, 2, 3, 4, 5, 6]) {
+    const n = await page(i).then((n) => n * input.scale);
+    total += n;
+    seen.push(i + ":" + n);
+  }
+  return JSON.stringify({ total, seen, r: Math.random() < 2 });
+}
+`
+
+var asyncShapesInputs = []value.Member{{Key: "scale", Value: value.Number(2)}}
+
+// Async code the image at rest does not hold keeps its journal, and a
+// cold resume from it still reaches the hot run's next step: a
+// combinator's element function, a resolving function handed to then,
+// an async generator's queue; and two calls made at once (waited for
+// together first, then the second alone while the guest still holds the
+// first's promise, settled with its 50 KB answer, which an image would
+// write whole).
+func TestCheckpointsRefusedAtRestKeepTheJournal(t *testing.T) {
+	for _, src := range []string{
+		`let n = 0; for (let i = 0; i < 3; i++) { const [r] = await Promise.all([fetch_page(i)]); n += r.length; } n`,
+		`let n = 0; for (let i = 0; i < 3; i++) { n += (await new Promise((ok) => fetch_page(i).then(ok))).length; } n`,
+		`async function* pages() { for (let i = 0; i < 3; i++) yield await fetch_page(i); }
+let n = 0; for await (const p of pages()) n += p.length; n`,
+		`let n = 0; for (let i = 0; i < 3; i += 2) { const [a, b] = [fetch_page(i), fetch_page(i + 1)]; n += (await a).length + (await b).length; } n`,
+	} {
+		p, err := Compile(src)
+		require.NoError(t, err)
+		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+		limits := policy.DefaultLimits()
+		steps := hotRun(t, p, h, limits, nil, pageAnswer)
+		require.True(t, steps[len(steps)-1].Done, src)
+		for i, s := range steps[:len(steps)-1] {
+			snap, err := snapshot.Load(s.Snapshot, nil)
+			require.NoError(t, err)
+			assert.Nil(t, snap.Checkpoint, "%s: suspension %d", src, i)
+			sameStep(t, fmt.Sprintf("%s: resumed cold at suspension %d", src, i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
+		}
+	}
 }

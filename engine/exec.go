@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -187,12 +188,18 @@ type Execution struct {
 	// Checkpoints (checkpoint.go): whether the execution writes them; the
 	// realm before guest code ran; its capabilities, by which it names
 	// its own objects; the number of arguments of the synchronous call
-	// the guest waits in; the image's buffer, reused.
-	images   bool
-	base     *goja.ImageBase
-	caps     []string
-	argc     int
-	imageBuf []byte
+	// the guest waits in; the image's buffer, reused. settling is what
+	// finish settles the outcome from (the program's result, or its entry
+	// function's), which an image at rest holds; restImage says that the
+	// execution was continued from one.
+	images    bool
+	base      *goja.ImageBase
+	caps      []string
+	argc      int
+	imageBuf  []byte
+	settling  goja.Value
+	restImage bool
+	callEntry bool // the program evaluates to the function to call
 }
 
 // Console is the console mode the execution started with.
@@ -225,7 +232,7 @@ func start(rt *Runtime, cfg Config) (*Execution, Step) {
 		// nothing of it but the bytes.
 	}
 	if x.images = x.imageable(); x.images {
-		x.caps = cfg.Header.Capabilities
+		x.caps, x.callEntry = cfg.Header.Capabilities, x.entryCall()
 	}
 	x.step, x.halt = iter.Pull(x.run)
 	return x.next()
@@ -354,6 +361,12 @@ func (x *Execution) run(yield func(Step) bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			final = Step{Err: &Error{Kind: KindRuntime, Message: "internal error"}}
+			if _, ok := p.(runtime.Error); ok && x.restImage {
+				// A state read from an image at rest that the
+				// interpreter cannot run (damaged bytes the reader's
+				// checks let through).
+				final = Step{Err: errImageDoesNotRun}
+			}
 		}
 		if err := x.detach(); err != nil {
 			// Stopped: that decides the outcome, whatever the segment
@@ -480,7 +493,10 @@ func (x *Execution) finish(r *realm, result goja.Value, err error) Step {
 	if err != nil {
 		return Step{Err: x.failure(err)}
 	}
-	if result, err = x.settled(result); err != nil {
+	x.settling = result
+	result, err = x.settled(result)
+	x.settling = nil
+	if err != nil {
 		return Step{Err: err}
 	}
 	if x.replay != nil {

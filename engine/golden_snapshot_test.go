@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateSnapshots = flag.Bool("update-snapshots", false, "rewrite the format version 2, 5 and 6 files in testdata/snapshots")
+var updateSnapshots = flag.Bool("update-snapshots", false, "rewrite the format version 2, 5, 6 and 7 files in testdata/snapshots")
 
 // The golden snapshots pin the snapshot format: testdata/snapshots holds
 // one snapshot of each kind (format version 1, written by the sidecar
@@ -109,6 +109,8 @@ func TestGoldenSnapshots(t *testing.T) {
 		}
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "v6.snap"), writeGoldenCheckpoint(t, nil), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "v6-sealed.snap"), writeGoldenCheckpoint(t, goldenSealer(t)), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "v7.snap"), writeGoldenRest(t, nil), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "v7-sealed.snap"), writeGoldenRest(t, goldenSealer(t)), 0o644))
 	}
 	for _, c := range []struct {
 		file    string
@@ -130,6 +132,8 @@ func TestGoldenSnapshots(t *testing.T) {
 		{"v5-sealed.snap", true, 5, programVersion},
 		{"v6.snap", false, 6, programVersion},
 		{"v6-sealed.snap", true, 6, programVersion},
+		{"v7.snap", false, 7, programVersion},
+		{"v7-sealed.snap", true, 7, programVersion},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(dir, c.file))
@@ -151,6 +155,10 @@ func TestGoldenSnapshots(t *testing.T) {
 				assert.Equal(t, raw, writeGoldenCheckpoint(t, seal), "today's sidecar writes this snapshot byte for byte")
 				require.NotNil(t, snap.Checkpoint)
 				require.Len(t, snap.Suspensions, 3, "the checkpoint's and two journaled after it")
+			case snapshot.VersionRestCheckpoint:
+				assert.Equal(t, raw, writeGoldenRest(t, seal), "today's sidecar writes this snapshot byte for byte")
+				require.NotNil(t, snap.Checkpoint)
+				require.Len(t, snap.Suspensions, 3, "the checkpoint's and two journaled after it")
 			}
 			if !c.sealed && (!snapshot.EarlierMetering(c.version) || !*updateSnapshots) {
 				dump, err := snapshot.Annotate(raw)
@@ -163,7 +171,7 @@ func TestGoldenSnapshots(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, string(want), dump, "the annotated dump")
 			}
-			if c.version == snapshot.VersionCheckpoint {
+			if snapshot.HasCheckpoint(c.version) {
 				resumeEveryWay(t, p, snap, goldenPage, goldenCheckpointResult)
 				return
 			}
@@ -197,9 +205,37 @@ func goldenPage(args []value.Value) snapshot.Outcome {
 
 var goldenCheckpointResult = jsA(jsS("page 0 |page 1|page 2|page 3"), jsN(20018), jsT)
 
+// The golden of a checkpoint at rest (format version 7): the checkpoint
+// golden's program with its calls awaited, through an async helper, as
+// code mode writes it.
+const goldenRestSource = `const seen = [];
+let total = 0;
+async function read(n) {
+  const page = await get({ n });
+  return [page.slice(0, 7), page.length];
+}
+for (let i = 0; i < 4; i++) {
+  const [head, length] = await read(i);
+  seen.push(head);
+  total += length;
+}
+[seen.join("|"), total, Math.random() < 2];
+`
+
 // writeGoldenCheckpoint runs the checkpoint golden up to its last call.
 func writeGoldenCheckpoint(t *testing.T, seal *snapshot.Sealer) []byte {
-	p, err := Compile(goldenCheckpointSource)
+	return writeGoldenOf(t, goldenCheckpointSource, seal)
+}
+
+// writeGoldenRest runs the golden at rest up to its last call.
+func writeGoldenRest(t *testing.T, seal *snapshot.Sealer) []byte {
+	return writeGoldenOf(t, goldenRestSource, seal)
+}
+
+// writeGoldenOf runs src, a checkpoint golden's program, up to its last
+// call.
+func writeGoldenOf(t *testing.T, src string, seal *snapshot.Sealer) []byte {
+	p, err := Compile(src)
 	require.NoError(t, err)
 	limits := policy.DefaultLimits()
 	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"get"}, Seed: 7, ClockMillis: 1_700_000_000_000}
