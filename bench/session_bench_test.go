@@ -105,6 +105,21 @@ func BenchmarkLargeArgsResume(b *testing.B) {
 	benchLargeResume(b, largeArgsSource, payloads)
 }
 
+// BenchmarkAwaitedAnswerResume is BenchmarkLargeAnswerResume with the
+// program's calls awaited, as code mode writes them: the execution
+// suspends at rest, its script's body waiting at an await.
+func BenchmarkAwaitedAnswerResume(b *testing.B) {
+	payloads, _ := textPayloads(LargeAnswers())
+	benchLargeResume(b, awaitedSource, payloads)
+}
+
+// BenchmarkAwaitedColdResume is BenchmarkLargeColdResume for the
+// program with its calls awaited.
+func BenchmarkAwaitedColdResume(b *testing.B) {
+	payloads, _ := textPayloads(LargeAnswers())
+	benchLargeCold(b, awaitedSource, payloads)
+}
+
 // BenchmarkLargeArgsColdResume resumes the last suspension of
 // BenchmarkLargeArgsResume's program from its bytes in a fresh Session.
 func BenchmarkLargeArgsColdResume(b *testing.B) {
