@@ -217,11 +217,11 @@ lenNotInt:
 		wrapped:          obj,
 	}
 	boundArgs := call.Arguments // mustard(retained)
-	bf.holds = func(visit func(Value)) {
+	bf.holds = holdFunc(func(visit func(Value)) {
 		for _, a := range boundArgs {
 			visit(a)
 		}
-	}
+	})
 	bf.prototype = obj.self.proto()
 	v.self = bf
 

@@ -2,8 +2,7 @@ package goja
 
 import (
 	"reflect"
-
-	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
+	// mustard(image): unistring's one use moved to mustard_image_rest.go
 )
 
 type PromiseState int
@@ -452,7 +451,7 @@ func (pcap *promiseCapability) rejectFn() *Object {
 
 func (pcap *promiseCapability) materialize() {
 	if pcap.own != nil && pcap.resolveObj == nil {
-		pcap.resolveObj, pcap.rejectObj = pcap.own.resolvingFunctions(&pcap.already)
+		pcap.resolveObj, pcap.rejectObj = pcap.resolvingFunctions() // mustard(image): ones an image names
 	}
 }
 
@@ -472,32 +471,19 @@ func (r *Runtime) promise_all(call FunctionCall) Value {
 	pcap.try(func() {
 		promiseResolve := r.toCallable(c.self.getStr("resolve", nil))
 		iter := r.getIterator(call.Argument(0), nil)
-		var values []Value
-		remainingElementsCount := 1
+		st := &combinator{pcap: pcap, remaining: 1} // mustard(image): its element functions are ones an image names
 		iter.iterate(func(nextValue Value) {
-			index := len(values)
+			index := len(st.values)
 			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard(arrays): what each element makes
-			values = append(values, _undefined)
+			st.values = append(st.values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
-			alreadyCalled := false
-			onFulfilled := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
-				if alreadyCalled {
-					return _undefined
-				}
-				alreadyCalled = true
-				values[index] = call.Argument(0)
-				remainingElementsCount--
-				if remainingElementsCount == 0 {
-					pcap.resolve(r.newArrayValues(values))
-				}
-				return _undefined
-			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, values) }) // mustard(retained)
-			remainingElementsCount++
+			onFulfilled := (&combinatorElement{c: st, index: index}).function(elementAll) // mustard(image)
+			st.remaining++
 			r.invoke(nextPromise, "then", onFulfilled, pcap.rejectFn()) // mustard(call-alloc)
 		})
-		remainingElementsCount--
-		if remainingElementsCount == 0 {
-			pcap.resolve(r.newArrayValues(values))
+		st.remaining-- // mustard(image)
+		if st.remaining == 0 {
+			pcap.resolve(r.newArrayValues(st.values))
 		}
 	})
 	return pcap.promise
@@ -510,39 +496,21 @@ func (r *Runtime) promise_allSettled(call FunctionCall) Value {
 	pcap.try(func() {
 		promiseResolve := r.toCallable(c.self.getStr("resolve", nil))
 		iter := r.getIterator(call.Argument(0), nil)
-		var values []Value
-		remainingElementsCount := 1
+		st := &combinator{pcap: pcap, remaining: 1} // mustard(image): its element functions are ones an image names
 		iter.iterate(func(nextValue Value) {
-			index := len(values)
+			index := len(st.values)
 			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard(arrays): what each element makes
-			values = append(values, _undefined)
+			st.values = append(st.values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
-			alreadyCalled := false
-			reaction := func(status Value, valueKey unistring.String) *Object {
-				return holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
-					if alreadyCalled {
-						return _undefined
-					}
-					alreadyCalled = true
-					obj := r.NewObject()
-					obj.self._putProp("status", status, true, true, true)
-					obj.self._putProp(valueKey, call.Argument(0), true, true, true)
-					values[index] = obj
-					remainingElementsCount--
-					if remainingElementsCount == 0 {
-						pcap.resolve(r.newArrayValues(values))
-					}
-					return _undefined
-				}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, values) }) // mustard(retained)
-			}
-			onFulfilled := reaction(asciiString("fulfilled"), "value")
-			onRejected := reaction(asciiString("rejected"), "reason")
-			remainingElementsCount++
+			el := &combinatorElement{c: st, index: index} // mustard(image): both share whether it was called
+			onFulfilled := el.function(elementFulfilled)
+			onRejected := el.function(elementRejected)
+			st.remaining++
 			r.invoke(nextPromise, "then", onFulfilled, onRejected)
 		})
-		remainingElementsCount--
-		if remainingElementsCount == 0 {
-			pcap.resolve(r.newArrayValues(values))
+		st.remaining-- // mustard(image)
+		if st.remaining == 0 {
+			pcap.resolve(r.newArrayValues(st.values))
 		}
 	})
 	return pcap.promise

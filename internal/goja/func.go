@@ -128,7 +128,7 @@ type nativeFuncObject struct {
 
 	// holds lists what f's closure keeps reachable, for
 	// MustardRetainedBytes (mustard_retained.go); nil when nothing.
-	holds func(visit func(Value)) // mustard(retained)
+	holds holder // mustard(retained)
 }
 
 type wrappedFuncObject struct {

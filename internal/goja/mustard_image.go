@@ -84,6 +84,8 @@ const (
 	imgPromise    // mustard_image_rest.go
 	imgAsyncFunc  // an async function
 	imgAsyncArrow // an async arrow function
+	imgResolving  // a capability's resolve or reject function
+	imgElement    // a Promise combinator's element function
 )
 
 // imageBuiltins are the built-ins an image names rather than writes:
@@ -262,6 +264,8 @@ type imageWriter struct {
 	imported map[*importedString]uint64
 	caps     map[*promiseCapability]uint64 // mustard_image_rest.go
 	runners  map[*asyncRunner]uint64
+	elements map[*combinatorElement]uint64
+	combs    map[*combinator]uint64
 	queue    []any // objects and scopes whose bodies are still to write
 	err      error
 }
@@ -826,6 +830,8 @@ func (w *imageWriter) objectBody(o *Object) {
 	case *asyncArrowFuncObject:
 		w.out = append(w.out, imgAsyncArrow)
 		w.arrow(&self.arrowFuncObject)
+	case *nativeFuncObject:
+		w.nativeFunc(self)
 	default:
 		w.fail(fmt.Sprintf("an object of kind %T", self))
 	}
@@ -1263,6 +1269,10 @@ func (d *imageReader) objectBody() {
 		f := &asyncArrowFuncObject{}
 		d.arrow(o, &f.arrowFuncObject, f)
 		f.class = classObject // as newAsyncArrowFunc makes it
+	case imgResolving:
+		d.resolving(o)
+	case imgElement:
+		d.elementFunc(o)
 	default:
 		d.fail("unknown object kind %d", kind)
 	}

@@ -17,6 +17,8 @@ package goja
 import (
 	"fmt"
 	"math"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
 )
 
 // Reaction kinds.
@@ -103,8 +105,8 @@ func (w *imageWriter) capability(c *promiseCapability) {
 		w.uint(id)
 		return
 	}
-	if c.own == nil || c.own.val != c.promise || c.resolveObj != nil || c.rejectObj != nil {
-		w.fail("a promise capability with its functions handed out")
+	if c.own == nil || c.own.val != c.promise || !ownResolving(c) {
+		w.fail("a promise capability of a subclass")
 		return
 	}
 	if w.caps == nil {
@@ -115,6 +117,100 @@ func (w *imageWriter) capability(c *promiseCapability) {
 	w.uint(id)
 	w.value(c.promise)
 	w.out = append(w.out, boolByte(c.already))
+	w.optional(c.resolveObj)
+	w.optional(c.rejectObj)
+}
+
+// ownResolving reports whether c's resolving functions, if it has made
+// them, are its own (capResolving).
+func ownResolving(c *promiseCapability) bool {
+	if c.resolveObj == nil && c.rejectObj == nil {
+		return true
+	}
+	return isResolving(c.resolveObj, c, false) && isResolving(c.rejectObj, c, true)
+}
+
+func isResolving(o *Object, c *promiseCapability, reject bool) bool {
+	if o == nil {
+		return false
+	}
+	f, ok := o.self.(*nativeFuncObject)
+	if !ok {
+		return false
+	}
+	h, ok := f.holds.(*capResolving)
+	return ok && h.pcap == c && h.reject == reject
+}
+
+// optional writes an object or none.
+func (w *imageWriter) optional(o *Object) {
+	if o == nil {
+		w.value(nil)
+		return
+	}
+	w.value(o)
+}
+
+// nativeFunc writes a native function the image names by what it holds:
+// a capability's resolving function, or a combinator's element function.
+func (w *imageWriter) nativeFunc(f *nativeFuncObject) {
+	switch h := f.holds.(type) {
+	case *capResolving:
+		w.out = append(w.out, imgResolving)
+		w.nativeBase(f)
+		w.capability(h.pcap)
+		w.out = append(w.out, boolByte(h.reject))
+	case *elementFn:
+		w.out = append(w.out, imgElement, h.kind)
+		w.nativeBase(f)
+		w.element(h.el)
+	default:
+		w.fail("a native function")
+	}
+}
+
+// nativeBase writes a native function's length, name and other
+// properties.
+func (w *imageWriter) nativeBase(f *nativeFuncObject) {
+	if f.construct != nil || f.class != classFunction ||
+		f.values.get("length") != Value(&f.lenProp) || f.values.get("name") != Value(&f.nameProp) {
+		w.fail("a native function's shape")
+		return
+	}
+	w.value(f.lenProp.value)
+	w.value(f.nameProp.value)
+	w.ownProps(&f.baseObject, "length", "name")
+}
+
+// element writes a combinator's element by number, its body where first
+// reached.
+func (w *imageWriter) element(el *combinatorElement) {
+	if id, ok := w.elements[el]; ok {
+		w.uint(id)
+		return
+	}
+	if w.elements == nil {
+		w.elements = map[*combinatorElement]uint64{}
+	}
+	id := uint64(len(w.elements) + 1)
+	w.elements[el] = id
+	w.uint(id)
+	c := el.c
+	if cid, ok := w.combs[c]; ok {
+		w.uint(cid)
+	} else {
+		if w.combs == nil {
+			w.combs = map[*combinator]uint64{}
+		}
+		cid = uint64(len(w.combs) + 1)
+		w.combs[c] = cid
+		w.uint(cid)
+		w.capability(c.pcap)
+		w.values(c.values)
+		w.int(int64(c.remaining))
+	}
+	w.uint(uint64(el.index))
+	w.out = append(w.out, boolByte(el.called))
 }
 
 // runner writes an async function's run by number, its body where first
@@ -150,6 +246,8 @@ type imageRestReader struct {
 	caps     []*promiseCapability
 	runners  []*asyncRunner
 	handlers []*jobCallback // then callbacks: their functions' bodies may come later
+	elements []*combinatorElement
+	combs    []*combinator
 }
 
 func (d *imageReader) promise(o *Object) {
@@ -230,10 +328,89 @@ func (d *imageReader) capability() *promiseCapability {
 	d.rest.caps = append(d.rest.caps, c)
 	c.promise, _ = d.value().(*Object)
 	c.already = d.byte() != 0
+	c.resolveObj, _ = d.value().(*Object)
+	c.rejectObj, _ = d.value().(*Object)
 	if c.promise == nil {
 		d.fail("a capability without its promise")
 	}
 	return c
+}
+
+// nativeFunc reads a native function's base into o; what it calls is
+// set by the caller.
+func (d *imageReader) nativeFunc(o *Object) *nativeFuncObject {
+	f := &nativeFuncObject{baseFuncObject: baseFuncObject{baseObject: baseObject{class: classFunction, val: o,
+		extensible: true, prototype: d.r.getFunctionPrototype()}}}
+	o.self = f
+	length, name := d.value(), d.value()
+	f.init("", length)
+	f.nameProp.value = name
+	d.ownProps(&f.baseObject)
+	return f
+}
+
+func (d *imageReader) resolving(o *Object) {
+	f := d.nativeFunc(o)
+	c := d.capability()
+	reject := d.byte()
+	if c == nil || reject > 1 {
+		d.fail("a resolving function without its capability")
+		return
+	}
+	h := &capResolving{pcap: c, reject: reject == 1}
+	f.f, f.holds = h.call, h
+}
+
+func (d *imageReader) elementFunc(o *Object) {
+	kind := d.byte()
+	f := d.nativeFunc(o)
+	el := d.element()
+	if el == nil || kind < elementAll || kind > elementRejected {
+		d.fail("an element function")
+		return
+	}
+	h := &elementFn{el: el, kind: kind}
+	f.f, f.holds = h.call, h
+}
+
+func (d *imageReader) element() *combinatorElement {
+	id := d.uint()
+	switch {
+	case id >= 1 && id <= uint64(len(d.rest.elements)):
+		return d.rest.elements[id-1]
+	case id != uint64(len(d.rest.elements))+1:
+		d.fail("element %d out of order", id)
+		return nil
+	}
+	el := &combinatorElement{}
+	d.rest.elements = append(d.rest.elements, el)
+	cid := d.uint()
+	switch {
+	case cid >= 1 && cid <= uint64(len(d.rest.combs)):
+		el.c = d.rest.combs[cid-1]
+	case cid == uint64(len(d.rest.combs))+1:
+		c := &combinator{}
+		d.rest.combs = append(d.rest.combs, c)
+		c.pcap = d.capability()
+		c.values = d.values()
+		c.remaining = int(d.int())
+		if c.pcap == nil || c.remaining < 0 || c.remaining > len(c.values) {
+			d.fail("a combinator's state")
+			return nil
+		}
+		el.c = c
+	default:
+		d.fail("combinator %d out of order", cid)
+		return nil
+	}
+	index := d.uint()
+	el.called = d.byte() != 0
+	if index >= uint64(len(el.c.values)) {
+		d.fail("an element past its combinator's values")
+		return nil
+	}
+	el.index = int(index)
+	return el
 }
 
 func (d *imageReader) runner() *asyncRunner {
@@ -279,8 +456,8 @@ func (d *imageReader) runner() *asyncRunner {
 func (d *imageReader) completeRest() {
 	for _, c := range d.rest.caps {
 		p, ok := c.promise.self.(*Promise)
-		if !ok {
-			d.fail("a capability's promise is not one")
+		if !ok || !ownResolving(c) {
+			d.fail("a capability's promise or resolving functions")
 			return
 		}
 		c.own = p
@@ -354,3 +531,101 @@ func (r *Runtime) MustardReadRestImage(p *Program, image []byte, named func(stri
 	vm.sp = len(stack)
 	return im, nil
 }
+
+// Promise functions an image names. The resolving functions of a
+// capability that hands them out (Promise.all's and Promise.race's
+// reject, a resolve passed on) and the element functions of Promise.all
+// and Promise.allSettled are native functions whose closures an image
+// cannot write; made with these holders, the image writes what they hold
+// instead, and the reader makes the same functions again.
+
+// resolvingFunctions makes the resolving functions of a capability of
+// the intrinsic Promise, sharing its already-resolved state, as
+// Promise.resolvingFunctions would.
+func (pcap *promiseCapability) resolvingFunctions() (resolve, reject *Object) {
+	res, rej := &capResolving{pcap: pcap}, &capResolving{pcap: pcap, reject: true}
+	return res.function(), rej.function()
+}
+
+// capResolving is a capability's resolve or reject function.
+type capResolving struct {
+	pcap   *promiseCapability
+	reject bool
+}
+
+func (c *capResolving) function() *Object {
+	return holdingBy(c.pcap.promise.runtime.newNativeFunc(c.call, "", 1), c)
+}
+
+func (c *capResolving) call(call FunctionCall) Value {
+	if c.reject {
+		return c.pcap.own.rejectOnce(&c.pcap.already, call.Argument(0))
+	}
+	return c.pcap.own.resolveOnce(&c.pcap.already, call.Argument(0))
+}
+
+func (c *capResolving) hold(visit func(Value)) { visit(c.pcap.own.val) }
+
+// combinator is the state a Promise.all or allSettled call shares
+// between its element functions.
+type combinator struct {
+	pcap      *promiseCapability
+	values    []Value
+	remaining int
+}
+
+// combinatorElement is one element's: its index, and whether one of its
+// functions was called (allSettled's two share it).
+type combinatorElement struct {
+	c      *combinator
+	index  int
+	called bool
+}
+
+// Element function kinds.
+const (
+	elementAll       byte = iota + 1 // Promise.all's
+	elementFulfilled                 // Promise.allSettled's, fulfilled
+	elementRejected                  // and rejected
+)
+
+// elementFn is an element function of one of those kinds.
+type elementFn struct {
+	el   *combinatorElement
+	kind byte
+}
+
+func (el *combinatorElement) function(kind byte) *Object {
+	f := &elementFn{el: el, kind: kind}
+	return holdingBy(el.c.pcap.promise.runtime.newNativeFunc(f.call, "", 1), f)
+}
+
+func (f *elementFn) call(call FunctionCall) Value {
+	el := f.el
+	if el.called {
+		return _undefined
+	}
+	el.called = true
+	c := el.c
+	r := c.pcap.promise.runtime
+	switch f.kind {
+	case elementAll:
+		c.values[el.index] = call.Argument(0)
+	default:
+		status, key := asciiString("fulfilled"), "value"
+		if f.kind == elementRejected {
+			status, key = asciiString("rejected"), "reason"
+		}
+		obj := r.NewObject()
+		obj.self._putProp("status", status, true, true, true)
+		obj.self._putProp(unistring.String(key), call.Argument(0), true, true, true)
+		c.values[el.index] = obj
+	}
+	c.remaining--
+	if c.remaining == 0 {
+		c.pcap.resolve(r.newArrayValues(c.values))
+	}
+	return _undefined
+}
+
+func (f *elementFn) hold(visit func(Value)) { holdValues(visit, f.el.c.pcap, f.el.c.values) }

@@ -432,7 +432,7 @@ func (w *retainedWalk) walkObject(o *Object) {
 			w.add(retainedFunction)
 		}
 		if n.holds != nil {
-			n.holds(w.value)
+			n.holds.hold(w.value)
 		}
 	}
 	switch s := o.self.(type) {
@@ -757,9 +757,23 @@ func (f *nativeFuncObject) mustardNative() *nativeFuncObject { return f }
 
 // holding records on a native function what its closure keeps reachable.
 func holding(o *Object, holds func(visit func(Value))) *Object {
-	o.self.(*nativeFuncObject).holds = holds
+	return holdingBy(o, holdFunc(holds))
+}
+
+// holdingBy is holding with a holder of another kind: one an image can
+// name (mustard_image_rest.go).
+func holdingBy(o *Object, h holder) *Object {
+	o.self.(*nativeFuncObject).holds = h
 	return o
 }
+
+// holder is what a native function's closure keeps reachable.
+type holder interface{ hold(visit func(Value)) }
+
+// holdFunc is a holder that is a function.
+type holdFunc func(visit func(Value))
+
+func (h holdFunc) hold(visit func(Value)) { h(visit) }
 
 // holdValues is what a Promise combinator's element function keeps: its
 // capability and the values collected so far.
