@@ -65,18 +65,16 @@ func (x *Execution) entryCall() bool {
 // and the image can hold the execution, and reports whether it did. The
 // journal then restarts from it.
 func (x *Execution) checkpoint(s *Step) bool {
-	if x.base == nil || len(x.outstanding) != 1 {
+	if x.base == nil || len(x.outstanding) == 0 {
 		return false
 	}
 	if x.outstanding[0].Sync {
 		// Waiting in a call of the script's own frames: not in an
 		// entry function, which the engine calls from Go.
-		if x.async != 0 || x.callEntry {
+		if len(x.outstanding) != 1 || x.async != 0 || x.callEntry {
 			return false
 		}
-	} else if x.settling == nil || x.async != 1 || x.outstanding[0].ID != x.made {
-		// At rest: only where finish waits for the outcome to settle,
-		// and in the last call made (what the checkpoint item records).
+	} else if !x.atRest() {
 		return false
 	}
 	// What the journal would hold after this suspension, beyond its
@@ -115,8 +113,15 @@ func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 		callee := x.capabilityObject(oc.Capability)
 		img, err = r.rt.MustardWriteImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, callee, x.argc, x.namedObjects())
 	} else {
-		img, err = r.rt.MustardWriteRestImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, x.namedObjects(),
-			x.settling, r.rt.ToValue(oc.promise))
+		// The roots: what the outcome settles from, then each call's
+		// promise, in the order of the calls.
+		roots := append(x.roots[:0], x.settling)
+		for i := range x.outstanding {
+			roots = append(roots, r.rt.ToValue(x.outstanding[i].promise))
+		}
+		img, err = r.rt.MustardWriteRestImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, x.namedObjects(), roots...)
+		clear(roots)
+		x.roots = roots[:0]
 	}
 	x.keepScratch(img)
 	if err != nil || 2*len(img) > replaced && !checkpointAlways {
@@ -129,14 +134,14 @@ func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 	if err != nil {
 		return false
 	}
-	c := &x.outstanding[0].HostCall
 	l := journaledLimits(s.Limits)
 	cp := snapshot.Checkpoint{Carry: x.workCarry, Rand: state, Image: img}
 	b := x.journal
 	if b == nil {
 		b = x.beginJournal()
 	}
-	nb, raw, id, err := b.Checkpoint(c, s.Meter, &l, &cp)
+	// s.Calls are the calls outstanding, in order.
+	nb, raw, id, err := b.Checkpoint(s.Calls, s.Meter, &l, &cp)
 	if err != nil {
 
 		return false
@@ -145,6 +150,24 @@ func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 	x.journal, s.Snapshot, s.SnapshotID = nb, raw, id
 	x.unrecorded = nil
 	checkpointsWritten.Add(1)
+	return true
+}
+
+// atRest reports whether the execution waits at rest where a checkpoint
+// can hold it: where finish waits for the outcome to settle, for
+// asynchronous calls only, the last ones made (what the checkpoint item
+// records).
+func (x *Execution) atRest() bool {
+	n := len(x.outstanding)
+	if x.settling == nil || x.async != uint64(n) || uint64(n) > x.made {
+		return false
+	}
+	first := x.made - uint64(n) + 1
+	for i := range x.outstanding {
+		if c := &x.outstanding[i]; c.Sync || c.ID != first+uint64(i) {
+			return false
+		}
+	}
 	return true
 }
 
@@ -344,32 +367,34 @@ var errImageDoesNotRun = divergence("the checkpoint's image does not run")
 // settles from, for finish to settle as the original was settling it.
 func (x *Execution) resumeRest(j *snapshot.Snapshot) (goja.Value, error) {
 	r := x.realm
-	c, err := j.Calls[0].Decoded()
-	if err != nil || c.Sync {
-		return nil, divergence("the checkpoint's call cannot be read")
-	}
 	if j.Checkpoint == nil {
 		return nil, divergence("the checkpoint's image cannot be read")
 	}
+	calls := j.CheckpointCalls()
 	img, err := r.rt.MustardReadRestImage(x.cfg.Program.compiled, j.Checkpoint.Image, x.named)
 	if err != nil {
 		return nil, divergence("the checkpoint's image cannot be read")
 	}
 	roots := img.Roots()
-	var p *goja.Promise
-	if len(roots) == 2 && roots[0] != nil {
-		p, _ = asPromise(roots[1])
-	}
-	if p == nil || p.State() != goja.PromiseStatePending {
+	if len(roots) != len(calls)+1 || roots[0] == nil {
 		return nil, divergence("the checkpoint's image cannot be read")
 	}
 	if err := r.pcg.UnmarshalBinary(j.Checkpoint.Rand); err != nil {
 		return nil, divergence("the checkpoint's random state cannot be read")
 	}
+	x.outstanding = x.outstanding[:0]
+	for i := range calls {
+		c, err := calls[i].Decoded()
+		p, _ := asPromise(roots[i+1])
+		if err != nil || c.Sync || p == nil || p.State() != goja.PromiseStatePending {
+			return nil, divergence("the checkpoint's calls cannot be read")
+		}
+		x.outstanding = append(x.outstanding, hostCall{HostCall: c, promise: p})
+	}
 	x.restImage = true
-	x.made, x.journaled = c.ID, c.ID
-	x.outstanding = append(x.outstanding[:0], hostCall{HostCall: c, promise: p})
-	x.async = 1
+	x.made = calls[len(calls)-1].ID
+	x.journaled = x.made
+	x.async = uint64(len(calls))
 	x.meter, x.workCarry = j.Suspensions[0].Meter, j.Checkpoint.Carry
 	x.scheduleLook()
 	return roots[0], nil

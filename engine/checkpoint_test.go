@@ -321,6 +321,11 @@ func TestCheckpointDamageFailsClosed(t *testing.T) {
 	// Images at rest (version 7): an awaiting script, and an entry
 	// function awaiting helpers inside try blocks and then callbacks.
 	damageCheckpoint(t, checkpointAwaited, h, 1)
+	// Two calls waited for by Promise.all: its element functions, their
+	// shared state and the capability's reject function.
+	damageCheckpoint(t, `let n = 0;
+for (let i = 0; i < 6; i += 2) { const [a, b] = await Promise.all([fetch_page(i), fetch_page(i + 1)]); n += a.length + b.length; }
+n`, h, 2)
 	h.Entry, h.Inputs = snapshot.EntryCall, asyncShapesInputs
 	damageCheckpoint(t, asyncShapes, h, 3)
 }
@@ -345,15 +350,18 @@ func damageCheckpoint(t *testing.T, src string, h snapshot.Header, at int) {
 	require.NoError(t, err)
 	require.NotNil(t, snap.Checkpoint)
 	image := snap.Checkpoint.Image
+	// Short answers from here on: what is tried is the image, and a
+	// damaged one may run the guest's loop many times.
+	short := Payload{Outcome: snapshot.Outcome{Value: value.String("a short page")}}
 	run := func(img []byte) {
 		snap.Checkpoint.Image = img
 		raw := snapshot.Encode(snap)
 		j, err := snapshot.Load(raw, nil)
 		require.NoError(t, err)
 		x, step := testRuntime.Start(Config{Program: p, Header: j.Header, Limits: limits, Journal: j, Raw: raw,
-			Answers: []Answer{{CallID: j.Last().Focus, Payload: pageAnswer(at)}}})
+			Answers: []Answer{{CallID: j.Last().Focus, Payload: short}}})
 		for i := 0; step.Suspended() && i < 50; i++ {
-			x, step = x.Resume(pageAnswer(at+1+i), limits)
+			x, step = x.Resume(short, limits)
 		}
 		if x != nil {
 			x.Abandon()
@@ -492,19 +500,15 @@ async (input) => {
 var asyncShapesInputs = []value.Member{{Key: "scale", Value: value.Number(2)}}
 
 // Async code the image at rest does not hold keeps its journal, and a
-// cold resume from it still reaches the hot run's next step: a
-// combinator's element function, a resolving function handed to then,
-// an async generator's queue; and two calls made at once (waited for
-// together first, then the second alone while the guest still holds the
-// first's promise, settled with its 50 KB answer, which an image would
-// write whole).
+// cold resume from it still reaches the hot run's next step: a resolving
+// function handed to then, an async generator's queue, Promise.any's
+// element functions.
 func TestCheckpointsRefusedAtRestKeepTheJournal(t *testing.T) {
 	for _, src := range []string{
-		`let n = 0; for (let i = 0; i < 3; i++) { const [r] = await Promise.all([fetch_page(i)]); n += r.length; } n`,
 		`let n = 0; for (let i = 0; i < 3; i++) { n += (await new Promise((ok) => fetch_page(i).then(ok))).length; } n`,
 		`async function* pages() { for (let i = 0; i < 3; i++) yield await fetch_page(i); }
 let n = 0; for await (const p of pages()) n += p.length; n`,
-		`let n = 0; for (let i = 0; i < 3; i += 2) { const [a, b] = [fetch_page(i), fetch_page(i + 1)]; n += (await a).length + (await b).length; } n`,
+		`let n = 0; for (let i = 0; i < 3; i++) { n += (await Promise.any([fetch_page(i)])).length; } n`,
 	} {
 		p, err := Compile(src)
 		require.NoError(t, err)
@@ -517,6 +521,73 @@ let n = 0; for await (const p of pages()) n += p.length; n`,
 			require.NoError(t, err)
 			assert.Nil(t, snap.Checkpoint, "%s: suspension %d", src, i)
 			sameStep(t, fmt.Sprintf("%s: resumed cold at suspension %d", src, i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
+		}
+	}
+}
+
+// Calls waited for together at rest: Promise.all, allSettled with a host
+// error among the answers, race (which leaves the slower call
+// outstanding behind the next ones), and two promises awaited one after
+// the other. Answered one call at a time and all at once, a cold resume
+// from every suspension reaches the hot run's next step byte for byte,
+// and most suspensions after the first are checkpoints.
+func TestCheckpointsHoldCallsWaitedForTogether(t *testing.T) {
+	for _, src := range []string{
+		`let n = 0;
+for (let i = 0; i < 4; i += 2) { const [a, b] = await Promise.all([fetch_page(i), fetch_page(i + 1)]); n += a.length + b.length; }
+n`,
+		`const out = [];
+for (let i = 0; i < 6; i += 3) {
+  const rs = await Promise.allSettled([fetch_page(i), fetch_page(i + 1), fetch_page(i + 2)]);
+  for (const r of rs) out.push(r.status === "fulfilled" ? r.value.length : r.reason.message);
+}
+out.join(",")`,
+		`let n = 0; for (let i = 0; i < 8; i += 2) { n += (await Promise.race([fetch_page(i), fetch_page(i + 1)])).length; } n`,
+		`let n = 0; for (let i = 0; i < 4; i += 2) { const [a, b] = [fetch_page(i), fetch_page(i + 1)]; n += (await a).length + (await b).length; } n`,
+	} {
+		p, err := Compile(src)
+		require.NoError(t, err)
+		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+		limits := policy.DefaultLimits()
+		answer := func(c snapshot.HostCall) Payload {
+			i := int(c.Args[0].Num)
+			if i == 5 {
+				return Payload{Outcome: snapshot.Outcome{Error: &snapshot.HostError{Name: "Error", Message: "page gone"}}}
+			}
+			return pageAnswer(i)
+		}
+		for _, batch := range []bool{false, true} {
+			x, s := testRuntime.Start(Config{Program: p, Header: h, Limits: limits})
+			checkpoints, suspensions := 0, 0
+			for s.Suspended() {
+				pending := slices.Clone(s.Calls)
+				if !batch {
+					for _, c := range pending {
+						if c.ID == s.Focus {
+							pending = []snapshot.HostCall{c}
+						}
+					}
+				}
+				answers := make([]Answer, len(pending))
+				for i, c := range pending {
+					answers[i] = Answer{CallID: c.ID, Payload: answer(c)}
+				}
+				snap, err := snapshot.Load(s.Snapshot, nil)
+				require.NoError(t, err)
+				suspensions++
+				if snap.Checkpoint != nil {
+					checkpoints++
+				}
+				cx, cold := testRuntime.Start(Config{Program: p, Header: snap.Header, Limits: limits, Journal: snap, Raw: s.Snapshot, Answers: answers})
+				if cx != nil {
+					cx.Abandon()
+				}
+				x, s = x.ResumeWith(nil, answers, limits)
+				sameStep(t, fmt.Sprintf("%s: batch %v, resumed cold at suspension %d", src, batch, suspensions), s, cold)
+			}
+			require.NoError(t, s.Err, src)
+			t.Logf("batch %v: %d checkpoints at %d suspensions", batch, checkpoints, suspensions)
+			assert.GreaterOrEqual(t, 2*checkpoints, suspensions-1, "%s: batch %v: %d checkpoints at %d suspensions", src, batch, checkpoints, suspensions)
 		}
 	}
 }

@@ -39,13 +39,20 @@ func Annotate(raw []byte) (string, error) {
 	next, first := 0, 0
 	if cp := s.Checkpoint; cp != nil {
 		sp, c := &s.Suspensions[0], &s.Calls[0]
-		where := "suspended in synchronous call"
-		if !c.Sync {
-			where = "at rest, waiting for asynchronous call"
+		calls := s.CheckpointCalls()
+		what := fmt.Sprintf("checkpoint: suspended in synchronous call %d: %s(%s), made at %s, the only call outstanding",
+			c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter))
+		if s.Version == VersionRestCheckpoint {
+			each := make([]string, len(calls))
+			for i := range calls {
+				c := &calls[i]
+				each[i] = fmt.Sprintf("call %d: %s(%s), made at %s", c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter))
+			}
+			what = "checkpoint: at rest, waiting for asynchronous " + strings.Join(each, "; ") + ", the calls outstanding"
 		}
-		item(appendCheckpoint(nil, c, sp.Meter, sp.Limits, cp), fmt.Sprintf(
-			"checkpoint: %s %d: %s(%s), made at %s, the only call outstanding, at %s, the segment ran under %s; work carried %d, random state %d bytes, image %d bytes",
-			where, c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter), describeMeter(sp.Meter), describeLimits(sp.Limits), cp.Carry, len(cp.Rand), len(cp.Image)))
+		item(appendCheckpoint(nil, calls, sp.Meter, sp.Limits, cp), fmt.Sprintf(
+			"%s, at %s, the segment ran under %s; work carried %d, random state %d bytes, image %d bytes",
+			what, describeMeter(sp.Meter), describeLimits(sp.Limits), cp.Carry, len(cp.Rand), len(cp.Image)))
 		for j := range sp.Answers {
 			a := &sp.Answers[j]
 			what := fmt.Sprintf("answer to call %d: %s", a.CallID, describeOutcome(a.Outcome))

@@ -68,9 +68,16 @@ import (
 // the execution's earlier snapshots.
 //
 // Version 7 is version 6 with the execution at rest in the checkpoint:
-// the same items, the checkpoint's call asynchronous (made in async
-// code, its answer settling the promise it returned), the only call
-// outstanding, and no guest code running until it is answered.
+// its async code waits for the calls it made last, nothing running until
+// one is answered. Its checkpoint item is
+//
+//	checkpoint [8, made: uint, calls: [[capability: text, args: Array,
+//	            call_instructions: uint, call_allocations: uint], ...],
+//	            instructions: uint, allocations: uint, limits,
+//	            carry: uint, rand: bytes, image: bytes]
+//	        the calls outstanding, asynchronous (each returned a promise),
+//	        are the last len(calls) made, numbered up to made; the
+//	        suspension's focus is the first of them
 //
 // A snapshot ends with the suspend item it is suspended at, and each
 // snapshot of an execution is a prefix of the next one plus new items, so
@@ -122,9 +129,10 @@ func Counted(v uint64) bool { return v == Version || HasCheckpoint(v) || Earlier
 func HasCheckpoint(v uint64) bool { return v == VersionCheckpoint || v == VersionRestCheckpoint }
 
 // checkpointVersion is the format version of a journal beginning with a
-// checkpoint at the call c.
-func checkpointVersion(c *HostCall) uint64 {
-	if c.Sync {
+// checkpoint at the calls outstanding: one synchronous call, or
+// asynchronous ones at rest.
+func checkpointVersion(calls []HostCall) uint64 {
+	if len(calls) == 1 && calls[0].Sync {
 		return VersionCheckpoint
 	}
 	return VersionRestCheckpoint
@@ -227,10 +235,30 @@ func appendSuspend(b []byte, focus uint64, m Meter, l *Limits) []byte {
 	return appendLimits(b, l)
 }
 
-// appendCheckpoint writes a checkpoint item: c is the call the execution
-// waits in (its id is the number of calls made), at suspension meter m
-// under limits l.
-func appendCheckpoint(b []byte, c *HostCall, m Meter, l *Limits, cp *Checkpoint) []byte {
+// appendCheckpoint writes a checkpoint item: calls are the calls
+// outstanding (the last of them the last made), at suspension meter m
+// under limits l; version 6's item holds its one synchronous call,
+// version 7's a list.
+func appendCheckpoint(b []byte, calls []HostCall, m Meter, l *Limits, cp *Checkpoint) []byte {
+	if checkpointVersion(calls) == VersionRestCheckpoint {
+		b = detcbor.AppendHead(b, detcbor.MajorArray, 9)
+		b = detcbor.AppendHead(b, detcbor.MajorUint, tagCheckpoint)
+		b = detcbor.AppendHead(b, detcbor.MajorUint, calls[len(calls)-1].ID)
+		b = detcbor.AppendHead(b, detcbor.MajorArray, uint64(len(calls)))
+		for i := range calls {
+			c := &calls[i]
+			b = detcbor.AppendHead(b, detcbor.MajorArray, 4)
+			b = detcbor.AppendText(b, c.Capability)
+			b = c.appendArgs(b)
+			b = appendMeter(b, c.Meter)
+		}
+		b = appendMeter(b, m)
+		b = appendLimits(b, l)
+		b = detcbor.AppendHead(b, detcbor.MajorUint, cp.Carry)
+		b = detcbor.AppendBytes(b, cp.Rand)
+		return detcbor.AppendBytes(b, cp.Image)
+	}
+	c := &calls[0]
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 12)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, tagCheckpoint)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, c.ID)
@@ -399,13 +427,14 @@ func newBuilder(h Header, seal *Sealer, version uint64) *Builder {
 }
 
 // NewCheckpointBuilder starts a journal of an execution at a suspension
-// with the call c the only one outstanding (c.ID is the number of calls
-// made), at meter m under limits l, from the checkpoint cp, and returns
-// it with the snapshot's bytes and id: version 6 if the execution waits
-// in c (synchronous), 7 if it is at rest.
-func NewCheckpointBuilder(h Header, seal *Sealer, c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
-	v := checkpointVersion(c)
-	return startCheckpoint(appendHeader(nil, h, v), seal, v, c, m, l, cp)
+// with calls outstanding, the last made last (its id is the number of
+// calls made), at meter m under limits l, from the checkpoint cp, and
+// returns it with the snapshot's bytes and id: version 6 if the
+// execution waits in its one synchronous call, 7 if it is at rest
+// waiting for asynchronous ones, the last made.
+func NewCheckpointBuilder(h Header, seal *Sealer, calls []HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
+	v := checkpointVersion(calls)
+	return startCheckpoint(appendHeader(nil, h, v), seal, v, calls, m, l, cp)
 }
 
 // ErrNoCheckpoint is a checkpoint of a journal whose format has none.
@@ -415,7 +444,7 @@ var ErrNoCheckpoint = errors.New("this journal's format version has no checkpoin
 // as NewCheckpointBuilder, under b's header and seal. Only journals of
 // versions Version, VersionCheckpoint and VersionRestCheckpoint have
 // checkpoints.
-func (b *Builder) Checkpoint(c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string, error) {
+func (b *Builder) Checkpoint(calls []HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string, error) {
 	head := b.plainHead
 	if b.seal == nil {
 		head = b.buf[:b.head]
@@ -426,16 +455,16 @@ func (b *Builder) Checkpoint(c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*
 	if len(head) <= at || head[at] != byte(b.version) || b.version != Version && !HasCheckpoint(b.version) {
 		return nil, nil, "", ErrNoCheckpoint
 	}
-	v := checkpointVersion(c)
+	v := checkpointVersion(calls)
 	head = append([]byte(nil), head...)
 	head[at] = byte(v)
-	nb, raw, id := startCheckpoint(head, b.seal, v, c, m, l, cp)
+	nb, raw, id := startCheckpoint(head, b.seal, v, calls, m, l, cp)
 	nb.largest = b.largest // the items to come are like those before
 	return nb, raw, id, nil
 }
 
-func startCheckpoint(head []byte, seal *Sealer, v uint64, c *HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
-	b := &Builder{h: sha256.New(), seal: seal, version: v, calls: c.ID, head: len(head)}
+func startCheckpoint(head []byte, seal *Sealer, v uint64, calls []HostCall, m Meter, l *Limits, cp *Checkpoint) (*Builder, []byte, string) {
+	b := &Builder{h: sha256.New(), seal: seal, version: v, calls: calls[len(calls)-1].ID, head: len(head)}
 	if seal != nil {
 		b.buf = seal.appendEnvelope(b.buf)
 		b.h.Write(b.buf)
@@ -447,7 +476,7 @@ func startCheckpoint(head []byte, seal *Sealer, v uint64, c *HostCall, m Meter, 
 		b.h.Write(b.buf)
 	}
 	b.limits, b.hasLimits = *l, true
-	b.add(func(buf []byte) []byte { return appendCheckpoint(buf, c, m, l, cp) })
+	b.add(func(buf []byte) []byte { return appendCheckpoint(buf, calls, m, l, cp) })
 	b.tail = 0 // the checkpoint replaces, it is not replaced
 	n := len(b.buf)
 	return b, b.buf[:n:n], hex.EncodeToString(b.h.Sum(nil))
@@ -811,7 +840,8 @@ func (d *decoder) journal(s *Snapshot) error {
 		if err := d.checkpoint(s); err != nil {
 			return err
 		}
-		answered, outstanding, resuming = []bool{false}, 1, true
+		outstanding, resuming = len(s.Calls), true
+		answered = make([]bool, outstanding)
 	}
 	s.tail = d.Len()
 	for d.Len() > 0 {
@@ -893,7 +923,12 @@ const maxRandState = 64
 // snapshot's first call and suspension and its Checkpoint.
 func (d *decoder) checkpoint(s *Snapshot) error {
 	d.mark()
-	if n, err := d.Expect(detcbor.MajorArray); err != nil || n != 12 {
+	rest := s.Version == VersionRestCheckpoint
+	items := uint64(12)
+	if rest {
+		items = 9
+	}
+	if n, err := d.Expect(detcbor.MajorArray); err != nil || n != items {
 		return d.fail(ErrCheckpoint)
 	}
 	if tag, err := d.Uint(); err != nil || tag != tagCheckpoint {
@@ -903,18 +938,49 @@ func (d *decoder) checkpoint(s *Snapshot) error {
 	if err != nil || made == 0 || made == math.MaxUint64 {
 		return d.fail(ErrCheckpoint)
 	}
-	c := HostCall{ID: made, Sync: s.Version == VersionCheckpoint}
-	if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
-		return d.fail(ErrCheckpoint)
-	}
-	if err := d.args(&c); err != nil {
-		return err
+	if rest {
+		// The calls outstanding, the last made: numbered up to made.
+		d.mark()
+		k, err := d.Expect(detcbor.MajorArray)
+		if err != nil || k == 0 || k > made || k > uint64(d.Len()) {
+			return d.fail(ErrCheckpoint)
+		}
+		s.Base = made - k
+		for i := range k {
+			d.mark()
+			if n, err := d.Expect(detcbor.MajorArray); err != nil || n != 4 {
+				return d.fail(ErrCheckpoint)
+			}
+			c := HostCall{ID: s.Base + i + 1}
+			if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
+				return d.fail(ErrCheckpoint)
+			}
+			if err := d.args(&c); err != nil {
+				return err
+			}
+			d.mark()
+			if c.Meter, err = d.meter(); err != nil {
+				return d.fail(ErrCheckpoint)
+			}
+			s.Calls = append(s.Calls, c)
+		}
+	} else {
+		c := HostCall{ID: made, Sync: true}
+		if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
+			return d.fail(ErrCheckpoint)
+		}
+		if err := d.args(&c); err != nil {
+			return err
+		}
+		d.mark()
+		if c.Meter, err = d.meter(); err != nil {
+			return d.fail(ErrCheckpoint)
+		}
+		s.Base = made - 1
+		s.Calls = append(s.Calls, c)
 	}
 	d.mark()
-	if c.Meter, err = d.meter(); err != nil {
-		return d.fail(ErrCheckpoint)
-	}
-	sp := Suspension{Focus: made, Made: made}
+	sp := Suspension{Focus: s.Base + 1, Made: made}
 	if sp.Meter, err = d.meter(); err != nil {
 		return d.fail(ErrCheckpoint)
 	}
@@ -932,8 +998,7 @@ func (d *decoder) checkpoint(s *Snapshot) error {
 	if cp.Image, err = d.Raw(detcbor.MajorBytes); err != nil || len(cp.Image) == 0 {
 		return d.fail(ErrCheckpoint)
 	}
-	s.Checkpoint, s.Base = cp, made-1
-	s.Calls = append(s.Calls, c)
+	s.Checkpoint = cp
 	s.Suspensions = append(s.Suspensions, sp)
 	return nil
 }
@@ -1140,11 +1205,12 @@ func Encode(s *Snapshot) []byte {
 	next, first := 0, 0
 	if cp := s.Checkpoint; cp != nil {
 		sp := &s.Suspensions[0]
-		b, raw, _ = NewCheckpointBuilder(s.Header, nil, &s.Calls[0], sp.Meter, sp.Limits, cp)
+		calls := s.CheckpointCalls()
+		b, raw, _ = NewCheckpointBuilder(s.Header, nil, calls, sp.Meter, sp.Limits, cp)
 		for j := range sp.Answers {
 			b.Answer(&sp.Answers[j])
 		}
-		next, first = 1, 1
+		next, first = len(calls), 1
 	} else {
 		b = newBuilder(s.Header, nil, s.Version)
 	}

@@ -233,6 +233,15 @@ type Checkpoint struct {
 	Image []byte
 }
 
+// CheckpointCalls are the calls outstanding at the snapshot's
+// checkpoint (nil without one), the first of its calls.
+func (s *Snapshot) CheckpointCalls() []HostCall {
+	if s.Checkpoint == nil || len(s.Suspensions) == 0 {
+		return nil
+	}
+	return s.Calls[:s.Suspensions[0].Made-s.Base]
+}
+
 // Made is the number of calls the execution has made.
 func (s *Snapshot) Made() uint64 { return s.Base + uint64(len(s.Calls)) }
 
