@@ -252,11 +252,7 @@ func appendCheckpoint(b []byte, calls []HostCall, m Meter, l *Limits, cp *Checkp
 			b = c.appendArgs(b)
 			b = appendMeter(b, c.Meter)
 		}
-		b = appendMeter(b, m)
-		b = appendLimits(b, l)
-		b = detcbor.AppendHead(b, detcbor.MajorUint, cp.Carry)
-		b = detcbor.AppendBytes(b, cp.Rand)
-		return detcbor.AppendBytes(b, cp.Image)
+		return appendCheckpointState(b, m, l, cp)
 	}
 	c := &calls[0]
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 12)
@@ -265,6 +261,12 @@ func appendCheckpoint(b []byte, calls []HostCall, m Meter, l *Limits, cp *Checkp
 	b = detcbor.AppendText(b, c.Capability)
 	b = c.appendArgs(b)
 	b = appendMeter(b, c.Meter)
+	return appendCheckpointState(b, m, l, cp)
+}
+
+// appendCheckpointState writes what ends both checkpoint items: the
+// suspension's meter and limits, and the execution's state.
+func appendCheckpointState(b []byte, m Meter, l *Limits, cp *Checkpoint) []byte {
 	b = appendMeter(b, m)
 	b = appendLimits(b, l)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, cp.Carry)

@@ -101,20 +101,13 @@ func (w *imageWriter) capability(c *promiseCapability) {
 		w.uint(0)
 		return
 	}
-	if id, ok := w.caps[c]; ok {
-		w.uint(id)
-		return
-	}
 	if c.own == nil || c.own.val != c.promise || !ownResolving(c) {
 		w.fail("a promise capability of a subclass")
 		return
 	}
-	if w.caps == nil {
-		w.caps = map[*promiseCapability]uint64{}
+	if !writeNumber(w, &w.caps, c) {
+		return
 	}
-	id := uint64(len(w.caps) + 1)
-	w.caps[c] = id
-	w.uint(id)
 	w.value(c.promise)
 	w.out = append(w.out, boolByte(c.already))
 	w.optional(c.resolveObj)
@@ -140,6 +133,43 @@ func isResolving(o *Object, c *promiseCapability, reject bool) bool {
 	}
 	h, ok := f.holds.(*capResolving)
 	return ok && h.pcap == c && h.reject == reject
+}
+
+// writeNumber writes k's number among the things of its kind, numbered
+// from 1 in the order first reached, and reports whether k is reached
+// for the first time: its body is then to be written where it is.
+func writeNumber[K comparable](w *imageWriter, ids *map[K]uint64, k K) bool {
+	if id, ok := (*ids)[k]; ok {
+		w.uint(id)
+		return false
+	}
+	if *ids == nil {
+		*ids = map[K]uint64{}
+	}
+	id := uint64(len(*ids) + 1)
+	(*ids)[k] = id
+	w.uint(id)
+	return true
+}
+
+// readNumber reads what writeNumber wrote: a thing read before, or a new
+// one (fresh) whose body follows.
+func readNumber[T any](d *imageReader, list *[]*T, what string) (t *T, fresh bool) {
+	return numbered(d, d.uint(), list, what)
+}
+
+// numbered is readNumber with the number read.
+func numbered[T any](d *imageReader, id uint64, list *[]*T, what string) (t *T, fresh bool) {
+	switch {
+	case id >= 1 && id <= uint64(len(*list)):
+		return (*list)[id-1], false
+	case id == uint64(len(*list))+1:
+		t = new(T)
+		*list = append(*list, t)
+		return t, true
+	}
+	d.fail("%s %d out of order", what, id)
+	return nil, false
 }
 
 // optional writes an object or none.
@@ -185,26 +215,10 @@ func (w *imageWriter) nativeBase(f *nativeFuncObject) {
 // element writes a combinator's element by number, its body where first
 // reached.
 func (w *imageWriter) element(el *combinatorElement) {
-	if id, ok := w.elements[el]; ok {
-		w.uint(id)
+	if !writeNumber(w, &w.elements, el) {
 		return
 	}
-	if w.elements == nil {
-		w.elements = map[*combinatorElement]uint64{}
-	}
-	id := uint64(len(w.elements) + 1)
-	w.elements[el] = id
-	w.uint(id)
-	c := el.c
-	if cid, ok := w.combs[c]; ok {
-		w.uint(cid)
-	} else {
-		if w.combs == nil {
-			w.combs = map[*combinator]uint64{}
-		}
-		cid = uint64(len(w.combs) + 1)
-		w.combs[c] = cid
-		w.uint(cid)
+	if c := el.c; writeNumber(w, &w.combs, c) {
 		w.capability(c.pcap)
 		w.values(c.values)
 		w.int(int64(c.remaining))
@@ -216,20 +230,13 @@ func (w *imageWriter) element(el *combinatorElement) {
 // runner writes an async function's run by number, its body where first
 // reached: the function, its result's capability and its saved frame.
 func (w *imageWriter) runner(ar *asyncRunner) {
-	if id, ok := w.runners[ar]; ok {
-		w.uint(id)
-		return
-	}
 	if ar.gen.returning != nil {
 		w.fail("an async function returning through finally")
 		return
 	}
-	if w.runners == nil {
-		w.runners = map[*asyncRunner]uint64{}
+	if !writeNumber(w, &w.runners, ar) {
+		return
 	}
-	id := uint64(len(w.runners) + 1)
-	w.runners[ar] = id
-	w.uint(id)
 	w.value(ar.f)
 	w.capability(ar.promiseCap)
 	c := &ar.gen.ctx
@@ -315,17 +322,13 @@ func (d *imageReader) reactions() []*promiseReaction {
 
 func (d *imageReader) capability() *promiseCapability {
 	id := d.uint()
-	switch {
-	case id == 0:
-		return nil
-	case id <= uint64(len(d.rest.caps)):
-		return d.rest.caps[id-1]
-	case id != uint64(len(d.rest.caps))+1:
-		d.fail("capability %d out of order", id)
+	if id == 0 {
 		return nil
 	}
-	c := &promiseCapability{}
-	d.rest.caps = append(d.rest.caps, c)
+	c, fresh := numbered(d, id, &d.rest.caps, "capability")
+	if !fresh {
+		return c
+	}
 	c.promise, _ = d.value().(*Object)
 	c.already = d.byte() != 0
 	c.resolveObj, _ = d.value().(*Object)
@@ -374,23 +377,15 @@ func (d *imageReader) elementFunc(o *Object) {
 }
 
 func (d *imageReader) element() *combinatorElement {
-	id := d.uint()
-	switch {
-	case id >= 1 && id <= uint64(len(d.rest.elements)):
-		return d.rest.elements[id-1]
-	case id != uint64(len(d.rest.elements))+1:
-		d.fail("element %d out of order", id)
+	el, fresh := readNumber(d, &d.rest.elements, "element")
+	if !fresh {
+		return el
+	}
+	c, fresh := readNumber(d, &d.rest.combs, "combinator")
+	if c == nil {
 		return nil
 	}
-	el := &combinatorElement{}
-	d.rest.elements = append(d.rest.elements, el)
-	cid := d.uint()
-	switch {
-	case cid >= 1 && cid <= uint64(len(d.rest.combs)):
-		el.c = d.rest.combs[cid-1]
-	case cid == uint64(len(d.rest.combs))+1:
-		c := &combinator{}
-		d.rest.combs = append(d.rest.combs, c)
+	if fresh {
 		c.pcap = d.capability()
 		c.values = d.values()
 		c.remaining = int(d.int())
@@ -398,11 +393,8 @@ func (d *imageReader) element() *combinatorElement {
 			d.fail("a combinator's state")
 			return nil
 		}
-		el.c = c
-	default:
-		d.fail("combinator %d out of order", cid)
-		return nil
 	}
+	el.c = c
 	index := d.uint()
 	el.called = d.byte() != 0
 	if index >= uint64(len(el.c.values)) {
@@ -414,16 +406,10 @@ func (d *imageReader) element() *combinatorElement {
 }
 
 func (d *imageReader) runner() *asyncRunner {
-	id := d.uint()
-	switch {
-	case id >= 1 && id <= uint64(len(d.rest.runners)):
-		return d.rest.runners[id-1]
-	case id != uint64(len(d.rest.runners))+1:
-		d.fail("async function %d out of order", id)
-		return nil
+	ar, fresh := readNumber(d, &d.rest.runners, "async function")
+	if !fresh {
+		return ar
 	}
-	ar := &asyncRunner{}
-	d.rest.runners = append(d.rest.runners, ar)
 	ar.gen.vm = d.r.vm
 	ar.f, _ = d.value().(*Object)
 	ar.promiseCap = d.capability()
