@@ -80,7 +80,17 @@ func sameStep(t *testing.T, what string, hot, cold Step) {
 // not the answers, and a cold resume from any of them reaches exactly
 // the step the hot run did (the same meter, calls and snapshot bytes).
 func TestCheckpointsKeepWhatTheGuestKeeps(t *testing.T) {
-	p, err := Compile(checkpointPages)
+	pagesCheckpointEverywhere(t, checkpointPages, snapshot.VersionCheckpoint, 512)
+}
+
+// pagesCheckpointEverywhere runs src, a 40 × 50 KB program, and checks
+// that every suspension after the first is a checkpoint of format
+// version, its snapshot within room bytes of the program, and that a
+// cold resume from any suspension reaches exactly the hot run's next
+// step.
+func pagesCheckpointEverywhere(t *testing.T, src string, version uint64, room int) {
+	t.Helper()
+	p, err := Compile(src)
 	require.NoError(t, err)
 	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
 	limits := policy.DefaultLimits()
@@ -94,8 +104,8 @@ func TestCheckpointsKeepWhatTheGuestKeeps(t *testing.T) {
 			assert.Nil(t, snap.Checkpoint, "the first suspension has no journal to replace")
 		} else {
 			require.NotNil(t, snap.Checkpoint, "suspension %d", i)
-			assert.EqualValues(t, snapshot.VersionCheckpoint, snap.Version)
-			assert.Less(t, len(s.Snapshot), len(p.Bytes)+512, "suspension %d: %d bytes", i, len(s.Snapshot))
+			assert.EqualValues(t, version, snap.Version)
+			assert.Less(t, len(s.Snapshot), len(p.Bytes)+room, "suspension %d: %d bytes", i, len(s.Snapshot))
 		}
 		sameStep(t, fmt.Sprintf("resumed cold at suspension %d", i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
 	}
@@ -410,23 +420,7 @@ func TestCheckpointTriesAsTheJournalDoubles(t *testing.T) {
 // bytes, and a cold resume from any suspension reaches exactly the step
 // the hot run did.
 func TestCheckpointsHoldAsyncCodeAtRest(t *testing.T) {
-	p, err := Compile(checkpointAwaited)
-	require.NoError(t, err)
-	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
-	limits := policy.DefaultLimits()
-	steps := hotRun(t, p, h, limits, nil, pageAnswer)
-	require.Len(t, steps, 41)
-	require.True(t, steps[40].Done)
-	for i, s := range steps[:40] {
-		snap, err := snapshot.Load(s.Snapshot, nil)
-		require.NoError(t, err)
-		if i > 0 {
-			require.NotNil(t, snap.Checkpoint, "suspension %d", i)
-			assert.EqualValues(t, snapshot.VersionRestCheckpoint, snap.Version)
-			assert.Less(t, len(s.Snapshot), len(p.Bytes)+768, "suspension %d: %d bytes", i, len(s.Snapshot))
-		}
-		sameStep(t, fmt.Sprintf("resumed cold at suspension %d", i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
-	}
+	pagesCheckpointEverywhere(t, checkpointAwaited, snapshot.VersionRestCheckpoint, 768)
 }
 
 // Async code at rest in the shapes code mode writes: an entry function
