@@ -120,6 +120,23 @@ func BenchmarkAwaitedColdResume(b *testing.B) {
 	benchLargeCold(b, awaitedSource, payloads)
 }
 
+// BenchmarkParallelAnswerResume is BenchmarkLargeAnswerResume with the
+// program's calls made two at a time and waited for together
+// (Promise.all), answered one at a time.
+func BenchmarkParallelAnswerResume(b *testing.B) {
+	payloads, _ := textPayloads(LargeAnswers())
+	benchLargeResume(b, parallelSource, payloads)
+}
+
+// BenchmarkParallelColdResume is BenchmarkLargeColdResume for the
+// program waiting for its calls two at a time.
+func BenchmarkParallelColdResume(b *testing.B) {
+	payloads, _ := textPayloads(LargeAnswers())
+	benchLargeCold(b, parallelSource, payloads)
+}
+
+const parallelSource = "let total = 0;\nfor (let i = 0; i < 40; i += 2) {\n  const [a, b] = await Promise.all([fetch_page(i), fetch_page(i + 1)]);\n  total += a.length + b.length;\n}\ntotal;"
+
 // BenchmarkLargeArgsColdResume resumes the last suspension of
 // BenchmarkLargeArgsResume's program from its bytes in a fresh Session.
 func BenchmarkLargeArgsColdResume(b *testing.B) {
