@@ -19,10 +19,10 @@ import (
 // before guest code ran and replays only what came after. The journal
 // stays the way for every suspension the image cannot hold (the engine
 // falls back to it at once): a script waiting in a synchronous call it
-// made directly, or an execution at rest (its script or entry function
-// returned a promise, its async code waits for one asynchronous call:
-// snapshot format version 7), with nothing else outstanding, and a heap
-// of the kinds internal/goja's image writes.
+// made directly, with nothing else outstanding, or an execution at rest
+// (its script or entry function returned a promise, its async code waits
+// for the last asynchronous calls it made and no others: snapshot format
+// version 7), and a heap of the kinds internal/goja's image writes.
 
 // checkpointMin is how much journal a checkpoint must replace to be
 // written. A checkpoint's snapshot does not extend the one before it, so
@@ -143,7 +143,6 @@ func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 	// s.Calls are the calls outstanding, in order.
 	nb, raw, id, err := b.Checkpoint(s.Calls, s.Meter, &l, &cp)
 	if err != nil {
-
 		return false
 	}
 	// The builder holds its own copy; the image buffer is reused.
@@ -363,7 +362,7 @@ var errImageDoesNotRun = divergence("the checkpoint's image does not run")
 
 // resumeRest continues a checkpoint of an execution at rest (snapshot
 // format version 7): the image read, the engine waits again for the
-// call's answer to settle its promise, and returns what the outcome
+// calls' answers to settle their promises, and returns what the outcome
 // settles from, for finish to settle as the original was settling it.
 func (x *Execution) resumeRest(j *snapshot.Snapshot) (goja.Value, error) {
 	r := x.realm
