@@ -10,9 +10,11 @@ package goja
 // promises of its outstanding calls), the interpreter's leftovers and the
 // global scope, then the objects they reach, promises and async functions
 // among them. The reactions an image holds are async functions'
-// continuations and then callbacks the guest passed; any other (a
-// combinator's element function, a resolving function handed out, an
-// async generator's) makes the writer refuse.
+// continuations and then callbacks: the guest's functions, and the
+// native ones made to be named (below: Promise.all's and allSettled's
+// element functions, a capability's resolving functions). Any other
+// (Promise.any's, a promise's made by new Promise, an async generator's)
+// makes the writer refuse.
 
 import (
 	"fmt"
@@ -95,7 +97,7 @@ func (w *imageWriter) reactions(rs []*promiseReaction) {
 
 // capability writes a promise capability by number: 0 none, then in the
 // order first reached, its body where first reached. Only the intrinsic
-// Promise's, whose resolving functions were never handed out.
+// Promise's, with its resolving functions if it made them.
 func (w *imageWriter) capability(c *promiseCapability) {
 	if c == nil {
 		w.uint(0)
