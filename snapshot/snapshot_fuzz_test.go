@@ -29,6 +29,16 @@ func FuzzDecode(f *testing.F) {
 	// A checkpoint and the journal after it.
 	_, seed = checkpointJournal(f, nil)
 	f.Add(seed)
+	// A checkpoint at rest with two calls outstanding, and the journal
+	// after it.
+	l := defaultLimits
+	rb, _, _ := NewCheckpointBuilder(Header{Program: []byte("p"), Capabilities: []string{"cap"}}, nil, []HostCall{
+		{ID: 3, Capability: "cap", Args: []value.Value{value.Number(3)}},
+		{ID: 4, Capability: "cap", Args: []value.Value{}},
+	}, Meter{Instructions: 9, Allocations: 1}, &l, &Checkpoint{Rand: []byte("pcg:0123456789abcdef"), Image: []byte{0, 2, 9, 1, 9, 2}})
+	rb.Answer(&Answer{CallID: 4, Outcome: Outcome{Value: value.String("four")}})
+	seed, _ = rb.Suspend(3, Meter{Instructions: 12, Allocations: 2}, &l)
+	f.Add(seed)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		orig := bytes.Clone(b)
 		s, err := Decode(b)
