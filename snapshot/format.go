@@ -923,6 +923,23 @@ const maxRandState = 64
 
 // checkpoint reads a version 6 journal's checkpoint item into the
 // snapshot's first call and suspension and its Checkpoint.
+// checkpointCall reads a checkpoint's call: its capability, arguments
+// and meter.
+func (d *decoder) checkpointCall(c *HostCall) error {
+	var err error
+	if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
+		return d.fail(ErrCheckpoint)
+	}
+	if err := d.args(c); err != nil {
+		return err
+	}
+	d.mark()
+	if c.Meter, err = d.meter(); err != nil {
+		return d.fail(ErrCheckpoint)
+	}
+	return nil
+}
+
 func (d *decoder) checkpoint(s *Snapshot) error {
 	d.mark()
 	rest := s.Version == VersionRestCheckpoint
@@ -954,29 +971,15 @@ func (d *decoder) checkpoint(s *Snapshot) error {
 				return d.fail(ErrCheckpoint)
 			}
 			c := HostCall{ID: s.Base + i + 1}
-			if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
-				return d.fail(ErrCheckpoint)
-			}
-			if err := d.args(&c); err != nil {
+			if err := d.checkpointCall(&c); err != nil {
 				return err
-			}
-			d.mark()
-			if c.Meter, err = d.meter(); err != nil {
-				return d.fail(ErrCheckpoint)
 			}
 			s.Calls = append(s.Calls, c)
 		}
 	} else {
 		c := HostCall{ID: made, Sync: true}
-		if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
-			return d.fail(ErrCheckpoint)
-		}
-		if err := d.args(&c); err != nil {
+		if err := d.checkpointCall(&c); err != nil {
 			return err
-		}
-		d.mark()
-		if c.Meter, err = d.meter(); err != nil {
-			return d.fail(ErrCheckpoint)
 		}
 		s.Base = made - 1
 		s.Calls = append(s.Calls, c)
