@@ -345,14 +345,20 @@ func appendImage(buf []byte, r *Runtime, p *Program, base imageBase, n int, name
 	for _, v := range vm.stack[:vm.sp] {
 		w.value(v)
 	}
-	w.tries(vm.tryStack)
-	w.refs(vm.refStack)
-	w.iters(vm.iterStack)
+	w.frameStacks(vm.tryStack, vm.refStack, vm.iterStack)
 	if err := w.globals(); err != nil {
 		return nil, err
 	}
 	w.drain()
 	return w.out, w.err
+}
+
+// frameStacks writes the try frames, references and loops in flight
+// of the interpreter or of a suspended function.
+func (w *imageWriter) frameStacks(tries []tryFrame, refs []ref, iters []iterStackItem) {
+	w.tries(tries)
+	w.refs(refs)
+	w.iters(iters)
 }
 
 // tries writes the interpreter's try frames.
@@ -811,11 +817,7 @@ func (w *imageWriter) objectBody(o *Object) {
 	case *arrayIterObject:
 		w.out = append(w.out, imgArrayIter)
 		w.ownProps(&self.baseObject)
-		if self.obj == nil {
-			w.value(nil) // done
-		} else {
-			w.value(self.obj)
-		}
+		w.optional(self.obj) // nil: done
 		w.int(self.nextIdx)
 		w.out = append(w.out, byte(self.kind))
 		w.int(self.pairs)
@@ -857,13 +859,19 @@ func (w *imageWriter) entries(m *orderedMap) {
 	w.uint(uint64(m.high))
 }
 
+// optional writes an object or none (a nil *Object as a Value is not
+// nil, and would be written as an object).
+func (w *imageWriter) optional(o *Object) {
+	if o == nil {
+		w.value(nil)
+		return
+	}
+	w.value(o)
+}
+
 func (w *imageWriter) arrow(f *arrowFuncObject) {
 	w.jsFunc(&f.baseJsFuncObject)
-	if f.funcObj == nil {
-		w.value(nil)
-	} else {
-		w.value(f.funcObj)
-	}
+	w.optional(f.funcObj)
 	w.value(f.newTarget)
 }
 
@@ -1371,14 +1379,7 @@ func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Ob
 	for i := range st.stack {
 		st.stack[i] = d.value()
 	}
-	st.tries = d.tries(len(st.frames), sp)
-	st.refs = d.refs()
-	st.iters = d.iters()
-	for i := range st.tries {
-		if int(st.tries[i].refLen) > len(st.refs) || int(st.tries[i].iterLen) > len(st.iters) {
-			d.fail("try frame out of its references or loops")
-		}
-	}
+	st.tries, st.refs, st.iters = d.frameStacks(len(st.frames), sp)
 	d.globals()
 	d.bodies()
 	if d.err == nil && (len(st.frames) == 0 || st.n+2 > sp || st.frames[len(st.frames)-1].sb > sp) {
@@ -1409,6 +1410,21 @@ func readImageNamed(r *Runtime, p *Program, image []byte, named func(string) *Ob
 
 func newImageReader(r *Runtime, p *Program, image []byte, named func(string) *Object) *imageReader {
 	return &imageReader{r: r, in: image, prgs: imagePrograms(p), named: named}
+}
+
+// frameStacks reads what imageWriter.frameStacks wrote, of a state with
+// frames call frames and sp values on its stack: each try frame within
+// the references and loops read.
+func (d *imageReader) frameStacks(frames, sp int) ([]tryFrame, []ref, []iterStackItem) {
+	tries := d.tries(frames, sp)
+	refs := d.refs()
+	iters := d.iters()
+	for i := range tries {
+		if int(tries[i].refLen) > len(refs) || int(tries[i].iterLen) > len(iters) {
+			d.fail("try frame out of its references or loops")
+		}
+	}
+	return tries, refs, iters
 }
 
 // tries reads try frames of a state with frames call frames and sp

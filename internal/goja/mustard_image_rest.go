@@ -174,15 +174,6 @@ func numbered[T any](d *imageReader, id uint64, list *[]*T, what string) (t *T, 
 	return nil, false
 }
 
-// optional writes an object or none.
-func (w *imageWriter) optional(o *Object) {
-	if o == nil {
-		w.value(nil)
-		return
-	}
-	w.value(o)
-}
-
 // nativeFunc writes a native function the image names by what it holds:
 // a capability's resolving function, or a combinator's element function.
 func (w *imageWriter) nativeFunc(f *nativeFuncObject) {
@@ -244,9 +235,7 @@ func (w *imageWriter) runner(ar *asyncRunner) {
 	c := &ar.gen.ctx
 	w.context(&c.context)
 	w.values(c.stack)
-	w.tries(c.tryStack)
-	w.refs(c.refStack)
-	w.iters(c.iterStack)
+	w.frameStacks(c.tryStack, c.refStack, c.iterStack)
 }
 
 // imageRestReader is what the reader of promises and async functions
@@ -424,14 +413,7 @@ func (d *imageReader) runner() *asyncRunner {
 	c.stack = d.values()
 	// A saved try frame's count of call frames is set again when the
 	// function continues (vm.resume); its stack position is relative.
-	c.tryStack = d.tries(math.MaxUint32, len(c.stack))
-	c.refStack = d.refs()
-	c.iterStack = d.iters()
-	for i := range c.tryStack {
-		if int(c.tryStack[i].refLen) > len(c.refStack) || int(c.tryStack[i].iterLen) > len(c.iterStack) {
-			d.fail("try frame out of its references or loops")
-		}
-	}
+	c.tryStack, c.refStack, c.iterStack = d.frameStacks(math.MaxUint32, len(c.stack))
 	if len(c.stack) == 0 {
 		d.fail("an async function's frame without its stack")
 	}
