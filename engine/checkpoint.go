@@ -114,11 +114,8 @@ func (x *Execution) writeCheckpoint(s *Step, replaced int) bool {
 		img, err = r.rt.MustardWriteImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, callee, x.argc, x.namedObjects())
 	} else {
 		// The roots: what the outcome settles from, then each call's
-		// promise, in the order of the calls.
-		roots := append(x.roots[:0], x.settling)
-		for i := range x.outstanding {
-			roots = append(roots, r.rt.ToValue(x.outstanding[i].promise))
-		}
+		// promise, in the order of the calls (all asynchronous here).
+		roots := x.callPromises(append(x.roots[:0], x.settling))
 		img, err = r.rt.MustardWriteRestImage(x.imageBuf[:0], x.cfg.Program.compiled, x.base, x.namedObjects(), roots...)
 		clear(roots)
 		x.roots = roots[:0]

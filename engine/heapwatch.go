@@ -113,15 +113,22 @@ func (rt *Runtime) suspendSegment(x *Execution) bool {
 // included (goja's MustardRetainedBytes; the costs are calibrated to the
 // Go heap those values take).
 func (x *Execution) retain() {
-	roots := x.roots[:0]
+	roots := x.callPromises(x.roots[:0])
+	x.heap.retained = x.realm.rt.MustardRetainedBytes(roots...)
+	clear(roots)
+	x.roots = roots[:0]
+}
+
+// callPromises appends to roots the promises of the outstanding
+// asynchronous calls, in the order of the calls: what the guest may
+// still reach that only the engine holds.
+func (x *Execution) callPromises(roots []goja.Value) []goja.Value {
 	for i := range x.outstanding {
 		if p := x.outstanding[i].promise; p != nil {
 			roots = append(roots, x.realm.rt.ToValue(p))
 		}
 	}
-	x.heap.retained = x.realm.rt.MustardRetainedBytes(roots...)
-	clear(roots)
-	x.roots = roots[:0]
+	return roots
 }
 
 // keepsOver reports whether what a suspended execution keeps is over the
