@@ -79,8 +79,12 @@ func TestRetainedBytesIsCalibrated(t *testing.T) {
 		"var k = []; for (let i = 0; i < 2000; i++) k.push('x'.repeat(1000) + i)",
 		"var k = JSON.parse(JSON.stringify(Array.from({length: 5000}, (_, i) => ({id: i, name: 'n' + i, tags: ['a', 'b']}))))",
 	} {
-		// Other tests' goroutines can free or allocate during a reading:
-		// the best of three.
+		// An earlier test's call that an interrupt abandoned (a string
+		// of hundreds of MB being built) may still be running, and the
+		// memory it frees on returning must not count here: a reading once
+		// went 207 MB negative. Other goroutines can still free or
+		// allocate during a reading: the best of three.
+		MustardWaitAbandoned()
 		var got uint64
 		var live int64
 		ratio := 0.0
