@@ -493,13 +493,65 @@ async (input) => {
 
 var asyncShapesInputs = []value.Member{{Key: "scale", Value: value.Number(2)}}
 
-// Async code the image at rest does not hold keeps its journal, and a
-// cold resume from it still reaches the hot run's next step: a resolving
-// function handed to then, an async generator's queue, Promise.any's
-// element functions.
-func TestCheckpointsRefusedAtRestKeepTheJournal(t *testing.T) {
+// Promises the guest makes itself at rest: a new Promise's resolving
+// function handed to then, or kept and called once the answer came, a
+// rejection through one, an async arrow that returns a call's promise
+// (resolved through a thenable job's resolving functions), and a
+// resolving function whose promise was already resolved before the
+// checkpoint (calling it after the cold resume must do nothing, as in
+// the hot run). Every suspension after the first is a checkpoint, and a
+// cold resume from each reaches the hot run's next step byte for byte.
+func TestCheckpointsHoldPromisesTheGuestMakes(t *testing.T) {
 	for _, src := range []string{
 		`let n = 0; for (let i = 0; i < 3; i++) { n += (await new Promise((ok) => fetch_page(i).then(ok))).length; } n`,
+		`let n = 0;
+for (let i = 0; i < 3; i++) {
+  let done;
+  const p = new Promise((r) => { done = r; });
+  fetch_page(i).then((v) => done(v.length));
+  n += await p;
+}
+n`,
+		`const errs = [];
+for (let i = 0; i < 3; i++) {
+  try { await new Promise((_, no) => fetch_page(i).then((v) => no(new Error("length " + v.length)))); }
+  catch (e) { errs.push(e.message); }
+}
+errs.join()`,
+		`const get = async (i) => fetch_page(i); let n = 0; for (let i = 0; i < 3; i++) n += (await get(i)).length; n`,
+		`let n = 0;
+for (let i = 0; i < 3; i++) {
+  let res;
+  const p = new Promise((r) => { res = r; r(i); });
+  n += (await fetch_page(i)).length;
+  res(1000);
+  n += await p;
+}
+n`,
+	} {
+		p, err := Compile(src)
+		require.NoError(t, err)
+		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+		limits := policy.DefaultLimits()
+		steps := hotRun(t, p, h, limits, nil, pageAnswer)
+		require.Len(t, steps, 4, src)
+		require.True(t, steps[3].Done, src)
+		for i, s := range steps[:3] {
+			snap, err := snapshot.Load(s.Snapshot, nil)
+			require.NoError(t, err)
+			if i > 0 {
+				assert.NotNil(t, snap.Checkpoint, "%s: suspension %d", src, i)
+			}
+			sameStep(t, fmt.Sprintf("%s: resumed cold at suspension %d", src, i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
+		}
+	}
+}
+
+// Async code the image at rest does not hold keeps its journal, and a
+// cold resume from it still reaches the hot run's next step: an async
+// generator's queue, Promise.any's element functions.
+func TestCheckpointsRefusedAtRestKeepTheJournal(t *testing.T) {
+	for _, src := range []string{
 		`async function* pages() { for (let i = 0; i < 3; i++) yield await fetch_page(i); }
 let n = 0; for await (const p of pages()) n += p.length; n`,
 		`let n = 0; for (let i = 0; i < 3; i++) { n += (await Promise.any([fetch_page(i)])).length; } n`,

@@ -93,21 +93,10 @@ func (p *Promise) toValue(r *Runtime) Value {
 }
 
 func (p *Promise) createResolvingFunctions() (resolve, reject *Object) {
-	return p.resolvingFunctions(new(bool)) // mustard(call-alloc)
-}
-
-// resolvingFunctions makes the resolving functions of p sharing
-// alreadyResolved. mustard: split from createResolvingFunctions so that a
-// capability can act as they would without making them.
-func (p *Promise) resolvingFunctions(alreadyResolved *bool) (resolve, reject *Object) {
-	r := p.val.runtime
-	holds := func(visit func(Value)) { visit(p.val) } // mustard(retained)
-	return holding(r.newNativeFunc(func(call FunctionCall) Value {
-			return p.resolveOnce(alreadyResolved, call.Argument(0))
-		}, "", 1), holds),
-		holding(r.newNativeFunc(func(call FunctionCall) Value {
-			return p.rejectOnce(alreadyResolved, call.Argument(0))
-		}, "", 1), holds)
+	// mustard(image): the functions of a capability of p's own, which
+	// share its already-resolved state and which an image names
+	// (mustard_image_rest.go); they act as the closures did.
+	return (&promiseCapability{own: p, promise: p.val}).resolvingFunctions()
 }
 
 // resolveOnce is the body of p's resolve function.
@@ -117,7 +106,7 @@ func (p *Promise) resolveOnce(alreadyResolved *bool, resolution Value) Value { /
 	}
 	*alreadyResolved = true
 	r := p.val.runtime
-	if resolution.SameAs(p.val) {
+	if resolution.SameAs(p.val) { // mustard(call-alloc): the body of upstream's resolve closure
 		return p.reject(r.NewTypeError("Promise self-resolution"))
 	}
 	if obj, ok := resolution.(*Object); ok {
@@ -141,7 +130,7 @@ func (p *Promise) resolveOnce(alreadyResolved *bool, resolution Value) Value { /
 }
 
 // rejectOnce is the body of p's reject function.
-func (p *Promise) rejectOnce(alreadyResolved *bool, reason Value) Value {
+func (p *Promise) rejectOnce(alreadyResolved *bool, reason Value) Value { // mustard(call-alloc)
 	if *alreadyResolved {
 		return _undefined
 	}

@@ -12,9 +12,9 @@ package goja
 // among them. The reactions an image holds are async functions'
 // continuations and then callbacks: the guest's functions, and the
 // native ones made to be named (below: Promise.all's and allSettled's
-// element functions, a capability's resolving functions). Any other
-// (Promise.any's, a promise's made by new Promise, an async generator's)
-// makes the writer refuse.
+// element functions, a capability's resolving functions, which are also
+// those of a new Promise and of a thenable job). Any other (Promise.any's,
+// an async generator's) makes the writer refuse.
 
 import (
 	"fmt"
@@ -504,7 +504,8 @@ func (r *Runtime) MustardReadRestImage(p *Program, image []byte, named func(stri
 
 // Promise functions an image names. The resolving functions of a
 // capability that hands them out (Promise.all's and Promise.race's
-// reject, a resolve passed on) and the element functions of Promise.all
+// reject, a resolve passed on, a new Promise's executor's arguments, a
+// thenable job's) and the element functions of Promise.all
 // and Promise.allSettled are native functions whose closures an image
 // cannot write; made with these holders, the image writes what they hold
 // instead, and the reader makes the same functions again.
