@@ -512,33 +512,19 @@ func (r *Runtime) promise_any(call FunctionCall) Value {
 	pcap.try(func() {
 		promiseResolve := r.toCallable(c.self.getStr("resolve", nil))
 		iter := r.getIterator(call.Argument(0), nil)
-		var errors []Value
-		remainingElementsCount := 1
+		st := &combinator{pcap: pcap, remaining: 1} // mustard(image): its element functions are ones an image names; values are the errors
 		iter.iterate(func(nextValue Value) {
-			index := len(errors)
+			index := len(st.values)
 			r.allocStep(int64(index), valueBytes+promiseElementBytes) // mustard(arrays): what each element makes
-			errors = append(errors, _undefined)
+			st.values = append(st.values, _undefined)
 			nextPromise := promiseResolve(FunctionCall{This: c, Arguments: []Value{nextValue}})
-			alreadyCalled := false
-			onRejected := holding(r.newNativeFunc(func(call FunctionCall) Value { // mustard(retained)
-				if alreadyCalled {
-					return _undefined
-				}
-				alreadyCalled = true
-				errors[index] = call.Argument(0)
-				remainingElementsCount--
-				if remainingElementsCount == 0 {
-					pcap.reject(r.newAggregateErrorErrors(errors))
-				}
-				return _undefined
-			}, "", 1), func(visit func(Value)) { holdValues(visit, pcap, errors) }) // mustard(retained)
-
-			remainingElementsCount++
+			onRejected := (&combinatorElement{c: st, index: index}).function(elementAnyRejected) // mustard(image)
+			st.remaining++
 			r.invoke(nextPromise, "then", pcap.resolveFn(), onRejected) // mustard(call-alloc)
 		})
-		remainingElementsCount--
-		if remainingElementsCount == 0 {
-			pcap.reject(r.newAggregateErrorErrors(errors))
+		st.remaining-- // mustard(image)
+		if st.remaining == 0 {
+			pcap.reject(r.newAggregateErrorErrors(st.values))
 		}
 	})
 	return pcap.promise

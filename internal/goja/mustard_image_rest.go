@@ -11,10 +11,10 @@ package goja
 // global scope, then the objects they reach, promises and async functions
 // among them. The reactions an image holds are async functions'
 // continuations and then callbacks: the guest's functions, and the
-// native ones made to be named (below: Promise.all's and allSettled's
-// element functions, a capability's resolving functions, which are also
-// those of a new Promise and of a thenable job). Any other (Promise.any's,
-// an async generator's) makes the writer refuse.
+// native ones made to be named (below: Promise.all's, allSettled's and
+// any's element functions, a capability's resolving functions, which are
+// also those of a new Promise and of a thenable job). Any other (an async
+// generator's) makes the writer refuse.
 
 import (
 	"fmt"
@@ -359,7 +359,7 @@ func (d *imageReader) elementFunc(o *Object) {
 	kind := d.byte()
 	f := d.nativeFunc(o)
 	el := d.element()
-	if el == nil || kind < elementAll || kind > elementRejected {
+	if el == nil || kind < elementAll || kind > elementAnyRejected {
 		d.fail("an element function")
 		return
 	}
@@ -505,10 +505,10 @@ func (r *Runtime) MustardReadRestImage(p *Program, image []byte, named func(stri
 // Promise functions an image names. The resolving functions of a
 // capability that hands them out (Promise.all's and Promise.race's
 // reject, a resolve passed on, a new Promise's executor's arguments, a
-// thenable job's) and the element functions of Promise.all
-// and Promise.allSettled are native functions whose closures an image
-// cannot write; made with these holders, the image writes what they hold
-// instead, and the reader makes the same functions again.
+// thenable job's) and the element functions of Promise.all,
+// Promise.allSettled and Promise.any are native functions whose closures
+// an image cannot write; made with these holders, the image writes what
+// they hold instead, and the reader makes the same functions again.
 
 // resolvingFunctions makes the resolving functions of a capability of
 // the intrinsic Promise, sharing its already-resolved state, as
@@ -537,8 +537,8 @@ func (c *capResolving) call(call FunctionCall) Value {
 
 func (c *capResolving) hold(visit func(Value)) { visit(c.pcap.own.val) }
 
-// combinator is the state a Promise.all or allSettled call shares
-// between its element functions.
+// combinator is the state a Promise.all, allSettled or any call shares
+// between its element functions (any's values are the errors).
 type combinator struct {
 	pcap      *promiseCapability
 	values    []Value
@@ -555,9 +555,10 @@ type combinatorElement struct {
 
 // Element function kinds.
 const (
-	elementAll       byte = iota + 1 // Promise.all's
-	elementFulfilled                 // Promise.allSettled's, fulfilled
-	elementRejected                  // and rejected
+	elementAll         byte = iota + 1 // Promise.all's
+	elementFulfilled                   // Promise.allSettled's, fulfilled
+	elementRejected                    // and rejected
+	elementAnyRejected                 // Promise.any's, rejected
 )
 
 // elementFn is an element function of one of those kinds.
@@ -580,7 +581,7 @@ func (f *elementFn) call(call FunctionCall) Value {
 	c := el.c
 	r := c.pcap.promise.runtime
 	switch f.kind {
-	case elementAll:
+	case elementAll, elementAnyRejected:
 		c.values[el.index] = call.Argument(0)
 	default:
 		status, key := asciiString("fulfilled"), "value"
@@ -593,7 +594,11 @@ func (f *elementFn) call(call FunctionCall) Value {
 		c.values[el.index] = obj
 	}
 	c.remaining--
-	if c.remaining == 0 {
+	switch {
+	case c.remaining != 0:
+	case f.kind == elementAnyRejected:
+		c.pcap.reject(r.newAggregateErrorErrors(c.values))
+	default:
 		c.pcap.resolve(r.newArrayValues(c.values))
 	}
 	return _undefined
