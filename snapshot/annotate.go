@@ -40,8 +40,7 @@ func Annotate(raw []byte) (string, error) {
 	if cp := s.Checkpoint; cp != nil {
 		sp, c := &s.Suspensions[0], &s.Calls[0]
 		calls := s.CheckpointCalls()
-		what := fmt.Sprintf("checkpoint: suspended in synchronous call %d: %s(%s), made at %s, the only call outstanding",
-			c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter))
+		var what string
 		if s.Version == VersionRestCheckpoint {
 			each := make([]string, len(calls))
 			for i := range calls {
@@ -49,6 +48,9 @@ func Annotate(raw []byte) (string, error) {
 				each[i] = fmt.Sprintf("call %d: %s(%s), made at %s", c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter))
 			}
 			what = "checkpoint: at rest, waiting for asynchronous " + strings.Join(each, "; ") + ", the calls outstanding"
+		} else {
+			what = fmt.Sprintf("checkpoint: suspended in synchronous call %d: %s(%s), made at %s, the only call outstanding",
+				c.ID, c.Capability, describeArgs(c.Args), describeMeter(c.Meter))
 		}
 		item(appendCheckpoint(nil, calls, sp.Meter, sp.Limits, cp), fmt.Sprintf(
 			"%s, at %s, the segment ran under %s; work carried %d, random state %d bytes, image %d bytes",

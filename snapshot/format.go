@@ -246,11 +246,8 @@ func appendCheckpoint(b []byte, calls []HostCall, m Meter, l *Limits, cp *Checkp
 		b = detcbor.AppendHead(b, detcbor.MajorUint, calls[len(calls)-1].ID)
 		b = detcbor.AppendHead(b, detcbor.MajorArray, uint64(len(calls)))
 		for i := range calls {
-			c := &calls[i]
 			b = detcbor.AppendHead(b, detcbor.MajorArray, 4)
-			b = detcbor.AppendText(b, c.Capability)
-			b = c.appendArgs(b)
-			b = appendMeter(b, c.Meter)
+			b = calls[i].appendCheckpointCall(b)
 		}
 		return appendCheckpointState(b, m, l, cp)
 	}
@@ -258,10 +255,16 @@ func appendCheckpoint(b []byte, calls []HostCall, m Meter, l *Limits, cp *Checkp
 	b = detcbor.AppendHead(b, detcbor.MajorArray, 12)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, tagCheckpoint)
 	b = detcbor.AppendHead(b, detcbor.MajorUint, c.ID)
+	b = c.appendCheckpointCall(b)
+	return appendCheckpointState(b, m, l, cp)
+}
+
+// appendCheckpointCall writes a call of a checkpoint item: its
+// capability, arguments and meter (its id follows from the item's).
+func (c *HostCall) appendCheckpointCall(b []byte) []byte {
 	b = detcbor.AppendText(b, c.Capability)
 	b = c.appendArgs(b)
-	b = appendMeter(b, c.Meter)
-	return appendCheckpointState(b, m, l, cp)
+	return appendMeter(b, c.Meter)
 }
 
 // appendCheckpointState writes what ends both checkpoint items: the
@@ -921,10 +924,7 @@ func (d *decoder) journal(s *Snapshot) error {
 // bytes).
 const maxRandState = 64
 
-// checkpoint reads a version 6 journal's checkpoint item into the
-// snapshot's first call and suspension and its Checkpoint.
-// checkpointCall reads a checkpoint's call: its capability, arguments
-// and meter.
+// checkpointCall reads what appendCheckpointCall wrote.
 func (d *decoder) checkpointCall(c *HostCall) error {
 	var err error
 	if c.Capability, err = d.Text(); err != nil || !utf8.ValidString(c.Capability) {
@@ -940,6 +940,9 @@ func (d *decoder) checkpointCall(c *HostCall) error {
 	return nil
 }
 
+// checkpoint reads a version 6 or 7 journal's checkpoint item into the
+// snapshot's first calls (the one the execution waits in, or those it
+// waits for at rest), its first suspension and its Checkpoint.
 func (d *decoder) checkpoint(s *Snapshot) error {
 	d.mark()
 	rest := s.Version == VersionRestCheckpoint

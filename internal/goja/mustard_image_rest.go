@@ -512,7 +512,7 @@ func (r *Runtime) MustardReadRestImage(p *Program, image []byte, named func(stri
 
 // resolvingFunctions makes the resolving functions of a capability of
 // the intrinsic Promise, sharing its already-resolved state, as
-// Promise.resolvingFunctions would.
+// upstream's createResolvingFunctions made them with closures.
 func (pcap *promiseCapability) resolvingFunctions() (resolve, reject *Object) {
 	res, rej := &capResolving{pcap: pcap}, &capResolving{pcap: pcap, reject: true}
 	return res.function(), rej.function()
