@@ -529,22 +529,30 @@ for (let i = 0; i < 3; i++) {
 }
 n`,
 	} {
-		p, err := Compile(src)
-		require.NoError(t, err)
-		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
-		limits := policy.DefaultLimits()
-		steps := hotRun(t, p, h, limits, nil, pageAnswer)
+		steps := pagesColdFromEach(t, src, func(i int) bool { return i > 0 })
 		require.Len(t, steps, 4, src)
-		require.True(t, steps[3].Done, src)
-		for i, s := range steps[:3] {
-			snap, err := snapshot.Load(s.Snapshot, nil)
-			require.NoError(t, err)
-			if i > 0 {
-				assert.NotNil(t, snap.Checkpoint, "%s: suspension %d", src, i)
-			}
-			sameStep(t, fmt.Sprintf("%s: resumed cold at suspension %d", src, i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
-		}
 	}
+}
+
+// pagesColdFromEach runs src hot to its end, answering its i-th call with
+// pageAnswer(i), and checks that each suspension i is a checkpoint if and
+// only if checkpointed(i) and that a cold resume from it reaches the hot
+// run's next step byte for byte. It returns the hot run's steps.
+func pagesColdFromEach(t *testing.T, src string, checkpointed func(i int) bool) []Step {
+	t.Helper()
+	p, err := Compile(src)
+	require.NoError(t, err)
+	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+	limits := policy.DefaultLimits()
+	steps := hotRun(t, p, h, limits, nil, pageAnswer)
+	require.True(t, steps[len(steps)-1].Done, src)
+	for i, s := range steps[:len(steps)-1] {
+		snap, err := snapshot.Load(s.Snapshot, nil)
+		require.NoError(t, err)
+		assert.Equal(t, checkpointed(i), snap.Checkpoint != nil, "%s: suspension %d is a checkpoint", src, i)
+		sameStep(t, fmt.Sprintf("%s: resumed cold at suspension %d", src, i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
+	}
+	return steps
 }
 
 // Async code the image at rest does not hold keeps its journal, and a
@@ -555,18 +563,7 @@ func TestCheckpointsRefusedAtRestKeepTheJournal(t *testing.T) {
 		`async function* pages() { for (let i = 0; i < 3; i++) yield await fetch_page(i); }
 let n = 0; for await (const p of pages()) n += p.length; n`,
 	} {
-		p, err := Compile(src)
-		require.NoError(t, err)
-		h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
-		limits := policy.DefaultLimits()
-		steps := hotRun(t, p, h, limits, nil, pageAnswer)
-		require.True(t, steps[len(steps)-1].Done, src)
-		for i, s := range steps[:len(steps)-1] {
-			snap, err := snapshot.Load(s.Snapshot, nil)
-			require.NoError(t, err)
-			assert.Nil(t, snap.Checkpoint, "%s: suspension %d", src, i)
-			sameStep(t, fmt.Sprintf("%s: resumed cold at suspension %d", src, i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
-		}
+		pagesColdFromEach(t, src, func(int) bool { return false })
 	}
 }
 
