@@ -92,23 +92,35 @@ func pagesCheckpointEverywhere(t *testing.T, src string, version uint64, room in
 	t.Helper()
 	p, err := Compile(src)
 	require.NoError(t, err)
-	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
-	limits := policy.DefaultLimits()
-	steps := hotRun(t, p, h, limits, nil, pageAnswer)
-	require.Len(t, steps, 41)
-	require.True(t, steps[40].Done)
-	for i, s := range steps[:40] {
-		snap, err := snapshot.Load(s.Snapshot, nil)
-		require.NoError(t, err)
+	steps := pagesColdFromEach(t, p, func(i int, raw []byte, snap *snapshot.Snapshot) {
 		if i == 0 {
 			assert.Nil(t, snap.Checkpoint, "the first suspension has no journal to replace")
 		} else {
 			require.NotNil(t, snap.Checkpoint, "suspension %d", i)
 			assert.EqualValues(t, version, snap.Version)
-			assert.Less(t, len(s.Snapshot), len(p.Bytes)+room, "suspension %d: %d bytes", i, len(s.Snapshot))
+			assert.Less(t, len(raw), len(p.Bytes)+room, "suspension %d: %d bytes", i, len(raw))
 		}
+	})
+	require.Len(t, steps, 41)
+}
+
+// pagesColdFromEach runs p hot to its end, answering its i-th call with
+// pageAnswer(i), hands check each suspension's snapshot (raw and
+// decoded), and checks that a cold resume from it reaches the hot run's
+// next step byte for byte. It returns the hot run's steps.
+func pagesColdFromEach(t *testing.T, p *Program, check func(i int, raw []byte, snap *snapshot.Snapshot)) []Step {
+	t.Helper()
+	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
+	limits := policy.DefaultLimits()
+	steps := hotRun(t, p, h, limits, nil, pageAnswer)
+	require.True(t, steps[len(steps)-1].Done)
+	for i, s := range steps[:len(steps)-1] {
+		snap, err := snapshot.Load(s.Snapshot, nil)
+		require.NoError(t, err)
+		check(i, s.Snapshot, snap)
 		sameStep(t, fmt.Sprintf("resumed cold at suspension %d", i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
 	}
+	return steps
 }
 
 // A guest that keeps records in objects, arrays and closures, draws
@@ -529,30 +541,13 @@ for (let i = 0; i < 3; i++) {
 }
 n`,
 	} {
-		steps := pagesColdFromEach(t, src, func(i int) bool { return i > 0 })
+		p, err := Compile(src)
+		require.NoError(t, err)
+		steps := pagesColdFromEach(t, p, func(i int, _ []byte, snap *snapshot.Snapshot) {
+			assert.Equal(t, i > 0, snap.Checkpoint != nil, "%s: suspension %d is a checkpoint", src, i)
+		})
 		require.Len(t, steps, 4, src)
 	}
-}
-
-// pagesColdFromEach runs src hot to its end, answering its i-th call with
-// pageAnswer(i), and checks that each suspension i is a checkpoint if and
-// only if checkpointed(i) and that a cold resume from it reaches the hot
-// run's next step byte for byte. It returns the hot run's steps.
-func pagesColdFromEach(t *testing.T, src string, checkpointed func(i int) bool) []Step {
-	t.Helper()
-	p, err := Compile(src)
-	require.NoError(t, err)
-	h := snapshot.Header{Program: p.Bytes, Capabilities: []string{"fetch_page"}, Seed: 3, ClockMillis: 1}
-	limits := policy.DefaultLimits()
-	steps := hotRun(t, p, h, limits, nil, pageAnswer)
-	require.True(t, steps[len(steps)-1].Done, src)
-	for i, s := range steps[:len(steps)-1] {
-		snap, err := snapshot.Load(s.Snapshot, nil)
-		require.NoError(t, err)
-		assert.Equal(t, checkpointed(i), snap.Checkpoint != nil, "%s: suspension %d is a checkpoint", src, i)
-		sameStep(t, fmt.Sprintf("%s: resumed cold at suspension %d", src, i), steps[i+1], coldFrom(t, p, s, limits, nil, pageAnswer(i)))
-	}
-	return steps
 }
 
 // Async code the image at rest does not hold keeps its journal, and a
@@ -563,7 +558,11 @@ func TestCheckpointsRefusedAtRestKeepTheJournal(t *testing.T) {
 		`async function* pages() { for (let i = 0; i < 3; i++) yield await fetch_page(i); }
 let n = 0; for await (const p of pages()) n += p.length; n`,
 	} {
-		pagesColdFromEach(t, src, func(int) bool { return false })
+		p, err := Compile(src)
+		require.NoError(t, err)
+		pagesColdFromEach(t, p, func(i int, _ []byte, snap *snapshot.Snapshot) {
+			assert.Nil(t, snap.Checkpoint, "%s: suspension %d", src, i)
+		})
 	}
 }
 
