@@ -1,6 +1,7 @@
 package value
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -97,6 +98,39 @@ func BenchmarkTranscodeJSONText(b *testing.B) {
 		if _, err := TranscodeJSON(in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkUnescapeText unescapes 50 KB strings of several kinds into a
+// buffer kept from one run to the next: JSON text (an escape every dozen
+// bytes), prose, accented prose, Japanese as UTF-8, and the same escaped
+// as \uXXXX (Python's json.dumps by default).
+func BenchmarkUnescapeText(b *testing.B) {
+	jp := strings.Repeat("日本語のテキスト、", 1900)
+	var escaped strings.Builder
+	for _, r := range jp {
+		fmt.Fprintf(&escaped, `\u%04x`, r)
+	}
+	for _, c := range []struct{ name, json string }{
+		{"json", string(String(sampletext.JSONLike(rand.New(rand.NewPCG(1, 2)), 50_000)).AppendJSON(nil))},
+		{"prose", string(String(strings.Repeat("The quick brown fox jumps over the lazy dog, said \"the\" owner.\n", 800)[:50_000]).AppendJSON(nil))},
+		{"accents", string(String(strings.Repeat("Crème brûlée à la française, très réussie. ", 1100)).AppendJSON(nil))},
+		{"utf8", string(String(jp).AppendJSON(nil))},
+		{"u-escapes", `{"String":"` + escaped.String() + `"}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			in := []byte(c.json)
+			const at = len(`{"String":"`)
+			dst := make([]byte, 0, len(in))
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d := jsonDecoder{b: in, i: at - 1}
+				if _, err := d.unescape(dst[:0], at); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -891,14 +891,14 @@ func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
 
 // unescape appends the string whose text continues at d.b[i] to dst,
 // unescaped, and moves d.i (still at its opening quote) past its closing
-// quote. Text between escapes goes eight bytes at a time: each word is
-// written whole where dst has room and kept up to its first byte that
-// needs a look. A tool's answer that is itself JSON has an escape every
-// dozen bytes, and a call and a copy for each run between them cost more
-// than the runs.
+// quote. Most of a long string goes 64 bytes at a time (unescapeBlocks);
+// near its end, or where dst lacks room, text between escapes goes eight
+// bytes at a time: each word is written whole where dst has room and kept
+// up to its first byte that needs a look.
 func (d *jsonDecoder) unescape(dst []byte, i int) ([]byte, error) {
 	b := d.b
 	for i < len(b) {
+		dst, i = unescapeBlocks(dst, b, i)
 		for len(b)-i >= 8 && cap(dst)-len(dst) >= 8 {
 			x := binary.LittleEndian.Uint64(b[i:])
 			n := len(dst)
@@ -938,19 +938,10 @@ func (d *jsonDecoder) unescape(dst []byte, i int) ([]byte, error) {
 			case 't':
 				dst = append(dst, '\t')
 			case 'u':
-				u, ok := hex4(b, i+2)
-				if !ok {
+				var ok bool
+				if dst, i, ok = appendUEscape(dst, b, i); !ok {
 					return nil, invalidf("invalid \\u escape at offset %d", i)
 				}
-				i += 6
-				if u >= surrHighMin && u < surrLowMin && len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
-					if lo, ok := hex4(b, i+2); ok && lo >= surrLowMin && lo <= surrMax {
-						dst = utf8.AppendRune(dst, 0x10000+(rune(u-surrHighMin)<<10|rune(lo-surrLowMin)))
-						i += 6
-						continue
-					}
-				}
-				dst = appendUnit(dst, u)
 				continue
 			default:
 				return nil, invalidf("invalid escape in string at offset %d", i)
@@ -974,26 +965,146 @@ func (d *jsonDecoder) unescape(dst []byte, i int) ([]byte, error) {
 	return nil, invalidf("unterminated string at offset %d", d.i)
 }
 
+// appendUEscape appends what the \u escape at b[i] stands for to dst,
+// with the low half of a surrogate pair that follows it, and returns dst
+// and the index past what it read; false if b[i+2:] has no four hex
+// digits.
+func appendUEscape(dst, b []byte, i int) ([]byte, int, bool) {
+	u, ok := hex4(b, i+2)
+	if !ok {
+		return dst, i, false
+	}
+	i += 6
+	if u >= surrHighMin && u < surrLowMin && len(b)-i >= 6 && b[i] == '\\' && b[i+1] == 'u' {
+		if lo, ok := hex4(b, i+2); ok && lo >= surrLowMin && lo <= surrMax {
+			return utf8.AppendRune(dst, 0x10000+(rune(u-surrHighMin)<<10|rune(lo-surrLowMin))), i + 6, true
+		}
+	}
+	return appendUnit(dst, u), i, true
+}
+
+// unescapeBlocks appends the text of b from i to dst, unescaped, 64 bytes
+// at a time for as long as b and dst have room, and stops at the first
+// byte it leaves to its caller: a quote, a control character, an invalid
+// escape or UTF-8 sequence. It returns dst and where it stopped.
+//
+// A block's special bytes are found at once (jsonscan.SpecialsBlock) and
+// walked bit by bit. The text before each escape is copied sixteen bytes
+// at a time whatever its length, so that what the next escape costs does
+// not hang on a branch on this one's: JSON text has an escape every dozen
+// bytes, and a loop that looked at each word in turn mispredicted about
+// every second one. A multi-byte sequence is checked and left in the text
+// to copy.
+func unescapeBlocks(dst, b []byte, i int) ([]byte, int) {
+	// Reads and writes stay within over bytes past the block: an escape
+	// begun in its last byte ends at most 11 bytes past it (a surrogate
+	// pair), and a copy of sixteen bytes may start up to 3 past it (a
+	// multi-byte sequence).
+	const block, over = 64, 32
+	for len(b)-i >= block+over && cap(dst)-len(dst) >= block+over {
+		in := b[i : i+block+over]
+		n := len(dst)
+		out := dst[n : n+block+over]
+		m := jsonscan.SpecialsBlock(in)
+		src, o := 0, 0 // in[src:p] is still to copy, to out[o:]
+		for m != 0 {
+			p := bits.TrailingZeros64(m)
+			c := in[p]
+			if c >= utf8.RuneSelf {
+				r, size := utf8.DecodeRune(in[p:])
+				if r == utf8.RuneError && size == 1 {
+					return dst[:n+copyRun(out, o, in, src, p)], i + p
+				}
+				m &^= (1<<size - 1) << p
+				if p+size > block {
+					m, p = 0, p+size // the rest of the block, and this, are one run
+					o = copyRun(out, o, in, src, p)
+					src = p
+				}
+				continue
+			}
+			o = copyRun(out, o, in, src, p)
+			if c != '\\' {
+				return dst[:n+o], i + p
+			}
+			if u := simpleEscapes[in[p+1]]; u != 0 {
+				out[o] = u
+				o++
+				src = p + 2
+				m &^= 3 << p // the escaped byte is no special of its own
+				continue
+			}
+			if in[p+1] != 'u' {
+				return dst[:n+o], i + p
+			}
+			w, next, ok := appendUEscape(out[o:o], in, p)
+			if !ok {
+				return dst[:n+o], i + p
+			}
+			o += len(w)
+			src = next
+			if src < block {
+				m &= ^uint64(0) << src
+			} else {
+				m = 0
+			}
+		}
+		if src < block {
+			o = copyRun(out, o, in, src, block)
+			src = block
+		}
+		dst, i = dst[:n+o], i+src
+	}
+	return dst, i
+}
+
+// copyRun copies in[src:end] to out[o:] sixteen bytes at a time, writing
+// up to fifteen bytes past it, and returns the index in out past the copy.
+func copyRun(out []byte, o int, in []byte, src, end int) int {
+	for k := src; k < end; k += 16 {
+		copy16(out[o+k-src:], in[k:])
+	}
+	return o + end - src
+}
+
+// copy16 copies the first sixteen bytes of src to dst.
+func copy16(dst, src []byte) {
+	binary.LittleEndian.PutUint64(dst[:8], binary.LittleEndian.Uint64(src[:8]))
+	binary.LittleEndian.PutUint64(dst[8:16], binary.LittleEndian.Uint64(src[8:16]))
+}
+
+// simpleEscapes maps the letter of each one-letter escape to the byte it
+// stands for, and every other byte to 0.
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 func hex4(b []byte, i int) (uint16, bool) {
 	if len(b)-i < 4 {
 		return 0, false
 	}
-	var u uint16
-	for _, c := range b[i : i+4] {
+	p := b[i : i+4]
+	a, c, d, e := hexValues[p[0]], hexValues[p[1]], hexValues[p[2]], hexValues[p[3]]
+	if (a|c|d|e)&0x80 != 0 {
+		return 0, false
+	}
+	return uint16(a)<<12 | uint16(c)<<8 | uint16(d)<<4 | uint16(e), true
+}
+
+// hexValues is the value of each hex digit, and 0xff for any other byte.
+var hexValues = func() (t [256]byte) {
+	for c := range t {
 		switch {
 		case c >= '0' && c <= '9':
-			c -= '0'
+			t[c] = byte(c - '0')
 		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
+			t[c] = byte(c - 'a' + 10)
 		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
+			t[c] = byte(c - 'A' + 10)
 		default:
-			return 0, false
+			t[c] = 0xff
 		}
-		u = u<<4 | uint16(c)
 	}
-	return u, true
-}
+	return t
+}()
 
 // appendUnit appends a BMP code unit as UTF-8, an unpaired surrogate as
 // its 3-byte generalized form.

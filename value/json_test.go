@@ -564,3 +564,67 @@ func TestAppendJSONStringAtEveryPosition(t *testing.T) {
 		}
 	}
 }
+
+// Long strings are unescaped 64 bytes at a time (unescapeBlocks): every
+// kind of escape and of multi-byte sequence, at every distance from a
+// block's edge, comes out as the text it stands for, and a bad byte
+// anywhere fails at its own offset.
+func TestUnescapeLongStrings(t *testing.T) {
+	pieces := []struct{ json, text string }{
+		{`\"`, `"`}, {`\\`, `\`}, {`\/`, `/`}, {`\b`, "\b"}, {`\f`, "\f"},
+		{`\n`, "\n"}, {`\r`, "\r"}, {`\t`, "\t"},
+		{`\u0041`, "A"}, {`\u00e9`, "é"}, {`\u20AC`, "€"}, {`\u0000`, "\x00"},
+		{`\ud83d\ude00`, "😀"}, {`\ud800x`, "\xed\xa0\x80x"}, {`\udc00`, "\xed\xb0\x80"}, // lone halves, as WTF-8
+		{"é", "é"}, {"€", "€"}, {"😀", "😀"}, {"\x7f", "\x7f"},
+		// Bytes a borrow from the special before them could mark.
+		{`\"#`, `"#`}, {`\\]`, `\]`}, {`#`, `#`}, {`]`, `]`}, {" ", " "},
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	plain := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abcxyz019 ,:[]{}#!~"[r.IntN(19)]
+		}
+		return string(b)
+	}
+	for range 4000 {
+		var parts []string // the string's JSON text, piece by piece
+		var text strings.Builder
+		for text.Len() < 40+r.IntN(400) {
+			if r.IntN(3) == 0 {
+				p := plain(1 + r.IntN(40))
+				parts = append(parts, p)
+				text.WriteString(p)
+				continue
+			}
+			p := pieces[r.IntN(len(pieces))]
+			parts = append(parts, p.json)
+			text.WriteString(p.text)
+		}
+		js := strings.Join(parts, "")
+		pad := strings.Repeat(" ", r.IntN(64)) // moves the string across the blocks
+		in := pad + `{"Object":{"` + js + `":{"String":"` + js + `"}}}`
+		v, err := ParseJSON([]byte(in))
+		require.NoError(t, err, "%s", in)
+		checkTranscode(t, []byte(in), v, err)
+		require.Equal(t, text.String(), v.Members[0].Key)
+		require.Equal(t, text.String(), v.Members[0].Value.Str)
+
+		// One bad piece, between two of the same string's.
+		bad := []struct{ json, err string }{
+			{"\x01", "unescaped control character in string"},
+			{"\x1f", "unescaped control character in string"},
+			{`\x`, "invalid escape in string"},
+			{`\u12G4`, "invalid \\u escape"},
+			{"\xff", "invalid UTF-8 in string"},
+			{"\xe2\x82", "invalid UTF-8 in string"},
+			{"\xed\xa0\x80", "invalid UTF-8 in string"}, // a surrogate written raw
+		}[r.IntN(7)]
+		at := r.IntN(len(parts) + 1)
+		prefix := pad + `{"String":"` + strings.Join(parts[:at], "")
+		in = prefix + bad.json + strings.Join(parts[at:], "") + `"}`
+		_, err = ParseJSON([]byte(in))
+		require.ErrorContains(t, err, fmt.Sprintf("%s at offset %d", bad.err, len(prefix)), "%q", in)
+		checkTranscode(t, []byte(in), Value{}, err)
+	}
+}

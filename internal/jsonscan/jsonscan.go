@@ -194,3 +194,45 @@ func Specials(x uint64) uint64 {
 	// one of those upwards, so the lowest bit set is the first such byte.
 	return ((q-ones)&^q | (s-ones)&^s | (x-0x2020202020202020)&^x | x) & highs
 }
+
+// SpecialsBlock returns a mask of the bytes of b[:64] PlainRun stops at:
+// bit j is set if and only if b[j] is one. Unlike Specials it marks no
+// byte falsely, so a decoder can walk the mask's bits without looking at
+// the bytes between them. b must hold at least 64 bytes.
+func SpecialsBlock(b []byte) uint64 {
+	_ = b[63]
+	return gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[0:]))) |
+		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[8:])))<<8 |
+		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[16:])))<<16 |
+		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[24:])))<<24 |
+		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[32:])))<<32 |
+		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[40:])))<<40 |
+		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[48:])))<<48 |
+		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[56:])))<<56
+}
+
+// specialsExact is Specials without false marks: each byte's tests are
+// made on its low seven bits, where an addition cannot carry into the
+// next byte.
+func specialsExact(x uint64) uint64 {
+	const (
+		lows  = 0x7f7f7f7f7f7f7f7f
+		highs = 0x8080808080808080
+	)
+	// Adding 0x7f to a byte's low bits sets its high bit unless they are
+	// all zero (the byte is '"' in t^0x22.., '\\' in t^0x5c..); adding
+	// 0x60 sets it unless the byte is below 0x20. A byte with its high
+	// bit clear in all three is one of those, and one with its own high
+	// bit set (x) is part of a multi-byte sequence.
+	t := x & lows
+	q := (t ^ 0x2222222222222222) + lows
+	s := (t ^ 0x5c5c5c5c5c5c5c5c) + lows
+	c := t + 0x6060606060606060
+	return (^(q & s & c) | x) & highs
+}
+
+// gatherHighs moves the high bit of each byte of m, which has no other
+// bit set, to bit j of the result for byte j.
+func gatherHighs(m uint64) uint64 {
+	return (m >> 7) * 0x0102040810204080 >> 56
+}

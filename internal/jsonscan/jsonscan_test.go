@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -266,6 +267,33 @@ func BenchmarkSkipString(b *testing.B) {
 	for b.Loop() {
 		if SkipString(enc, 0) != len(enc) {
 			b.Fatal("short")
+		}
+	}
+}
+
+func TestSpecialsBlockMarksExactly(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	// Bytes next to the ones that matter are where a borrow or a carry
+	// would mark falsely: '#' after '"', ']' after '\\', ' ' after a
+	// control character, and the bytes either side of each.
+	alphabet := []byte{'"', '#', '!', '\\', ']', '[', 0x1f, ' ', 0x00, 0x01, 0x7f, 0x80, 0xff, 'a', 0x21, 0x5b, 0x5d}
+	b := make([]byte, 64)
+	for range 20000 {
+		for j := range b {
+			if r.IntN(3) == 0 {
+				b[j] = byte(r.IntN(256))
+			} else {
+				b[j] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		var want uint64
+		for j, c := range b {
+			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				want |= 1 << j
+			}
+		}
+		if got := SpecialsBlock(b); got != want {
+			t.Fatalf("SpecialsBlock(%q) = %064b, want %064b", b, got, want)
 		}
 	}
 }
