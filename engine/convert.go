@@ -490,8 +490,8 @@ func encodedBytes(e *value.Encoded) (uint64, error) {
 }
 
 func (r *realm) importString(s string) goja.Value {
-	if utf8.ValidString(s) {
-		return r.rt.MustardString(s)
+	if v, ok := r.rt.MustardStringUTF8(s); ok {
+		return v
 	}
 	return goja.StringFromUTF16(value.ToUTF16(s))
 }

@@ -7,7 +7,11 @@ package goja
 // goja fills descriptors by ordinary assignment, let a guest accessor on
 // Object.prototype interfere.
 
-import "github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
+import (
+	"unicode/utf8"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/goja/unistring"
+)
 
 // MustardOwnKeys returns o's own enumerable string-keyed property names in
 // the order Object.keys gives them, and meters exactly what Object.keys
@@ -82,13 +86,29 @@ func (r *Runtime) MustardNewObject(n int) *Object {
 // MustardString is ToValue(s) for a Go string without boxing s into an
 // interface first (an allocation per string an embedder imports).
 func (r *Runtime) MustardString(s string) Value {
-	if len(s) <= 16 {
-		if u := unistring.Scan(s); u != nil {
-			return &importedString{s: s, u: u, scanned: true}
-		}
-		return asciiString(s)
+	if v, ok := r.MustardStringUTF8(s); ok {
+		return v
 	}
-	return &importedString{s: s}
+	return newStringValue(s) // as ToValue makes it
+}
+
+// MustardStringUTF8 is MustardString for a string that may not be valid
+// UTF-8: false, and no value, when it is not. A string all ASCII is made
+// the guest's at once; the one look that checks it is the one the guest's
+// first use of it would make (a tool's answer is usually ASCII, and
+// usually read).
+func (r *Runtime) MustardStringUTF8(s string) (Value, bool) {
+	k := unistring.ASCIIPrefix(s)
+	if k == len(s) {
+		return asciiString(s), true
+	}
+	if !utf8.ValidString(s[k:]) {
+		return nil, false
+	}
+	if len(s) <= 16 {
+		return &importedString{s: s, u: unistring.Scan(s), scanned: true}, true
+	}
+	return &importedString{s: s}, true
 }
 
 // MustardPreventExtensions makes an object the embedder built
