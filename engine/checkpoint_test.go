@@ -640,3 +640,31 @@ out.join(",")`,
 		}
 	}
 }
+
+// An answer the guest keeps in two places is one string in a checkpoint's
+// image, as in the hot run, and comes back as one: the cold resume's
+// heap figure and meter, and so its next snapshot, are the hot run's.
+func TestCheckpointsWriteAKeptAnswerOnce(t *testing.T) {
+	p, err := Compile(`
+let kept;
+let total = 0;
+for (let i = 0; i < 8; i++) {
+  const r = fetch_page(i);
+  if (i === 0) kept = [r, { r }];
+  total += r.length;
+}
+total + kept[0].length + kept[1].r.length;
+`)
+	require.NoError(t, err)
+	first := pageAnswer(0).Outcome.Value.Str[:200]
+	checkpoints := 0
+	steps := pagesColdFromEach(t, p, func(i int, raw []byte, snap *snapshot.Snapshot) {
+		if snap.Checkpoint == nil {
+			return
+		}
+		checkpoints++
+		assert.Equal(t, 1, bytes.Count(snap.Checkpoint.Image, []byte(first)), "suspension %d: the kept answer's text in the image", i)
+	})
+	require.Len(t, steps, 9)
+	require.Positive(t, checkpoints)
+}

@@ -93,14 +93,18 @@ func (r *Runtime) MustardString(s string) Value {
 }
 
 // MustardStringUTF8 is MustardString for a string that may not be valid
-// UTF-8: false, and no value, when it is not. A string all ASCII is made
-// the guest's at once; the one look that checks it is the one the guest's
-// first use of it would make (a tool's answer is usually ASCII, and
-// usually read).
+// UTF-8: false, and no value, when it is not. A long string all ASCII is
+// imported already scanned: the one look that checks it is the one the
+// guest's first use of it would make (a tool's answer is usually ASCII,
+// and usually read). It stays an importedString, which a heap image
+// writes once however often the guest holds it.
 func (r *Runtime) MustardStringUTF8(s string) (Value, bool) {
 	k := unistring.ASCIIPrefix(s)
 	if k == len(s) {
-		return asciiString(s), true
+		if len(s) <= 16 {
+			return asciiString(s), true
+		}
+		return &importedString{s: s, scanned: true}, true
 	}
 	if !utf8.ValidString(s[k:]) {
 		return nil, false
