@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/detcbor"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/jsonscan"
@@ -200,6 +201,10 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if len(s)-i >= escapeBlockMin {
+			dst, i = appendEscapedBlocks(append(dst, s[start:i]...), s, i)
+			start = i
+		}
 		// Plain ASCII a word at a time, to the next byte that may need
 		// escaping or is not ASCII.
 		for ; len(s)-i >= 8; i += 8 {
@@ -252,6 +257,91 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// escapeBlockMin is the most of a string appendEscapedBlocks leaves: it
+// takes 64 bytes at a time and reads up to 32 past them.
+const escapeBlockMin = 96
+
+// appendEscapedBlocks appends s from i to dst as JSON string text, 64
+// bytes at a time while s has that and more (escapeBlockMin), and stops
+// early at a byte that is not UTF-8, which its caller writes. It returns
+// dst and where it stopped.
+//
+// As unescapeBlocks, it finds a block's special bytes at once and walks
+// them: the text before each is copied sixteen bytes at a time, and an
+// escape is written as one word from a table, so that neither costs a
+// branch on its length. A multi-byte sequence is checked and left in
+// the text to copy.
+func appendEscapedBlocks(dst []byte, s string, i int) ([]byte, int) {
+	const block, over = 64, 32
+	// Read through a byte view of s, never written: the copies are
+	// unescapeBlocks's, loads a word at a time.
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	for len(b)-i >= block+over {
+		// Every byte of a block may become a six-byte escape.
+		dst = slices.Grow(dst, 6*block+over)
+		in := b[i : i+block+over]
+		n := len(dst)
+		out := dst[n : n+6*block+over]
+		m := jsonscan.SpecialsBlock(in)
+		src, o := 0, 0 // in[src:p] is still to copy, to out[o:]
+		for m != 0 {
+			p := bits.TrailingZeros64(m)
+			c := in[p]
+			if c >= utf8.RuneSelf {
+				r, size := utf8.DecodeRune(in[p:])
+				if r == utf8.RuneError && size == 1 {
+					return dst[:n+copyRun(out, o, in, src, p)], i + p
+				}
+				m &^= (1<<size - 1) << p
+				if p+size > block {
+					m, p = 0, p+size // the rest of the block, and this, are one run
+					o = copyRun(out, o, in, src, p)
+					src = p
+				}
+				continue
+			}
+			o = copyRun(out, o, in, src, p)
+			binary.LittleEndian.PutUint64(out[o:], escapeWords[c])
+			o += int(escapeLens[c])
+			src = p + 1
+			m &= m - 1
+		}
+		if src < block {
+			o = copyRun(out, o, in, src, block)
+			src = block
+		}
+		dst, i = dst[:n+o], i+src
+	}
+	return dst, i
+}
+
+// escapeWords is, for each ASCII byte a JSON string cannot hold as it is,
+// its escape as a little-endian word, and escapeLens its length: the
+// short escapes where JSON has one, \u00XX for other control characters.
+var escapeWords, escapeLens = func() (w [utf8.RuneSelf]uint64, l [utf8.RuneSelf]uint8) {
+	for c := range utf8.RuneSelf {
+		var e []byte
+		switch {
+		case c == '"' || c == '\\':
+			e = []byte{'\\', byte(c)}
+		case c == '\n':
+			e = []byte(`\n`)
+		case c == '\r':
+			e = []byte(`\r`)
+		case c == '\t':
+			e = []byte(`\t`)
+		case c < 0x20:
+			e = []byte{'\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF]}
+		default:
+			continue
+		}
+		var b [8]byte
+		copy(b[:], e)
+		w[c], l[c] = binary.LittleEndian.Uint64(b[:]), uint8(len(e))
+	}
+	return w, l
+}()
 
 // ParseJSON decodes one StructuredValue from its JSON wire form, with
 // optional surrounding whitespace and nothing else.

@@ -628,3 +628,37 @@ func TestUnescapeLongStrings(t *testing.T) {
 		checkTranscode(t, []byte(in), Value{}, err)
 	}
 }
+
+// Long strings are escaped 64 bytes at a time (appendEscapedBlocks):
+// every kind of byte that needs a look, at every distance from a block's
+// edge, is written as AppendJSON writes it alone, and reads back.
+func TestAppendJSONLongStrings(t *testing.T) {
+	pieces := []struct{ text, json string }{
+		{`"`, `\"`}, {`\`, `\\`}, {"\n", `\n`}, {"\r", `\r`}, {"\t", `\t`},
+		{"\b", `\u0008`}, {"\x00", `\u0000`}, {"\x1f", `\u001f`}, {"\x7f", "\x7f"},
+		{"é", "é"}, {"€", "€"}, {"😀", "😀"},
+		{"\xed\xa0\x80", `\ud800`}, // a lone surrogate, as WTF-8
+		{"\xff", `\ufffd`}, {"\xe2\x82", `\ufffd\ufffd`},
+		{`"#`, `\"#`}, {` `, ` `}, {`]`, `]`},
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 4000 {
+		var text, want strings.Builder
+		want.WriteString(`{"String":"`)
+		for text.Len() < 40+r.IntN(400) {
+			if r.IntN(3) == 0 {
+				p := strings.Repeat("abcxyz019 ,:[]{}#!~"[r.IntN(19):][:1], 1+r.IntN(40))
+				text.WriteString(p)
+				want.WriteString(p)
+				continue
+			}
+			p := pieces[r.IntN(len(pieces))]
+			text.WriteString(p.text)
+			want.WriteString(p.json)
+		}
+		want.WriteString(`"}`)
+		pad := strings.Repeat("x", r.IntN(64)) // what dst holds already
+		got := String(text.String()).AppendJSON([]byte(pad))
+		require.Equal(t, want.String(), string(got[len(pad):]), "%q", text.String())
+	}
+}

@@ -199,16 +199,23 @@ func Specials(x uint64) uint64 {
 // bit j is set if and only if b[j] is one. Unlike Specials it marks no
 // byte falsely, so a decoder can walk the mask's bits without looking at
 // the bytes between them. b must hold at least 64 bytes.
-func SpecialsBlock(b []byte) uint64 {
+func SpecialsBlock[T []byte | string](b T) uint64 {
 	_ = b[63]
-	return gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[0:]))) |
-		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[8:])))<<8 |
-		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[16:])))<<16 |
-		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[24:])))<<24 |
-		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[32:])))<<32 |
-		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[40:])))<<40 |
-		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[48:])))<<48 |
-		gatherHighs(specialsExact(binary.LittleEndian.Uint64(b[56:])))<<56
+	return gatherHighs(specialsExact(word(b, 0))) |
+		gatherHighs(specialsExact(word(b, 8)))<<8 |
+		gatherHighs(specialsExact(word(b, 16)))<<16 |
+		gatherHighs(specialsExact(word(b, 24)))<<24 |
+		gatherHighs(specialsExact(word(b, 32)))<<32 |
+		gatherHighs(specialsExact(word(b, 40)))<<40 |
+		gatherHighs(specialsExact(word(b, 48)))<<48 |
+		gatherHighs(specialsExact(word(b, 56)))<<56
+}
+
+// word is the eight bytes of b from i, little-endian (one load).
+func word[T []byte | string](b T, i int) uint64 {
+	_ = b[i+7]
+	return uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+		uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
 }
 
 // specialsExact is Specials without false marks: each byte's tests are
