@@ -271,7 +271,9 @@ const escapeBlockMin = 96
 // them: the text before each is copied sixteen bytes at a time, and an
 // escape is written as one word from a table, so that neither costs a
 // branch on its length. A multi-byte sequence is checked and left in
-// the text to copy.
+// the text to copy, in the same lines as unescapeBlocks's: a function
+// both called, not inlined, made text with a non-ASCII letter every few
+// words 40-50 % slower.
 func appendEscapedBlocks(dst []byte, s string, i int) ([]byte, int) {
 	const block, over = 64, 32
 	// Read through a byte view of s, never written: the copies are
