@@ -1129,12 +1129,18 @@ func unescapeBlocks(dst, b []byte, i int) ([]byte, int) {
 			if in[p+1] != 'u' {
 				return dst[:n+o], i + p
 			}
-			w, next, ok := appendUEscape(out[o:o], in, p)
-			if !ok {
-				return dst[:n+o], i + p
+			if u, ok := hex4(in, p+2); ok && (u < surrHighMin || u > surrMax) {
+				// Not half a pair: the common case, without the call.
+				o += len(appendUnit(out[o:o], u))
+				src = p + 6
+			} else {
+				w, next, ok := appendUEscape(out[o:o], in, p)
+				if !ok {
+					return dst[:n+o], i + p
+				}
+				o += len(w)
+				src = next
 			}
-			o += len(w)
-			src = next
 			if src < block {
 				m &= ^uint64(0) << src
 			} else {
@@ -1174,25 +1180,23 @@ func hex4(b []byte, i int) (uint16, bool) {
 		return 0, false
 	}
 	p := b[i : i+4]
-	a, c, d, e := hexValues[p[0]], hexValues[p[1]], hexValues[p[2]], hexValues[p[3]]
-	if (a|c|d|e)&0x80 != 0 {
-		return 0, false
-	}
-	return uint16(a)<<12 | uint16(c)<<8 | uint16(d)<<4 | uint16(e), true
+	v := hexValues[p[0]]<<12 | hexValues[p[1]]<<8 | hexValues[p[2]]<<4 | hexValues[p[3]]
+	return uint16(v), v>>16 == 0
 }
 
-// hexValues is the value of each hex digit, and 0xff for any other byte.
-var hexValues = func() (t [256]byte) {
+// hexValues is the value of each hex digit, and for any other byte a bit
+// above the sixteen four digits make, wherever hex4 shifts it.
+var hexValues = func() (t [256]uint32) {
 	for c := range t {
 		switch {
 		case c >= '0' && c <= '9':
-			t[c] = byte(c - '0')
+			t[c] = uint32(c - '0')
 		case c >= 'a' && c <= 'f':
-			t[c] = byte(c - 'a' + 10)
+			t[c] = uint32(c - 'a' + 10)
 		case c >= 'A' && c <= 'F':
-			t[c] = byte(c - 'A' + 10)
+			t[c] = uint32(c - 'A' + 10)
 		default:
-			t[c] = 0xff
+			t[c] = 1 << 16
 		}
 	}
 	return t
