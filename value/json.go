@@ -187,13 +187,6 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// stringWord is the eight bytes of s from i, little-endian (one load).
-func stringWord(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-}
-
 func appendJSONString(dst []byte, s string) []byte {
 	// Room for the string and a few escapes at once: a long one appended
 	// run by run would otherwise grow dst many times, copying it each time.
@@ -208,7 +201,7 @@ func appendJSONString(dst []byte, s string) []byte {
 		// Plain ASCII a word at a time, to the next byte that may need
 		// escaping or is not ASCII.
 		for ; len(s)-i >= 8; i += 8 {
-			if m := jsonscan.Specials(stringWord(s, i)); m != 0 {
+			if m := jsonscan.Specials(jsonscan.Word(s, i)); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break
 			}

@@ -201,18 +201,19 @@ func Specials(x uint64) uint64 {
 // the bytes between them. b must hold at least 64 bytes.
 func SpecialsBlock[T []byte | string](b T) uint64 {
 	_ = b[63]
-	return gatherHighs(specialsExact(word(b, 0))) |
-		gatherHighs(specialsExact(word(b, 8)))<<8 |
-		gatherHighs(specialsExact(word(b, 16)))<<16 |
-		gatherHighs(specialsExact(word(b, 24)))<<24 |
-		gatherHighs(specialsExact(word(b, 32)))<<32 |
-		gatherHighs(specialsExact(word(b, 40)))<<40 |
-		gatherHighs(specialsExact(word(b, 48)))<<48 |
-		gatherHighs(specialsExact(word(b, 56)))<<56
+	return gatherHighs(specialsExact(Word(b, 0))) |
+		gatherHighs(specialsExact(Word(b, 8)))<<8 |
+		gatherHighs(specialsExact(Word(b, 16)))<<16 |
+		gatherHighs(specialsExact(Word(b, 24)))<<24 |
+		gatherHighs(specialsExact(Word(b, 32)))<<32 |
+		gatherHighs(specialsExact(Word(b, 40)))<<40 |
+		gatherHighs(specialsExact(Word(b, 48)))<<48 |
+		gatherHighs(specialsExact(Word(b, 56)))<<56
 }
 
-// word is the eight bytes of b from i, little-endian (one load).
-func word[T []byte | string](b T, i int) uint64 {
+// Word is the eight bytes of b from i, little-endian: one load, for a
+// string as for a []byte.
+func Word[T []byte | string](b T, i int) uint64 {
 	_ = b[i+7]
 	return uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
 		uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
