@@ -194,7 +194,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if len(s)-i >= escapeBlockMin {
+		if len(s)-i >= textBlock+textOver {
 			dst, i = appendEscapedBlocks(append(dst, s[start:i]...), s, i)
 			start = i
 		}
@@ -251,12 +251,15 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// escapeBlockMin is the most of a string appendEscapedBlocks leaves: it
-// takes 64 bytes at a time and reads up to 32 past them.
-const escapeBlockMin = 96
+// A long string is unescaped and escaped textBlock bytes at a time
+// (unescapeBlocks, appendEscapedBlocks), each block's reads and writes
+// reaching up to textOver bytes past it: an escape begun in its last
+// byte ends at most 11 bytes past it (a surrogate pair), and a copy of
+// sixteen bytes may start up to 3 past it (a multi-byte sequence).
+const textBlock, textOver = 64, 32
 
 // appendEscapedBlocks appends s from i to dst as JSON string text, 64
-// bytes at a time while s has that and more (escapeBlockMin), and stops
+// bytes at a time while s has that and textOver more, and stops
 // early at a byte that is not UTF-8, which its caller writes. It returns
 // dst and where it stopped.
 //
@@ -268,7 +271,7 @@ const escapeBlockMin = 96
 // both called, not inlined, made text with a non-ASCII letter every few
 // words 40-50 % slower.
 func appendEscapedBlocks(dst []byte, s string, i int) ([]byte, int) {
-	const block, over = 64, 32
+	const block, over = textBlock, textOver
 	// Read through a byte view of s, never written: the copies are
 	// unescapeBlocks's, loads a word at a time.
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
@@ -976,14 +979,19 @@ func (d *jsonDecoder) strSlow(start, i int) ([]byte, error) {
 
 // unescape appends the string whose text continues at d.b[i] to dst,
 // unescaped, and moves d.i (still at its opening quote) past its closing
-// quote. Most of a long string goes 64 bytes at a time (unescapeBlocks);
-// near its end, or where dst lacks room, text between escapes goes eight
-// bytes at a time: each word is written whole where dst has room and kept
-// up to its first byte that needs a look.
+// quote. Past its first 64 bytes, most of a long string goes 64 bytes at
+// a time (unescapeBlocks); before them, near its end, or where dst lacks
+// room, text between escapes goes eight bytes at a time: each word is
+// written whole where dst has room and kept up to its first byte that
+// needs a look.
 func (d *jsonDecoder) unescape(dst []byte, i int) ([]byte, error) {
 	b := d.b
 	for i < len(b) {
-		dst, i = unescapeBlocks(dst, b, i)
+		if i-d.i > textBlock {
+			// Only once the string is a block long: a short one with an
+			// escape took 6-8 % longer for a block's look past its end.
+			dst, i = unescapeBlocks(dst, b, i)
+		}
 		for len(b)-i >= 8 && cap(dst)-len(dst) >= 8 {
 			x := binary.LittleEndian.Uint64(b[i:])
 			n := len(dst)
@@ -1081,11 +1089,7 @@ func appendUEscape(dst, b []byte, i int) ([]byte, int, bool) {
 // every second one. A multi-byte sequence is checked and left in the text
 // to copy.
 func unescapeBlocks(dst, b []byte, i int) ([]byte, int) {
-	// Reads and writes stay within over bytes past the block: an escape
-	// begun in its last byte ends at most 11 bytes past it (a surrogate
-	// pair), and a copy of sixteen bytes may start up to 3 past it (a
-	// multi-byte sequence).
-	const block, over = 64, 32
+	const block, over = textBlock, textOver
 	for len(b)-i >= block+over && cap(dst)-len(dst) >= block+over {
 		in := b[i : i+block+over]
 		n := len(dst)
