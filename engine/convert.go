@@ -309,14 +309,7 @@ func guestStringBytes(s string) uint64 {
 	if i == len(s) {
 		return uint64(len(s))
 	}
-	units := uint64(i)
-	for _, r := range s[i:] {
-		units++
-		if r >= 0x10000 {
-			units++ // a surrogate pair
-		}
-	}
-	return 2 * units
+	return 2 * uint64(i+unistring.UTF16Len(s[i:]))
 }
 
 // importValue builds a guest value from a structured value.

@@ -29,28 +29,12 @@ func Scan(s string) []uint16 {
 	}
 	return nil
 unicode:
-	for _, chr := range s[utf16Size:] {
-		utf16Size++
-		if chr > 0xFFFF {
-			utf16Size++
-		}
-	}
-
-	buf := make([]uint16, utf16Size+1)
+	// mustard(unistring-utf16): counted and converted by the loops of
+	// mustard_utf16.go, which take ASCII a word at a time, instead of two
+	// range loops.
+	buf := make([]uint16, 1+utf16Size+UTF16Len(s[utf16Size:])) // mustard(unistring-utf16)
 	buf[0] = BOM
-	c := 1
-	for _, chr := range s {
-		if chr <= 0xFFFF {
-			buf[c] = uint16(chr)
-		} else {
-			first, second := utf16.EncodeRune(chr)
-			buf[c] = uint16(first)
-			c++
-			buf[c] = uint16(second)
-		}
-		c++
-	}
-
+	fillUTF16(buf[1:], s) // mustard(unistring-utf16)
 	return buf
 }
 
