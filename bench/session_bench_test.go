@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
@@ -103,6 +104,19 @@ func BenchmarkLargeAnswerResume1MB(b *testing.B) {
 func BenchmarkLargeArgsResume(b *testing.B) {
 	payloads, _ := textPayloads(LargeAnswers())
 	benchLargeResume(b, largeArgsSource, payloads)
+}
+
+// BenchmarkAccentedAnswerResume is BenchmarkLargeAnswerResume with every
+// "e" of the answers written "é", as text in most languages but English
+// has accents: the answer becomes UTF-16 in the guest, where an ASCII one
+// stays as it came.
+func BenchmarkAccentedAnswerResume(b *testing.B) {
+	answers := LargeAnswers()
+	for i, a := range answers {
+		answers[i] = strings.ReplaceAll(a, "e", "é")
+	}
+	payloads, _ := textPayloads(answers)
+	benchLargeResume(b, largeSource, payloads)
 }
 
 // BenchmarkAwaitedAnswerResume is BenchmarkLargeAnswerResume with the
