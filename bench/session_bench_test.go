@@ -111,12 +111,24 @@ func BenchmarkLargeArgsResume(b *testing.B) {
 // has accents: the answer becomes UTF-16 in the guest, where an ASCII one
 // stays as it came.
 func BenchmarkAccentedAnswerResume(b *testing.B) {
+	benchLargeResume(b, largeSource, accentedPayloads())
+}
+
+// BenchmarkAccentedArgsResume is BenchmarkLargeArgsResume with the
+// answers of BenchmarkAccentedAnswerResume: a document with accents
+// passed from one call to the next.
+func BenchmarkAccentedArgsResume(b *testing.B) {
+	benchLargeResume(b, largeArgsSource, accentedPayloads())
+}
+
+// accentedPayloads are the large answers with every "e" written "é".
+func accentedPayloads() [][]byte {
 	answers := LargeAnswers()
 	for i, a := range answers {
 		answers[i] = strings.ReplaceAll(a, "e", "é")
 	}
 	payloads, _ := textPayloads(answers)
-	benchLargeResume(b, largeSource, payloads)
+	return payloads
 }
 
 // BenchmarkAwaitedAnswerResume is BenchmarkLargeAnswerResume with the

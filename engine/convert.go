@@ -60,11 +60,13 @@ func (r *realm) exporter() *exporter {
 
 // stringBytes bounds the WTF-8 size of a guest string: its length when it
 // is ASCII, at most 3 bytes per UTF-16 unit otherwise.
+// An imported string is measured without becoming UTF-16
+// (goja.MustardLength): one the guest passes on as it came never does.
 func stringBytes(s goja.String) uint64 {
 	if goja.IsASCII(s) {
 		return uint64(s.Length())
 	}
-	return 3 * uint64(s.Length())
+	return 3 * uint64(goja.MustardLength(s))
 }
 
 // take reserves n bytes of the export's room.
@@ -256,6 +258,12 @@ func (e *exporter) plain(o *goja.Object, depth int) (value.Value, error) {
 // guestString converts a guest string to WTF-8 without losing unpaired
 // surrogates.
 func guestString(s goja.String) string {
+	if str, ok := goja.MustardUTF8(s); ok {
+		return str
+	}
+	if u := goja.MustardUTF16(s); u != nil {
+		return value.FromUTF16(u)
+	}
 	str := s.String()
 	ascii := true
 	for i := 0; i < len(str); i++ {

@@ -125,3 +125,38 @@ func (o *Object) MustardPreventExtensions() {
 // MustardPutDataKey is MustardPutData for a key a Go string cannot hold
 // (a string with an unpaired surrogate).
 func (o *Object) MustardPutDataKey(key String, v Value) { o.putData(key.string(), v) }
+
+// MustardUTF8 returns the text of s as the Go string an export makes of
+// it, when s holds it already: an ASCII string, or an imported one whose
+// text is well-formed UTF-8 (which its UTF-16 units, written back as
+// UTF-8, give again). An answer the guest passes on to its next call then
+// crosses back without becoming UTF-16 and back. False for any other.
+func MustardUTF8(s String) (string, bool) {
+	switch s := s.(type) {
+	case asciiString:
+		return string(s), true
+	case *importedString:
+		if s.scanned && s.u == nil || utf8.ValidString(s.s) {
+			return s.s, true
+		}
+	}
+	return "", false
+}
+
+// MustardUTF16 returns the UTF-16 units of s without a copy, for reading
+// only, when s holds them as such; nil for any other string.
+func MustardUTF16(s String) []uint16 {
+	if u, ok := s.(unicodeString); ok {
+		return u[1:]
+	}
+	return nil
+}
+
+// MustardLength is s.Length() without making an imported string UTF-16
+// to learn it: the units are counted from its text instead.
+func MustardLength(s String) int {
+	if i, ok := s.(*importedString); ok && !i.scanned {
+		return unistring.UTF16Len(i.s)
+	}
+	return s.Length()
+}

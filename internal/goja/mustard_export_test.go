@@ -1,6 +1,11 @@
 package goja
 
-import "testing"
+import (
+	"slices"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+)
 
 func TestMustardOwnReads(t *testing.T) {
 	r := New()
@@ -116,6 +121,56 @@ func TestMustardNewObjectAndString(t *testing.T) {
 		}
 		if r.ToValue(s).StrictEquals(r.MustardString(s + "x")) {
 			t.Errorf("%q: equal to a longer string", s)
+		}
+	}
+}
+
+// MustardUTF8, MustardUTF16 and MustardLength give what the units of a
+// string give, for every kind of string, and leave an imported string as
+// it was: one passed on is never made UTF-16.
+func TestMustardTextWithoutUTF16(t *testing.T) {
+	r := New()
+	texts := []string{
+		"plain ASCII, longer than sixteen bytes", "short", "é", "café au lait, longer than sixteen bytes",
+		"日本語のテキスト、長い文字列です", "😀 an emoji, longer than sixteen bytes",
+		"\xff\xfe not UTF-8, longer than sixteen bytes", "\xed\xa0\x80 a lone surrogate as WTF-8, long",
+	}
+	units := func(s String) []uint16 {
+		u := make([]uint16, s.Length())
+		for i := range u {
+			u[i] = s.CharAt(i)
+		}
+		return u
+	}
+	for _, text := range texts {
+		forms := map[string]func() String{
+			"ToValue":        func() String { return r.ToValue(text).(String) },
+			"newStringValue": func() String { return newStringValue(text) },
+		}
+		if _, ok := r.MustardStringUTF8(text); ok {
+			forms["MustardStringUTF8"] = func() String { v, _ := r.MustardStringUTF8(text); return v.(String) }
+		}
+		for name, form := range forms {
+			want := units(form())
+			v := form()
+			imp, _ := v.(*importedString)
+			scanned := imp != nil && imp.scanned
+			if got := MustardLength(v); got != len(want) {
+				t.Errorf("%s(%q): MustardLength %d, want %d", name, text, got, len(want))
+			}
+			if s, ok := MustardUTF8(v); ok {
+				if !utf8.ValidString(s) || !slices.Equal(utf16.Encode([]rune(s)), want) {
+					t.Errorf("%s(%q): MustardUTF8 %q, not its units", name, text, s)
+				}
+			} else if utf8.ValidString(text) && imp != nil {
+				t.Errorf("%s(%q): an imported string of UTF-8 not taken as it is", name, text)
+			}
+			if u := MustardUTF16(v); u != nil && !slices.Equal(u, want) {
+				t.Errorf("%s(%q): MustardUTF16 %x, want %x", name, text, u, want)
+			}
+			if imp != nil && imp.scanned != scanned {
+				t.Errorf("%s(%q): made UTF-16 by the reads", name, text)
+			}
 		}
 	}
 }
