@@ -1,6 +1,7 @@
 package goja
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 	"unicode/utf16"
@@ -174,3 +175,67 @@ func TestMustardTextWithoutUTF16(t *testing.T) {
 		}
 	}
 }
+
+// An imported string's length is its units' count, read without making it
+// UTF-16 unless it is all ASCII (scanned then, as before: no copy), and
+// the same after it is scanned.
+func TestImportedLengthWithoutUnits(t *testing.T) {
+	for _, text := range []string{
+		"café au lait, longer than sixteen bytes", "日本語のテキスト、長い文字列です", "😀 an emoji, longer than sixteen bytes",
+		"\xff\xfe ill-formed, longer than sixteen", "\xff\xfe", "plain ASCII, longer than sixteen bytes", "",
+	} {
+		want := len(utf16.Encode([]rune(text)))
+		s := &importedString{s: text}
+		for range 2 {
+			if got := s.Length(); got != want {
+				t.Errorf("%q: length %d, want %d", text, got, want)
+			}
+		}
+		// Scanned when a unit a byte: ASCII, or bytes each a U+FFFD.
+		if s.scanned != (want == len(text)) {
+			t.Errorf("%q: scanned %v after its length", text, s.scanned)
+		}
+		s.ensureScanned()
+		if got := s.Length(); got != want {
+			t.Errorf("%q: length %d once scanned, want %d", text, got, want)
+		}
+	}
+}
+
+// Property reads on an imported string that is not scanned (through the
+// wrapper that holds it as it is) give what they give on the same text
+// made by the guest, and its length leaves it unscanned.
+func TestImportedStringPropertyReads(t *testing.T) {
+	const reads = `[s.length, s[0], s[3], s[s.length - 1], s[100000], s.charCodeAt(3), s.codePointAt(0),
+		s.slice(2, 5), s.split("").length, [...s].length, s.indexOf("é"), s.at(-1), s.hasOwnProperty("length"),
+		s.hasOwnProperty(2), "length" in Object(s), s.length + "abc".length + s.length, typeof s, s.constructor === String,
+		Object.getOwnPropertyNames(Object(s)).length, s.toUpperCase().length, JSON.stringify(s).length]`
+	for _, text := range []string{
+		"café au lait, longer than sixteen bytes", "日本語のテキスト、長い文字列です", "😀 an emoji, longer than sixteen bytes",
+		"plain ASCII, longer than sixteen bytes",
+	} {
+		r := New()
+		lit, err := r.RunString("JSON.stringify((s => " + reads + ")(" + strconvQuote(text) + "))")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := r.MustardStringUTF8(text)
+		imp := v.(*importedString)
+		r.Set("s", v)
+		if n, err := r.RunString("s.length"); err != nil || n.ToInteger() != int64(len(utf16.Encode([]rune(text)))) {
+			t.Fatalf("%q: length %v, %v", text, n, err)
+		}
+		if ascii := len(utf16.Encode([]rune(text))) == len(text); imp.scanned != ascii {
+			t.Errorf("%q: scanned %v after its length", text, imp.scanned)
+		}
+		got, err := r.RunString("JSON.stringify(" + reads + ")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != lit.String() {
+			t.Errorf("%q: imported %s, literal %s", text, got, lit)
+		}
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -26,6 +26,7 @@ type importedString struct {
 	u unicodeString
 
 	scanned bool
+	units   int // mustard(lazy-length): 1 + the UTF-16 length counted from s while it is not scanned (0: not counted)
 }
 
 func (i *importedString) scan() {
@@ -133,6 +134,15 @@ func (i *importedString) ExportType() reflect.Type {
 }
 
 func (i *importedString) baseObject(r *Runtime) *Object {
+	// mustard(lazy-length): the wrapper of a property read holds the
+	// string as it is, which its length does not scan (Length); what
+	// reads its units scans it then.
+	if !i.scanned { // mustard(lazy-length)
+		ss := r.getStringSingleton() // mustard(lazy-length)
+		ss.value = i                 // mustard(lazy-length)
+		ss.setLength()               // mustard(lazy-length)
+		return ss.val                // mustard(lazy-length)
+	} // mustard(lazy-length)
 	i.ensureScanned()
 	if i.u != nil {
 		return i.u.baseObject(r)
@@ -157,6 +167,19 @@ func (i *importedString) CharAt(idx int) uint16 {
 }
 
 func (i *importedString) Length() int {
+	// mustard(lazy-length): a string with characters beyond ASCII is
+	// measured from its text, once, and becomes UTF-16 only for what
+	// needs its units (an answer whose length the guest reads never
+	// does). One all ASCII is scanned as upstream does (no copy), so
+	// that it is the ASCII kind the charges look for.
+	if !i.scanned { // mustard(lazy-length)
+		if i.units == 0 { // mustard(lazy-length)
+			i.units = 1 + unistring.UTF16Len(i.s) // mustard(lazy-length)
+		} // mustard(lazy-length)
+		if i.units-1 != len(i.s) { // mustard(lazy-length)
+			return i.units - 1 // mustard(lazy-length)
+		} // mustard(lazy-length)
+	} // mustard(lazy-length)
 	i.ensureScanned()
 	if i.u != nil {
 		return i.u.Length()
