@@ -60,13 +60,13 @@ func (r *realm) exporter() *exporter {
 
 // stringBytes bounds the WTF-8 size of a guest string: its length when it
 // is ASCII, at most 3 bytes per UTF-16 unit otherwise.
-// An imported string is measured without becoming UTF-16
-// (goja.MustardLength): one the guest passes on as it came never does.
+// An imported string answers its length without becoming UTF-16: one the
+// guest passes on as it came never does.
 func stringBytes(s goja.String) uint64 {
 	if goja.IsASCII(s) {
 		return uint64(s.Length())
 	}
-	return 3 * uint64(goja.MustardLength(s))
+	return 3 * uint64(s.Length())
 }
 
 // take reserves n bytes of the export's room.

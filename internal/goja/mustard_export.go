@@ -106,13 +106,16 @@ func (r *Runtime) MustardStringUTF8(s string) (Value, bool) {
 		}
 		return &importedString{s: s, scanned: true}, true
 	}
-	if !utf8.ValidString(s[k:]) {
+	// One pass checks the rest and counts its units: the guest's length
+	// of it needs no other (importedString.Length).
+	n, valid := unistring.UTF16LenValid(s[k:])
+	if !valid {
 		return nil, false
 	}
 	if len(s) <= 16 {
 		return &importedString{s: s, u: unistring.Scan(s), scanned: true}, true
 	}
-	return &importedString{s: s}, true
+	return &importedString{s: s, units: 1 + k + n}, true
 }
 
 // MustardPreventExtensions makes an object the embedder built
@@ -150,13 +153,4 @@ func MustardUTF16(s String) []uint16 {
 		return u[1:]
 	}
 	return nil
-}
-
-// MustardLength is s.Length() without making an imported string UTF-16
-// to learn it: the units are counted from its text instead.
-func MustardLength(s String) int {
-	if i, ok := s.(*importedString); ok && !i.scanned {
-		return unistring.UTF16Len(i.s)
-	}
-	return s.Length()
 }

@@ -7,7 +7,14 @@ import "unicode/utf8"
 // is one U+FFFD), two above. Runs of ASCII are counted eight bytes at a
 // time, and two- and three-byte sequences in line.
 func UTF16Len(s string) int {
-	n, i := 0, 0
+	n, _ := UTF16LenValid(s)
+	return n
+}
+
+// UTF16LenValid is UTF16Len, and whether s is well-formed UTF-8 (as
+// utf8.ValidString tells), from the same pass.
+func UTF16LenValid(s string) (int, bool) {
+	n, i, valid := 0, 0, true
 	for i < len(s) {
 		c := s[i]
 		switch {
@@ -26,10 +33,12 @@ func UTF16Len(s string) int {
 			n, i = n+1, i+w
 			if r > 0xFFFF {
 				n++
+			} else if r == utf8.RuneError && w == 1 {
+				valid = false
 			}
 		}
 	}
-	return n
+	return n, valid
 }
 
 // fillUTF16 writes s as UTF-16 into buf, which holds UTF16Len(s) units:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // scanRef is Scan as upstream wrote it: two range loops.
@@ -25,6 +26,9 @@ func checkScan(t *testing.T, s string) {
 	}
 	if got, want := UTF16Len(s), len(utf16.Encode([]rune(s))); got != want {
 		t.Fatalf("UTF16Len(%q) = %d, want %d", s, got, want)
+	}
+	if _, valid := UTF16LenValid(s); valid != utf8.ValidString(s) {
+		t.Fatalf("UTF16LenValid(%q): valid %v", s, valid)
 	}
 }
 
