@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mustard-sidecar/mustard-sidecar/engine"
@@ -64,8 +65,21 @@ func failure(id uint64, err error) Response {
 
 // appendString writes a JSON string. Text from the guest is WTF-8: an
 // unpaired surrogate is written as its \u escape, any other invalid byte as
-// U+FFFD, so the output is always valid JSON in valid UTF-8.
+// U+FFFD, so the output is always valid JSON in valid UTF-8. U+2028 and
+// U+2029 are escaped too. A string without them (nearly every one) is
+// written by value.AppendJSONText, which writes the rest the same way
+// and takes a long string (a page of console output) a block at a time,
+// four times as fast as the loop below.
 func appendString(b []byte, s string) []byte {
+	if !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029") {
+		return value.AppendJSONText(b, s)
+	}
+	return appendStringSeparators(b, s)
+}
+
+// appendStringSeparators is appendString a byte at a time, for a string
+// with U+2028 or U+2029.
+func appendStringSeparators(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); {

@@ -187,6 +187,12 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendJSONText appends s as a JSON string, as a value's text is written
+// (AppendJSON): an unpaired surrogate (WTF-8) as its \u escape, a byte
+// that is not UTF-8 as \ufffd, anything else that JSON allows raw as it
+// is. A long string is escaped a block at a time.
+func AppendJSONText(dst []byte, s string) []byte { return appendJSONString(dst, s) }
+
 func appendJSONString(dst []byte, s string) []byte {
 	// Room for the string and a few escapes at once: a long one appended
 	// run by run would otherwise grow dst many times, copying it each time.
