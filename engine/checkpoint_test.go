@@ -668,3 +668,34 @@ total + kept[0].length + kept[1].r.length;
 	require.Len(t, steps, 9)
 	require.Positive(t, checkpoints)
 }
+
+// A guest measuring notes with accents (their length answered without
+// their units), joining and normalizing them and keeping the last across
+// suspensions resumes cold from each, journal or checkpoint, as it ran
+// hot: the same steps, meter readings and bytes. The pages between the
+// notes make the journal worth a checkpoint that holds a measured note.
+func TestCheckpointsContinueWithMeasuredText(t *testing.T) {
+	const src = `
+let prev = "";
+let n = 0;
+for (let i = 0; i < 8; i++) {
+  const answer = fetch_page(i);
+  if (i % 2 === 0) {
+    n += (prev + answer).normalize().length;
+    n += answer.length;
+    prev = answer;
+  } else {
+    n += answer.length;
+  }
+}
+n;
+`
+	answer := func(i int) Payload {
+		if i%2 == 1 {
+			return pageAnswer(i)
+		}
+		note := strings.Repeat(fmt.Sprintf("note %d: café, crème brûlée. ", i), 10)
+		return Payload{Outcome: snapshot.Outcome{Value: value.String(note)}}
+	}
+	continueAsHot(t, src, answer, 8, 3)
+}

@@ -241,3 +241,31 @@ func TestImportedStringPropertyReads(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// Strings whose length was answered without their units join as they
+// would have once scanned (upstream scanned them at their length), and
+// unmeasured ones as imported text, as before: the form a join gives, on
+// which charges depend, is what it was.
+func TestMeasuredStringsJoinAsScanned(t *testing.T) {
+	r := New()
+	pair := func() (String, String) {
+		a, _ := r.MustardStringUTF8("a note with accents: café, crème brûlée")
+		b, _ := r.MustardStringUTF8("another note with accents: déjà vu, naïve")
+		return a.(String), b.(String)
+	}
+	a, b := pair()
+	if _, ok := a.Concat(b).(*importedString); !ok {
+		t.Errorf("unmeasured: joined as %T", a.Concat(b))
+	}
+	for _, measure := range []string{"left", "right"} {
+		a, b := pair()
+		if measure == "left" {
+			a.Length()
+		} else {
+			b.Length()
+		}
+		if _, ok := a.Concat(b).(unicodeString); !ok {
+			t.Errorf("%s measured: joined as %T", measure, a.Concat(b))
+		}
+	}
+}

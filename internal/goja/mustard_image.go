@@ -645,7 +645,7 @@ func (w *imageWriter) value(v Value) {
 		}
 		w.imported[v] = uint64(len(w.imported) + 1)
 		w.out = append(w.out, imgImported)
-		if v.scanned {
+		if v.scanned || v.measured { // read back scanned, as it would have been
 			w.out = append(w.out, 1)
 		} else {
 			w.out = append(w.out, 0)

@@ -26,7 +26,13 @@ type importedString struct {
 	u unicodeString
 
 	scanned bool
-	units   int // mustard(lazy-length): 1 + the UTF-16 length counted from s while it is not scanned (0: not counted)
+	// mustard(lazy-length): measured is a length answered from units,
+	// where upstream would have scanned the string: what depends on
+	// whether it was scanned (the form Concat gives, a heap image's
+	// record) takes it as scanned, so that the charges that depend on
+	// the form stay as they were.
+	measured bool // mustard(lazy-length)
+	units    int  // mustard(lazy-length): 1 + the UTF-16 length counted from s while it is not scanned (0: not counted)
 }
 
 func (i *importedString) scan() {
@@ -177,6 +183,7 @@ func (i *importedString) Length() int {
 			i.units = 1 + unistring.UTF16Len(i.s) // mustard(lazy-length)
 		} // mustard(lazy-length)
 		if i.units-1 != len(i.s) { // mustard(lazy-length)
+			i.measured = true  // mustard(lazy-length)
 			return i.units - 1 // mustard(lazy-length)
 		} // mustard(lazy-length)
 	} // mustard(lazy-length)
@@ -189,8 +196,8 @@ func (i *importedString) Length() int {
 
 func (i *importedString) Concat(v String) String {
 	if !i.scanned {
-		if v, ok := v.(*importedString); ok {
-			if !v.scanned {
+		if v, ok := v.(*importedString); ok && !i.measured { // mustard(lazy-length): measured counts as scanned
+			if !v.scanned && !v.measured { // mustard(lazy-length)
 				return &importedString{s: i.s + v.s}
 			}
 		}
