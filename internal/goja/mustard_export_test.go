@@ -2,6 +2,7 @@ package goja
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 	"unicode/utf16"
@@ -266,6 +267,29 @@ func TestMeasuredStringsJoinAsScanned(t *testing.T) {
 		}
 		if _, ok := a.Concat(b).(unicodeString); !ok {
 			t.Errorf("%s measured: joined as %T", measure, a.Concat(b))
+		}
+	}
+}
+
+// A property read wraps an imported string not yet scanned as upstream
+// does when it is all ASCII (an ASCII string: its length scans it, with
+// no copy), and as it is when it is not (its length leaves it unscanned).
+func TestImportedStringWrappers(t *testing.T) {
+	for text, want := range map[string]string{
+		"plain ASCII, longer than sixteen bytes":  "goja.asciiString",
+		"café au lait, longer than sixteen bytes": "*goja.importedString",
+	} {
+		r := New()
+		v := r.ToValue(text)
+		if imp, ok := v.(*importedString); !ok || imp.scanned {
+			t.Fatalf("%q: imported as %T, scanned", text, v)
+		}
+		r.Set("s", v)
+		if _, err := r.RunString("s.length"); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%T", r.stringSingleton.value); got != want {
+			t.Errorf("%q: wrapped as %s, want %s", text, got, want)
 		}
 	}
 }

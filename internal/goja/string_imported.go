@@ -140,9 +140,13 @@ func (i *importedString) ExportType() reflect.Type {
 }
 
 func (i *importedString) baseObject(r *Runtime) *Object {
-	// mustard(lazy-length): the wrapper of a property read holds the
-	// string as it is, which its length does not scan (Length); what
-	// reads its units scans it then.
+	// mustard(lazy-length): the wrapper of a property read holds a
+	// string beyond ASCII as it is, which its length does not scan
+	// (Length); what reads its units scans it then. One all ASCII is
+	// scanned by its length (no copy) and wrapped as upstream wraps it.
+	if !i.scanned { // mustard(lazy-length)
+		i.Length() // mustard(lazy-length)
+	} // mustard(lazy-length)
 	if !i.scanned { // mustard(lazy-length)
 		ss := r.getStringSingleton() // mustard(lazy-length)
 		ss.value = i                 // mustard(lazy-length)
