@@ -564,11 +564,13 @@ func (in *instrumenter) walkIdents(v reflect.Value, f func(*ast.Identifier)) {
 			in.walkIdents(v.Elem(), f)
 		}
 	case reflect.Struct:
-		if v.Type() == fileType {
+		t := v.Type()
+		info := astFieldsOf(t)
+		if info.skip {
 			return
 		}
 		if v.CanAddr() {
-			key := visitKey{v.Type(), v.Addr().Pointer()}
+			key := visitKey{t, v.Addr().Pointer()}
 			if in.seen[key] {
 				return
 			}
@@ -577,10 +579,8 @@ func (in *instrumenter) walkIdents(v reflect.Value, f func(*ast.Identifier)) {
 				f(id)
 			}
 		}
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				in.walkIdents(v.Field(i), f)
-			}
+		for _, i := range info.fields {
+			in.walkIdents(v.Field(i), f)
 		}
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {

@@ -82,7 +82,7 @@ type instrumenter struct {
 }
 
 func newInstrumenter(src string) *instrumenter {
-	return &instrumenter{src: src, seen: map[visitKey]bool{}}
+	return &instrumenter{src: src, seen: make(map[visitKey]bool, seenHint(src))}
 }
 
 func (in *instrumenter) add(at int, text string, close bool) {
@@ -308,7 +308,9 @@ func (in *instrumenter) walk(v reflect.Value) {
 			in.walk(v.Elem())
 		}
 	case reflect.Struct:
-		if v.Type() == fileType {
+		t := v.Type()
+		info := astFieldsOf(t)
+		if info.skip {
 			return
 		}
 		// Nodes are pointers in goja's tree (or structs embedded by value in
@@ -316,19 +318,17 @@ func (in *instrumenter) walk(v reflect.Value) {
 		if v.CanAddr() {
 			// The tree shares nodes (declaration lists repeat bindings), so
 			// each node is instrumented once.
-			key := visitKey{v.Type(), v.Addr().Pointer()}
+			key := visitKey{t, v.Addr().Pointer()}
 			if in.seen[key] {
 				return
 			}
 			in.seen[key] = true
-			if v.Addr().Type().Implements(nodeType) {
+			if info.node {
 				in.visit(v.Addr().Interface().(ast.Node))
 			}
 		}
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				in.walk(v.Field(i))
-			}
+		for _, i := range info.fields {
+			in.walk(v.Field(i))
 		}
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {

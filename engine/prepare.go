@@ -62,7 +62,7 @@ func prepareWith(source string, bound *compileMemory, opts []parser.Option, comp
 	if completion != nil {
 		base = len(tlaOpen)
 	}
-	in := &instrumenter{src: text, seen: map[visitKey]bool{}, checkOnly: true, refuseEval: compiling, evalAt: -1}
+	in := &instrumenter{src: text, seen: make(map[visitKey]bool, seenHint(text)), checkOnly: true, refuseEval: compiling, evalAt: -1}
 	in.walk(reflect.ValueOf(prg))
 	if err := in.validate(true, base); err != nil {
 		return nil, lineMap{}, err
