@@ -43,14 +43,17 @@ func TestDriver(t *testing.T) {
 		largeLastRow:                  5,
 		largeColdRow:                  1,
 		largeWarmRow:                  1,
+		largeLabel + freshSuffix:      1,
 		structuredLabel + firstSuffix: 5,
 		structuredLabel + lastSuffix:  5,
 		structuredLabel + coldSuffix:  1,
 		structuredLabel + warmSuffix:  1,
+		structuredLabel + freshSuffix: 1,
 		awaitedLabel + firstSuffix:    5,
 		awaitedLabel + lastSuffix:     5,
 		awaitedLabel + coldSuffix:     1,
 		awaitedLabel + warmSuffix:     1,
+		awaitedLabel + freshSuffix:    1,
 		hugeRow:                       hugeCalls - 1,
 	}
 	ws, err := LoadWorkloads()

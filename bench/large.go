@@ -247,6 +247,7 @@ const (
 	lastSuffix  = ", delta delivery: round trips 35–39"
 	coldSuffix  = ": cold resume of the last suspension, staged upload + resume"
 	warmSuffix  = ": the same replayed by the serving process"
+	freshSuffix = ": the same cold resume, the peer in a fresh Node process too"
 
 	largeLabel      = "40 × 50 KB answers"
 	structuredLabel = "40 × 50 KB structured answers"
@@ -305,6 +306,11 @@ func (o *ours) largeRound(rep *Report, p largeProgram, n int) error {
 		c.Ours = append(c.Ours, cold)
 		wr := rep.row(p.label+warmSuffix, p.key+"/cold")
 		wr.Ours = append(wr.Ours, warm)
+		// Like for like: the reference's cold resume in a process of its
+		// own as well (peer.freshResumes), beside the same fresh-process
+		// figure of ours.
+		fr := rep.row(p.label+freshSuffix, p.key+"/fresh")
+		fr.Ours = append(fr.Ours, cold)
 		rep.note(p.key+"/ours", fmt.Sprintf("%s, ours: final snapshot %d bytes for %d answer bytes (%.0f%%); cold resume via stage gives the hot run's value %s",
 			p.label, len(run.final), run.answerBytes, 100*float64(len(run.final))/float64(run.answerBytes), run.value))
 	}

@@ -25,6 +25,8 @@ type peer struct {
 	lines  chan []byte
 	stderr *bytes.Buffer
 	info   string
+
+	node, dir string // for the fresh processes of freshResumes
 }
 
 // peerDir is bench/peer in the source tree.
@@ -103,7 +105,7 @@ func spawnPeer(cfg Config) (*peer, string) {
 	}
 	cmd := exec.Command(node, "peer.js")
 	cmd.Dir = dir
-	p := &peer{cmd: cmd, lines: make(chan []byte, 1), stderr: &bytes.Buffer{}}
+	p := &peer{cmd: cmd, lines: make(chan []byte, 1), stderr: &bytes.Buffer{}, node: node, dir: dir}
 	cmd.Stderr = p.stderr
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err.Error()
@@ -194,9 +196,23 @@ func (p *peer) round(rep *Report, cfg Config, round int, workloads []*Workload) 
 	var reply struct {
 		Samples map[string][]int64 `json:"samples"`
 		Notes   map[string]string  `json:"notes"`
+		Fresh   map[string]string  `json:"fresh"` // a large program's last dump, for freshResumes
 	}
 	if err := p.exchange(cmd, &reply, 3*time.Minute); err != nil {
 		return err
+	}
+	n := share(cfg.Large, round, cfg.Rounds)
+	for key, line := range reply.Fresh {
+		if n == 0 || line == "" {
+			continue
+		}
+		d, err := p.freshResumes(line, n)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		for _, x := range d {
+			reply.Samples[key+"/fresh"] = append(reply.Samples[key+"/fresh"], int64(x))
+		}
 	}
 	if rep.peer == nil {
 		rep.peer = map[string][]time.Duration{}
@@ -218,4 +234,71 @@ func nonNil(steps []int) []int {
 		return []int{}
 	}
 	return steps
+}
+
+// freshResumes resumes a large program's last suspension n times, each in
+// a Node process of its own (peer/fresh.js), timed as the sidecar's fresh
+// process is: from the request written, once the process has said it is
+// ready (the package loaded), to its answer read. line is peer.js's
+// encoding of the dump and the answer.
+func (p *peer) freshResumes(line string, n int) ([]time.Duration, error) {
+	var out []time.Duration
+	for range n {
+		d, err := p.freshResume(line)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func (p *peer) freshResume(line string) (time.Duration, error) {
+	cmd := exec.Command(p.node, "fresh.js")
+	cmd.Dir = p.dir
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting node: %v", err)
+	}
+	defer func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	}()
+	r := bufio.NewReader(stdout)
+	readReply := func() (map[string]any, error) {
+		b, err := r.ReadBytes('\n')
+		if err != nil {
+			_ = stdin.Close()
+			_ = cmd.Wait()
+			return nil, fmt.Errorf("fresh peer: %v: %s", err, lastLine(stderr.Bytes()))
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("fresh peer: bad reply %.200q", b)
+		}
+		if e, ok := m["error"].(string); ok {
+			return nil, fmt.Errorf("fresh peer: %s", e)
+		}
+		return m, nil
+	}
+	if _, err := readReply(); err != nil { // ready
+		return 0, err
+	}
+	t0 := time.Now()
+	if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+		return 0, fmt.Errorf("fresh peer: %v", err)
+	}
+	if _, err := readReply(); err != nil {
+		return 0, err
+	}
+	return time.Since(t0), nil
 }

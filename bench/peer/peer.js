@@ -175,6 +175,7 @@ function large(n, program, answers, label, answerBytes) {
   const last = [];
   const cold = [];
   let note = '';
+  let fresh = '';
   const start = () => program.start({ capabilities: S.largeCap, limits: {}, snapshotKey: S.key });
   for (let r = 0; r < n; r++) {
     let p = start();
@@ -201,8 +202,20 @@ function large(n, program, answers, label, answerBytes) {
     const total = answers.reduce((a, s) => a + answerBytes(s), 0);
     const size = dumped.snapshot.length;
     note = `${label}, peer: final snapshot ${size} bytes for ${total} answer bytes (${Math.round((100 * size) / total)}%); cold resume of the dump gives the hot run's value ${hot}`;
+    if (r === n - 1) fresh = encodeFresh(dumped, answers[answers.length - 1], hot);
   }
-  return { first, last, cold, note };
+  return { first, last, cold, note, fresh };
+}
+
+// encodeFresh is the line fresh.js reads: a dump, the answer to resume it
+// with and the value the hot run completed with. The dump's buffers go
+// as base64 (a Buffer's own JSON is an array of numbers).
+function encodeFresh(dump, answer, want) {
+  const cmd = { dump, answer, want, key: S.key, capabilities: Object.keys(S.largeCap) };
+  return JSON.stringify(cmd, function (k, v) {
+    const raw = this[k];
+    return Buffer.isBuffer(raw) ? { b64: raw.toString('base64') } : v;
+  });
 }
 
 // huge runs the 6 × 880 KB answers program n times, timing the five
@@ -237,6 +250,7 @@ function round(cmd) {
   }
   for (const k of cmd.cold_steps) samples[`cold/${k}`] = cold(k, cmd.cold);
   const notes = {};
+  const fresh = {};
   if (cmd.large > 0) {
     const programs = [
       ['large', S.large, S.largeAnswers, '40 × 50 KB answers', (s) => s.length],
@@ -249,12 +263,13 @@ function round(cmd) {
       samples[`${key}/last`] = l.last;
       samples[`${key}/cold`] = l.cold;
       notes[`${key}/peer`] = l.note;
+      fresh[key] = l.fresh;
     }
     const h = huge(cmd.large);
     samples.huge = h.rts;
     notes['huge/peer'] = h.note;
   }
-  return { samples, notes };
+  return { samples, notes, fresh };
 }
 
 // loadCatalog evaluates a gallery catalog as a CommonJS module whatever its
