@@ -10,18 +10,7 @@ import (
 // under the keys of the rows that compare them. Like TestWorkloadsPeer it
 // needs Node and an installed peer.
 func TestPeerFreshResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
-	requirePeer(t)
-	ws, err := LoadWorkloads()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, reason := startPeer(Config{}, ws)
-	if p == nil {
-		t.Fatal(reason)
-	}
+	p, ws := startTestPeer(t)
 	defer p.close()
 	rep := &Report{}
 	if err := p.round(rep, Config{Rounds: 1, Large: 1}, 0, ws); err != nil {

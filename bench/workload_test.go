@@ -76,6 +76,14 @@ func TestWorkloadModes(t *testing.T) {
 // too, as the driver does before measuring it. It needs Node and an
 // installed peer (bench/peer/node_modules); it never installs one.
 func TestWorkloadsPeer(t *testing.T) {
+	p, _ := startTestPeer(t)
+	p.close()
+}
+
+// startTestPeer starts the peer with the workloads, or skips the test
+// (short, or no Node and installed peer here).
+func startTestPeer(t *testing.T) (*peer, []*Workload) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -88,7 +96,7 @@ func TestWorkloadsPeer(t *testing.T) {
 	if p == nil {
 		t.Fatal(reason)
 	}
-	p.close()
+	return p, ws
 }
 
 // requirePeer skips the test unless Node and an installed peer are here.

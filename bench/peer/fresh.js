@@ -8,15 +8,8 @@
 // was the hot run's.
 const readline = require('readline');
 
-const reply = (v) => process.stdout.write(JSON.stringify(v) + '\n');
+const { reply, api } = require('./reference');
 
-let api;
-try {
-  api = require('mustardscript');
-} catch (e) {
-  reply({ error: `cannot load mustardscript: ${e.message}` });
-  process.exit(1);
-}
 const { Progress } = api;
 
 // A dump's buffers travel as {"b64": "..."} (peer.js, encodeFresh): the

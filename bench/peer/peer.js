@@ -8,15 +8,8 @@ const Module = require('module');
 const path = require('path');
 const readline = require('readline');
 
-const reply = (v) => process.stdout.write(JSON.stringify(v) + '\n');
+const { reply, api } = require('./reference');
 
-let api;
-try {
-  api = require('mustardscript');
-} catch (e) {
-  reply({ error: `cannot load mustardscript: ${e.message}` });
-  process.exit(1);
-}
 const { Mustard, Progress } = api;
 const version = JSON.parse(
   fs.readFileSync(path.join(__dirname, 'node_modules', 'mustardscript', 'package.json'), 'utf8'),
