@@ -181,6 +181,7 @@ func (p *peer) close() {
 // round runs the peer's share of one round; its samples are keyed like
 // Row.PeerKey.
 func (p *peer) round(rep *Report, cfg Config, round int, workloads []*Workload) error {
+	large := share(cfg.Large, round, cfg.Rounds)
 	cmd := map[string]any{
 		"cmd":           "round",
 		"hot":           share(cfg.Hot, round, cfg.Rounds),
@@ -191,7 +192,7 @@ func (p *peer) round(rep *Report, cfg Config, round int, workloads []*Workload) 
 		"cold_steps":    nonNil(cfg.ColdSteps),
 		"history":       share(cfg.History, round, cfg.Rounds),
 		"history_steps": nonNil(cfg.HistorySteps),
-		"large":         share(cfg.Large, round, cfg.Rounds),
+		"large":         large,
 	}
 	var reply struct {
 		Samples map[string][]int64 `json:"samples"`
@@ -200,19 +201,6 @@ func (p *peer) round(rep *Report, cfg Config, round int, workloads []*Workload) 
 	}
 	if err := p.exchange(cmd, &reply, 3*time.Minute); err != nil {
 		return err
-	}
-	n := share(cfg.Large, round, cfg.Rounds)
-	for key, line := range reply.Fresh {
-		if n == 0 || line == "" {
-			continue
-		}
-		d, err := p.freshResumes(line, n)
-		if err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		for _, x := range d {
-			reply.Samples[key+"/fresh"] = append(reply.Samples[key+"/fresh"], int64(x))
-		}
 	}
 	if rep.peer == nil {
 		rep.peer = map[string][]time.Duration{}
@@ -224,6 +212,16 @@ func (p *peer) round(rep *Report, cfg Config, round int, workloads []*Workload) 
 		for _, n := range ns {
 			rep.peer[k] = append(rep.peer[k], time.Duration(n))
 		}
+	}
+	for key, line := range reply.Fresh {
+		if line == "" {
+			continue
+		}
+		d, err := p.freshResumes(line, large)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		rep.peer[key+"/fresh"] = append(rep.peer[key+"/fresh"], d...)
 	}
 	return nil
 }
@@ -254,7 +252,10 @@ func (p *peer) freshResumes(line string, n int) ([]time.Duration, error) {
 }
 
 func (p *peer) freshResume(line string) (time.Duration, error) {
-	cmd := exec.Command(p.node, "fresh.js")
+	// A process that never answers is killed, and its reply read fails.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.node, "fresh.js")
 	cmd.Dir = p.dir
 	stderr := &bytes.Buffer{}
 	cmd.Stderr = stderr
@@ -269,35 +270,43 @@ func (p *peer) freshResume(line string) (time.Duration, error) {
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("starting node: %v", err)
 	}
-	defer func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	}()
-	r := bufio.NewReader(stdout)
-	readReply := func() (map[string]any, error) {
-		b, err := r.ReadBytes('\n')
-		if err != nil {
+	// end closes its input and waits for it, once: its stderr is complete
+	// only then.
+	ended := false
+	end := func() {
+		if !ended {
+			ended = true
 			_ = stdin.Close()
 			_ = cmd.Wait()
-			return nil, fmt.Errorf("fresh peer: %v: %s", err, lastLine(stderr.Bytes()))
 		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("fresh peer: bad reply %.200q", b)
-		}
-		if e, ok := m["error"].(string); ok {
-			return nil, fmt.Errorf("fresh peer: %s", e)
-		}
-		return m, nil
 	}
-	if _, err := readReply(); err != nil { // ready
+	defer end()
+	r := bufio.NewReader(stdout)
+	readReply := func() error {
+		b, err := r.ReadBytes('\n')
+		if err != nil {
+			end()
+			return fmt.Errorf("fresh peer: %v: %s", err, lastLine(stderr.Bytes()))
+		}
+		var m struct {
+			Error *string `json:"error"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return fmt.Errorf("fresh peer: bad reply %.200q", b)
+		}
+		if m.Error != nil {
+			return fmt.Errorf("fresh peer: %s", *m.Error)
+		}
+		return nil
+	}
+	if err := readReply(); err != nil { // ready
 		return 0, err
 	}
 	t0 := time.Now()
 	if _, err := io.WriteString(stdin, line+"\n"); err != nil {
 		return 0, fmt.Errorf("fresh peer: %v", err)
 	}
-	if _, err := readReply(); err != nil {
+	if err := readReply(); err != nil {
 		return 0, err
 	}
 	return time.Since(t0), nil
