@@ -38,12 +38,15 @@ type host struct {
 	line  []byte
 }
 
-func newHost(jsonl bool) (*host, error) {
+func newHost(jsonl bool) (*host, error) { return newHostEnv(nil, jsonl) }
+
+// newHostEnv is newHost with env added to the sidecar's environment.
+func newHostEnv(env []string, jsonl bool) (*host, error) {
 	var args []string
 	if jsonl {
 		args = append(args, "--jsonl")
 	}
-	sc, err := hosttest.Start(args...)
+	sc, err := hosttest.StartEnv(env, args...)
 	if err != nil {
 		return nil, err
 	}

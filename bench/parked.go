@@ -84,10 +84,16 @@ func MeasureParked(cfg ParkedConfig) ([]ParkedFigure, error) {
 	return out, nil
 }
 
+// noPrefault turns off the command's populating of its heap's first
+// chunk at start-up (internal/prefault.Env): the pages it makes resident
+// ahead would take in part of the growth measured, and each execution's
+// own memory is the figure.
+const noPrefault = "MUSTARD_SIDECAR_PREFAULT=0"
+
 // parkedRSS parks n executions of p in a fresh sidecar and returns the
 // VmRSS growth from the first parked to the last, divided by n-1.
 func parkedRSS(p ParkedProgram, n int) (int64, error) {
-	h, err := newHost(false)
+	h, err := newHostEnv([]string{noPrefault}, false)
 	if err != nil {
 		return 0, err
 	}

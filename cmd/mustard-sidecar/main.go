@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
+	_ "github.com/mustard-sidecar/mustard-sidecar/internal/prefault" // the heap's first pages in one system call
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:])) }

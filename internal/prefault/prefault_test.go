@@ -1,0 +1,105 @@
+//go:build linux
+
+package prefault
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// resident counts the pages of b that are in memory.
+func resident(t *testing.T, b []byte) int {
+	t.Helper()
+	page := syscall.Getpagesize()
+	vec := make([]byte, (len(b)+page-1)/page)
+	_, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
+	require.Zero(t, errno, "mincore")
+	n := 0
+	for _, v := range vec {
+		n += int(v & 1)
+	}
+	return n
+}
+
+func TestPopulateMakesPagesPresentUnchanged(t *testing.T) {
+	const size = 1 << 20
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	require.NoError(t, err)
+	defer syscall.Munmap(b)
+	b[0] = 7 // one page touched before, kept as it is
+	require.Equal(t, 1, resident(t, b))
+
+	errno := populate(uintptr(unsafe.Pointer(&b[0])), size)
+	if errors.Is(errno, syscall.EINVAL) {
+		t.Skip("this kernel has no MADV_POPULATE_WRITE (Linux 5.14)")
+	}
+	require.Zero(t, errno)
+	require.Equal(t, size/syscall.Getpagesize(), resident(t, b))
+	require.Equal(t, byte(7), b[0])
+	for i := 1; i < size; i++ {
+		if b[i] != 0 {
+			t.Fatalf("byte %d is %d after populating, want 0", i, b[i])
+		}
+	}
+}
+
+// The chunk init populated is the heap's: the object it was named after
+// lies in it, and the call succeeded on a kernel that has the advice.
+func TestInitPopulatedTheHeapChunk(t *testing.T) {
+	if result.off {
+		t.Skip(Env + "=0 is set")
+	}
+	if errors.Is(result.errno, syscall.EINVAL) {
+		t.Skip("this kernel has no MADV_POPULATE_WRITE (Linux 5.14)")
+	}
+	require.Zero(t, result.errno)
+	require.Zero(t, result.base%chunk)
+	addr := uintptr(unsafe.Pointer(early))
+	require.True(t, result.base <= addr && addr < result.base+chunk)
+}
+
+// Memory reserved but not mapped read-write (as the heap's arenas are
+// beyond their mapped chunks) is refused, and stays absent.
+func TestPopulateReservedIsRefused(t *testing.T) {
+	b, err := syscall.Mmap(-1, 0, 1<<16, syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	require.NoError(t, err)
+	defer syscall.Munmap(b)
+	require.NotZero(t, populate(uintptr(unsafe.Pointer(&b[0])), 1<<16))
+	require.Zero(t, resident(t, b))
+}
+
+// reportEnv makes TestReportInit print what init did, in a process of the
+// test binary that TestEnvTurnsItOff starts.
+const reportEnv = "PREFAULT_TEST_REPORT"
+
+func TestReportInit(t *testing.T) {
+	if os.Getenv(reportEnv) == "" {
+		t.Skip("run by TestEnvTurnsItOff")
+	}
+	os.Stdout.WriteString("off=" + strconv.FormatBool(result.off) + " base=" + strconv.FormatUint(uint64(result.base), 16) + "\n")
+}
+
+func TestEnvTurnsItOff(t *testing.T) {
+	// Unset, it populates (TestInitPopulatedTheHeapChunk, in this process).
+	for _, c := range []struct{ value, want string }{{"0", "off=true base=0\n"}, {"1", "off=false base="}} {
+		t.Run(c.value, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestReportInit$", "-test.v=false")
+			cmd.Env = append(os.Environ(), reportEnv+"=1", Env+"="+c.value)
+			out, err := cmd.Output()
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(string(out), c.want), "%s=%q: %s", Env, c.value, out)
+			if c.value != "0" {
+				require.NotContains(t, string(out), "base=0\n", "%s=%q populated nothing", Env, c.value)
+			}
+		})
+	}
+}
