@@ -34,15 +34,18 @@ func TestPopulateMakesPagesPresentUnchanged(t *testing.T) {
 	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	require.NoError(t, err)
 	defer syscall.Munmap(b)
-	b[0] = 7 // one page touched before, kept as it is
-	require.Equal(t, 1, resident(t, b))
+	b[0] = 7 // touched before, kept as it is
+	pages := size / syscall.Getpagesize()
+	// One page, or a few where the kernel takes anonymous memory in
+	// larger folios.
+	require.Less(t, resident(t, b), pages/2)
 
 	errno := populate(uintptr(unsafe.Pointer(&b[0])), size)
 	if errors.Is(errno, syscall.EINVAL) {
 		t.Skip("this kernel has no MADV_POPULATE_WRITE (Linux 5.14)")
 	}
 	require.Zero(t, errno)
-	require.Equal(t, size/syscall.Getpagesize(), resident(t, b))
+	require.Equal(t, pages, resident(t, b))
 	require.Equal(t, byte(7), b[0])
 	for i := 1; i < size; i++ {
 		if b[i] != 0 {
