@@ -6,7 +6,20 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"testing"
+
+	"github.com/mustard-sidecar/mustard-sidecar/internal/prefault"
 )
+
+// The parked measurement turns the command's populating off by the
+// variable's name spelled out, since importing the package into the driver
+// would populate the driver's heap too: renaming it must not leave the
+// measurement counting pages made resident ahead. (This test binary
+// imports it, and takes the 4 MiB.)
+func TestNoPrefaultNamesTheVariable(t *testing.T) {
+	if want := prefault.Env + "=0"; noPrefault != want {
+		t.Fatalf("noPrefault is %q, want %q", noPrefault, want)
+	}
+}
 
 // TestParkedHeap parks a few executions of each parked-memory program in
 // process and checks the measurement runs. With MUSTARD_PARKED_PROFILE set
