@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mustard-sidecar/mustard-sidecar/frame"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/hosttest"
 	"github.com/mustard-sidecar/mustard-sidecar/internal/wire"
 	"github.com/mustard-sidecar/mustard-sidecar/value"
@@ -884,7 +885,9 @@ func prepareCold(h *host, programID string, steps []int) ([]coldSnapshot, error)
 // request from writing the resume to its answer, after a throwaway
 // request has shown the process is serving.
 func coldResumes(c coldSnapshot, n int) (total, request []time.Duration, err error) {
-	req := rawResumeRequest(1, c.id, []string{"cap"}, coldAnswer(c.step))
+	// Framed once, before any clock starts: the driver's copy is not the
+	// resume's work.
+	req := frame.Append(nil, rawResumeRequest(1, c.id, []string{"cap"}, coldAnswer(c.step)), c.bytes)
 	for i := 0; i < n; i++ {
 		t0 := time.Now()
 		sc, err := hosttest.Start()
@@ -900,7 +903,7 @@ func coldResumes(c coldSnapshot, n int) (total, request []time.Duration, err err
 				return nil, err
 			}
 			t1 := time.Now()
-			if err := sc.SendRaw(req, c.bytes); err != nil {
+			if err := sc.WriteBytes(req); err != nil {
 				return nil, err
 			}
 			hdr, _, err := sc.RecvRaw()
