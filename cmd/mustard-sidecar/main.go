@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/mustard-sidecar/mustard-sidecar/internal/cli"
-	_ "github.com/mustard-sidecar/mustard-sidecar/internal/prefault" // the heap's first pages in one system call
+	"github.com/mustard-sidecar/mustard-sidecar/internal/prefault" // the heap's pages a chunk at a time, not a fault at a time
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:])) }
+func main() { os.Exit(cli.MainServed(os.Args[1:], prefault.Ahead)) }

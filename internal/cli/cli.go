@@ -25,7 +25,13 @@ const entropyEnv = "MUSTARD_SIDECAR_TEST_ENTROPY"
 
 // Main runs the sidecar with the process's stdio and returns its exit
 // status.
-func Main(args []string) int {
+func Main(args []string) int { return MainServed(args, nil) }
+
+// MainServed is Main, calling served, when it is not nil, on the serving
+// goroutine after each response is written: the command's work between
+// requests (internal/prefault.Ahead), which an embedding program does not
+// take on.
+func MainServed(args []string, served func()) int {
 	if os.Getenv("GOGC") == "" {
 		// The collector's pace follows the live heap (internal/gcpace):
 		// GOGC 400 while it is small, since at Go's default a tool-calling
@@ -33,7 +39,7 @@ func Main(args []string) int {
 		// garbage once large answers and snapshots make it large.
 		gcpace.Start()
 	}
-	return run(args, os.Stdin, os.Stderr)
+	return run(args, os.Stdin, os.Stderr, served)
 }
 
 // softMemoryLimitAbove is how far the Go runtime's soft memory limit sits
@@ -47,7 +53,7 @@ const softMemoryLimitAbove = 64 << 20
 // maxMemoryBudget keeps the budget and the soft limit above it in range.
 const maxMemoryBudget = 1 << 50
 
-func run(args []string, stdin io.Reader, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stderr io.Writer, served func()) int {
 	cl, exit, ok := parseFlags(args, os.Stdout, stderr)
 	if !ok {
 		return exit
@@ -113,7 +119,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 			"pinned_key", opts.PinnedKey != nil)
 	}
 	code := 0
-	if err := serve(opts, stdin, out, tr, log); err != nil {
+	if err := serve(opts, stdin, out, tr, log, served); err != nil {
 		if log != nil {
 			log.Error("fatal error", "error", err.Error())
 		}

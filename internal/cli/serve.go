@@ -59,12 +59,13 @@ func (it inbound) last() bool { return it.err != nil || it.req.Fatal() }
 // reaches it. On EOF every request read is answered first; a fatal input
 // read ahead takes effect once every request before it is answered.
 func Serve(opts protocol.Options, in io.Reader, out io.Writer) error {
-	return serve(opts, in, out, nil, nil)
+	return serve(opts, in, out, nil, nil, nil)
 }
 
-// serve is Serve, recording the session in tr if it is not nil, and
-// logging each request to log if it is not nil.
-func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer, log *slog.Logger) error {
+// serve is Serve, recording the session in tr if it is not nil, logging
+// each request to log if it is not nil, and calling served after each
+// response written if it is not nil.
+func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer, log *slog.Logger, served func()) error {
 	s := protocol.NewSession(opts)
 	defer s.Close()
 	s.Warm()
@@ -99,6 +100,9 @@ func serve(opts protocol.Options, in io.Reader, out io.Writer, tr *trace.Writer,
 		}
 		if err == nil {
 			err = write(resp)
+			if err == nil && served != nil {
+				served()
+			}
 			if err == nil && tr != nil {
 				tr.Exchange(it.header, it.payload, resp.Header, resp.Payload)
 			}

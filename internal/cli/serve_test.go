@@ -184,3 +184,18 @@ func TestReadError(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// The command's hook runs once per response written, after it is
+// written: the host has its answer before any work between requests.
+func TestServedAfterEachResponse(t *testing.T) {
+	in := append(append(ping(1), ping(2)...), ping(3)...)
+	var out bytes.Buffer
+	var seen []int // responses written when the hook ran
+	hook := func() { seen = append(seen, len(responses(t, out.Bytes()))) }
+	if err := serve(protocol.Options{}, bytes.NewReader(in), &out, nil, nil, hook); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 3 || seen[0] != 1 || seen[1] != 2 || seen[2] != 3 {
+		t.Fatalf("hook saw %v responses written, want [1 2 3]", seen)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,12 +88,20 @@ func TestReportInit(t *testing.T) {
 	if os.Getenv(reportEnv) == "" {
 		t.Skip("run by TestEnvTurnsItOff")
 	}
-	os.Stdout.WriteString("off=" + strconv.FormatBool(result.off) + " base=" + strconv.FormatUint(uint64(result.base), 16) + "\n")
+	grown := make([]byte, 3*chunk) // the heap grows before the first call
+	Ahead()                        // which only takes the heap's size
+	first := settle()
+	big := make([]byte, 3*chunk) // and after it
+	Ahead()
+	looks := settle()
+	runtime.KeepAlive(grown)
+	runtime.KeepAlive(big)
+	os.Stdout.WriteString("off=" + strconv.FormatBool(result.off) + " looks=" + strconv.Itoa(first) + "," + strconv.Itoa(looks) + " base=" + strconv.FormatUint(uint64(result.base), 16) + "\n")
 }
 
 func TestEnvTurnsItOff(t *testing.T) {
 	// Unset, it populates (TestInitPopulatedTheHeapChunk, in this process).
-	for _, c := range []struct{ value, want string }{{"0", "off=true base=0\n"}, {"1", "off=false base="}} {
+	for _, c := range []struct{ value, want string }{{"0", "off=true looks=0,0 base=0\n"}, {"1", "off=false looks=0,1 base="}} {
 		t.Run(c.value, func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestReportInit$", "-test.v=false")
@@ -104,5 +113,45 @@ func TestEnvTurnsItOff(t *testing.T) {
 				require.NotContains(t, string(out), "base=0\n", "%s=%q populated nothing", Env, c.value)
 			}
 		})
+	}
+}
+
+// settle lets a populating begun by an earlier call end, and returns how
+// many times the mapping has been looked up.
+func settle() int {
+	ahead.wg.Wait()
+	ahead.mu.Lock()
+	defer ahead.mu.Unlock()
+	return ahead.looks
+}
+
+// What the heap grows into after init is populated by the next call, and
+// its bytes are as they were; a call with no growth since looks nothing up.
+func TestAheadPopulatesTheHeapsGrowth(t *testing.T) {
+	if result.off {
+		t.Skip(Env + "=0 is set")
+	}
+	if errors.Is(result.errno, syscall.EINVAL) {
+		t.Skip("this kernel has no MADV_POPULATE_WRITE (Linux 5.14)")
+	}
+	Ahead() // the first call in this process: the heap's size at start-up
+	Ahead() // what the test binary grew since
+	looks := settle()
+	Ahead()
+	require.Equal(t, looks, settle(), "looked the mapping up without the heap growing")
+
+	// Larger than anything mapped so far: the runtime maps new chunks for
+	// it, above the populated top, and does not write them (fresh memory
+	// is zero).
+	big := make([]byte, 3*chunk)
+	pages := len(big) / syscall.Getpagesize()
+	require.Less(t, resident(t, big), pages/2, "the new memory was written before Ahead")
+	Ahead()
+	require.Equal(t, looks+1, settle())
+	require.Equal(t, pages, resident(t, big))
+	for i, b := range big {
+		if b != 0 {
+			t.Fatalf("byte %d is %d after populating, want 0", i, b)
+		}
 	}
 }

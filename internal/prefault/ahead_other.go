@@ -1,0 +1,6 @@
+//go:build !linux
+
+package prefault
+
+// Ahead does nothing here: only Linux has the advice.
+func Ahead() {}
